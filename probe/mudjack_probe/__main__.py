@@ -1,0 +1,152 @@
+"""Probe entry point: `python -m mudjack_probe --framework F --device D --suite-dir DIR...`.
+
+Protocol v1 (schemas/probe-protocol-v1.md): one JSON object per line. The probe
+writes `hello` first, then answers each request line on stdin with exactly one
+reply line, in order. Before anything else the real stdout is moved to a
+private descriptor and fd 1 is pointed at stderr, so whatever a framework or a
+case prints (from Python or from C) lands in stderr and cannot corrupt the
+channel.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Take the channel before importing anything that might print.
+_CHANNEL_FD = os.dup(1)
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+os.environ["MUDJACK_PROBE_CHANNEL_FD"] = str(_CHANNEL_FD)
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import hashlib  # noqa: E402
+import platform  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+from . import PROTOCOL_VERSION, __version__, api  # noqa: E402
+
+_channel = os.fdopen(_CHANNEL_FD, "w", encoding="utf-8", buffering=1)
+
+
+def send(message: dict[str, Any]) -> None:
+    _channel.write(json.dumps(message, separators=(",", ":"), allow_nan=False, default=str) + "\n")
+    _channel.flush()
+
+
+def load_suites(dirs: list[str], framework: str | None) -> dict[str, api.CaseDef]:
+    """Import every *.py of each suite folder; return the framework's cases by id."""
+    api.reset()
+    for d in dirs:
+        folder = Path(d)
+        if not folder.is_dir():
+            raise ValueError(f"suite folder {d} does not exist")
+        for path in sorted(folder.glob("*.py")):
+            name = "mudjack_suite_" + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:
+                raise ValueError(f"{path}: cannot be imported")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except Exception as exc:
+                raise ValueError(f"{path}: {type(exc).__name__}: {exc}") from exc
+    cases: dict[str, api.CaseDef] = {}
+    for coll in api.collected():
+        if framework and coll.framework != framework:
+            continue
+        for c in coll.defs:
+            if c.id in cases:
+                raise ValueError(f"duplicate case id {c.id}")
+            cases[c.id] = c
+    return cases
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="mudjack_probe")
+    parser.add_argument("--framework", help="numpy, torch, jax or tensorflow; omit to only list cases")
+    parser.add_argument("--device", default="", help="device id to bind, e.g. cpu or cuda:0; empty for discovery only")
+    parser.add_argument("--suite-dir", action="append", default=[])
+    parser.add_argument("--protocol", type=int, default=PROTOCOL_VERSION)
+    args = parser.parse_args()
+
+    hello: dict[str, Any] = {
+        "type": "hello",
+        "protocol": PROTOCOL_VERSION,
+        "probe_version": __version__,
+        "framework": args.framework,
+        "framework_version": None,
+        "python": platform.python_version(),
+        "executable": sys.executable,
+        "pid": os.getpid(),
+        "devices": [],
+        "unavailable": None,
+    }
+    if args.protocol != PROTOCOL_VERSION:
+        hello["unavailable"] = f"engine asked for protocol {args.protocol}, this probe speaks {PROTOCOL_VERSION}"
+        send(hello)
+        return 3
+
+    adapter = None
+    if args.framework:
+        try:
+            from . import adapters
+
+            adapter = adapters.load(args.framework)
+            hello["framework_version"] = adapter.version()
+            hello["devices"] = adapter.devices()
+            if args.device:
+                adapter.select(args.device)
+        except ImportError as exc:
+            hello["unavailable"] = f"{args.framework} is not installed in {sys.executable}: {exc}"
+            adapter = None
+        except Exception as exc:  # device not visible, driver broken: say so, do not die silently
+            hello["unavailable"] = f"{args.framework} could not start on {args.device or 'this machine'}: {type(exc).__name__}: {exc}"
+            adapter = None
+    send(hello)
+
+    cases: dict[str, api.CaseDef] | None = None
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            request = json.loads(line)
+            kind = request.get("type")
+        except (json.JSONDecodeError, AttributeError) as exc:
+            send({"type": "error", "message": f"request is not a JSON object: {exc}"})
+            continue
+        try:
+            if kind == "shutdown":
+                send({"type": "bye"})
+                return 0
+            if kind == "list":
+                cases = load_suites(args.suite_dir, request.get("framework") or args.framework)
+                send({"type": "cases", "cases": [c.metadata() for c in cases.values()]})
+            elif kind == "run":
+                if adapter is None:
+                    send({"type": "error", "message": "no framework is loaded in this probe: " + str(hello["unavailable"])})
+                    continue
+                if cases is None:
+                    cases = load_suites(args.suite_dir, args.framework)
+                case = cases.get(request.get("case", ""))
+                if case is None:
+                    send({"type": "error", "message": f"unknown case {request.get('case')!r}"})
+                    continue
+                from .runner import Policy, run_case  # numpy is needed only to run
+
+                policy = Policy.from_json(request.get("policy", {}))
+                send(run_case(adapter, case, int(request.get("seed", 0)), policy, request.get("artifact_dir")))
+            else:
+                send({"type": "error", "message": f"unknown request type {kind!r}"})
+        except ValueError as exc:
+            send({"type": "error", "message": str(exc)})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,171 @@
+"""JAX: cpu and cuda:N; compiler jax.jit.
+
+JAX dispatches asynchronously and has no device-wide "wait for everything"
+that covers computations, so the runner calls `block(out)` on the last output
+of each timed block (executions on one device complete in order).
+"""
+
+from __future__ import annotations
+
+import os
+
+# Before jax is imported: a probe must not grab 75% of the GPU at start-up
+# (several probes may share a card, and peak memory must mean the case's own).
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+import contextlib  # noqa: E402
+from typing import Any, Iterator  # noqa: E402
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+from ..errors import UnsupportedDtype  # noqa: E402
+from .base import Adapter, cpu_record, cuda_record, flatten  # noqa: E402
+
+# Without x64 JAX silently turns float64/int64/complex128 into their 32-bit
+# forms, and a "float64" case would test float32. The cost: Python scalars and
+# jnp constructors without a dtype default to 64-bit, so case bodies name dtypes.
+jax.config.update("jax_enable_x64", True)
+
+_DTYPES: dict[str, Any] = {
+    "float16": jnp.float16,
+    "bfloat16": jnp.bfloat16,
+    "float32": jnp.float32,
+    "float64": jnp.float64,
+    "complex64": jnp.complex64,
+    "complex128": jnp.complex128,
+    "int8": jnp.int8,
+    "int16": jnp.int16,
+    "int32": jnp.int32,
+    "int64": jnp.int64,
+    "uint8": jnp.uint8,
+    "bool": jnp.bool_,
+}
+
+
+def _gpus() -> list[Any]:
+    try:
+        return list(jax.devices("gpu"))
+    except RuntimeError:  # no GPU backend in this jaxlib or on this machine
+        return []
+
+
+class JaxAdapter(Adapter):
+    name = "jax"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.module = jax
+        self.native_device = jax.devices("cpu")[0]
+        self._devices: list[dict[str, Any]] | None = None
+        self._peak_before: int | None = None
+
+    def version(self) -> str:
+        return str(jax.__version__)
+
+    def devices(self) -> list[dict[str, Any]]:
+        if self._devices is None:
+            records = [cpu_record()]
+            for i, d in enumerate(_gpus()):
+                stats = d.memory_stats() or {}
+                # bytes_limit is what the allocator may use (a fraction of the card).
+                records.append(
+                    cuda_record(
+                        i,
+                        str(d.device_kind),
+                        int(stats.get("bytes_limit", 0)),
+                        str(getattr(d.client, "platform_version", "")),
+                        {"jax_device_id": int(d.id)},
+                    )
+                )
+            self._devices = records
+        return self._devices
+
+    def select(self, device_id: str) -> None:
+        super().select(device_id)
+        if device_id == "cpu":
+            self.native_device = jax.devices("cpu")[0]
+        else:
+            self.native_device = _gpus()[int(device_id.split(":")[1])]
+
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[None]:
+        with jax.default_device(self.native_device):
+            yield
+
+    # -- data --------------------------------------------------------------
+    def dtype(self, name: str) -> Any:
+        if name not in _DTYPES:
+            raise UnsupportedDtype(f"jax has no dtype {name}")
+        return _DTYPES[name]
+
+    def from_numpy(self, array: np.ndarray, dtype_name: str | None = None) -> Any:
+        host = np.asarray(array)
+        if dtype_name:
+            host = host.astype(self.dtype(dtype_name))  # bfloat16 via ml_dtypes, on the host
+        return jax.device_put(host, self.native_device)
+
+    def to_numpy(self, out: Any) -> list[tuple[np.ndarray, str]]:
+        result = []
+        for item in flatten(out):
+            if isinstance(item, jax.Array):
+                if jnp.issubdtype(item.dtype, jax.dtypes.prng_key):
+                    item = jax.random.key_data(item)
+                arr = np.asarray(item)
+                name = str(item.dtype)
+                if arr.dtype.kind not in "biufc":  # bfloat16, float8: ml_dtypes types
+                    arr = arr.astype(np.float32)
+                result.append((arr, name))
+            else:
+                arr = np.asarray(item)
+                result.append((arr, str(arr.dtype)))
+        return result
+
+    # -- execution ---------------------------------------------------------
+    def sync(self) -> None:
+        jax.effects_barrier()
+
+    def block(self, out: Any) -> None:
+        jax.block_until_ready(out)
+
+    def compile(self, fn: Any) -> Any:
+        return jax.jit(fn)
+
+    def _peak(self) -> int | None:
+        stats = self.native_device.memory_stats()
+        if not stats or "peak_bytes_in_use" not in stats:
+            return None
+        return int(stats["peak_bytes_in_use"])
+
+    def reset_peak_memory(self) -> None:
+        self._peak_before = self._peak()
+
+    def peak_device_bytes(self) -> int | None:
+        # JAX cannot reset its peak counter. If this case raised the process's
+        # high-water mark, the new mark is exactly this case's peak; otherwise
+        # the case's peak is unknown (below an earlier case's) and we say None.
+        peak = self._peak()
+        if peak is None or self._peak_before is None or peak <= self._peak_before:
+            return None
+        return peak
+
+    def output_device(self, out: Any) -> str | None:
+        gpus = _gpus()
+        for item in flatten(out):
+            if isinstance(item, jax.Array):
+                devs = sorted(item.devices(), key=lambda d: d.id)
+                if not devs:
+                    return None
+                d = devs[0]
+                if d.platform == "cpu":
+                    return "cpu"
+                for i, g in enumerate(gpus):
+                    if g == d:
+                        return f"cuda:{i}"
+                return f"{d.platform}:{d.id}"
+        return None
+
+
+def create() -> Adapter:
+    return JaxAdapter()

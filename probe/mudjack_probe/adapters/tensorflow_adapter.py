@@ -1,0 +1,195 @@
+"""TensorFlow: cpu and cuda:N (TF's /GPU:N); compiler tf.function(jit_compile=True).
+
+Inside `scope()` soft device placement is off, as in the paper: an op with no
+kernel for the bound device then raises instead of quietly running on the
+CPU (with it on, the paper's TF GPU failures fell from 16 functions to 3).
+"""
+
+from __future__ import annotations
+
+import os
+
+# Before tensorflow is imported: C++ INFO and WARNING lines would drown stderr,
+# which the engine keeps as a crash's evidence.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import contextlib  # noqa: E402
+import re  # noqa: E402
+from typing import Any, Iterator  # noqa: E402
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from ..errors import UnsupportedDtype  # noqa: E402
+from .base import Adapter, classify_exception, cpu_record, cuda_record, flatten  # noqa: E402
+
+# Before any GPU is initialised: allocate on demand instead of taking nearly
+# the whole card, so probes can share a GPU and peak memory is meaningful.
+for _gpu in tf.config.list_physical_devices("GPU"):
+    try:
+        tf.config.experimental.set_memory_growth(_gpu, True)
+    except RuntimeError:  # already initialised by someone else; nothing to do
+        pass
+
+_DTYPES: dict[str, tf.DType] = {
+    "float16": tf.float16,
+    "bfloat16": tf.bfloat16,
+    "float32": tf.float32,
+    "float64": tf.float64,
+    "complex64": tf.complex64,
+    "complex128": tf.complex128,
+    "int8": tf.int8,
+    "int16": tf.int16,
+    "int32": tf.int32,
+    "int64": tf.int64,
+    "uint8": tf.uint8,
+    "bool": tf.bool,
+}
+
+
+def _parse_device(name: str) -> str | None:
+    """'/job:localhost/replica:0/task:0/device:GPU:0' -> 'cuda:0'; CPU -> 'cpu'."""
+    parts = name.rsplit("device:", 1)[-1].split(":")
+    if len(parts) < 2:
+        return None
+    kind, index = parts[-2].upper(), parts[-1]
+    if kind == "CPU":
+        return "cpu"
+    if kind == "GPU":
+        return f"cuda:{index}"
+    return f"{kind.lower()}:{index}"
+
+
+class TensorflowAdapter(Adapter):
+    name = "tensorflow"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.module = tf
+        self.native_device = "/CPU:0"
+        self._devices: list[dict[str, Any]] | None = None
+
+    def version(self) -> str:
+        return str(tf.__version__)
+
+    def devices(self) -> list[dict[str, Any]]:
+        if self._devices is None:
+            records = [cpu_record()]
+            gpus = tf.config.list_physical_devices("GPU")
+            if gpus:
+                limits = _gpu_memory_limits()
+                runtime = str(tf.sysconfig.get_build_info().get("cuda_version", ""))
+                for i, gpu in enumerate(gpus):
+                    details = tf.config.experimental.get_device_details(gpu)
+                    cc = details.get("compute_capability")
+                    extra = {"compute_capability": f"{cc[0]}.{cc[1]}"} if cc else {}
+                    # memory_bytes is what TF may allocate, a little under the card's total.
+                    records.append(cuda_record(i, str(details.get("device_name", "")), limits.get(i, 0), runtime, extra))
+            self._devices = records
+        return self._devices
+
+    def select(self, device_id: str) -> None:
+        super().select(device_id)
+        self.native_device = "/CPU:0" if device_id == "cpu" else f"/GPU:{device_id.split(':')[1]}"
+
+    def _on_gpu(self) -> bool:
+        return self.native_device.startswith("/GPU")
+
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[None]:
+        soft = tf.config.get_soft_device_placement()
+        tf.config.set_soft_device_placement(False)
+        try:
+            with tf.device(self.native_device):
+                yield
+        finally:
+            tf.config.set_soft_device_placement(soft)
+
+    # -- data --------------------------------------------------------------
+    def dtype(self, name: str) -> Any:
+        if name not in _DTYPES:
+            raise UnsupportedDtype(f"tensorflow has no dtype {name}")
+        return _DTYPES[name]
+
+    def from_numpy(self, array: np.ndarray, dtype_name: str | None = None) -> Any:
+        with tf.device(self.native_device):
+            x = tf.identity(tf.constant(np.asarray(array)))
+            if dtype_name:
+                x = tf.cast(x, self.dtype(dtype_name))
+            return x
+
+    def to_numpy(self, out: Any) -> list[tuple[np.ndarray, str]]:
+        result = []
+        for item in flatten(out):
+            if isinstance(item, tf.SparseTensor):
+                item = tf.sparse.to_dense(item)
+            elif isinstance(item, tf.RaggedTensor):
+                item = item.flat_values
+            if isinstance(item, (tf.Tensor, tf.Variable)):
+                name = item.dtype.name
+                arr = np.asarray(item.numpy())
+            else:
+                arr = np.asarray(item)
+                name = str(arr.dtype)
+            if arr.dtype.kind not in "biufcSUO":  # bfloat16 etc. from ml_dtypes
+                arr = arr.astype(np.float32)
+            result.append((arr, name))
+        return result
+
+    # -- execution ---------------------------------------------------------
+    def sync(self) -> None:
+        # Eager GPU ops are queued on a stream; on CPU they run synchronously.
+        if self._on_gpu():
+            tf.test.experimental.sync_devices()
+
+    def compile(self, fn: Any) -> Any:
+        return tf.function(fn, jit_compile=True)
+
+    def reset_peak_memory(self) -> None:
+        if self._on_gpu():
+            tf.config.experimental.reset_memory_stats(self.native_device.lstrip("/"))
+
+    def peak_device_bytes(self) -> int | None:
+        if self._on_gpu():  # on CPU TF reports zeros, which would be a lie
+            return int(tf.config.experimental.get_memory_info(self.native_device.lstrip("/"))["peak"])
+        return None
+
+    def classify(self, exc: BaseException) -> str:
+        """TF's placement error lists the kernels the op has; with soft placement
+        off it is how a missing kernel shows. A kernel for this device type in
+        other dtypes makes it a dtype gap; none at all, a missing implementation."""
+        text = str(exc)
+        if "Could not find device for node" in text:
+            kind = "GPU" if self._on_gpu() else "CPU"
+            return "unsupported_dtype" if re.search(rf"device='{kind}'", text) else "not_implemented"
+        if re.search(r"Value for attr '\w+' of \w+ is not in the list of allowed values", text):
+            return "unsupported_dtype"  # the op's signature excludes this dtype on every device
+        return classify_exception(exc)
+
+    def output_device(self, out: Any) -> str | None:
+        for item in flatten(out):
+            if isinstance(item, (tf.Tensor, tf.Variable)):
+                try:
+                    return _parse_device(item.device)
+                except (AttributeError, RuntimeError):  # symbolic tensors have no placement
+                    return None
+            return None  # host values (numpy from Session.run): not known
+        return None
+
+
+def _gpu_memory_limits() -> dict[int, int]:
+    """TF's usable memory per GPU index; initialises the GPUs (memory growth is on)."""
+    try:
+        from tensorflow.python.client import device_lib
+
+        limits = {}
+        for d in device_lib.list_local_devices():
+            if d.device_type == "GPU":
+                limits[int(d.name.rsplit(":", 1)[1])] = int(d.memory_limit)
+        return limits
+    except Exception:  # an internal module; a missing number is not worth failing discovery
+        return {}
+
+
+def create() -> Adapter:
+    return TensorflowAdapter()

@@ -1,0 +1,143 @@
+"""PyTorch: cpu and cuda:N; compiler torch.compile.
+
+Inputs are created on the host (base.host_values) and copied to the bound
+device, so every device sees the same bytes. `scope()` makes the bound GPU the
+current CUDA device but deliberately does not use `torch.device(...)` as a
+default-device context: that installs a TorchFunctionMode which intercepts
+every op in Python and would inflate the latencies we measure. Case bodies
+pass `device=t.device` explicitly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator
+
+import numpy as np
+import torch
+
+from ..errors import UnsupportedDtype
+from .base import Adapter, cpu_record, cuda_record, flatten
+
+_DTYPES: dict[str, torch.dtype] = {
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "float32": torch.float32,
+    "float64": torch.float64,
+    "complex64": torch.complex64,
+    "complex128": torch.complex128,
+    "int8": torch.int8,
+    "int16": torch.int16,
+    "int32": torch.int32,
+    "int64": torch.int64,
+    "uint8": torch.uint8,
+    "bool": torch.bool,
+}
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+class TorchAdapter(Adapter):
+    name = "torch"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.module = torch
+        self.native_device = torch.device("cpu")
+        self._devices: list[dict[str, Any]] | None = None
+
+    def version(self) -> str:
+        return str(torch.__version__)
+
+    def devices(self) -> list[dict[str, Any]]:
+        if self._devices is None:
+            records = [cpu_record()]
+            if torch.cuda.is_available():
+                for i in range(torch.cuda.device_count()):
+                    props = torch.cuda.get_device_properties(i)
+                    records.append(
+                        cuda_record(
+                            i,
+                            props.name,
+                            props.total_memory,
+                            str(torch.version.cuda or ""),
+                            {"compute_capability": f"{props.major}.{props.minor}"},
+                        )
+                    )
+            self._devices = records
+        return self._devices
+
+    def select(self, device_id: str) -> None:
+        super().select(device_id)
+        self.native_device = torch.device(device_id)
+
+    def _on_cuda(self) -> bool:
+        return self.native_device.type == "cuda"
+
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[None]:
+        if self._on_cuda():
+            with torch.cuda.device(self.native_device):
+                yield
+        else:
+            yield
+
+    # -- data --------------------------------------------------------------
+    def dtype(self, name: str) -> Any:
+        if name not in _DTYPES:
+            raise UnsupportedDtype(f"torch has no dtype {name}")
+        return _DTYPES[name]
+
+    def from_numpy(self, array: np.ndarray, dtype_name: str | None = None) -> Any:
+        host = torch.from_numpy(np.ascontiguousarray(array))
+        dtype = self.dtype(dtype_name) if dtype_name else host.dtype
+        return host.to(device=self.native_device, dtype=dtype)
+
+    def to_numpy(self, out: Any) -> list[tuple[np.ndarray, str]]:
+        result = []
+        for item in flatten(out):
+            if isinstance(item, torch.Tensor):
+                t = item.detach()
+                if t.layout != torch.strided:
+                    t = t.to_dense()
+                t = t.resolve_conj().resolve_neg()
+                name = _dtype_name(t.dtype)
+                if t.dtype == torch.bfloat16:
+                    t = t.float()  # numpy has no bfloat16; float32 holds it exactly
+                result.append((t.cpu().numpy(), name))
+            else:
+                arr = np.asarray(item)
+                result.append((arr, str(arr.dtype)))
+        return result
+
+    # -- execution ---------------------------------------------------------
+    def sync(self) -> None:
+        if self._on_cuda():
+            torch.cuda.synchronize(self.native_device)
+
+    def compile(self, fn: Any) -> Any:
+        return torch.compile(fn)
+
+    def reset_peak_memory(self) -> None:
+        if self._on_cuda():
+            torch.cuda.reset_peak_memory_stats(self.native_device)
+
+    def peak_device_bytes(self) -> int | None:
+        if self._on_cuda():
+            return int(torch.cuda.max_memory_allocated(self.native_device))
+        return None
+
+    def output_device(self, out: Any) -> str | None:
+        for item in flatten(out):
+            if isinstance(item, torch.Tensor):
+                d = item.device
+                if d.type == "cuda":
+                    return f"cuda:{d.index if d.index is not None else torch.cuda.current_device()}"
+                return d.type
+        return None
+
+
+def create() -> Adapter:
+    return TorchAdapter()

@@ -1,0 +1,202 @@
+"""Runs one case on the bound device under the engine's measurement policy.
+
+The timing loop lives here, in-process, as DESIGN.md requires; the engine only
+sets the policy. Inputs are built before any clock starts. Every timed block
+begins and ends with `adapter.sync()`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .api import Call, CaseDef, Ctx
+from .errors import Skip, Unavailable, UnsupportedDtype
+
+
+@dataclass
+class Policy:
+    budget_ms: float = 100.0
+    min_samples: int = 5
+    max_samples: int = 1000
+    warmup_ms: float = 20.0
+    block_ms: float = 1.0
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> "Policy":
+        p = Policy()
+        for key in ("budget_ms", "warmup_ms", "block_ms"):
+            if key in d:
+                setattr(p, key, float(d[key]))
+        for key in ("min_samples", "max_samples"):
+            if key in d:
+                setattr(p, key, int(d[key]))
+        if p.min_samples < 1 or p.max_samples < p.min_samples:
+            raise ValueError(f"bad policy: min_samples={p.min_samples} max_samples={p.max_samples}")
+        return p
+
+
+def measure(
+    fn: Callable[[], Any],
+    sync: Callable[[], None],
+    policy: Policy,
+    block: Callable[[Any], None] = lambda out: None,
+) -> tuple[Any, dict[str, Any]]:
+    """Cold call, warm-up, then adaptive blocks of k calls. Returns (first output, timing).
+
+    `block(out)` waits for one call's output (JAX, whose async dispatch no
+    device-wide sync can see); it runs on the last output before each closing
+    `sync()`, so a block's calls may still overlap as on a CUDA stream.
+    """
+    clock = time.perf_counter_ns
+    sync()
+    t0 = clock()
+    out = fn()
+    block(out)
+    sync()
+    cold_ns = clock() - t0
+
+    # Warm-up: at least one call, until warmup_ms has passed; the fastest warm
+    # call estimates the per-call time used to size blocks.
+    warm_deadline = clock() + int(policy.warmup_ms * 1e6)
+    fastest = None
+    warmup_calls = 0
+    while True:
+        t0 = clock()
+        block(fn())
+        sync()
+        dt = clock() - t0
+        warmup_calls += 1
+        fastest = dt if fastest is None else min(fastest, dt)
+        if clock() >= warm_deadline or warmup_calls >= 10000:
+            break
+    block_ns = policy.block_ms * 1e6
+    k = max(1, math.ceil(block_ns / max(fastest or 1, 1)))
+
+    samples: list[float] = []
+    budget_end = clock() + int(policy.budget_ms * 1e6)
+    while len(samples) < policy.max_samples:
+        sync()
+        t0 = clock()
+        last = None
+        for _ in range(k):
+            last = fn()
+        block(last)
+        sync()
+        samples.append((clock() - t0) / k)
+        if len(samples) >= policy.min_samples and clock() >= budget_end:
+            break
+    return out, {
+        "cold_ns": cold_ns,
+        "samples_ns": samples,
+        "calls_per_sample": k,
+        "warmup_calls": warmup_calls,
+    }
+
+
+def _reset_host_peak() -> None:
+    # Linux: writing 5 to clear_refs resets VmHWM, so the peak is per case.
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
+            f.write("5")
+    except OSError:
+        pass
+
+
+def _host_peak_bytes() -> int | None:
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _safe_name(case_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", case_id)
+
+
+def _error(kind: str, exc: BaseException) -> dict[str, Any]:
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    message = f"{type(exc).__name__}: {exc}".strip()
+    return {"kind": kind, "message": message.splitlines()[0][:500] if message else type(exc).__name__,
+            "exception": type(exc).__name__, "traceback": tb[-4000:]}
+
+
+def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_dir: str | None) -> dict[str, Any]:
+    """One case on the adapter's device. Never raises for a case's own failure."""
+    result: dict[str, Any] = {"type": "result", "case": case.id, "device": adapter.device_id}
+    need = int(case.requires.get("devices", 1))
+    kind = adapter.device_id.split(":")[0]
+    if need > 1 and adapter.device_count(kind) < need:
+        result.update(status="skip", error={"kind": "other", "message": f"needs {need} {kind} devices, {adapter.device_count(kind)} here"})
+        return result
+    _reset_host_peak()
+    adapter.reset_peak_memory()
+    try:
+        with adapter.scope():
+            ctx = Ctx(adapter, case, seed)
+            call: Call = case.body(ctx)
+            fn = call.fn
+            if case.mode == "compiled":
+                fn = adapter.compile(fn)
+            args = call.args
+            out, timing = measure(lambda: fn(*args), adapter.sync, policy, adapter.block)
+            result.update(timing)
+            result["output_device"] = adapter.output_device(out)
+            arrays = adapter.to_numpy(out)
+            failed = [c.name for c in call.checks if not _check_ok(c.fn, arrays, adapter.to_numpy(args))]
+    except Unavailable as exc:
+        result.update(status="unavailable", error={"kind": "other", "message": str(exc)})
+        return result
+    except Skip as exc:
+        result.update(status="skip", error={"kind": "other", "message": str(exc)})
+        return result
+    except UnsupportedDtype as exc:
+        result.update(status="fail", error=_error("unsupported_dtype", exc))
+        return result
+    except Exception as exc:  # a case's failure is data, not a probe failure
+        result.update(status="fail", error=_error(adapter.classify(exc), exc))
+        return result
+    result["memory"] = {"peak_device_bytes": adapter.peak_device_bytes(), "peak_host_bytes": _host_peak_bytes()}
+    result["outputs"] = _save(arrays, case.id, artifact_dir) if call.compare else []
+    if failed:
+        result.update(status="mismatch", error={"kind": "other", "message": "property check failed: " + ", ".join(failed)})
+    else:
+        result["status"] = "pass"
+    result["checks"] = [{"name": c.name, "ok": c.name not in failed} for c in call.checks]
+    return result
+
+
+def _check_ok(fn: Callable[..., bool], outputs: list[tuple[np.ndarray, str]], inputs: list[tuple[np.ndarray, str]]) -> bool:
+    try:
+        return bool(fn([a for a, _ in outputs], [a for a, _ in inputs]))
+    except Exception:  # a check that cannot be evaluated has failed
+        return False
+
+
+def _save(arrays: list[tuple[np.ndarray, str]], case_id: str, artifact_dir: str | None) -> list[dict[str, Any]]:
+    if not artifact_dir:
+        return []
+    os.makedirs(artifact_dir, exist_ok=True)
+    saved = []
+    for i, (arr, dtype_name) in enumerate(arrays):
+        a = np.ascontiguousarray(arr)
+        if a.dtype.kind not in "biufc":  # bfloat16 from ml_dtypes, objects, strings
+            try:
+                a = a.astype(np.float32)
+            except (TypeError, ValueError):
+                continue
+        path = os.path.join(artifact_dir, f"{_safe_name(case_id)}.{i}.npy")
+        np.save(path, a, allow_pickle=False)
+        saved.append({"path": path, "dtype": dtype_name, "saved_dtype": str(a.dtype), "shape": list(a.shape)})
+    return saved

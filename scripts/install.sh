@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Installs everything MudJack needs on this machine, then builds it:
+#   1. Debian packages for the engine and its tests (apt-get, as root or via sudo);
+#   2. one Python environment per framework, from the exact pins in
+#      envs/$MUDJACK_PROFILE/<framework>.txt, cached outside the checkout at
+#      $MUDJACK_CACHE_DIR/envs/<framework>-<profile>-<sha256 of pins, 16 hex>
+#      so every clone on the machine reuses them;
+#   3. build/mudjack with CMake.
+# Idempotent: what is already there is kept. A framework whose environment
+# cannot be installed is reported and skipped; its cases run as `unavailable`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+profile=${MUDJACK_PROFILE:-current}
+frameworks=${MUDJACK_FRAMEWORKS:-numpy torch jax tensorflow}
+python=${MUDJACK_PYTHON:-python3}
+cache=${MUDJACK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mudjack}
+
+say() { printf 'install: %s\n' "$*" >&2; }
+
+packages=(g++ cmake make pkg-config git nlohmann-json3-dev libsqlite3-dev libcli11-dev
+  libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
+  python3 python3-venv clang-format)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "Debian packages: ${missing[*]}"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+mkdir -p "$cache/envs"
+for fw in $frameworks; do
+  pins="envs/$profile/$fw.txt"
+  [ -f "$pins" ] || { say "no pin file $pins"; exit 2; }
+  hash=$(sha256sum "$pins" | cut -c1-16)
+  dir="$cache/envs/$fw-$profile-$hash"
+  if [ -f "$dir/.mudjack-complete" ]; then
+    continue
+  fi
+  say "$fw ($profile): building $dir from $pins"
+  tmp="$dir.partial.$$"
+  rm -rf "$tmp"
+  "$python" -m venv "$tmp"
+  if "$tmp/bin/python" -m pip install -q --no-input -r "$pins"; then
+    "$tmp/bin/python" -c 'import platform; print(platform.python_version())' > "$tmp/.mudjack-complete"
+    rm -rf "$dir"
+    mv "$tmp" "$dir"
+  else
+    say "$fw: pip could not install $pins; its cases will be reported unavailable"
+    rm -rf "$tmp"
+  fi
+done
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j2

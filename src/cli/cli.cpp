@@ -1,0 +1,617 @@
+#include "cli/cli.hpp"
+
+#include <signal.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "cli/config.hpp"
+#include "cli/progress.hpp"
+#include "envs/envs.hpp"
+#include "plan/plan.hpp"
+#include "report/write.hpp"
+#include "store/store.hpp"
+#include "supervisor/supervisor.hpp"
+#include "util/error.hpp"
+#include "util/time.hpp"
+#include "verdict/verdict.hpp"
+
+namespace mudjack::cli {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_signal(int) { g_interrupted.store(true); }
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a probe that died must not kill the engine on write
+}
+
+// Options every command shares.
+struct Common {
+  std::optional<std::string> config;
+  std::string out;
+  std::string profile;
+  std::vector<std::string> python;  // framework=PATH
+  bool json = false;
+};
+
+struct Settings {
+  Config config;
+  fs::path results_dir;
+  std::map<std::string, std::string> python;
+};
+
+Settings settings(const Common& c) {
+  Settings s;
+  s.config = load_config(c.config ? std::optional<fs::path>(*c.config) : std::nullopt);
+  if (!c.profile.empty()) {
+    if (std::find(envs::kProfiles.begin(), envs::kProfiles.end(), c.profile) == envs::kProfiles.end()) {
+      throw util::FatalError("unknown profile '" + c.profile + "'; known: current, paper-2023");
+    }
+    s.config.profile = c.profile;
+  }
+  s.results_dir = c.out.empty() ? s.config.results_dir : fs::path(c.out);
+  s.python = s.config.python;
+  for (const auto& kv : c.python) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size()) {
+      throw util::FatalError("--python expects FRAMEWORK=PATH, got '" + kv + "'");
+    }
+    auto fw = kv.substr(0, eq);
+    if (std::find(envs::kFrameworks.begin(), envs::kFrameworks.end(), fw) == envs::kFrameworks.end()) {
+      throw util::FatalError("unknown framework '" + fw + "' in --python; known: numpy, torch, jax, tensorflow");
+    }
+    s.python[fw] = kv.substr(eq + 1);
+  }
+  return s;
+}
+
+void add_common(CLI::App* app, Common& c) {
+  app->add_option("--config", c.config, "Settings file (default ./mudjack.toml if present)");
+  app->add_option("--out", c.out, "Results folder (default ./mudjack-results)");
+  app->add_option("--profile", c.profile, "Pinned framework versions: current | paper-2023");
+  app->add_option("--python", c.python, "Interpreter for a framework: FRAMEWORK=PATH (repeatable)");
+  app->add_flag("--json", c.json, "Machine-readable output on stdout");
+}
+
+std::vector<std::string> split_commas(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::stringstream ss(item);
+    std::string part;
+    while (std::getline(ss, part, ',')) {
+      if (!part.empty()) out.push_back(part);
+    }
+  }
+  return out;
+}
+
+void ensure_writable(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw util::FatalError("results folder " + dir.string() + " cannot be created: " +
+                           (ec ? ec.message() : "not a folder"));
+  }
+  auto probe = dir / (".mudjack-write-test-" + std::to_string(::getpid()));
+  std::ofstream f(probe);
+  if (!f) throw util::FatalError("results folder " + dir.string() + " is not writable");
+  f.close();
+  fs::remove(probe, ec);
+}
+
+std::unique_ptr<store::Store> open_store(const fs::path& results_dir) {
+  ensure_writable(results_dir);
+  return store::Store::open(results_dir / "mudjack.db");
+}
+
+std::string read_first_line(const std::string& path, const std::string& prefix) {
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind(prefix, 0) == 0) {
+      auto colon = line.find(':');
+      auto v = line.substr(colon + 1);
+      v.erase(0, v.find_first_not_of(" \t"));
+      return v;
+    }
+  }
+  return "";
+}
+
+// Provenance of this machine and of every framework that answered.
+json machine_environment(const plan::Discovery& d) {
+  json m;
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  utsname u{};
+  uname(&u);
+  m["host"] = host;
+  m["os"] = std::string(u.sysname) + " " + u.release;
+  m["arch"] = u.machine;
+  m["cpu_model"] = read_first_line("/proc/cpuinfo", "model name");
+  m["memory_total"] = read_first_line("/proc/meminfo", "MemTotal");
+  m["mudjack_version"] = MUDJACK_VERSION;
+  m["mudjack_revision"] = MUDJACK_REVISION;
+  m["frameworks"] = json::object();
+  for (const auto& [fw, rt] : d.runtimes) {
+    json f{{"python_executable", rt.python.string()}};
+    if (auto h = d.hellos.find(fw); h != d.hellos.end()) {
+      f["version"] = h->second.framework_version;
+      f["python"] = h->second.python;
+      f["probe_version"] = h->second.probe_version;
+      f["devices"] = json::array();
+      for (const auto& dev : h->second.devices) f["devices"].push_back(dev.id);
+    }
+    if (!rt.unavailable.empty()) f["unavailable"] = rt.unavailable;
+    m["frameworks"][fw] = f;
+  }
+  m["devices"] = json::array();
+  for (const auto& dev : d.devices) m["devices"].push_back(dev.raw);
+  return json{{"machines", json::array({m})}};
+}
+
+// ---- devices ---------------------------------------------------------------
+
+struct DevicesArgs {
+  Common common;
+  std::vector<std::string> frameworks;
+};
+
+int cmd_devices(const DevicesArgs& a) {
+  auto s = settings(a.common);
+  auto fws = split_commas(a.frameworks);
+  plan::filter({}, fws, "");  // validates names
+  auto d = plan::discover(fws, s.config.profile, s.python, g_interrupted);
+  if (a.common.json) {
+    json out = machine_environment(d);
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%-8s %-10s %-40s %10s  %-28s %s\n", "DEVICE", "VENDOR", "MODEL", "MEMORY", "DRIVER/RUNTIME",
+              "FRAMEWORKS");
+  for (const auto& dev : d.devices) {
+    std::string fws_seen;
+    for (const auto& [fw, ids] : d.devices_of) {
+      if (std::find(ids.begin(), ids.end(), dev.id) != ids.end()) {
+        fws_seen += (fws_seen.empty() ? "" : ",") + fw;
+      }
+    }
+    char mem[32];
+    std::snprintf(mem, sizeof(mem), "%.1f GiB", static_cast<double>(dev.memory_bytes) / (1 << 30));
+    std::string driver = dev.driver_version.empty() ? dev.runtime_version
+                                                    : dev.driver_version + " / " + dev.runtime_version;
+    std::printf("%-8s %-10s %-40s %10s  %-28s %s\n", dev.id.c_str(), dev.vendor.substr(0, 10).c_str(),
+                dev.model.substr(0, 40).c_str(), mem, driver.substr(0, 28).c_str(), fws_seen.c_str());
+  }
+  for (const auto& [fw, rt] : d.runtimes) {
+    if (!rt.unavailable.empty()) std::printf("%s: unavailable: %s\n", fw.c_str(), rt.unavailable.c_str());
+  }
+  return 0;
+}
+
+// ---- list ------------------------------------------------------------------
+
+struct Selection {
+  std::vector<std::string> suites;
+  std::vector<std::string> suite_dirs;
+  std::vector<std::string> frameworks;
+  std::string filter;
+};
+
+void add_selection(CLI::App* app, Selection& sel) {
+  app->add_option("--suite", sel.suites, "Suite name (default paper; repeatable)");
+  app->add_option("--suite-dir", sel.suite_dirs, "A folder of your own case files (docs/suite-format.md)")
+      ->check(CLI::ExistingDirectory);
+  app->add_option("--framework", sel.frameworks, "numpy, torch, jax, tensorflow (repeatable or comma list)");
+  app->add_option("--filter", sel.filter, "Only case ids matching this regular expression");
+}
+
+std::vector<plan::SuiteRef> suites_of(const Selection& sel) {
+  std::vector<plan::SuiteRef> refs;
+  auto names = sel.suites;
+  if (names.empty() && sel.suite_dirs.empty()) names.push_back("paper");
+  for (const auto& n : names) refs.push_back(plan::resolve_suite(n));
+  for (const auto& d : sel.suite_dirs) refs.push_back(plan::suite_from_dir(d));
+  return refs;
+}
+
+std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s) {
+  auto refs = suites_of(sel);
+  auto cases = plan::list_cases(refs, envs::listing_interpreter(s.config.profile, s.python));
+  return plan::filter(cases, split_commas(sel.frameworks), sel.filter);
+}
+
+struct ListArgs {
+  Common common;
+  Selection sel;
+};
+
+json case_json(const model::CaseInfo& c) {
+  json j{{"id", c.id},         {"framework", c.framework}, {"function", c.function},
+         {"variant", c.variant}, {"dtype", c.dtype},       {"shape", c.shape},
+         {"dims", c.dims},       {"mode", c.mode},         {"compiler", c.compiler},
+         {"params", c.params},   {"requires", c.requires_}, {"tags", c.tags}};
+  if (!c.note.empty()) j["note"] = c.note;
+  if (!c.successor.empty()) j["successor"] = c.successor;
+  return j;
+}
+
+int cmd_list(const ListArgs& a) {
+  auto s = settings(a.common);
+  auto cases = selected_cases(a.sel, s);
+  if (a.common.json) {
+    json out = json::array();
+    for (const auto& c : cases) out.push_back(case_json(c));
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::set<std::string> functions;
+  for (const auto& c : cases) {
+    functions.insert(c.framework + "/" + c.function);
+    std::printf("%-70s %-9s %-8s %-8s\n", c.id.c_str(), c.dtype.c_str(), c.mode.c_str(), c.shape.c_str());
+  }
+  std::fprintf(stderr, "%zu cases of %zu functions\n", cases.size(), functions.size());
+  return 0;
+}
+
+// ---- run -------------------------------------------------------------------
+
+struct RunArgs {
+  Common common;
+  Selection sel;
+  std::vector<std::string> devices;
+  std::optional<double> timeout_s;
+  std::optional<double> budget_ms;
+  std::optional<double> memory_limit_mb;
+  int min_samples = 5;
+  int max_samples = 1000;
+  double warmup_ms = 20;
+  std::string resume;
+  std::string baseline = "cpu";
+  std::vector<std::string> fail_on;
+  int64_t seed = 0;
+  bool serial = false;
+};
+
+int64_t default_memory_limit_bytes() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page = sysconf(_SC_PAGESIZE);
+  return static_cast<int64_t>(pages) * page * 3 / 4;
+}
+
+void print_summary(const std::vector<model::VerdictRow>& verdicts, const fs::path& run_dir,
+                   const model::RunInfo& run) {
+  std::map<std::pair<std::string, std::string>, std::map<std::string, int>> table;
+  for (const auto& v : verdicts) ++table[{v.framework, v.device}][std::string(model::to_string(v.verdict))];
+  std::printf("\nrun %s (%s): verdicts per framework and device\n", run.id.c_str(), run.state.c_str());
+  std::printf("%-11s %-8s %9s %9s %9s %9s %12s %11s\n", "FRAMEWORK", "DEVICE", "portable", "partial",
+              "complete", "divergent", "intolerable", "unavailable");
+  for (const auto& [key, counts] : table) {
+    auto n = [&](const char* k) {
+      auto it = counts.find(k);
+      return it == counts.end() ? 0 : it->second;
+    };
+    std::printf("%-11s %-8s %9d %9d %9d %9d %12d %11d\n", key.first.c_str(), key.second.c_str(),
+                n("portable"), n("partial_failure"), n("complete_failure"), n("divergent"),
+                n("intolerable_latency"), n("unavailable"));
+  }
+  std::printf("reports: %s/{results.json,results.csv,junit.xml,summary.md}\n", run_dir.c_str());
+}
+
+int finish_run(store::Store& store, const std::string& run_id, bool completed,
+               const Settings& s, const RunArgs& a) {
+  store.set_run_state(run_id, completed ? "complete" : "incomplete", util::now_iso8601());
+  auto run = *store.get_run(run_id);
+  auto results = store.results(run_id);
+  verdict::Options vo;
+  vo.baseline = run.baseline;
+  auto verdicts = verdict::compute(results, vo);
+  auto run_dir = s.results_dir / "runs" / run_id;
+  report::write_all(run_dir, run, results, verdicts);
+  if (a.common.json) {
+    std::cout << report::render("json", run, results, verdicts) << "\n";
+  } else {
+    print_summary(verdicts, run_dir, run);
+  }
+  if (!completed) {
+    std::fprintf(stderr,
+                 "mudjack: interrupted; %zu outcomes kept. Resume with: mudjack run --resume %s --out %s\n",
+                 results.size(), run_id.c_str(), s.results_dir.c_str());
+    return 130;
+  }
+  auto fail_on = split_commas(a.fail_on);
+  for (const auto& v : verdicts) {
+    if (std::find(fail_on.begin(), fail_on.end(), model::to_string(v.verdict)) != fail_on.end()) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int cmd_run(const RunArgs& a) {
+  for (const auto& v : split_commas(a.fail_on)) {
+    if (!model::parse_verdict(v)) {
+      throw util::FatalError("unknown verdict '" + v + "' in --fail-on; known: unavailable, complete_failure, "
+                             "partial_failure, divergent, intolerable_latency, portable");
+    }
+  }
+  auto s = settings(a.common);
+  auto store = open_store(s.results_dir);
+
+  std::string run_id;
+  json options;
+  std::vector<model::CaseInfo> cases;
+  if (!a.resume.empty()) {
+    auto run = store->get_run(a.resume);
+    if (!run) {
+      throw util::FatalError("unknown run '" + a.resume + "' in " + s.results_dir.string() +
+                             " (see: mudjack runs --out " + s.results_dir.string() + ")");
+    }
+    run_id = run->id;
+    options = run->options;
+    cases = store->cases(run_id);
+  } else {
+    cases = selected_cases(a.sel, s);
+    if (cases.empty()) throw util::FatalError("no cases match the selection");
+    options = {{"suites", json::array()},
+               {"frameworks", split_commas(a.sel.frameworks)},
+               {"devices", a.devices},
+               {"filter", a.sel.filter},
+               {"profile", s.config.profile},
+               {"timeout_s", a.timeout_s.value_or(s.config.timeout_s.value_or(120))},
+               {"budget_ms", a.budget_ms.value_or(s.config.budget_ms.value_or(100))},
+               {"min_samples", a.min_samples},
+               {"max_samples", a.max_samples},
+               {"warmup_ms", a.warmup_ms},
+               {"memory_limit_bytes",
+                a.memory_limit_mb || s.config.memory_limit_mb
+                    ? static_cast<int64_t>(a.memory_limit_mb.value_or(s.config.memory_limit_mb.value_or(0)) * 1048576)
+                    : default_memory_limit_bytes()},
+               {"seed", a.seed},
+               {"serial", a.serial},
+               {"python", s.python}};
+    for (const auto& ref : suites_of(a.sel)) {
+      options["suites"].push_back({{"name", ref.name}, {"dir", ref.dir.string()}});
+    }
+  }
+  if (options.at("min_samples").get<int>() < 1 ||
+      options.at("max_samples").get<int>() < options.at("min_samples").get<int>()) {
+    throw util::FatalError("--min-samples must be >= 1 and <= --max-samples");
+  }
+
+  std::set<std::string> fw_set;
+  for (const auto& c : cases) fw_set.insert(c.framework);
+  std::map<std::string, std::string> python = options.value("python", std::map<std::string, std::string>{});
+  auto discovery = plan::discover({fw_set.begin(), fw_set.end()}, options.value("profile", "current"),
+                                  python, g_interrupted);
+
+  std::vector<std::pair<std::string, std::string>> work_ids;
+  if (a.resume.empty()) {
+    work_ids = plan::pairs(cases, discovery, options["devices"].get<std::vector<std::string>>());
+    if (work_ids.empty()) throw util::FatalError("nothing to run: no selected device for these cases");
+    run_id = util::new_run_id();
+    model::RunInfo run;
+    run.id = run_id;
+    std::string suite_names;
+    for (const auto& sref : options["suites"]) {
+      suite_names += (suite_names.empty() ? "" : ",") + sref["name"].get<std::string>();
+    }
+    run.suite = suite_names;
+    run.state = "running";
+    run.created_at = util::now_iso8601();
+    run.baseline = a.baseline;
+    run.options = options;
+    run.environment = machine_environment(discovery);
+    store->create_run(run);
+    store->add_plan(run_id, cases, work_ids);
+  } else {
+    store->set_environment(run_id, machine_environment(discovery));
+    store->set_run_state(run_id, "running", "");
+    work_ids = store->remaining(run_id);
+  }
+
+  std::map<std::string, const model::CaseInfo*> by_id;
+  for (const auto& c : cases) by_id[c.id] = &c;
+  supervisor::RunSpec spec;
+  spec.run_id = run_id;
+  for (const auto& [case_id, device] : work_ids) spec.work.emplace_back(*by_id.at(case_id), device);
+  spec.frameworks = discovery.runtimes;
+  spec.probe_dir = envs::data_dir() / "probe";
+  for (const auto& sref : options["suites"]) spec.suite_dirs.emplace_back(sref["dir"].get<std::string>());
+  auto run_dir = s.results_dir / "runs" / run_id;
+  spec.artifact_root = run_dir / "artifacts";
+  spec.policy.budget_ms = options["budget_ms"].get<double>();
+  spec.policy.min_samples = options["min_samples"].get<int>();
+  spec.policy.max_samples = options["max_samples"].get<int>();
+  spec.policy.warmup_ms = options["warmup_ms"].get<double>();
+  spec.limits.case_timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(options["timeout_s"].get<double>() * 1000));
+  spec.limits.memory_limit_bytes = options["memory_limit_bytes"].get<int64_t>();
+  spec.baseline = store->get_run(run_id)->baseline;
+  spec.seed = options["seed"].get<int64_t>();
+  spec.parallel = !options["serial"].get<bool>();
+
+  auto plan_size = store->plan(run_id).size();
+  std::map<std::string, size_t> per_device;
+  for (const auto& [case_id, device] : work_ids) ++per_device[device];
+  Progress progress(plan_size, plan_size - work_ids.size(), per_device, isatty(2) != 0, stderr);
+  if (!a.common.json) {
+    std::fprintf(stderr, "run %s: %zu cases on %zu devices (%zu pairs to run); results in %s\n",
+                 run_id.c_str(), by_id.size(), per_device.size(), work_ids.size(), run_dir.c_str());
+  }
+  bool completed = supervisor::execute(
+      spec, *store, [&](const model::CaseResult& r) { progress.on_result(r); }, g_interrupted);
+  progress.finish();
+  return finish_run(*store, run_id, completed, s, a);
+}
+
+// ---- report / runs -----------------------------------------------------------
+
+struct ReportArgs {
+  Common common;
+  std::string run;
+  std::string format = "md";
+  std::string baseline;
+};
+
+std::string resolve_run_id(store::Store& store, const std::string& id, const fs::path& dir) {
+  if (id == "latest") {
+    auto runs = store.list_runs();
+    if (runs.empty()) throw util::FatalError("no runs in " + dir.string());
+    return runs.front().id;
+  }
+  if (!store.get_run(id)) {
+    throw util::FatalError("unknown run '" + id + "' in " + dir.string() + " (see: mudjack runs)");
+  }
+  return id;
+}
+
+int cmd_report(const ReportArgs& a) {
+  auto s = settings(a.common);
+  auto db = s.results_dir / "mudjack.db";
+  if (!fs::exists(db)) throw util::FatalError("no results database at " + db.string());
+  auto store = store::Store::open(db);
+  auto id = resolve_run_id(*store, a.run, s.results_dir);
+  auto run = *store->get_run(id);
+  auto results = store->results(id);
+  verdict::Options vo;
+  vo.baseline = a.baseline.empty() ? run.baseline : a.baseline;
+  auto verdicts = verdict::compute(results, vo);
+  std::cout << report::render(a.common.json ? "json" : a.format, run, results, verdicts);
+  return 0;
+}
+
+int cmd_runs(const Common& c) {
+  auto s = settings(c);
+  auto db = s.results_dir / "mudjack.db";
+  if (!fs::exists(db)) throw util::FatalError("no results database at " + db.string());
+  auto store = store::Store::open(db);
+  auto runs = store->list_runs();
+  if (c.json) {
+    json out = json::array();
+    for (const auto& r : runs) {
+      out.push_back({{"id", r.id}, {"suite", r.suite}, {"state", r.state}, {"created_at", r.created_at},
+                     {"finished_at", r.finished_at}, {"results", store->results(r.id).size()},
+                     {"planned", store->plan(r.id).size()}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%-22s %-10s %-11s %-25s %s\n", "RUN", "SUITE", "STATE", "CREATED", "DONE/PLANNED");
+  for (const auto& r : runs) {
+    std::printf("%-22s %-10s %-11s %-25s %zu/%zu\n", r.id.c_str(), r.suite.c_str(), r.state.c_str(),
+                r.created_at.c_str(), store->results(r.id).size(), store->plan(r.id).size());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  install_signal_handlers();
+  CLI::App app{"mudjack: do the framework functions you rely on run, agree and run fast on this chip?"};
+  app.set_version_flag("--version", std::string(MUDJACK_VERSION) + " (" + MUDJACK_REVISION + ")");
+  app.require_subcommand(1);
+
+  DevicesArgs devices_args;
+  ListArgs list_args;
+  RunArgs run_args;
+  ReportArgs report_args;
+  Common runs_args;
+  int rc = 0;
+
+  // The command table: --help prints it (STYLE.md rule 5).
+  struct Command {
+    const char* name;
+    const char* summary;
+    std::function<void(CLI::App*)> setup;
+    std::function<int()> action;
+  };
+  std::vector<Command> commands = {
+      {"devices", "List the devices each framework sees here, with driver and memory",
+       [&](CLI::App* c) {
+         add_common(c, devices_args.common);
+         c->add_option("--framework", devices_args.frameworks, "Only these frameworks");
+       },
+       [&] { return cmd_devices(devices_args); }},
+      {"list", "List the cases of a suite (metadata only; no framework needed)",
+       [&](CLI::App* c) {
+         add_common(c, list_args.common);
+         add_selection(c, list_args.sel);
+       },
+       [&] { return cmd_list(list_args); }},
+      {"run", "Run a suite on every local device; store outcomes; write reports",
+       [&](CLI::App* c) {
+         add_common(c, run_args.common);
+         add_selection(c, run_args.sel);
+         c->add_option("--device", run_args.devices, "Only these devices (cpu, cuda:0, ...; repeatable)");
+         c->add_option("--timeout-s", run_args.timeout_s, "Deadline per case, seconds (default 120)")
+             ->check(CLI::PositiveNumber);
+         c->add_option("--budget-ms", run_args.budget_ms, "Timing budget per case, ms (default 100)")
+             ->check(CLI::PositiveNumber);
+         c->add_option("--min-samples", run_args.min_samples, "Minimum timed samples (default 5)");
+         c->add_option("--max-samples", run_args.max_samples, "Maximum timed samples (default 1000)");
+         c->add_option("--warmup-ms", run_args.warmup_ms, "Warm-up time per case, ms (default 20)")
+             ->check(CLI::NonNegativeNumber);
+         c->add_option("--memory-limit-mb", run_args.memory_limit_mb,
+                       "Resident memory limit per probe (default 3/4 of RAM)")
+             ->check(CLI::PositiveNumber);
+         c->add_option("--resume", run_args.resume, "Finish an interrupted run: RUN id");
+         c->add_option("--baseline", run_args.baseline, "Device every other is compared with (default cpu)");
+         c->add_option("--fail-on", run_args.fail_on, "Exit 1 if any verdict is one of these (comma list)");
+         c->add_option("--seed", run_args.seed, "Seed for case inputs (default 0)");
+         c->add_flag("--serial", run_args.serial, "Run devices one after another");
+       },
+       [&] { return cmd_run(run_args); }},
+      {"report", "Render a stored run: json, csv, junit or md",
+       [&](CLI::App* c) {
+         add_common(c, report_args.common);
+         c->add_option("run", report_args.run, "Run id, or 'latest'")->required();
+         c->add_option("--format", report_args.format, "json | csv | junit | md (default md)");
+         c->add_option("--baseline", report_args.baseline, "Baseline device (default: the run's)");
+       },
+       [&] { return cmd_report(report_args); }},
+      {"runs", "List the runs in a results folder",
+       [&](CLI::App* c) { add_common(c, runs_args); }, [&] { return cmd_runs(runs_args); }},
+  };
+  app.footer(
+      "Exit codes: 0 run completed (whatever the verdicts), 1 --fail-on matched, "
+      "2 bad usage or input, 130 interrupted.");
+  for (auto& cmd : commands) {
+    auto* sub = app.add_subcommand(cmd.name, cmd.summary);
+    cmd.setup(sub);
+    sub->callback([&rc, &cmd] { rc = cmd.action(); });
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  } catch (const util::FatalError& e) {
+    std::fprintf(stderr, "mudjack: error: %s\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {  // a library threw what should have been a FatalError
+    std::fprintf(stderr, "mudjack: error: unexpected: %s\n", e.what());
+    return 2;
+  }
+  return rc;
+}
+
+}  // namespace mudjack::cli

@@ -1,0 +1,93 @@
+#include "cli/config.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <set>
+
+#include "envs/envs.hpp"
+#include "util/error.hpp"
+
+namespace mudjack::cli {
+namespace {
+
+[[noreturn]] void bad(const std::filesystem::path& path, const std::string& what) {
+  throw util::FatalError(path.string() + ": " + what);
+}
+
+void only_keys(const toml::table& t, const std::set<std::string>& allowed,
+               const std::filesystem::path& path, const std::string& where) {
+  for (const auto& [key, value] : t) {
+    if (!allowed.count(std::string(key.str()))) {
+      bad(path, "unknown key '" + where + std::string(key.str()) + "'");
+    }
+  }
+}
+
+std::optional<double> number(const toml::table& t, const char* key,
+                             const std::filesystem::path& path) {
+  const auto* node = t.get(key);
+  if (!node) return std::nullopt;
+  if (auto v = node->value<double>()) {
+    if (*v <= 0) bad(path, std::string("run.") + key + " must be positive");
+    return v;
+  }
+  bad(path, std::string("run.") + key + " must be a number");
+}
+
+}  // namespace
+
+Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
+  Config c;
+  std::filesystem::path path = explicit_path.value_or("mudjack.toml");
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    if (explicit_path) throw util::FatalError("config file " + path.string() + " does not exist");
+    return c;
+  }
+  toml::table root;
+  try {
+    root = toml::parse_file(path.string());
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    bad(path, "line " + std::to_string(where.line) + ": " + std::string(e.description()));
+  }
+  only_keys(root, {"profile", "results_dir", "python", "run"}, path, "");
+  if (const auto* node = root.get("profile")) {
+    auto v = node->value<std::string>();
+    if (!v) bad(path, "profile must be a string");
+    if (std::find(envs::kProfiles.begin(), envs::kProfiles.end(), *v) == envs::kProfiles.end()) {
+      bad(path, "unknown profile '" + *v + "'; known: current, paper-2023");
+    }
+    c.profile = *v;
+  }
+  if (const auto* node = root.get("results_dir")) {
+    auto v = node->value<std::string>();
+    if (!v) bad(path, "results_dir must be a string");
+    c.results_dir = *v;
+  }
+  if (const auto* node = root.get("python")) {
+    const auto* t = node->as_table();
+    if (!t) bad(path, "[python] must be a table of framework = \"/path/to/python\"");
+    for (const auto& [key, value] : *t) {
+      std::string fw(key.str());
+      if (std::find(envs::kFrameworks.begin(), envs::kFrameworks.end(), fw) == envs::kFrameworks.end()) {
+        bad(path, "unknown framework '" + fw + "' in [python]; known: numpy, torch, jax, tensorflow");
+      }
+      auto v = value.value<std::string>();
+      if (!v) bad(path, "python." + fw + " must be a path string");
+      c.python[fw] = *v;
+    }
+  }
+  if (const auto* node = root.get("run")) {
+    const auto* t = node->as_table();
+    if (!t) bad(path, "[run] must be a table");
+    only_keys(*t, {"timeout_s", "budget_ms", "memory_limit_mb"}, path, "run.");
+    c.timeout_s = number(*t, "timeout_s", path);
+    c.budget_ms = number(*t, "budget_ms", path);
+    c.memory_limit_mb = number(*t, "memory_limit_mb", path);
+  }
+  return c;
+}
+
+}  // namespace mudjack::cli

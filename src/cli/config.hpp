@@ -1,0 +1,34 @@
+#pragma once
+// mudjack.toml: optional settings a user keeps beside their results
+// (docs/config.md). Command-line flags override the file.
+//
+//   profile = "current"            # pinned framework versions (envs/<profile>/)
+//   results_dir = "mudjack-results"
+//   [python]                        # an interpreter per framework
+//   torch = "/opt/torch/bin/python"
+//   [run]
+//   timeout_s = 120
+//   budget_ms = 100
+//   memory_limit_mb = 16384
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace mudjack::cli {
+
+struct Config {
+  std::string profile = "current";
+  std::filesystem::path results_dir = "mudjack-results";
+  std::map<std::string, std::string> python;
+  std::optional<double> timeout_s;
+  std::optional<double> budget_ms;
+  std::optional<double> memory_limit_mb;
+};
+
+// Reads `path` if given (FatalError if missing), else ./mudjack.toml if it
+// exists, else defaults. Unknown keys and wrong types are FatalErrors.
+Config load_config(const std::optional<std::filesystem::path>& path);
+
+}  // namespace mudjack::cli

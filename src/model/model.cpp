@@ -1,0 +1,64 @@
+#include "model/model.hpp"
+
+#include <array>
+#include <utility>
+
+namespace mudjack::model {
+namespace {
+
+template <typename E, size_t N>
+std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
+  for (const auto& [e, name] : table) {
+    if (e == value) return name;
+  }
+  return "?";
+}
+
+template <typename E, size_t N>
+std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& table,
+                          std::string_view s) {
+  for (const auto& [e, name] : table) {
+    if (name == s) return e;
+  }
+  return std::nullopt;
+}
+
+constexpr std::array<std::pair<Outcome, std::string_view>, 7> kOutcomes{{
+    {Outcome::kPass, "pass"},
+    {Outcome::kFail, "fail"},
+    {Outcome::kMismatch, "mismatch"},
+    {Outcome::kCrash, "crash"},
+    {Outcome::kTimeout, "timeout"},
+    {Outcome::kUnavailable, "unavailable"},
+    {Outcome::kSkip, "skip"},
+}};
+
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 7> kErrorKinds{{
+    {ErrorKind::kNone, ""},
+    {ErrorKind::kNotImplemented, "not_implemented"},
+    {ErrorKind::kUnsupportedDtype, "unsupported_dtype"},
+    {ErrorKind::kTypeError, "type_error"},
+    {ErrorKind::kOutOfMemory, "out_of_memory"},
+    {ErrorKind::kDeviceError, "device_error"},
+    {ErrorKind::kOther, "other"},
+}};
+
+constexpr std::array<std::pair<Verdict, std::string_view>, 6> kVerdicts{{
+    {Verdict::kUnavailable, "unavailable"},
+    {Verdict::kCompleteFailure, "complete_failure"},
+    {Verdict::kPartialFailure, "partial_failure"},
+    {Verdict::kDivergent, "divergent"},
+    {Verdict::kIntolerableLatency, "intolerable_latency"},
+    {Verdict::kPortable, "portable"},
+}};
+
+}  // namespace
+
+std::string_view to_string(Outcome o) { return name_of(kOutcomes, o); }
+std::string_view to_string(ErrorKind k) { return name_of(kErrorKinds, k); }
+std::string_view to_string(Verdict v) { return name_of(kVerdicts, v); }
+std::optional<Outcome> parse_outcome(std::string_view s) { return value_of(kOutcomes, s); }
+std::optional<ErrorKind> parse_error_kind(std::string_view s) { return value_of(kErrorKinds, s); }
+std::optional<Verdict> parse_verdict(std::string_view s) { return value_of(kVerdicts, s); }
+
+}  // namespace mudjack::model

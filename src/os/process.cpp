@@ -1,0 +1,257 @@
+#include "os/process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <thread>
+
+extern char** environ;
+
+namespace mudjack::os {
+namespace {
+
+void close_fd(int& fd) {
+  if (fd >= 0) {
+    ::close(fd);
+    fd = -1;
+  }
+}
+
+ExitStatus decode(int status) {
+  ExitStatus s;
+  if (WIFEXITED(status)) s.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) s.signal = WTERMSIG(status);
+  return s;
+}
+
+}  // namespace
+
+std::string ExitStatus::describe() const {
+  if (signal) {
+    const char* abbrev = sigabbrev_np(*signal);
+    return "signal " + std::to_string(*signal) + (abbrev ? " (SIG" + std::string(abbrev) + ")" : "");
+  }
+  if (exit_code) return "exit code " + std::to_string(*exit_code);
+  return "still running";
+}
+
+std::unique_ptr<Child> Child::spawn(const SpawnOptions& options, std::string* error) {
+  if (options.argv.empty()) {
+    *error = "empty command";
+    return nullptr;
+  }
+  int in[2], out[2], err[2], exec_report[2];
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
+      pipe2(exec_report, O_CLOEXEC) != 0) {
+    *error = std::string("pipe: ") + strerror(errno);
+    return nullptr;
+  }
+  // Everything the child needs is prepared before fork: after fork only
+  // async-signal-safe calls are allowed.
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) {
+    std::string_view kv(*e);
+    auto key = std::string(kv.substr(0, kv.find('=')));
+    bool drop = options.env_set.count(key) > 0;
+    for (const auto& u : options.env_unset) drop = drop || u == key;
+    if (!drop) env_strings.emplace_back(kv);
+  }
+  for (const auto& [k, v] : options.env_set) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp, argv;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = options.argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int c : options.cpu_affinity) CPU_SET(c, &cpus);
+  std::string cwd = options.cwd.string();
+
+  pid_t pid = fork();
+  if (pid < 0) {
+    *error = std::string("fork: ") + strerror(errno);
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1], exec_report[0], exec_report[1]})
+      ::close(fd);
+    return nullptr;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    if (!options.cpu_affinity.empty()) sched_setaffinity(0, sizeof(cpus), &cpus);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
+      int e = errno;
+      (void)!write(exec_report[1], &e, sizeof(e));
+      _exit(127);
+    }
+    execvpe(argv[0], argv.data(), envp.data());
+    int e = errno;
+    (void)!write(exec_report[1], &e, sizeof(e));
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also from the parent, so kill(-pid) works at once
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  ::close(exec_report[1]);
+  int child_errno = 0;
+  ssize_t n = read(exec_report[0], &child_errno, sizeof(child_errno));
+  ::close(exec_report[0]);
+  if (n == static_cast<ssize_t>(sizeof(child_errno))) {
+    waitpid(pid, nullptr, 0);
+    ::close(in[1]);
+    ::close(out[0]);
+    ::close(err[0]);
+    *error = "cannot run " + options.argv[0] + ": " + strerror(child_errno);
+    return nullptr;
+  }
+  std::unique_ptr<Child> child(new Child());
+  child->pid_ = pid;
+  child->stdin_fd_ = in[1];
+  child->stdout_fd_ = out[0];
+  child->stderr_fd_ = err[0];
+  child->err_limit_ = options.stderr_tail_bytes;
+  fcntl(child->stdout_fd_, F_SETFL, O_NONBLOCK);
+  fcntl(child->stderr_fd_, F_SETFL, O_NONBLOCK);
+  return child;
+}
+
+Child::~Child() {
+  kill();
+  close_fd(stdin_fd_);
+  close_fd(stdout_fd_);
+  close_fd(stderr_fd_);
+}
+
+bool Child::write_line(std::string_view line) {
+  if (stdin_fd_ < 0) return false;
+  std::string data(line);
+  data.push_back('\n');
+  size_t done = 0;
+  while (done < data.size()) {
+    // MSG_NOSIGNAL does not apply to pipes; SIGPIPE is ignored process-wide by main.
+    ssize_t w = ::write(stdin_fd_, data.data() + done, data.size() - done);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<size_t>(w);
+  }
+  return true;
+}
+
+void Child::append_stderr(const char* data, size_t n) {
+  err_ring_.append(data, n);
+  if (err_ring_.size() > err_limit_) err_ring_.erase(0, err_ring_.size() - err_limit_);
+}
+
+void Child::drain_stderr() {
+  char buf[8192];
+  while (stderr_fd_ >= 0) {
+    ssize_t r = ::read(stderr_fd_, buf, sizeof(buf));
+    if (r > 0) {
+      append_stderr(buf, static_cast<size_t>(r));
+      continue;
+    }
+    if (r == 0) close_fd(stderr_fd_);
+    break;  // EAGAIN or EOF
+  }
+}
+
+Child::Read Child::read_line(std::string& line, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto nl = out_buffer_.find('\n');
+    if (nl != std::string::npos) {
+      line.assign(out_buffer_, 0, nl);
+      out_buffer_.erase(0, nl + 1);
+      return Read::kLine;
+    }
+    if (out_buffer_.size() > kMaxLineBytes) {
+      overlong_ = true;
+      return Read::kEof;
+    }
+    if (stdout_fd_ < 0) {
+      drain_stderr();
+      return Read::kEof;
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() < 0) return Read::kTimeout;
+    pollfd fds[2] = {{stdout_fd_, POLLIN, 0}, {stderr_fd_, POLLIN, 0}};
+    int nfds = stderr_fd_ >= 0 ? 2 : 1;
+    int r = ::poll(fds, static_cast<nfds_t>(nfds), static_cast<int>(left.count()));
+    if (r < 0 && errno != EINTR) return Read::kEof;
+    if (r <= 0) {
+      if (std::chrono::steady_clock::now() >= deadline) return Read::kTimeout;
+      continue;
+    }
+    if (nfds == 2 && fds[1].revents) drain_stderr();
+    if (fds[0].revents) {
+      char buf[65536];
+      ssize_t n = ::read(stdout_fd_, buf, sizeof(buf));
+      if (n > 0) {
+        out_buffer_.append(buf, static_cast<size_t>(n));
+      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        close_fd(stdout_fd_);
+      }
+    }
+  }
+}
+
+std::string Child::stderr_tail() const { return err_ring_; }
+
+int64_t Child::rss_bytes() const {
+  if (status_ || pid_ <= 0) return 0;
+  std::ifstream statm("/proc/" + std::to_string(pid_) + "/statm");
+  int64_t size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+std::optional<ExitStatus> Child::try_wait() {
+  if (status_) return status_;
+  int status = 0;
+  pid_t r = waitpid(pid_, &status, WNOHANG);
+  if (r == pid_) {
+    status_ = decode(status);
+    ::kill(-pid_, SIGKILL);  // leftovers of the group die with their leader
+  }
+  return status_;
+}
+
+ExitStatus Child::kill() {
+  if (status_ || pid_ <= 0) return status_.value_or(ExitStatus{});
+  ::kill(-pid_, SIGKILL);
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  status_ = decode(status);
+  drain_stderr();
+  return *status_;
+}
+
+ExitStatus Child::wait_or_kill(std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    drain_stderr();
+    if (auto s = try_wait()) return *s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return kill();
+}
+
+}  // namespace mudjack::os

@@ -1,0 +1,183 @@
+#include "plan/plan.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "util/error.hpp"
+
+namespace mudjack::plan {
+namespace fs = std::filesystem;
+
+std::vector<std::string> known_suites() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(envs::data_dir() / "suites", ec)) {
+    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+SuiteRef resolve_suite(const std::string& name) {
+  auto names = known_suites();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    throw util::FatalError("unknown suite '" + name + "'; known suites: " + known +
+                           " (or --suite-dir DIR for your own)");
+  }
+  return {name, envs::data_dir() / "suites" / name};
+}
+
+SuiteRef suite_from_dir(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw util::FatalError("suite folder " + dir.string() + " does not exist");
+  }
+  auto canonical = fs::canonical(dir, ec);
+  return {canonical.filename().string(), canonical};
+}
+
+std::vector<model::CaseInfo> list_cases(const std::vector<SuiteRef>& suites,
+                                        const envs::Interpreter& python) {
+  if (python.python.empty()) throw util::FatalError(python.missing_reason);
+  supervisor::ProbeCommand command;
+  command.python = python.python;
+  command.probe_dir = envs::data_dir() / "probe";
+  for (const auto& s : suites) command.suite_dirs.push_back(s.dir);
+  std::atomic<bool> never{false};
+  supervisor::ProbeSession::Limits limits;
+  limits.start_timeout = std::chrono::milliseconds(60'000);
+  std::string error;
+  auto session = supervisor::ProbeSession::start(command, limits, never, &error);
+  if (!session) throw util::FatalError("cannot list cases: " + error.substr(0, error.find('\n')));
+  auto cases = session->list("", &error);
+  session->stop();
+  if (!cases) throw util::FatalError("malformed suite: " + error.substr(0, error.find('\n')));
+  return *cases;
+}
+
+std::vector<model::CaseInfo> filter(const std::vector<model::CaseInfo>& cases,
+                                    const std::vector<std::string>& frameworks,
+                                    const std::string& regex) {
+  for (const auto& fw : frameworks) {
+    if (std::find(envs::kFrameworks.begin(), envs::kFrameworks.end(), fw) == envs::kFrameworks.end()) {
+      throw util::FatalError("unknown framework '" + fw + "'; known: numpy, torch, jax, tensorflow");
+    }
+  }
+  std::regex re;
+  try {
+    re = std::regex(regex.empty() ? std::string(".*") : regex, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw util::FatalError("bad --filter regex '" + regex + "': " + e.what());
+  }
+  std::vector<model::CaseInfo> out;
+  for (const auto& c : cases) {
+    if (!frameworks.empty() &&
+        std::find(frameworks.begin(), frameworks.end(), c.framework) == frameworks.end()) {
+      continue;
+    }
+    if (!regex.empty() && !std::regex_search(c.id, re)) continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+Discovery discover(const std::vector<std::string>& frameworks, const std::string& profile,
+                   const std::map<std::string, std::string>& python_overrides,
+                   const std::atomic<bool>& interrupted) {
+  Discovery d;
+  std::vector<std::string> fws = frameworks.empty() ? envs::kFrameworks : frameworks;
+  struct Found {
+    supervisor::FrameworkRuntime runtime;
+    std::optional<protocol::Hello> hello;
+    std::string fatal;  // a probe we must not talk to: another protocol version
+  };
+  std::vector<Found> found(fws.size());
+  std::vector<std::thread> threads;
+  auto probe_dir = envs::data_dir() / "probe";
+  for (size_t i = 0; i < fws.size(); ++i) {
+    auto interp = envs::resolve(fws[i], profile, python_overrides);
+    found[i].runtime.framework = fws[i];
+    found[i].runtime.python = interp.python;
+    found[i].runtime.unavailable = interp.missing_reason;
+    if (interp.python.empty()) continue;
+    threads.emplace_back([&, i, probe_dir] {
+      supervisor::ProbeCommand command;
+      command.python = found[i].runtime.python;
+      command.probe_dir = probe_dir;
+      command.framework = fws[i];
+      command.env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false";
+      command.env["TF_FORCE_GPU_ALLOW_GROWTH"] = "true";
+      supervisor::ProbeSession::Limits limits;
+      std::string error;
+      auto session = supervisor::ProbeSession::start(command, limits, interrupted, &error);
+      if (!session && error.find("speaks protocol") != std::string::npos) {
+        found[i].fatal = fws[i] + " probe " + found[i].runtime.python.string() + ": " +
+                         error.substr(0, error.find('\n'));
+        return;
+      }
+      if (!session) {
+        found[i].runtime.unavailable = fws[i] + " probe failed to start: " + error.substr(0, error.find('\n'));
+        return;
+      }
+      found[i].hello = session->hello();
+      if (!session->hello().unavailable.empty()) {
+        found[i].runtime.unavailable = session->hello().unavailable;
+      }
+      session->stop();
+    });
+  }
+  for (auto& t : threads) t.join();
+  if (interrupted.load()) throw util::FatalError("interrupted", 130);
+  for (const auto& f : found) {
+    if (!f.fatal.empty()) throw util::FatalError(f.fatal);
+  }
+  for (auto& f : found) {
+    const auto& fw = f.runtime.framework;
+    if (!f.runtime.unavailable.empty()) f.runtime.python.clear();
+    if (f.hello) {
+      for (const auto& dev : f.hello->devices) {
+        d.devices_of[fw].push_back(dev.id);
+        if (std::none_of(d.devices.begin(), d.devices.end(),
+                         [&](const model::DeviceInfo& x) { return x.id == dev.id; })) {
+          d.devices.push_back(dev);
+        }
+      }
+      d.hellos[fw] = *f.hello;
+    }
+    d.runtimes[fw] = f.runtime;
+  }
+  return d;
+}
+
+std::vector<std::pair<std::string, std::string>> pairs(const std::vector<model::CaseInfo>& cases,
+                                                       const Discovery& discovery,
+                                                       const std::vector<std::string>& devices) {
+  std::vector<std::string> all;
+  for (const auto& dev : discovery.devices) all.push_back(dev.id);
+  if (all.empty()) all.push_back("cpu");
+  for (const auto& want : devices) {
+    if (std::find(all.begin(), all.end(), want) == all.end()) {
+      std::string here;
+      for (const auto& a : all) here += (here.empty() ? "" : ", ") + a;
+      throw util::FatalError("no framework sees device '" + want + "'; devices here: " + here);
+    }
+  }
+  auto selected = [&](const std::string& id) {
+    return devices.empty() || std::find(devices.begin(), devices.end(), id) != devices.end();
+  };
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& c : cases) {
+    auto it = discovery.devices_of.find(c.framework);
+    const auto& seen = it != discovery.devices_of.end() ? it->second : all;
+    for (const auto& dev : seen) {
+      if (selected(dev)) out.emplace_back(c.id, dev);
+    }
+  }
+  return out;
+}
+
+}  // namespace mudjack::plan

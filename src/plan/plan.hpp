@@ -1,0 +1,57 @@
+#pragma once
+// From suite names to planned cases, and from frameworks to devices.
+// Listing spawns one probe with no framework (case metadata is static);
+// discovery spawns one probe per framework, in parallel, bound to no device.
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "envs/envs.hpp"
+#include "model/model.hpp"
+#include "protocol/protocol.hpp"
+#include "supervisor/supervisor.hpp"
+
+namespace mudjack::plan {
+
+struct SuiteRef {
+  std::string name;
+  std::filesystem::path dir;
+};
+
+std::vector<std::string> known_suites();
+// FatalError for an unknown name, listing the known ones.
+SuiteRef resolve_suite(const std::string& name);
+// A user's own folder of case files (docs/suite-format.md); FatalError if absent.
+SuiteRef suite_from_dir(const std::filesystem::path& dir);
+
+// FatalError when a suite file is malformed or ids collide across suites.
+std::vector<model::CaseInfo> list_cases(const std::vector<SuiteRef>& suites,
+                                        const envs::Interpreter& python);
+
+// FatalError for an unknown framework name or a bad regex.
+std::vector<model::CaseInfo> filter(const std::vector<model::CaseInfo>& cases,
+                                    const std::vector<std::string>& frameworks,
+                                    const std::string& regex);
+
+struct Discovery {
+  std::map<std::string, supervisor::FrameworkRuntime> runtimes;
+  std::map<std::string, protocol::Hello> hellos;  // frameworks that started
+  std::vector<model::DeviceInfo> devices;         // union over frameworks, by id, in order
+  std::map<std::string, std::vector<std::string>> devices_of;  // framework -> device ids
+};
+
+Discovery discover(const std::vector<std::string>& frameworks, const std::string& profile,
+                   const std::map<std::string, std::string>& python_overrides,
+                   const std::atomic<bool>& interrupted);
+
+// Pairs in plan order: for each case, each selected device its framework sees;
+// a framework that could not start is planned on every device any other
+// framework sees, so its absence is reported per device (`unavailable`).
+std::vector<std::pair<std::string, std::string>> pairs(const std::vector<model::CaseInfo>& cases,
+                                                       const Discovery& discovery,
+                                                       const std::vector<std::string>& devices);
+
+}  // namespace mudjack::plan

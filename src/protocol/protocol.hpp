@@ -1,0 +1,75 @@
+#pragma once
+// Probe protocol v1 (schemas/probe-protocol-v1.md): JSON lines between the
+// engine and a probe's stdin/stdout. These functions only translate between
+// lines and the results model; they never block and never throw for a bad
+// line: a malformed line is a value (Parsed::error) that the supervisor turns
+// into a `crash` outcome.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/model.hpp"
+
+namespace mudjack::protocol {
+
+inline constexpr int kVersion = 1;
+
+template <typename T>
+struct Parsed {
+  std::optional<T> value;
+  std::string error;  // set when value is empty
+  bool ok() const { return value.has_value(); }
+};
+
+struct Hello {
+  int protocol = 0;
+  std::string probe_version;
+  std::string framework;
+  std::string framework_version;
+  std::string python;
+  std::string executable;
+  int64_t pid = 0;
+  std::vector<model::DeviceInfo> devices;
+  std::string unavailable;  // non-empty: the framework cannot run here, and why
+  nlohmann::json raw;
+};
+
+// Measurement policy the engine sends with every run request (DESIGN.md).
+struct Policy {
+  double budget_ms = 100;
+  int min_samples = 5;
+  int max_samples = 1000;
+  double warmup_ms = 20;
+  double block_ms = 1;
+  nlohmann::json to_json() const;
+};
+
+// What a probe says about one case; the supervisor completes it into a CaseResult.
+struct ProbeResult {
+  std::string case_id;
+  model::Outcome outcome = model::Outcome::kFail;
+  model::ErrorInfo error;
+  model::Latency latency;  // stats are left for the engine to compute
+  model::Memory memory;
+  std::vector<model::OutputRef> outputs;
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+// A version mismatch is an error naming both versions.
+Parsed<Hello> parse_hello(std::string_view line);
+Parsed<std::vector<model::CaseInfo>> parse_cases(std::string_view line);
+Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expected_case);
+
+std::string list_request(std::string_view framework);
+std::string run_request(std::string_view case_id, std::string_view device, int64_t seed,
+                        const Policy& policy, std::string_view artifact_dir);
+std::string shutdown_request();
+
+model::DeviceInfo device_from_json(const nlohmann::json& j);
+model::CaseInfo case_from_json(const nlohmann::json& j);  // throws nlohmann errors on bad types
+
+}  // namespace mudjack::protocol

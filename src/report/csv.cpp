@@ -1,0 +1,84 @@
+#include "report/csv.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <optional>
+
+#include "report/text.hpp"
+
+namespace mudjack::report {
+namespace {
+
+std::string num(double v) {
+  if (!std::isfinite(v)) return {};
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+template <typename T>
+std::string num(const std::optional<T>& v) {
+  return v ? num(*v) : std::string();
+}
+
+}  // namespace
+
+std::string csv_field(std::string_view raw) {
+  std::string value = valid_utf8(raw);
+  if (value.find_first_of(",\"\r\n") == std::string::npos) return value;
+  std::string out;
+  out.reserve(value.size() + 2);
+  out += '"';
+  for (char c : value) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string to_csv(const std::vector<model::CaseResult>& cases) {
+  std::string out;
+  const auto row = [&out](const auto& fields) {
+    bool first = true;
+    for (const auto& f : fields) {
+      if (!first) out += ',';
+      first = false;
+      out += csv_field(f);
+    }
+    out += "\r\n";
+  };
+  row(kCsvColumns);
+  for (const auto& r : cases) {
+    const auto& s = r.latency.stats;
+    const std::array<std::string, kCsvColumns.size()> fields = {
+        r.run_id,
+        r.info.id,
+        r.info.framework,
+        r.info.function,
+        r.info.variant,
+        r.device,
+        r.info.dtype,
+        r.info.shape,
+        r.info.mode,
+        std::string(model::to_string(r.outcome)),
+        std::string(model::to_string(r.error.kind)),
+        r.error.message,
+        num(r.latency.cold_ns),
+        s ? num(s->median_ns) : "",
+        s ? num(s->p10_ns) : "",
+        s ? num(s->p90_ns) : "",
+        s ? num(s->n) : "",
+        num(r.memory.peak_device_bytes),
+        num(r.memory.peak_host_bytes),
+        num(r.numeric.max_abs_err),
+        num(r.numeric.max_rel_err),
+    };
+    row(fields);
+  }
+  return out;
+}
+
+}  // namespace mudjack::report

@@ -1,0 +1,33 @@
+#pragma once
+// results.csv: one row per (case, device) result, for spreadsheets and
+// pandas. A rendering of the results model (STYLE.md rule 8); results.json
+// stays the primary artifact.
+//
+// RFC 4180: a header row, CRLF line ends, and a field is quoted (quotes
+// doubled) when it holds a comma, a quote, CR or LF. Absent values are empty
+// fields; numbers are written in the shortest form that reads back exactly.
+// Pure and thread-safe.
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace mudjack::report {
+
+inline constexpr std::array<std::string_view, 21> kCsvColumns = {
+    "run_id",          "case_id",     "framework",   "function", "variant",    "device",
+    "dtype",           "shape",       "mode",        "outcome",  "error_kind", "error_message",
+    "cold_ns",         "median_ns",   "p10_ns",      "p90_ns",   "n",          "peak_device_bytes",
+    "peak_host_bytes", "max_abs_err", "max_rel_err",
+};
+
+// The whole file: header row then one row per result, in the given order.
+std::string to_csv(const std::vector<model::CaseResult>& cases);
+
+// One field, quoted if RFC 4180 requires it.
+std::string csv_field(std::string_view value);
+
+}  // namespace mudjack::report

@@ -1,0 +1,423 @@
+#include "report/json.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include "util/error.hpp"
+
+namespace mudjack::report {
+namespace {
+
+using nlohmann::json;
+using util::FatalError;
+
+// NaN and infinities have no JSON spelling; write them as null explicitly so
+// the document never depends on the serialiser's choice.
+json number(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  return v;
+}
+
+template <typename T>
+json optional(const std::optional<T>& v) {
+  if (!v) return nullptr;
+  if constexpr (std::is_floating_point_v<T>) {
+    return number(*v);
+  } else {
+    return *v;
+  }
+}
+
+bool has_error(const model::ErrorInfo& e) {
+  return e.kind != model::ErrorKind::kNone || !e.message.empty() || e.signal || e.exit_code ||
+         !e.stderr_tail.empty() || !e.traceback.empty();
+}
+
+std::optional<std::pair<int, int>> parse_version(std::string_view v) {
+  auto dot = v.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == v.size()) return std::nullopt;
+  int major = 0;
+  int minor = 0;
+  auto a = std::from_chars(v.data(), v.data() + dot, major);
+  auto b = std::from_chars(v.data() + dot + 1, v.data() + v.size(), minor);
+  if (a.ec != std::errc() || a.ptr != v.data() + dot || b.ec != std::errc() ||
+      b.ptr != v.data() + v.size()) {
+    return std::nullopt;
+  }
+  return std::pair{major, minor};
+}
+
+int my_major() {
+  auto v = parse_version(model::kSchemaVersion);
+  return v ? v->first : 0;
+}
+
+// Lenient field readers: a missing or null field takes its default (a field a
+// later or earlier MINOR lacks); a present field of the wrong type throws
+// json::type_error, which from_json turns into a FatalError.
+std::string str(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return {};
+  return it->get<std::string>();
+}
+
+template <typename T>
+std::optional<T> opt(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
+double real_or_nan(const json& j, const char* key) {
+  return opt<double>(j, key).value_or(std::numeric_limits<double>::quiet_NaN());
+}
+
+json object_or(const json& j, const char* key, json fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  return *it;
+}
+
+const json& sub(const json& j, const char* key) {
+  static const json kEmpty = json::object();
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return kEmpty;
+  if (!it->is_object()) {
+    throw json::type_error::create(302, std::string(key) + " must be an object", &j);
+  }
+  return *it;
+}
+
+template <typename T>
+std::vector<T> list(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return {};
+  return it->get<std::vector<T>>();
+}
+
+model::CaseResult case_from_json(const json& c, const std::string& run_id,
+                                 std::string_view source) {
+  const auto bad = [&](const std::string& what) {
+    return FatalError(std::string(source) + ": case " + str(c, "id") + " " + what);
+  };
+  model::CaseResult r;
+  r.run_id = run_id;
+  auto& info = r.info;
+  info.id = str(c, "id");
+  if (info.id.empty()) throw FatalError(std::string(source) + ": a case has no id");
+  info.framework = str(c, "framework");
+  info.function = str(c, "function");
+  info.variant = str(c, "variant");
+  info.dtype = str(c, "dtype");
+  info.shape = str(c, "shape");
+  info.mode = str(c, "mode");
+  info.compiler = str(c, "compiler");
+  info.params = object_or(c, "params", json::object());
+  info.requires_ = object_or(c, "requires", json::object());
+  info.dims = object_or(c, "dims", json::array());
+  info.note = str(c, "note");
+  info.successor = str(c, "successor");
+  info.rtol = opt<double>(c, "rtol");
+  info.atol = opt<double>(c, "atol");
+  info.tags = list<std::string>(c, "tags");
+  r.device = str(c, "device");
+
+  std::string outcome = str(c, "outcome");
+  auto o = model::parse_outcome(outcome);
+  if (!o) throw bad("has unknown outcome '" + outcome + "'");
+  r.outcome = *o;
+
+  const json& e = sub(c, "error");
+  std::string kind = str(e, "kind");
+  auto k = model::parse_error_kind(kind);
+  if (!k) throw bad("has unknown error kind '" + kind + "'");
+  r.error.kind = *k;
+  r.error.message = str(e, "message");
+  r.error.signal = opt<int>(e, "signal");
+  r.error.exit_code = opt<int>(e, "exit_code");
+  r.error.stderr_tail = str(e, "stderr_tail");
+  r.error.traceback = str(e, "traceback");
+
+  const json& l = sub(c, "latency");
+  r.latency.cold_ns = opt<int64_t>(l, "cold_ns");
+  r.latency.calls_per_sample = opt<int64_t>(l, "calls_per_sample").value_or(0);
+  if (auto it = l.find("samples_ns"); it != l.end() && !it->is_null()) {
+    for (const auto& s : *it) {
+      r.latency.samples_ns.push_back(s.is_null() ? std::numeric_limits<double>::quiet_NaN()
+                                                 : s.get<double>());
+    }
+  }
+  if (auto n = opt<int64_t>(l, "n")) {
+    model::LatencyStats s;
+    s.median_ns = real_or_nan(l, "median_ns");
+    s.p10_ns = real_or_nan(l, "p10_ns");
+    s.p90_ns = real_or_nan(l, "p90_ns");
+    s.iqr_ns = real_or_nan(l, "iqr_ns");
+    s.mean_ns = real_or_nan(l, "mean_ns");
+    s.stddev_ns = real_or_nan(l, "stddev_ns");
+    s.cv = real_or_nan(l, "cv");
+    s.min_ns = real_or_nan(l, "min_ns");
+    s.n = *n;
+    r.latency.stats = s;
+  }
+
+  const json& m = sub(c, "memory");
+  r.memory.peak_device_bytes = opt<int64_t>(m, "peak_device_bytes");
+  r.memory.peak_host_bytes = opt<int64_t>(m, "peak_host_bytes");
+
+  const json& nu = sub(c, "numeric");
+  r.numeric.max_abs_err = opt<double>(nu, "max_abs_err");
+  r.numeric.max_rel_err = opt<double>(nu, "max_rel_err");
+  r.numeric.compared_with = str(nu, "compared_with");
+  r.numeric.message = str(nu, "message");
+
+  if (auto it = c.find("outputs"); it != c.end() && !it->is_null()) {
+    for (const auto& out : *it) {
+      model::OutputRef ref;
+      ref.path = str(out, "path");
+      ref.dtype = str(out, "dtype");
+      ref.saved_dtype = str(out, "saved_dtype");
+      ref.shape = list<int64_t>(out, "shape");
+      r.outputs.push_back(std::move(ref));
+    }
+  }
+  r.extra = object_or(c, "extra", json::object());
+  r.started_at = str(c, "started_at");
+  r.finished_at = str(c, "finished_at");
+  // Missing (a writer without it) reads as 0; null (NaN was written) as NaN.
+  if (auto it = c.find("wall_s"); it != c.end()) {
+    r.wall_s = it->is_null() ? std::numeric_limits<double>::quiet_NaN() : it->get<double>();
+  }
+  return r;
+}
+
+model::VerdictRow verdict_from_json(const json& v, std::string_view source) {
+  model::VerdictRow row;
+  row.framework = str(v, "framework");
+  row.function = str(v, "function");
+  row.device = str(v, "device");
+  const auto parse = [&](const std::string& name) {
+    auto p = model::parse_verdict(name);
+    if (!p) {
+      throw FatalError(std::string(source) + ": verdict of " + row.framework + " " +
+                       row.function + " on " + row.device + " has unknown verdict '" + name +
+                       "'");
+    }
+    return *p;
+  };
+  row.verdict = parse(str(v, "verdict"));
+  for (const auto& f : list<std::string>(v, "flags")) row.flags.push_back(parse(f));
+  row.cases = opt<int>(v, "cases").value_or(0);
+  row.failing = list<std::string>(v, "failing");
+  row.mismatching = list<std::string>(v, "mismatching");
+  row.latency_ratio = opt<double>(v, "latency_ratio");
+  row.reason = str(v, "reason");
+  return row;
+}
+
+}  // namespace
+
+json case_to_json(const model::CaseResult& r) {
+  const auto& i = r.info;
+  json c = json::object();
+  c["id"] = i.id;
+  c["framework"] = i.framework;
+  c["function"] = i.function;
+  c["variant"] = i.variant;
+  c["device"] = r.device;
+  c["dtype"] = i.dtype;
+  c["shape"] = i.shape;
+  c["mode"] = i.mode;
+  c["compiler"] = i.compiler;
+  c["params"] = i.params.is_null() ? json::object() : i.params;
+  c["requires"] = i.requires_.is_null() ? json::object() : i.requires_;
+  c["dims"] = i.dims;
+  c["note"] = i.note;
+  c["successor"] = i.successor;
+  c["rtol"] = optional(i.rtol);
+  c["atol"] = optional(i.atol);
+  c["tags"] = i.tags;
+  c["outcome"] = model::to_string(r.outcome);
+
+  if (has_error(r.error)) {
+    const auto& e = r.error;
+    c["error"] = {
+        {"kind", e.kind == model::ErrorKind::kNone ? json(nullptr) : json(model::to_string(e.kind))},
+        {"message", e.message},
+        {"signal", optional(e.signal)},
+        {"exit_code", optional(e.exit_code)},
+        {"stderr_tail", e.stderr_tail},
+        {"traceback", e.traceback},
+    };
+  } else {
+    c["error"] = nullptr;
+  }
+
+  const auto& l = r.latency;
+  json lat = json::object();
+  lat["cold_ns"] = optional(l.cold_ns);
+  const auto stat = [&](double model::LatencyStats::*field) -> json {
+    return l.stats ? number((*l.stats).*field) : json(nullptr);
+  };
+  lat["median_ns"] = stat(&model::LatencyStats::median_ns);
+  lat["p10_ns"] = stat(&model::LatencyStats::p10_ns);
+  lat["p90_ns"] = stat(&model::LatencyStats::p90_ns);
+  lat["iqr_ns"] = stat(&model::LatencyStats::iqr_ns);
+  lat["mean_ns"] = stat(&model::LatencyStats::mean_ns);
+  lat["stddev_ns"] = stat(&model::LatencyStats::stddev_ns);
+  lat["cv"] = stat(&model::LatencyStats::cv);
+  lat["min_ns"] = stat(&model::LatencyStats::min_ns);
+  lat["n"] = l.stats ? json(l.stats->n) : json(nullptr);
+  lat["calls_per_sample"] = l.calls_per_sample;
+  json samples = json::array();
+  for (double s : l.samples_ns) samples.push_back(number(s));
+  lat["samples_ns"] = std::move(samples);
+  c["latency"] = std::move(lat);
+
+  c["memory"] = {{"peak_device_bytes", optional(r.memory.peak_device_bytes)},
+                 {"peak_host_bytes", optional(r.memory.peak_host_bytes)}};
+  c["numeric"] = {{"max_abs_err", optional(r.numeric.max_abs_err)},
+                  {"max_rel_err", optional(r.numeric.max_rel_err)},
+                  {"compared_with", r.numeric.compared_with},
+                  {"message", r.numeric.message}};
+  json outputs = json::array();
+  for (const auto& o : r.outputs) {
+    outputs.push_back(
+        {{"path", o.path}, {"dtype", o.dtype}, {"saved_dtype", o.saved_dtype}, {"shape", o.shape}});
+  }
+  c["outputs"] = std::move(outputs);
+  c["extra"] = r.extra.is_null() ? json::object() : r.extra;
+  c["started_at"] = r.started_at;
+  c["finished_at"] = r.finished_at;
+  c["wall_s"] = number(r.wall_s);
+  return c;
+}
+
+json verdict_to_json(const model::VerdictRow& v) {
+  json flags = json::array();
+  for (auto f : v.flags) flags.push_back(model::to_string(f));
+  return {
+      {"framework", v.framework},
+      {"function", v.function},
+      {"device", v.device},
+      {"verdict", model::to_string(v.verdict)},
+      {"flags", std::move(flags)},
+      {"cases", v.cases},
+      {"failing", v.failing},
+      {"mismatching", v.mismatching},
+      {"latency_ratio", optional(v.latency_ratio)},
+      {"reason", v.reason},
+  };
+}
+
+json counts_to_json(const std::vector<model::CaseResult>& cases) {
+  static constexpr model::Outcome kAll[] = {
+      model::Outcome::kPass,    model::Outcome::kFail,        model::Outcome::kMismatch,
+      model::Outcome::kCrash,   model::Outcome::kTimeout,     model::Outcome::kUnavailable,
+      model::Outcome::kSkip};
+  json counts = json::object();
+  for (const auto& r : cases) {
+    json& per_device = counts[r.info.framework][r.device];
+    if (per_device.is_null()) {
+      for (auto o : kAll) per_device[std::string(model::to_string(o))] = 0;
+    }
+    auto& n = per_device[std::string(model::to_string(r.outcome))];
+    n = n.get<int64_t>() + 1;
+  }
+  return counts;
+}
+
+json to_json(const model::RunInfo& run, const std::vector<model::CaseResult>& cases,
+             const std::vector<model::VerdictRow>& verdicts) {
+  json doc = json::object();
+  doc["schema_version"] = model::kSchemaVersion;
+  doc["run"] = {
+      {"id", run.id},
+      {"suite", run.suite},
+      {"state", run.state},
+      {"created_at", run.created_at},
+      {"finished_at", run.finished_at},
+      {"baseline", run.baseline},
+      {"options", run.options.is_null() ? json::object() : run.options},
+  };
+  doc["environment"] = run.environment.is_null() ? json::object() : run.environment;
+  json cs = json::array();
+  for (const auto& r : cases) cs.push_back(case_to_json(r));
+  doc["cases"] = std::move(cs);
+  json vs = json::array();
+  for (const auto& v : verdicts) vs.push_back(verdict_to_json(v));
+  doc["verdicts"] = std::move(vs);
+  doc["counts"] = counts_to_json(cases);
+  return doc;
+}
+
+Results from_json(const json& doc, std::string_view source) {
+  const std::string src(source);
+  if (!doc.is_object()) throw FatalError(src + " is not a MudJack results document");
+  auto sv = doc.find("schema_version");
+  if (sv == doc.end() || !sv->is_string()) throw FatalError(src + " has no schema_version");
+  std::string version = sv->get<std::string>();
+  auto parsed = parse_version(version);
+  if (!parsed) throw FatalError(src + " has an unreadable schema_version '" + version + "'");
+  if (parsed->first != my_major()) {
+    throw FatalError(src + " has schema " + version + "; this mudjack reads " +
+                     std::to_string(my_major()) + ".x");
+  }
+
+  Results out;
+  out.schema_version = version;
+  std::string where = "run";
+  try {
+    const json& run = sub(doc, "run");
+    out.run.id = str(run, "id");
+    out.run.suite = str(run, "suite");
+    out.run.state = str(run, "state");
+    out.run.created_at = str(run, "created_at");
+    out.run.finished_at = str(run, "finished_at");
+    out.run.baseline = str(run, "baseline");
+    out.run.options = object_or(run, "options", json::object());
+    out.run.environment = object_or(doc, "environment", json::object());
+
+    if (auto it = doc.find("cases"); it != doc.end() && !it->is_null()) {
+      size_t index = 0;
+      for (const auto& c : *it) {
+        where = "cases[" + std::to_string(index++) + "]";
+        out.cases.push_back(case_from_json(c, out.run.id, source));
+      }
+    }
+    if (auto it = doc.find("verdicts"); it != doc.end() && !it->is_null()) {
+      size_t index = 0;
+      for (const auto& v : *it) {
+        where = "verdicts[" + std::to_string(index++) + "]";
+        out.verdicts.push_back(verdict_from_json(v, source));
+      }
+    }
+  } catch (const json::exception& e) {
+    throw FatalError(src + ": bad " + where + ": " + e.what());
+  }
+  return out;
+}
+
+Results load_json(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw FatalError("cannot read " + file.string());
+  std::stringstream buf;
+  buf << in.rdbuf();
+  json doc;
+  try {
+    doc = json::parse(buf.str());
+  } catch (const json::exception& e) {
+    throw FatalError(file.string() + " is not valid JSON: " + e.what());
+  }
+  return from_json(doc, file.string());
+}
+
+std::string dump_json(const json& doc, int indent) {
+  return doc.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace mudjack::report

@@ -1,0 +1,307 @@
+#include "report/markdown.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <string_view>
+#include <tuple>
+
+#include "report/text.hpp"
+
+namespace mudjack::report {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxMessageBytes = 200;
+
+constexpr std::array<model::Verdict, 6> kVerdictColumns = {
+    model::Verdict::kPortable,   model::Verdict::kPartialFailure,
+    model::Verdict::kCompleteFailure, model::Verdict::kDivergent,
+    model::Verdict::kIntolerableLatency, model::Verdict::kUnavailable};
+
+constexpr std::array<model::Outcome, 7> kOutcomeColumns = {
+    model::Outcome::kPass,    model::Outcome::kFail,        model::Outcome::kMismatch,
+    model::Outcome::kCrash,   model::Outcome::kTimeout,     model::Outcome::kUnavailable,
+    model::Outcome::kSkip};
+
+// "partial_failure" -> "partial failure".
+std::string words(std::string_view name) {
+  std::string s(name);
+  std::replace(s.begin(), s.end(), '_', ' ');
+  return s;
+}
+
+// Escapes characters Markdown (and GitHub's tables) would interpret.
+std::string escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (std::string_view("\\`*_[]<>|~#").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// An inline code span that survives backticks in the text.
+std::string code(std::string_view s) {
+  if (s.find('`') == std::string_view::npos) return "`" + std::string(s) + "`";
+  return "`` " + std::string(s) + " ``";
+}
+
+// Probe text made safe for one Markdown line: invalid UTF-8 repaired, ANSI
+// escape sequences removed, TAB made a space, other control characters
+// dropped.
+std::string plain(std::string_view s) {
+  std::string v = valid_utf8(s);
+  std::string out;
+  out.reserve(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    auto c = static_cast<unsigned char>(v[i]);
+    if (c == 0x1b) {
+      if (i + 1 < v.size() && v[i + 1] == '[') {
+        i += 2;
+        while (i < v.size() && !(v[i] >= 0x40 && v[i] <= 0x7e)) ++i;
+      }
+      continue;
+    }
+    if (c == '\t') {
+      out += ' ';
+    } else if (c >= 0x20 && c != 0x7f) {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// The first non-empty line, cleaned, cut to kMaxMessageBytes on a UTF-8
+// boundary.
+std::string one_line(std::string_view text) {
+  size_t start = text.find_first_not_of(" \t\r\n");
+  if (start == std::string_view::npos) return {};
+  text.remove_prefix(start);
+  std::string line = plain(text.substr(0, text.find_first_of("\r\n")));
+  std::string_view s = line;
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  if (s.size() <= kMaxMessageBytes) return std::string(s);
+  size_t cut = kMaxMessageBytes;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(s.substr(0, cut)) + "…";
+}
+
+std::string last_line(std::string_view s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) {
+    s.remove_suffix(1);
+  }
+  auto nl = s.find_last_of("\r\n");
+  return std::string(nl == std::string_view::npos ? s : s.substr(nl + 1));
+}
+
+std::string host_name(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_object()) {
+    for (const char* key : {"hostname", "name"}) {
+      auto it = v.find(key);
+      if (it != v.end() && it->is_string()) return it->get<std::string>();
+    }
+  }
+  return {};
+}
+
+std::string hosts(const json& env) {
+  if (!env.is_object()) return {};
+  if (auto it = env.find("host"); it != env.end()) {
+    if (auto h = host_name(*it); !h.empty()) return h;
+  }
+  if (auto it = env.find("hostname"); it != env.end()) {
+    if (auto h = host_name(*it); !h.empty()) return h;
+  }
+  if (auto it = env.find("hosts"); it != env.end() && it->is_array()) {
+    std::string all;
+    for (const auto& h : *it) {
+      auto name = host_name(h.is_object() && h.contains("host") ? h["host"] : h);
+      if (name.empty()) continue;
+      if (!all.empty()) all += ", ";
+      all += name;
+    }
+    return all;
+  }
+  return {};
+}
+
+std::string device_label(const json& env, const std::string& id) {
+  if (env.is_object()) {
+    auto it = env.find("devices");
+    if (it != env.end() && it->is_array()) {
+      for (const auto& d : *it) {
+        if (!d.is_object() || d.value("id", json()) != json(id)) continue;
+        auto m = d.find("model");
+        if (m != d.end() && m->is_string() && !m->get<std::string>().empty()) {
+          return code(id) + " (" + escape(m->get<std::string>()) + ")";
+        }
+      }
+    }
+  }
+  return code(id);
+}
+
+// Why a case did not pass, in one line.
+std::string case_message(const model::CaseResult& r) {
+  std::string msg(model::to_string(r.outcome));
+  if (r.error.kind != model::ErrorKind::kNone) {
+    msg += " (" + escape(model::to_string(r.error.kind)) + ")";
+  }
+  std::string detail;
+  if (r.error.signal) detail = "signal " + std::to_string(*r.error.signal);
+  if (r.error.exit_code) detail = "exit code " + std::to_string(*r.error.exit_code);
+  std::string text = one_line(r.error.message);
+  if (text.empty() && r.outcome == model::Outcome::kMismatch) text = one_line(r.numeric.message);
+  if (text.empty()) text = one_line(last_line(r.error.stderr_tail));
+  if (!detail.empty()) msg += ", " + detail;
+  if (!text.empty()) msg += ": " + escape(text);
+  return msg;
+}
+
+struct Key {
+  std::string framework, device;
+  bool operator<(const Key& o) const {
+    return std::tie(framework, device) < std::tie(o.framework, o.device);
+  }
+};
+
+}  // namespace
+
+std::string to_markdown(const model::RunInfo& run, const std::vector<model::CaseResult>& cases,
+                        const std::vector<model::VerdictRow>& verdicts) {
+  // Tallies per (framework, device).
+  std::map<Key, std::map<model::Verdict, int>> by_verdict;
+  std::map<Key, std::map<model::Outcome, int>> by_outcome;
+  std::map<std::string, std::set<std::string>> devices;  // framework -> devices
+  for (const auto& v : verdicts) {
+    ++by_verdict[{v.framework, v.device}][v.verdict];
+    devices[v.framework].insert(v.device);
+  }
+  for (const auto& r : cases) {
+    ++by_outcome[{r.info.framework, r.device}][r.outcome];
+    devices[r.info.framework].insert(r.device);
+  }
+
+  std::string out = "# MudJack run " + code(run.id) + "\n\n";
+  std::string host = hosts(run.environment);
+  out += "- Suite: " + code(run.suite) + "\n";
+  out += "- Date: " + (run.created_at.empty() ? std::string("unknown") : escape(run.created_at));
+  if (!run.finished_at.empty()) out += " (finished " + escape(run.finished_at) + ")";
+  out += "\n";
+  out += "- Host: " + (host.empty() ? std::string("unknown") : escape(plain(host))) + "\n";
+  out += "- Baseline device: " + code(run.baseline) + "\n";
+  if (!run.state.empty()) out += "- State: " + escape(run.state) + "\n";
+  out += "- Results: " + std::to_string(cases.size()) + " case results, " +
+         std::to_string(verdicts.size()) + " function verdicts\n";
+
+  for (const auto& [framework, device_set] : devices) {
+    std::vector<std::string> order(device_set.begin(), device_set.end());
+    std::stable_partition(order.begin(), order.end(),
+                          [&](const std::string& d) { return d == run.baseline; });
+
+    out += "\n## " + escape(framework) + "\n\n";
+    out += "| Device | Functions";
+    for (auto v : kVerdictColumns) out += " | " + words(model::to_string(v));
+    out += " | Failure rate |\n|---|--:";
+    for (size_t i = 0; i < kVerdictColumns.size(); ++i) out += "|--:";
+    out += "|--:|\n";
+    for (const auto& device : order) {
+      const auto& tally = by_verdict[{framework, device}];
+      int total = 0;
+      for (const auto& [verdict, n] : tally) total += n;
+      out += "| " + device_label(run.environment, device) + " | " + std::to_string(total);
+      for (auto v : kVerdictColumns) {
+        auto it = tally.find(v);
+        out += " | " + std::to_string(it == tally.end() ? 0 : it->second);
+      }
+      const auto count = [&](model::Verdict v) {
+        auto it = tally.find(v);
+        return it == tally.end() ? 0 : it->second;
+      };
+      int attempted = total - count(model::Verdict::kUnavailable);
+      int failing =
+          count(model::Verdict::kPartialFailure) + count(model::Verdict::kCompleteFailure);
+      out += " | " + (attempted == 0 ? std::string("–")
+                                     : std::to_string((100 * failing + attempted / 2) / attempted) +
+                                           "%");
+      out += " |\n";
+    }
+
+    out += "\n| Device | Cases";
+    for (auto o : kOutcomeColumns) out += " | " + std::string(model::to_string(o));
+    out += " |\n|---|--:";
+    for (size_t i = 0; i < kOutcomeColumns.size(); ++i) out += "|--:";
+    out += "|\n";
+    for (const auto& device : order) {
+      const auto& tally = by_outcome[{framework, device}];
+      int total = 0;
+      for (const auto& [outcome, n] : tally) total += n;
+      out += "| " + device_label(run.environment, device) + " | " + std::to_string(total);
+      for (auto o : kOutcomeColumns) {
+        auto it = tally.find(o);
+        out += " | " + std::to_string(it == tally.end() ? 0 : it->second);
+      }
+      out += " |\n";
+    }
+  }
+
+  // Non-portable functions, in the verdicts' order.
+  std::map<std::pair<std::string, std::string>, const model::CaseResult*> by_case;
+  for (const auto& r : cases) by_case.try_emplace({r.info.id, r.device}, &r);
+  std::vector<const model::VerdictRow*> bad;
+  for (const auto& v : verdicts) {
+    if (v.verdict != model::Verdict::kPortable) bad.push_back(&v);
+  }
+  out += "\n## Not portable (" + std::to_string(bad.size()) + ")\n\n";
+  if (bad.empty()) {
+    out += verdicts.empty() ? "No verdicts were computed.\n"
+                            : "Every function is portable on every device.\n";
+    return out;
+  }
+  for (const auto* v : bad) {
+    out += "- **" + escape(v->framework) + "** " + code(v->function) + " on " + code(v->device) +
+           ": " + words(model::to_string(v->verdict));
+    if (!v->flags.empty()) {
+      out += " (also ";
+      for (size_t i = 0; i < v->flags.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += words(model::to_string(v->flags[i]));
+      }
+      out += ")";
+    }
+    if (!v->reason.empty()) out += " — " + escape(one_line(v->reason));
+    out += "\n";
+
+    const model::CaseResult* first = nullptr;
+    for (const auto* ids : {&v->failing, &v->mismatching}) {
+      for (const auto& id : *ids) {
+        auto it = by_case.find({id, v->device});
+        if (it != by_case.end()) {
+          first = it->second;
+          break;
+        }
+      }
+      if (first != nullptr) break;
+    }
+    if (first == nullptr) {
+      for (const auto& r : cases) {
+        if (r.info.framework == v->framework && r.info.function == v->function &&
+            r.device == v->device && r.outcome != model::Outcome::kPass) {
+          first = &r;
+          break;
+        }
+      }
+    }
+    if (first != nullptr) {
+      out += "  - first failing case " + code(first->info.id) + ": " + case_message(*first) + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace mudjack::report

@@ -1,0 +1,89 @@
+#include "report/write.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <system_error>
+
+#include "report/csv.hpp"
+#include "report/json.hpp"
+#include "report/junit.hpp"
+#include "report/markdown.hpp"
+#include "util/error.hpp"
+
+namespace mudjack::report {
+namespace {
+
+using util::FatalError;
+
+std::string known_formats() {
+  std::string all;
+  for (auto f : kFormats) {
+    if (!all.empty()) all += ", ";
+    all += f;
+  }
+  return all;
+}
+
+}  // namespace
+
+std::string render(std::string_view format, const model::RunInfo& run,
+                   const std::vector<model::CaseResult>& cases,
+                   const std::vector<model::VerdictRow>& verdicts) {
+  if (format == "json") return dump_json(to_json(run, cases, verdicts), 1) + "\n";
+  if (format == "csv") return to_csv(cases);
+  if (format == "junit") return to_junit(run, cases);
+  if (format == "md") return to_markdown(run, cases, verdicts);
+  throw FatalError("unknown report format '" + std::string(format) +
+                   "' (known: " + known_formats() + ")");
+}
+
+void write_file_atomically(const std::filesystem::path& file, std::string_view content) {
+  std::filesystem::path tmp = file;
+  tmp += ".tmp." + std::to_string(::getpid());
+  const auto fail = [&](const char* what, int err) {
+    ::unlink(tmp.c_str());
+    return FatalError("cannot write " + file.string() + ": " + what + ": " + std::strerror(err));
+  };
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    int err = errno;
+    throw FatalError("cannot write " + file.string() + ": " + std::strerror(err));
+  }
+  const char* p = content.data();
+  size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      throw fail("write", err);
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    int err = errno;
+    ::close(fd);
+    throw fail("fsync", err);
+  }
+  if (::close(fd) != 0) throw fail("close", errno);
+  if (std::rename(tmp.c_str(), file.c_str()) != 0) throw fail("rename", errno);
+}
+
+void write_all(const std::filesystem::path& dir, const model::RunInfo& run,
+               const std::vector<model::CaseResult>& cases,
+               const std::vector<model::VerdictRow>& verdicts) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw FatalError("cannot create report folder " + dir.string() + ": " + ec.message());
+  for (size_t i = 0; i < kFormats.size(); ++i) {
+    write_file_atomically(dir / kFileNames[i], render(kFormats[i], run, cases, verdicts));
+  }
+}
+
+}  // namespace mudjack::report

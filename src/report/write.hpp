@@ -1,0 +1,41 @@
+#pragma once
+// Writes a run's reports: results.json (primary), results.csv, junit.xml and
+// summary.md, all renderings of the one results model (STYLE.md rule 8).
+//
+// Called by the CLI at the end of a run (and by `report` on stored results);
+// blocks on file I/O. Thread-safe as long as two callers do not write the
+// same folder at once. Errors throw util::FatalError naming the file.
+
+#include <array>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace mudjack::report {
+
+// The formats render() knows, and the file each is written to by write_all().
+inline constexpr std::array<std::string_view, 4> kFormats = {"json", "csv", "junit", "md"};
+inline constexpr std::array<std::string_view, 4> kFileNames = {"results.json", "results.csv",
+                                                               "junit.xml", "summary.md"};
+
+// One report as text. results.json is pretty-printed with a 1-space indent.
+// FatalError for a format outside kFormats, listing the known ones.
+std::string render(std::string_view format, const model::RunInfo& run,
+                   const std::vector<model::CaseResult>& cases,
+                   const std::vector<model::VerdictRow>& verdicts);
+
+// Creates `dir` if needed and writes every format to its file there.
+void write_all(const std::filesystem::path& dir, const model::RunInfo& run,
+               const std::vector<model::CaseResult>& cases,
+               const std::vector<model::VerdictRow>& verdicts);
+
+// Writes `content` to a temporary file beside `file`, flushes it to disk and
+// renames it over `file`, so a reader sees the old file or the new one, never
+// half of one. FatalError naming the file on any failure (the temporary file
+// is removed).
+void write_file_atomically(const std::filesystem::path& file, std::string_view content);
+
+}  // namespace mudjack::report

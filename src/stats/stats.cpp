@@ -1,0 +1,148 @@
+#include "stats/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace mudjack::stats {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool has_nan(std::span<const double> xs) {
+  return std::any_of(xs.begin(), xs.end(), [](double x) { return std::isnan(x); });
+}
+
+// A sorted copy; callers have already rejected NaN, so the order is strict
+// weak and std::sort is well defined.
+std::vector<double> sorted_copy(std::span<const double> xs) {
+  std::vector<double> v(xs.begin(), xs.end());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// numpy's 'linear' method on already sorted, non-empty, NaN-free values.
+// Mirrors numpy: the fraction q / 100 is formed first, the rank is
+// (n - 1) * fraction, and the lerp is computed from the nearer end so that
+// t == 1 lands exactly on the upper value.
+double percentile_sorted(const std::vector<double>& sorted, double q) {
+  const double fraction = q / 100.0;
+  const double rank = static_cast<double>(sorted.size() - 1) * fraction;
+  const double lower = std::floor(rank);
+  const auto lo = static_cast<size_t>(lower);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double t = rank - lower;
+  const double a = sorted[lo];
+  const double b = sorted[hi];
+  const double diff = b - a;
+  if (t >= 0.5) {
+    return b - diff * (1.0 - t);
+  }
+  return a + diff * t;
+}
+
+double mean_unchecked(std::span<const double> xs) {
+  double sum = 0;
+  for (double x : xs) {
+    sum += x;
+  }
+  return sum / static_cast<double>(xs.size());
+}
+
+double stddev_around(std::span<const double> xs, double mu) {
+  if (xs.size() < 2) {
+    return 0;
+  }
+  double squares = 0;
+  for (double x : xs) {
+    squares += (x - mu) * (x - mu);
+  }
+  return std::sqrt(squares / static_cast<double>(xs.size() - 1));
+}
+
+}  // namespace
+
+double percentile(std::span<const double> xs, double q) {
+  if (xs.empty() || has_nan(xs) || !(q >= 0.0 && q <= 100.0)) {
+    return kNaN;
+  }
+  return percentile_sorted(sorted_copy(xs), q);
+}
+
+double median(std::span<const double> xs) {
+  return percentile(xs, 50.0);
+}
+
+double mean(std::span<const double> xs) {
+  if (xs.empty()) {
+    return kNaN;
+  }
+  return mean_unchecked(xs);
+}
+
+double stddev(std::span<const double> xs) {
+  if (xs.empty()) {
+    return kNaN;
+  }
+  return stddev_around(xs, mean_unchecked(xs));
+}
+
+double cv(std::span<const double> xs) {
+  if (xs.empty()) {
+    return kNaN;
+  }
+  const double mu = mean_unchecked(xs);
+  if (mu == 0) {
+    return 0;
+  }
+  return stddev_around(xs, mu) / mu;
+}
+
+double min(std::span<const double> xs) {
+  if (xs.empty() || has_nan(xs)) {
+    return kNaN;
+  }
+  return *std::min_element(xs.begin(), xs.end());
+}
+
+std::optional<double> geometric_mean(std::span<const double> xs) {
+  if (xs.empty()) {
+    return std::nullopt;
+  }
+  for (double x : xs) {
+    if (!(x > 0) || !std::isfinite(x)) {
+      return std::nullopt;
+    }
+  }
+  if (std::all_of(xs.begin(), xs.end(), [&](double x) { return x == xs.front(); })) {
+    return xs.front();
+  }
+  // Logs rather than a running product: a long run of large or small ratios
+  // cannot overflow or underflow.
+  double log_sum = 0;
+  for (double x : xs) {
+    log_sum += std::log(x);
+  }
+  return std::exp(log_sum / static_cast<double>(xs.size()));
+}
+
+std::optional<model::LatencyStats> summarize(std::span<const double> samples_ns) {
+  if (samples_ns.empty() || has_nan(samples_ns)) {
+    return std::nullopt;
+  }
+  const std::vector<double> sorted = sorted_copy(samples_ns);
+  model::LatencyStats s;
+  s.median_ns = percentile_sorted(sorted, 50.0);
+  s.p10_ns = percentile_sorted(sorted, 10.0);
+  s.p90_ns = percentile_sorted(sorted, 90.0);
+  s.iqr_ns = percentile_sorted(sorted, 75.0) - percentile_sorted(sorted, 25.0);
+  s.mean_ns = mean_unchecked(samples_ns);
+  s.stddev_ns = stddev_around(samples_ns, s.mean_ns);
+  s.cv = s.mean_ns == 0 ? 0 : s.stddev_ns / s.mean_ns;
+  s.min_ns = sorted.front();
+  s.n = static_cast<int64_t>(sorted.size());
+  return s;
+}
+
+}  // namespace mudjack::stats

@@ -1,0 +1,856 @@
+#include "store/store.hpp"
+
+#include <sqlite3.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <limits>
+#include <system_error>
+
+#include "util/error.hpp"
+
+namespace mudjack::store {
+namespace {
+
+using nlohmann::json;
+using util::FatalError;
+
+// The first schema (1.0). Strings are NOT NULL with '' for "absent"; optional
+// numbers are NULL when absent. Stats columns are all NULL when a result has
+// no samples (n IS NULL marks that).
+const std::vector<std::string> kSchema_1_0 = {
+    R"sql(CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+))sql",
+    R"sql(CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  suite TEXT NOT NULL,
+  state TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  finished_at TEXT NOT NULL DEFAULT '',
+  baseline TEXT NOT NULL,
+  options_json TEXT NOT NULL DEFAULT '{}',
+  environment_json TEXT NOT NULL DEFAULT '{}'
+))sql",
+    R"sql(CREATE TABLE cases (
+  run_id TEXT NOT NULL,
+  case_id TEXT NOT NULL,
+  framework TEXT NOT NULL,
+  function TEXT NOT NULL,
+  variant TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  shape TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  compiler TEXT NOT NULL,
+  params_json TEXT NOT NULL,
+  requires_json TEXT NOT NULL,
+  dims_json TEXT NOT NULL,
+  note TEXT NOT NULL,
+  successor TEXT NOT NULL,
+  rtol REAL,
+  atol REAL,
+  tags_json TEXT NOT NULL,
+  PRIMARY KEY (run_id, case_id)
+))sql",
+    R"sql(CREATE TABLE planned (
+  run_id TEXT NOT NULL,
+  case_id TEXT NOT NULL,
+  device TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  PRIMARY KEY (run_id, case_id, device)
+))sql",
+    "CREATE INDEX planned_by_seq ON planned (run_id, seq)",
+    R"sql(CREATE TABLE results (
+  run_id TEXT NOT NULL,
+  case_id TEXT NOT NULL,
+  device TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  error_kind TEXT NOT NULL,
+  error_message TEXT NOT NULL,
+  error_signal INTEGER,
+  error_exit_code INTEGER,
+  error_stderr_tail TEXT NOT NULL,
+  error_traceback TEXT NOT NULL,
+  cold_ns INTEGER,
+  samples_json TEXT NOT NULL,
+  calls_per_sample INTEGER NOT NULL,
+  median_ns REAL,
+  p10_ns REAL,
+  p90_ns REAL,
+  iqr_ns REAL,
+  mean_ns REAL,
+  stddev_ns REAL,
+  cv REAL,
+  min_ns REAL,
+  n INTEGER,
+  peak_device_bytes INTEGER,
+  peak_host_bytes INTEGER,
+  max_abs_err REAL,
+  max_rel_err REAL,
+  compared_with TEXT NOT NULL,
+  numeric_message TEXT NOT NULL,
+  outputs_json TEXT NOT NULL,
+  extra_json TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  finished_at TEXT NOT NULL,
+  wall_s REAL NOT NULL,
+  PRIMARY KEY (run_id, case_id, device)
+))sql",
+    R"sql(CREATE TABLE outcome_changes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL,
+  case_id TEXT NOT NULL,
+  device TEXT NOT NULL,
+  from_outcome TEXT NOT NULL,
+  to_outcome TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  at TEXT NOT NULL
+))sql",
+    "CREATE INDEX outcome_changes_by_run ON outcome_changes (run_id, id)",
+};
+
+// "MAJOR.MINOR" -> (major, minor); nullopt if malformed.
+std::optional<std::pair<int, int>> parse_version(std::string_view v) {
+  auto dot = v.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == v.size()) return std::nullopt;
+  int major = 0;
+  int minor = 0;
+  auto a = std::from_chars(v.data(), v.data() + dot, major);
+  auto b = std::from_chars(v.data() + dot + 1, v.data() + v.size(), minor);
+  if (a.ec != std::errc() || a.ptr != v.data() + dot || b.ec != std::errc() ||
+      b.ptr != v.data() + v.size() || major < 0 || minor < 0) {
+    return std::nullopt;
+  }
+  return std::pair{major, minor};
+}
+
+std::pair<int, int> must_parse_version(std::string_view v) {
+  auto parsed = parse_version(v);
+  if (!parsed) throw FatalError("migration list has a bad version '" + std::string(v) + "'");
+  return *parsed;
+}
+
+std::string now_utc_iso() {
+  auto now = std::chrono::system_clock::now();
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  size_t len = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + len, sizeof buf - len, ".%03dZ", static_cast<int>(ms.count()));
+  return buf;
+}
+
+// Dumps JSON for storage; invalid UTF-8 (a probe's stderr) is replaced, never
+// thrown on.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// A prepared statement over a connection the caller has locked. Errors throw
+// FatalError naming the database file.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const std::filesystem::path& path, std::string_view sql)
+      : db_(db), path_(path) {
+    if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &st_, nullptr) !=
+        SQLITE_OK) {
+      fail();
+    }
+  }
+  ~Stmt() { sqlite3_finalize(st_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  Stmt& text(int i, std::string_view s) {
+    check(sqlite3_bind_text(st_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
+  Stmt& int64(int i, int64_t v) {
+    check(sqlite3_bind_int64(st_, i, v));
+    return *this;
+  }
+  Stmt& real(int i, double v) {
+    check(sqlite3_bind_double(st_, i, v));
+    return *this;
+  }
+  Stmt& null(int i) {
+    check(sqlite3_bind_null(st_, i));
+    return *this;
+  }
+  Stmt& opt_int64(int i, std::optional<int64_t> v) { return v ? int64(i, *v) : null(i); }
+  Stmt& opt_real(int i, std::optional<double> v) { return v ? real(i, *v) : null(i); }
+
+  // Steps once; true when a row is available.
+  bool row() {
+    int rc = sqlite3_step(st_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    fail();
+  }
+  // Steps to completion, discarding rows.
+  void run() {
+    while (row()) {
+    }
+  }
+  void reset() {
+    sqlite3_reset(st_);
+    sqlite3_clear_bindings(st_);
+  }
+
+  bool is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
+  std::string col_text(int col) const {
+    const auto* p = sqlite3_column_text(st_, col);
+    if (p == nullptr) return {};
+    return std::string(reinterpret_cast<const char*>(p),
+                       static_cast<size_t>(sqlite3_column_bytes(st_, col)));
+  }
+  int64_t col_int64(int col) const { return sqlite3_column_int64(st_, col); }
+  double col_real(int col) const { return sqlite3_column_double(st_, col); }
+  std::optional<int64_t> col_opt_int64(int col) const {
+    if (is_null(col)) return std::nullopt;
+    return col_int64(col);
+  }
+  std::optional<double> col_opt_real(int col) const {
+    if (is_null(col)) return std::nullopt;
+    return col_real(col);
+  }
+  // A REAL that is NULL reads as NaN (SQLite stores NaN as NULL).
+  double col_real_or_nan(int col) const {
+    return is_null(col) ? std::numeric_limits<double>::quiet_NaN() : col_real(col);
+  }
+  json col_json(int col, std::string_view what) const {
+    std::string s = col_text(col);
+    if (s.empty()) return nullptr;
+    try {
+      return json::parse(s);
+    } catch (const json::exception& e) {
+      throw FatalError(path_.string() + ": stored " + std::string(what) +
+                       " is not valid JSON: " + e.what());
+    }
+  }
+
+ private:
+  void check(int rc) {
+    if (rc != SQLITE_OK) fail();
+  }
+  [[noreturn]] void fail() {
+    throw FatalError("results database " + path_.string() + ": " + sqlite3_errmsg(db_));
+  }
+
+  sqlite3* db_;
+  const std::filesystem::path& path_;
+  sqlite3_stmt* st_ = nullptr;
+};
+
+void exec(sqlite3* db, const std::filesystem::path& path, const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err != nullptr ? err : sqlite3_errmsg(db);
+    sqlite3_free(err);
+    throw FatalError("results database " + path.string() + ": " + msg);
+  }
+}
+
+// BEGIN IMMEDIATE ... COMMIT; rolls back unless commit() ran.
+class Transaction {
+ public:
+  Transaction(sqlite3* db, const std::filesystem::path& path) : db_(db), path_(path) {
+    exec(db_, path_, "BEGIN IMMEDIATE");
+  }
+  ~Transaction() {
+    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit() {
+    exec(db_, path_, "COMMIT");
+    done_ = true;
+  }
+
+ private:
+  sqlite3* db_;
+  const std::filesystem::path& path_;
+  bool done_ = false;
+};
+
+// meta.schema_version, or "0.0" for an empty database. Throws when the file
+// holds other tables but no MudJack meta.
+std::string read_version(sqlite3* db, const std::filesystem::path& path) {
+  Stmt has_meta(db, path, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
+  has_meta.row();
+  if (has_meta.col_int64(0) == 0) {
+    Stmt any(db, path, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'");
+    any.row();
+    if (any.col_int64(0) != 0) {
+      throw FatalError(path.string() + " is not a MudJack results database (no meta table)");
+    }
+    return "0.0";
+  }
+  Stmt q(db, path, "SELECT value FROM meta WHERE key='schema_version'");
+  if (!q.row()) {
+    throw FatalError(path.string() + " is not a MudJack results database (no schema_version)");
+  }
+  return q.col_text(0);
+}
+
+json output_to_json(const model::OutputRef& o) {
+  return {{"path", o.path}, {"dtype", o.dtype}, {"saved_dtype", o.saved_dtype}, {"shape", o.shape}};
+}
+
+model::OutputRef output_from_json(const json& j) {
+  model::OutputRef o;
+  o.path = j.value("path", "");
+  o.dtype = j.value("dtype", "");
+  o.saved_dtype = j.value("saved_dtype", "");
+  if (j.contains("shape")) o.shape = j.at("shape").get<std::vector<int64_t>>();
+  return o;
+}
+
+model::RunInfo run_from_row(const Stmt& q) {
+  model::RunInfo r;
+  r.id = q.col_text(0);
+  r.suite = q.col_text(1);
+  r.state = q.col_text(2);
+  r.created_at = q.col_text(3);
+  r.finished_at = q.col_text(4);
+  r.baseline = q.col_text(5);
+  r.options = q.col_json(6, "run options");
+  if (r.options.is_null()) r.options = json::object();
+  r.environment = q.col_json(7, "run environment");
+  if (r.environment.is_null()) r.environment = json::object();
+  return r;
+}
+
+constexpr std::string_view kRunColumns =
+    "id, suite, state, created_at, finished_at, baseline, options_json, environment_json";
+
+// Case metadata columns, in the order case_from_row() reads them from `first`.
+constexpr std::string_view kCaseColumns =
+    "c.case_id, c.framework, c.function, c.variant, c.dtype, c.shape, c.mode, c.compiler, "
+    "c.params_json, c.requires_json, c.dims_json, c.note, c.successor, c.rtol, c.atol, "
+    "c.tags_json";
+
+void case_from_row(const Stmt& q, int first, model::CaseInfo& c) {
+  int i = first;
+  c.id = q.col_text(i++);
+  c.framework = q.col_text(i++);
+  c.function = q.col_text(i++);
+  c.variant = q.col_text(i++);
+  c.dtype = q.col_text(i++);
+  c.shape = q.col_text(i++);
+  c.mode = q.col_text(i++);
+  c.compiler = q.col_text(i++);
+  json params = q.col_json(i++, "case params");
+  c.params = params.is_null() ? json::object() : params;
+  json req = q.col_json(i++, "case requires");
+  c.requires_ = req.is_null() ? json::object() : req;
+  json dims = q.col_json(i++, "case dims");
+  c.dims = dims.is_null() ? json::array() : dims;
+  c.note = q.col_text(i++);
+  c.successor = q.col_text(i++);
+  c.rtol = q.col_opt_real(i++);
+  c.atol = q.col_opt_real(i++);
+  json tags = q.col_json(i++, "case tags");
+  if (tags.is_array()) c.tags = tags.get<std::vector<std::string>>();
+}
+
+// Result columns, then the joined case columns (kCaseColumns) from index 33.
+constexpr std::string_view kResultColumns =
+    "r.run_id, r.case_id, r.device, r.outcome, r.error_kind, r.error_message, r.error_signal, "
+    "r.error_exit_code, r.error_stderr_tail, r.error_traceback, r.cold_ns, r.samples_json, "
+    "r.calls_per_sample, r.median_ns, r.p10_ns, r.p90_ns, r.iqr_ns, r.mean_ns, r.stddev_ns, "
+    "r.cv, r.min_ns, r.n, r.peak_device_bytes, r.peak_host_bytes, r.max_abs_err, "
+    "r.max_rel_err, r.compared_with, r.numeric_message, r.outputs_json, r.extra_json, "
+    "r.started_at, r.finished_at, r.wall_s";
+constexpr int kResultColumnCount = 33;
+
+model::CaseResult result_from_row(const Stmt& q, const std::filesystem::path& path) {
+  model::CaseResult r;
+  r.run_id = q.col_text(0);
+  std::string case_id = q.col_text(1);
+  r.device = q.col_text(2);
+  std::string outcome = q.col_text(3);
+  auto o = model::parse_outcome(outcome);
+  if (!o) {
+    throw FatalError(path.string() + ": stored result " + case_id + " has unknown outcome '" +
+                     outcome + "'");
+  }
+  r.outcome = *o;
+  std::string kind = q.col_text(4);
+  auto k = model::parse_error_kind(kind);
+  if (!k) {
+    throw FatalError(path.string() + ": stored result " + case_id + " has unknown error kind '" +
+                     kind + "'");
+  }
+  r.error.kind = *k;
+  r.error.message = q.col_text(5);
+  if (!q.is_null(6)) r.error.signal = static_cast<int>(q.col_int64(6));
+  if (!q.is_null(7)) r.error.exit_code = static_cast<int>(q.col_int64(7));
+  r.error.stderr_tail = q.col_text(8);
+  r.error.traceback = q.col_text(9);
+  r.latency.cold_ns = q.col_opt_int64(10);
+  json samples = q.col_json(11, "samples");
+  if (samples.is_array()) {
+    r.latency.samples_ns.reserve(samples.size());
+    // NaN samples were dumped as null; keep the count honest.
+    for (const auto& s : samples) {
+      r.latency.samples_ns.push_back(s.is_number() ? s.get<double>()
+                                                   : std::numeric_limits<double>::quiet_NaN());
+    }
+  }
+  r.latency.calls_per_sample = q.col_int64(12);
+  if (!q.is_null(21)) {
+    model::LatencyStats s;
+    s.median_ns = q.col_real_or_nan(13);
+    s.p10_ns = q.col_real_or_nan(14);
+    s.p90_ns = q.col_real_or_nan(15);
+    s.iqr_ns = q.col_real_or_nan(16);
+    s.mean_ns = q.col_real_or_nan(17);
+    s.stddev_ns = q.col_real_or_nan(18);
+    s.cv = q.col_real_or_nan(19);
+    s.min_ns = q.col_real_or_nan(20);
+    s.n = q.col_int64(21);
+    r.latency.stats = s;
+  }
+  r.memory.peak_device_bytes = q.col_opt_int64(22);
+  r.memory.peak_host_bytes = q.col_opt_int64(23);
+  r.numeric.max_abs_err = q.col_opt_real(24);
+  r.numeric.max_rel_err = q.col_opt_real(25);
+  r.numeric.compared_with = q.col_text(26);
+  r.numeric.message = q.col_text(27);
+  json outputs = q.col_json(28, "outputs");
+  if (outputs.is_array()) {
+    try {
+      for (const auto& o2 : outputs) r.outputs.push_back(output_from_json(o2));
+    } catch (const json::exception& e) {
+      throw FatalError(path.string() + ": stored outputs of " + case_id + " are malformed: " +
+                       e.what());
+    }
+  }
+  json extra = q.col_json(29, "extra");
+  r.extra = extra.is_null() ? json::object() : extra;
+  r.started_at = q.col_text(30);
+  r.finished_at = q.col_text(31);
+  r.wall_s = q.col_real(32);
+  if (q.is_null(kResultColumnCount)) {
+    // No stored metadata (cannot happen through record()); keep the id.
+    r.info.id = case_id;
+  } else {
+    case_from_row(q, kResultColumnCount, r.info);
+  }
+  return r;
+}
+
+void upsert_case(Stmt& q, const std::string& run_id, const model::CaseInfo& c) {
+  q.reset();
+  q.text(1, run_id)
+      .text(2, c.id)
+      .text(3, c.framework)
+      .text(4, c.function)
+      .text(5, c.variant)
+      .text(6, c.dtype)
+      .text(7, c.shape)
+      .text(8, c.mode)
+      .text(9, c.compiler)
+      .text(10, dump(c.params))
+      .text(11, dump(c.requires_))
+      .text(12, dump(c.dims))
+      .text(13, c.note)
+      .text(14, c.successor)
+      .opt_real(15, c.rtol)
+      .opt_real(16, c.atol)
+      .text(17, dump(json(c.tags)));
+  q.run();
+}
+
+constexpr std::string_view kCaseInsertTail =
+    " INTO cases (run_id, case_id, framework, function, variant, dtype, shape, mode, "
+    "compiler, params_json, requires_json, dims_json, note, successor, rtol, atol, tags_json) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
+
+}  // namespace
+
+std::filesystem::path default_db_path(const std::filesystem::path& results_dir) {
+  return results_dir / kDatabaseFileName;
+}
+
+const std::vector<Migration>& migrations() {
+  static const std::vector<Migration> kMigrations = {
+      {"1.0", kSchema_1_0},
+  };
+  return kMigrations;
+}
+
+std::unique_ptr<Store> Store::open(const std::filesystem::path& db_path) {
+  return open(db_path, migrations());
+}
+
+std::unique_ptr<Store> Store::open(const std::filesystem::path& db_path,
+                                   const std::vector<Migration>& steps) {
+  std::filesystem::path parent = db_path.parent_path();
+  if (!parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec) {
+      throw FatalError("cannot create results folder " + parent.string() + ": " + ec.message());
+    }
+  }
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                           nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close(db);
+    throw FatalError("cannot open results database " + db_path.string() + ": " + msg);
+  }
+  // From here the Store owns db and closes it, even when a check below throws.
+  std::unique_ptr<Store> store(new Store(db_path, db));
+  sqlite3_busy_timeout(db, 10000);
+
+  // The first read touches the file: garbage reads as SQLITE_NOTADB, damage
+  // as SQLITE_CORRUPT or a quick_check report.
+  const auto not_ours = [&](const std::string& why) {
+    return FatalError(db_path.string() + " is not a MudJack results database (" + why + ")");
+  };
+  {
+    sqlite3_stmt* st = nullptr;
+    rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, nullptr);
+    std::string first;
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_step(st);
+      if (rc == SQLITE_ROW) {
+        const auto* p = sqlite3_column_text(st, 0);
+        first = p != nullptr ? reinterpret_cast<const char*>(p) : "";
+        rc = SQLITE_OK;
+      }
+    }
+    std::string msg = sqlite3_errmsg(db);
+    sqlite3_finalize(st);
+    int primary = rc & 0xff;
+    if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) throw not_ours(msg);
+    if (rc != SQLITE_OK && rc != SQLITE_DONE) {
+      throw FatalError("cannot open results database " + db_path.string() + ": " + msg);
+    }
+    if (!first.empty() && first != "ok") {
+      // The report may span lines ("*** in database main ***\nPage 4: ...");
+      // keep the message to its first finding.
+      std::string finding;
+      size_t pos = 0;
+      while (pos < first.size()) {
+        size_t end = first.find('\n', pos);
+        if (end == std::string::npos) end = first.size();
+        std::string line = first.substr(pos, end - pos);
+        pos = end + 1;
+        if (!line.empty() && line.rfind("***", 0) != 0) {
+          finding = line;
+          break;
+        }
+      }
+      throw not_ours("corrupt: " + (finding.empty() ? std::string("quick_check failed") : finding));
+    }
+  }
+  exec(db, db_path, "PRAGMA journal_mode=WAL");
+  exec(db, db_path, "PRAGMA synchronous=NORMAL");
+
+  const auto mine = must_parse_version(steps.empty() ? "0.0" : steps.back().version);
+  std::string stored = read_version(db, db_path);
+  auto have = parse_version(stored);
+  if (!have) {
+    throw FatalError(db_path.string() + " has an unreadable schema version '" + stored + "'");
+  }
+  if (have->first > mine.first) {
+    throw FatalError(db_path.string() + " has schema " + stored + "; this mudjack reads " +
+                     std::to_string(mine.first) + ".x");
+  }
+  // A newer MINOR of our MAJOR is additive: read it as is, never downgrade.
+  if (*have < mine) store->migrate(steps);
+  return store;
+}
+
+Store::Store(std::filesystem::path path, sqlite3* db) : path_(std::move(path)), db_(db) {
+  sqlite3_extended_result_codes(db_, 1);
+}
+
+Store::~Store() { sqlite3_close(db_); }
+
+void Store::migrate(const std::vector<Migration>& steps) {
+  std::lock_guard lock(mu_);
+  for (const auto& step : steps) {
+    const auto target = must_parse_version(step.version);
+    Transaction tx(db_, path_);
+    // Re-read inside the write lock: another process may have migrated.
+    auto have = parse_version(read_version(db_, path_));
+    if (have && *have >= target) continue;  // rolls back an empty transaction
+    for (const auto& sql : step.sql) exec(db_, path_, sql);
+    Stmt q(db_, path_, "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?1)");
+    q.text(1, step.version).run();
+    tx.commit();
+  }
+}
+
+std::string Store::schema_version() const {
+  std::lock_guard lock(mu_);
+  return read_version(db_, path_);
+}
+
+void Store::require_run(const std::string& run_id) const {
+  Stmt q(db_, path_, "SELECT 1 FROM runs WHERE id = ?1");
+  q.text(1, run_id);
+  if (!q.row()) throw FatalError("no run " + run_id + " in " + path_.string());
+}
+
+void Store::create_run(const model::RunInfo& run) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_, path_);
+  {
+    Stmt exists(db_, path_, "SELECT 1 FROM runs WHERE id = ?1");
+    exists.text(1, run.id);
+    if (exists.row()) throw FatalError("run " + run.id + " already exists in " + path_.string());
+  }
+  Stmt q(db_, path_,
+         "INSERT INTO runs (id, suite, state, created_at, finished_at, baseline, options_json, "
+         "environment_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  q.text(1, run.id)
+      .text(2, run.suite)
+      .text(3, run.state)
+      .text(4, run.created_at)
+      .text(5, run.finished_at)
+      .text(6, run.baseline)
+      .text(7, dump(run.options))
+      .text(8, dump(run.environment))
+      .run();
+  tx.commit();
+}
+
+void Store::set_run_state(const std::string& run_id, const std::string& state,
+                          const std::string& finished_at) {
+  std::lock_guard lock(mu_);
+  Stmt q(db_, path_, "UPDATE runs SET state = ?2, finished_at = ?3 WHERE id = ?1");
+  q.text(1, run_id).text(2, state).text(3, finished_at).run();
+  if (sqlite3_changes(db_) == 0) throw FatalError("no run " + run_id + " in " + path_.string());
+}
+
+void Store::set_environment(const std::string& run_id, const nlohmann::json& environment) {
+  std::lock_guard lock(mu_);
+  Stmt q(db_, path_, "UPDATE runs SET environment_json = ?2 WHERE id = ?1");
+  q.text(1, run_id).text(2, dump(environment)).run();
+  if (sqlite3_changes(db_) == 0) throw FatalError("no run " + run_id + " in " + path_.string());
+}
+
+std::optional<model::RunInfo> Store::get_run(const std::string& run_id) const {
+  std::lock_guard lock(mu_);
+  Stmt q(db_, path_, "SELECT " + std::string(kRunColumns) + " FROM runs WHERE id = ?1");
+  q.text(1, run_id);
+  if (!q.row()) return std::nullopt;
+  return run_from_row(q);
+}
+
+std::vector<model::RunInfo> Store::list_runs() const {
+  std::lock_guard lock(mu_);
+  Stmt q(db_, path_,
+         "SELECT " + std::string(kRunColumns) + " FROM runs ORDER BY created_at DESC, rowid DESC");
+  std::vector<model::RunInfo> out;
+  while (q.row()) out.push_back(run_from_row(q));
+  return out;
+}
+
+void Store::add_plan(const std::string& run_id, const std::vector<model::CaseInfo>& cases,
+                     const std::vector<CaseDevice>& pairs) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_, path_);
+  require_run(run_id);
+  Stmt ins_case(db_, path_, "INSERT OR REPLACE" + std::string(kCaseInsertTail));
+  for (const auto& c : cases) upsert_case(ins_case, run_id, c);
+  int64_t seq = 0;
+  {
+    Stmt q(db_, path_, "SELECT coalesce(max(seq), -1) + 1 FROM planned WHERE run_id = ?1");
+    q.text(1, run_id).row();
+    seq = q.col_int64(0);
+  }
+  Stmt ins(db_, path_,
+           "INSERT OR IGNORE INTO planned (run_id, case_id, device, seq) VALUES (?1, ?2, ?3, ?4)");
+  for (const auto& [case_id, device] : pairs) {
+    ins.reset();
+    ins.text(1, run_id).text(2, case_id).text(3, device).int64(4, seq).run();
+    if (sqlite3_changes(db_) > 0) ++seq;
+  }
+  tx.commit();
+}
+
+std::vector<CaseDevice> Store::plan(const std::string& run_id) const {
+  std::lock_guard lock(mu_);
+  Stmt q(db_, path_, "SELECT case_id, device FROM planned WHERE run_id = ?1 ORDER BY seq");
+  q.text(1, run_id);
+  std::vector<CaseDevice> out;
+  while (q.row()) out.emplace_back(q.col_text(0), q.col_text(1));
+  return out;
+}
+
+std::vector<model::CaseInfo> Store::cases(const std::string& run_id) const {
+  std::lock_guard lock(mu_);
+  Stmt q(db_, path_,
+         "SELECT " + std::string(kCaseColumns) +
+             " FROM cases c WHERE c.run_id = ?1 ORDER BY c.case_id");
+  q.text(1, run_id);
+  std::vector<model::CaseInfo> out;
+  while (q.row()) {
+    model::CaseInfo c;
+    case_from_row(q, 0, c);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void Store::record(const model::CaseResult& r) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_, path_);
+  {
+    Stmt ins_case(db_, path_, "INSERT OR IGNORE" + std::string(kCaseInsertTail));
+    upsert_case(ins_case, r.run_id, r.info);
+  }
+  json outputs = json::array();
+  for (const auto& o : r.outputs) outputs.push_back(output_to_json(o));
+  Stmt q(db_, path_,
+         "INSERT OR REPLACE INTO results (run_id, case_id, device, outcome, error_kind, "
+         "error_message, error_signal, error_exit_code, error_stderr_tail, error_traceback, "
+         "cold_ns, samples_json, calls_per_sample, median_ns, p10_ns, p90_ns, iqr_ns, mean_ns, "
+         "stddev_ns, cv, min_ns, n, peak_device_bytes, peak_host_bytes, max_abs_err, "
+         "max_rel_err, compared_with, numeric_message, outputs_json, extra_json, started_at, "
+         "finished_at, wall_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+         "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, "
+         "?31, ?32, ?33)");
+  const auto opt_int = [](std::optional<int> v) -> std::optional<int64_t> {
+    if (v) return *v;
+    return std::nullopt;
+  };
+  q.text(1, r.run_id)
+      .text(2, r.info.id)
+      .text(3, r.device)
+      .text(4, model::to_string(r.outcome))
+      .text(5, model::to_string(r.error.kind))
+      .text(6, r.error.message)
+      .opt_int64(7, opt_int(r.error.signal))
+      .opt_int64(8, opt_int(r.error.exit_code))
+      .text(9, r.error.stderr_tail)
+      .text(10, r.error.traceback)
+      .opt_int64(11, r.latency.cold_ns)
+      .text(12, dump(json(r.latency.samples_ns)))
+      .int64(13, r.latency.calls_per_sample);
+  if (const auto& s = r.latency.stats) {
+    q.real(14, s->median_ns)
+        .real(15, s->p10_ns)
+        .real(16, s->p90_ns)
+        .real(17, s->iqr_ns)
+        .real(18, s->mean_ns)
+        .real(19, s->stddev_ns)
+        .real(20, s->cv)
+        .real(21, s->min_ns)
+        .int64(22, s->n);
+  } else {
+    for (int i = 14; i <= 22; ++i) q.null(i);
+  }
+  q.opt_int64(23, r.memory.peak_device_bytes)
+      .opt_int64(24, r.memory.peak_host_bytes)
+      .opt_real(25, r.numeric.max_abs_err)
+      .opt_real(26, r.numeric.max_rel_err)
+      .text(27, r.numeric.compared_with)
+      .text(28, r.numeric.message)
+      .text(29, dump(outputs))
+      .text(30, dump(r.extra))
+      .text(31, r.started_at)
+      .text(32, r.finished_at)
+      .real(33, r.wall_s)
+      .run();
+  tx.commit();
+}
+
+void Store::record_change(const std::string& run_id, const std::string& case_id,
+                          const std::string& device, model::Outcome from, model::Outcome to,
+                          const std::string& reason) {
+  std::lock_guard lock(mu_);
+  Stmt q(db_, path_,
+         "INSERT INTO outcome_changes (run_id, case_id, device, from_outcome, to_outcome, reason, "
+         "at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  q.text(1, run_id)
+      .text(2, case_id)
+      .text(3, device)
+      .text(4, model::to_string(from))
+      .text(5, model::to_string(to))
+      .text(6, reason)
+      .text(7, now_utc_iso())
+      .run();
+}
+
+std::vector<OutcomeChange> Store::changes(const std::string& run_id) const {
+  std::lock_guard lock(mu_);
+  Stmt q(db_, path_,
+         "SELECT run_id, case_id, device, from_outcome, to_outcome, reason, at "
+         "FROM outcome_changes WHERE run_id = ?1 ORDER BY id");
+  q.text(1, run_id);
+  std::vector<OutcomeChange> out;
+  while (q.row()) {
+    OutcomeChange c;
+    c.run_id = q.col_text(0);
+    c.case_id = q.col_text(1);
+    c.device = q.col_text(2);
+    auto from = model::parse_outcome(q.col_text(3));
+    auto to = model::parse_outcome(q.col_text(4));
+    if (!from || !to) {
+      throw FatalError(path_.string() + ": stored outcome change of " + c.case_id +
+                       " has an unknown outcome");
+    }
+    c.from = *from;
+    c.to = *to;
+    c.reason = q.col_text(5);
+    c.at = q.col_text(6);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<model::CaseResult> Store::results(const std::string& run_id) const {
+  std::lock_guard lock(mu_);
+  Stmt q(db_, path_,
+         "SELECT " + std::string(kResultColumns) + ", " + std::string(kCaseColumns) +
+             " FROM results r"
+             " LEFT JOIN cases c ON c.run_id = r.run_id AND c.case_id = r.case_id"
+             " LEFT JOIN planned p ON p.run_id = r.run_id AND p.case_id = r.case_id"
+             " AND p.device = r.device"
+             " WHERE r.run_id = ?1"
+             " ORDER BY p.seq IS NULL, p.seq, r.case_id, r.device");
+  q.text(1, run_id);
+  std::vector<model::CaseResult> out;
+  while (q.row()) out.push_back(result_from_row(q, path_));
+  return out;
+}
+
+std::optional<model::CaseResult> Store::result(const std::string& run_id,
+                                               const std::string& case_id,
+                                               const std::string& device) const {
+  std::lock_guard lock(mu_);
+  Stmt q(db_, path_,
+         "SELECT " + std::string(kResultColumns) + ", " + std::string(kCaseColumns) +
+             " FROM results r"
+             " LEFT JOIN cases c ON c.run_id = r.run_id AND c.case_id = r.case_id"
+             " WHERE r.run_id = ?1 AND r.case_id = ?2 AND r.device = ?3");
+  q.text(1, run_id).text(2, case_id).text(3, device);
+  if (!q.row()) return std::nullopt;
+  return result_from_row(q, path_);
+}
+
+std::vector<CaseDevice> Store::remaining(const std::string& run_id) const {
+  std::lock_guard lock(mu_);
+  Stmt q(db_, path_,
+         "SELECT p.case_id, p.device FROM planned p WHERE p.run_id = ?1 AND NOT EXISTS ("
+         "SELECT 1 FROM results r WHERE r.run_id = p.run_id AND r.case_id = p.case_id"
+         " AND r.device = p.device) ORDER BY p.seq");
+  q.text(1, run_id);
+  std::vector<CaseDevice> out;
+  while (q.row()) out.emplace_back(q.col_text(0), q.col_text(1));
+  return out;
+}
+
+}  // namespace mudjack::store

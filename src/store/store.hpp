@@ -1,0 +1,141 @@
+#pragma once
+// The results database: one SQLite file per results folder
+// (`<results folder>/mudjack.db`), in WAL mode, every outcome committed as it
+// lands so a killed run loses at most the case in flight (DESIGN.md: store).
+//
+// Thread safety: a Store owns one connection guarded by an internal mutex;
+// every public method may be called from any thread (the supervisor records
+// from one thread per device lane). Several processes may open the same file;
+// SQLite's locking plus busy_timeout serialises their writes.
+//
+// Errors: bad input (an unwritable folder, a file that is not a MudJack
+// database, a schema this program cannot read, an unknown run id) and SQLite
+// failures (disk full, I/O error) throw util::FatalError with a one-line
+// message naming the database file. Absence is a value: get_run() and
+// result() return nullopt.
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/model.hpp"
+
+struct sqlite3;
+
+namespace mudjack::store {
+
+// The file name of the database inside a results folder.
+inline constexpr std::string_view kDatabaseFileName = "mudjack.db";
+
+// `<results_dir>/mudjack.db`.
+std::filesystem::path default_db_path(const std::filesystem::path& results_dir);
+
+// One schema step: the SQL statements that bring a database from the
+// previous version to `version` ("MAJOR.MINOR"). Steps run in list order, each
+// in its own transaction together with the update of meta.schema_version.
+struct Migration {
+  std::string version;
+  std::vector<std::string> sql;
+};
+
+// The migrations this program ships, oldest first; the last one's version is
+// model::kSchemaVersion. To add 1.1, append {"1.1", {"ALTER TABLE ..."}} here
+// (in store.cpp) and bump model::kSchemaVersion.
+const std::vector<Migration>& migrations();
+
+// A recorded change of one (case, device)'s outcome, e.g. pass -> mismatch
+// once the numeric oracle has compared outputs with the baseline.
+struct OutcomeChange {
+  std::string run_id;
+  std::string case_id;
+  std::string device;
+  model::Outcome from = model::Outcome::kPass;
+  model::Outcome to = model::Outcome::kPass;
+  std::string reason;
+  std::string at;  // ISO 8601 UTC, stamped by the store
+};
+
+using CaseDevice = std::pair<std::string /*case_id*/, std::string /*device*/>;
+
+class Store {
+ public:
+  // Opens (creating if needed) the database at db_path, its parent folder
+  // included, and brings its schema up to date. Throws util::FatalError when
+  // the folder cannot be created, the file is not a (sound) MudJack database,
+  // or its schema MAJOR is newer than this program's.
+  static std::unique_ptr<Store> open(const std::filesystem::path& db_path);
+
+  // As open(), with a caller-supplied migration list instead of migrations().
+  // A testing hook (and the shape of the mechanism): the list must start with
+  // migrations()'s first step and be ordered by version.
+  static std::unique_ptr<Store> open(const std::filesystem::path& db_path,
+                                     const std::vector<Migration>& steps);
+
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  // meta.schema_version as stored, e.g. "1.0".
+  std::string schema_version() const;
+
+  // --- runs ---------------------------------------------------------------
+  // Inserts a new run; FatalError if the id already exists.
+  void create_run(const model::RunInfo& run);
+  // FatalError if the run does not exist (also for set_environment).
+  void set_run_state(const std::string& run_id, const std::string& state,
+                     const std::string& finished_at);
+  void set_environment(const std::string& run_id, const nlohmann::json& environment);
+  std::optional<model::RunInfo> get_run(const std::string& run_id) const;
+  // Newest first (by created_at, then insertion order).
+  std::vector<model::RunInfo> list_runs() const;
+
+  // --- plan ---------------------------------------------------------------
+  // Stores the cases' metadata (replacing earlier rows of the same ids) and
+  // appends the (case, device) pairs to the run's plan in the given order,
+  // all in one transaction. Pairs already planned keep their place.
+  void add_plan(const std::string& run_id, const std::vector<model::CaseInfo>& cases,
+                const std::vector<CaseDevice>& pairs);
+  // The planned pairs in plan order.
+  std::vector<CaseDevice> plan(const std::string& run_id) const;
+  // The run's case metadata, ordered by case id.
+  std::vector<model::CaseInfo> cases(const std::string& run_id) const;
+
+  // --- results ------------------------------------------------------------
+  // Inserts or replaces the result of (run_id, info.id, device) in its own
+  // committed transaction. If the case's metadata is not stored yet, r.info
+  // is stored as it (so results() never loses it).
+  void record(const model::CaseResult& r);
+  // Appends one entry to the outcome change log (the store stamps `at`). It
+  // does not touch the result itself: record() the updated result too.
+  void record_change(const std::string& run_id, const std::string& case_id,
+                     const std::string& device, model::Outcome from, model::Outcome to,
+                     const std::string& reason);
+  // The change log in the order it was written.
+  std::vector<OutcomeChange> changes(const std::string& run_id) const;
+  // Every result of the run with its CaseInfo joined in, in plan order;
+  // results of unplanned pairs follow, by case id and device.
+  std::vector<model::CaseResult> results(const std::string& run_id) const;
+  std::optional<model::CaseResult> result(const std::string& run_id, const std::string& case_id,
+                                          const std::string& device) const;
+  // Planned pairs that have no result yet, in plan order (what --resume runs).
+  std::vector<CaseDevice> remaining(const std::string& run_id) const;
+
+ private:
+  Store(std::filesystem::path path, sqlite3* db);
+  void migrate(const std::vector<Migration>& steps);
+  void require_run(const std::string& run_id) const;  // caller holds mu_
+
+  std::filesystem::path path_;
+  sqlite3* db_;  // owned; closed by the destructor
+  mutable std::mutex mu_;
+};
+
+}  // namespace mudjack::store

@@ -1,0 +1,225 @@
+#include "supervisor/probe_session.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "util/time.hpp"
+
+namespace mudjack::supervisor {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+std::string last_lines(const std::string& text, size_t max_lines) {
+  size_t start = text.size();
+  for (size_t lines = 0; start > 0 && lines <= max_lines; ++lines) {
+    auto nl = text.rfind('\n', start - 1);
+    if (nl == std::string::npos) return text;
+    start = nl;
+  }
+  return start < text.size() ? text.substr(start + 1) : std::string();
+}
+
+std::string format_bytes(int64_t bytes) {
+  double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.0f MiB", mib);
+  return buf;
+}
+
+}  // namespace
+
+os::SpawnOptions spawn_options(const ProbeCommand& command) {
+  os::SpawnOptions o;
+  o.argv = {command.python.string(), "-u", "-m", "mudjack_probe",
+            "--protocol", std::to_string(protocol::kVersion)};
+  if (!command.framework.empty()) {
+    o.argv.insert(o.argv.end(), {"--framework", command.framework});
+  }
+  if (!command.device.empty()) o.argv.insert(o.argv.end(), {"--device", command.device});
+  for (const auto& d : command.suite_dirs) o.argv.insert(o.argv.end(), {"--suite-dir", d.string()});
+  std::string pythonpath = command.probe_dir.string();
+  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing) {
+    pythonpath += ":" + std::string(existing);
+  }
+  o.env_set = command.env;
+  o.env_set["PYTHONPATH"] = pythonpath;
+  o.env_set["PYTHONDONTWRITEBYTECODE"] = "1";
+  o.env_set["PYTHONFAULTHANDLER"] = "1";  // a segfault leaves a Python stack in stderr
+  o.cpu_affinity = command.cpu_affinity;
+  o.stderr_tail_bytes = 16384;
+  return o;
+}
+
+std::unique_ptr<ProbeSession> ProbeSession::start(const ProbeCommand& command,
+                                                  const Limits& limits,
+                                                  const std::atomic<bool>& interrupted,
+                                                  std::string* error) {
+  auto child = os::Child::spawn(spawn_options(command), error);
+  if (!child) return nullptr;
+  std::unique_ptr<ProbeSession> s(new ProbeSession(std::move(child), limits, interrupted));
+  std::string line;
+  switch (s->wait_line(line, limits.start_timeout)) {
+    case Wait::kLine:
+      break;
+    case Wait::kTimeout:
+      *error = "probe did not say hello within " +
+               std::to_string(limits.start_timeout.count() / 1000) + " s";
+      s->child_->kill();
+      *error += "\n" + last_lines(s->child_->stderr_tail(), 20);
+      return nullptr;
+    case Wait::kInterrupted:
+      *error = "interrupted";
+      return nullptr;
+    case Wait::kMemory:
+    case Wait::kDied: {
+      auto status = s->child_->kill();
+      *error = "probe exited before hello (" + status.describe() + ")\n" +
+               last_lines(s->child_->stderr_tail(), 20);
+      return nullptr;
+    }
+  }
+  auto hello = protocol::parse_hello(line);
+  if (!hello.ok()) {
+    *error = hello.error;
+    s->child_->kill();
+    return nullptr;
+  }
+  s->hello_ = std::move(*hello.value);
+  return s;
+}
+
+ProbeSession::Wait ProbeSession::wait_line(std::string& line, milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  for (;;) {
+    if (interrupted_.load()) return Wait::kInterrupted;
+    auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return Wait::kTimeout;
+    switch (child_->read_line(line, std::min(left, limits_.poll))) {
+      case os::Child::Read::kLine:
+        return Wait::kLine;
+      case os::Child::Read::kEof:
+        return Wait::kDied;
+      case os::Child::Read::kTimeout:
+        break;
+    }
+    if (limits_.memory_limit_bytes > 0) {
+      int64_t rss = child_->rss_bytes();
+      peak_rss_bytes_ = std::max(peak_rss_bytes_, rss);
+      if (rss > limits_.memory_limit_bytes) return Wait::kMemory;
+    }
+  }
+}
+
+std::optional<std::vector<model::CaseInfo>> ProbeSession::list(const std::string& framework,
+                                                               std::string* error) {
+  if (!child_->write_line(protocol::list_request(framework))) {
+    *error = "probe closed its input";
+    return std::nullopt;
+  }
+  std::string line;
+  if (wait_line(line, limits_.start_timeout) != Wait::kLine) {
+    child_->kill();
+    *error = "probe did not answer the list request\n" + last_lines(child_->stderr_tail(), 20);
+    return std::nullopt;
+  }
+  auto cases = protocol::parse_cases(line);
+  if (!cases.ok()) {
+    *error = cases.error;
+    return std::nullopt;
+  }
+  return std::move(*cases.value);
+}
+
+model::CaseResult ProbeSession::died(model::CaseResult r, const std::string& why) {
+  alive_ = false;
+  auto status = child_->kill();
+  r.outcome = model::Outcome::kCrash;
+  r.error.kind = model::ErrorKind::kOther;
+  r.error.message = why + " (" + status.describe() + ")";
+  r.error.signal = status.signal;
+  r.error.exit_code = status.exit_code;
+  r.error.stderr_tail = last_lines(child_->stderr_tail(), 40);
+  return r;
+}
+
+std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
+                                                   const std::string& device, int64_t seed,
+                                                   const protocol::Policy& policy,
+                                                   const std::filesystem::path& artifact_dir) {
+  model::CaseResult r;
+  r.info = info;
+  r.device = device;
+  r.started_at = util::now_iso8601();
+  auto t0 = Clock::now();
+  auto finish = [&](model::CaseResult&& done) {
+    done.finished_at = util::now_iso8601();
+    done.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    return std::optional<model::CaseResult>(std::move(done));
+  };
+  peak_rss_bytes_ = 0;
+  if (!child_->write_line(
+          protocol::run_request(info.id, device, seed, policy, artifact_dir.string()))) {
+    return finish(died(std::move(r), "probe closed its input before the case started"));
+  }
+  std::string line;
+  switch (wait_line(line, limits_.case_timeout)) {
+    case Wait::kInterrupted:
+      alive_ = false;
+      child_->kill();
+      return std::nullopt;
+    case Wait::kTimeout: {
+      alive_ = false;
+      auto status = child_->kill();
+      (void)status;
+      r.outcome = model::Outcome::kTimeout;
+      r.error.kind = model::ErrorKind::kOther;
+      char limit[32];
+      std::snprintf(limit, sizeof(limit), "%.3g",
+                    std::chrono::duration<double>(limits_.case_timeout).count());
+      r.error.message = std::string("no answer within ") + limit + " s; probe killed";
+      r.error.stderr_tail = last_lines(child_->stderr_tail(), 40);
+      return finish(std::move(r));
+    }
+    case Wait::kMemory: {
+      auto crashed = died(std::move(r), "resident memory " + format_bytes(peak_rss_bytes_) +
+                                            " exceeded the probe limit of " +
+                                            format_bytes(limits_.memory_limit_bytes) +
+                                            "; probe killed");
+      crashed.error.kind = model::ErrorKind::kOutOfMemory;
+      return finish(std::move(crashed));
+    }
+    case Wait::kDied: {
+      child_->wait_or_kill(milliseconds(2000));
+      std::string why = child_->overlong() ? "probe sent an over-long line" : "probe died mid-case";
+      return finish(died(std::move(r), why));
+    }
+    case Wait::kLine:
+      break;
+  }
+  auto parsed = protocol::parse_result(line, info.id);
+  if (!parsed.ok()) {
+    return finish(died(std::move(r), "probe broke the protocol: " + parsed.error));
+  }
+  auto& p = *parsed.value;
+  r.outcome = p.outcome;
+  r.error = std::move(p.error);
+  r.latency = std::move(p.latency);
+  r.memory = p.memory;
+  r.outputs = std::move(p.outputs);
+  r.extra = std::move(p.extra);
+  return finish(std::move(r));
+}
+
+void ProbeSession::stop() {
+  if (!alive_) return;
+  alive_ = false;
+  if (child_->write_line(protocol::shutdown_request())) {
+    child_->wait_or_kill(milliseconds(5000));
+  } else {
+    child_->kill();
+  }
+}
+
+}  // namespace mudjack::supervisor

@@ -1,0 +1,86 @@
+#pragma once
+// One live probe process bound to one framework and one device, and the rules
+// for turning whatever it does into exactly one outcome per case.
+//
+// Owned and driven by a single lane thread. Blocking: every call blocks at
+// most for its stated deadline. Kills on timeout, on a broken protocol line
+// and on a memory overrun; after any of those the session is dead and the
+// lane starts a new one for the next case.
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+#include "os/process.hpp"
+#include "protocol/protocol.hpp"
+
+namespace mudjack::supervisor {
+
+struct ProbeCommand {
+  std::filesystem::path python;
+  std::filesystem::path probe_dir;  // folder holding the mudjack_probe package
+  std::vector<std::filesystem::path> suite_dirs;
+  std::string framework;  // empty: listing only
+  std::string device;     // empty: discovery only
+  std::map<std::string, std::string> env;
+  std::vector<int> cpu_affinity;
+};
+
+os::SpawnOptions spawn_options(const ProbeCommand& command);
+
+class ProbeSession {
+ public:
+  struct Limits {
+    std::chrono::milliseconds start_timeout{180'000};  // import + device init
+    std::chrono::milliseconds case_timeout{120'000};
+    int64_t memory_limit_bytes = 0;  // resident set; 0 = no limit
+    std::chrono::milliseconds poll{50};
+  };
+
+  // Starts the probe and reads its hello. On failure returns nullptr and sets
+  // *error to one line (with the stderr tail appended after a newline).
+  static std::unique_ptr<ProbeSession> start(const ProbeCommand& command, const Limits& limits,
+                                             const std::atomic<bool>& interrupted,
+                                             std::string* error);
+
+  const protocol::Hello& hello() const { return hello_; }
+  bool alive() const { return alive_; }
+
+  // Lists the cases of the probe's suites; nullopt + *error on failure.
+  std::optional<std::vector<model::CaseInfo>> list(const std::string& framework,
+                                                   std::string* error);
+
+  // Runs one case and returns its outcome. Never returns without one unless
+  // the engine was interrupted (then nullopt: the case will run again on
+  // --resume). Fills outcome, error, latency (without stats), memory, outputs, extra.
+  std::optional<model::CaseResult> run(const model::CaseInfo& info, const std::string& device,
+                                       int64_t seed, const protocol::Policy& policy,
+                                       const std::filesystem::path& artifact_dir);
+
+  // Polite shutdown, then kill after a grace period.
+  void stop();
+
+ private:
+  ProbeSession(std::unique_ptr<os::Child> child, Limits limits,
+               const std::atomic<bool>& interrupted)
+      : child_(std::move(child)), limits_(limits), interrupted_(interrupted) {}
+
+  enum class Wait { kLine, kTimeout, kDied, kMemory, kInterrupted };
+  Wait wait_line(std::string& line, std::chrono::milliseconds timeout);
+  model::CaseResult died(model::CaseResult r, const std::string& why);
+
+  std::unique_ptr<os::Child> child_;
+  Limits limits_;
+  const std::atomic<bool>& interrupted_;
+  protocol::Hello hello_;
+  bool alive_ = true;
+  int64_t peak_rss_bytes_ = 0;
+};
+
+}  // namespace mudjack::supervisor

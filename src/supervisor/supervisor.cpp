@@ -1,0 +1,279 @@
+#include "supervisor/supervisor.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "oracle/compare.hpp"
+#include "stats/stats.hpp"
+#include "util/time.hpp"
+
+namespace mudjack::supervisor {
+namespace {
+
+std::string device_folder(const std::string& device) {
+  std::string s = device;
+  std::replace(s.begin(), s.end(), ':', '_');
+  return s;
+}
+
+std::vector<int> own_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    }
+  }
+  return cpus;
+}
+
+struct Lane {
+  std::string device;
+  std::vector<const std::pair<model::CaseInfo, std::string>*> items;
+  std::vector<int> cpus;
+  std::map<std::string, std::string> env;
+};
+
+// Everything lanes share; every method takes the lock.
+class Shared {
+ public:
+  Shared(store::Store& store, const RunSpec& spec, const ResultListener& listener)
+      : store_(store), oracle_(store, spec.run_id, spec.baseline), listener_(listener) {
+    oracle_.load(store.results(spec.run_id));
+  }
+
+  void land(model::CaseResult r) {
+    std::lock_guard lock(mutex_);
+    auto changed = oracle_.observe(r);
+    store_.record(r);
+    for (const auto& c : changed) {
+      store_.record(c);
+      // Results that still pass were only annotated with their numeric error.
+      if (c.outcome == model::Outcome::kMismatch) {
+        store_.record_change(c.run_id, c.info.id, c.device, model::Outcome::kPass, c.outcome,
+                             c.numeric.message);
+      }
+    }
+    if (listener_) listener_(r);
+  }
+
+ private:
+  std::mutex mutex_;
+  store::Store& store_;
+  Oracle oracle_;
+  const ResultListener& listener_;
+};
+
+model::CaseResult without_run(const RunSpec& spec, const model::CaseInfo& info,
+                              const std::string& device, model::Outcome outcome,
+                              const std::string& message) {
+  model::CaseResult r;
+  r.run_id = spec.run_id;
+  r.info = info;
+  r.device = device;
+  r.outcome = outcome;
+  r.error.kind = outcome == model::Outcome::kCrash ? model::ErrorKind::kOther : model::ErrorKind::kNone;
+  r.error.message = message;
+  r.started_at = r.finished_at = util::now_iso8601();
+  return r;
+}
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string after_first_line(const std::string& s) {
+  auto nl = s.find('\n');
+  return nl == std::string::npos ? std::string() : s.substr(nl + 1);
+}
+
+void run_lane(const Lane& lane, const RunSpec& spec, Shared& shared,
+              const std::atomic<bool>& interrupted) {
+  std::vector<std::string> order;
+  for (const auto* item : lane.items) {
+    if (std::find(order.begin(), order.end(), item->first.framework) == order.end()) {
+      order.push_back(item->first.framework);
+    }
+  }
+  auto artifact_dir = spec.artifact_root / device_folder(lane.device);
+  for (const auto& fw : order) {
+    auto rt_it = spec.frameworks.find(fw);
+    std::string give_up;
+    ProbeCommand command;
+    if (rt_it == spec.frameworks.end() || rt_it->second.python.empty()) {
+      give_up = rt_it == spec.frameworks.end() ? fw + " is not a known framework"
+                                               : rt_it->second.unavailable;
+    } else {
+      command.python = rt_it->second.python;
+      command.probe_dir = spec.probe_dir;
+      command.suite_dirs = spec.suite_dirs;
+      command.framework = fw;
+      command.device = lane.device;
+      command.env = lane.env;
+      command.cpu_affinity = lane.cpus;
+    }
+    std::unique_ptr<ProbeSession> session;
+    int start_failures = 0;
+    for (const auto* item : lane.items) {
+      if (item->first.framework != fw) continue;
+      if (interrupted.load()) return;
+      const auto& info = item->first;
+      if (!give_up.empty()) {
+        shared.land(without_run(spec, info, lane.device, model::Outcome::kUnavailable, give_up));
+        continue;
+      }
+      if (!session || !session->alive()) {
+        std::string error;
+        session = ProbeSession::start(command, spec.limits, interrupted, &error);
+        if (!session) {
+          if (interrupted.load()) return;
+          ++start_failures;
+          auto r = without_run(spec, info, lane.device, model::Outcome::kCrash,
+                               "probe failed to start: " + first_line(error));
+          r.error.stderr_tail = after_first_line(error);
+          shared.land(std::move(r));
+          if (start_failures >= spec.max_start_failures) {
+            give_up = "probe for " + fw + " on " + lane.device + " failed to start " +
+                      std::to_string(start_failures) + " times: " + first_line(error);
+          }
+          continue;
+        }
+        start_failures = 0;
+        if (!session->hello().unavailable.empty()) {
+          give_up = session->hello().unavailable;
+          session->stop();
+          shared.land(without_run(spec, info, lane.device, model::Outcome::kUnavailable, give_up));
+          continue;
+        }
+      }
+      auto r = session->run(info, lane.device, spec.seed, spec.policy, artifact_dir);
+      if (!r) return;  // interrupted: this case runs again on --resume
+      r->run_id = spec.run_id;
+      finish_result(*r);
+      shared.land(std::move(*r));
+    }
+    if (session) session->stop();
+  }
+}
+
+}  // namespace
+
+void finish_result(model::CaseResult& r) {
+  if (!r.latency.samples_ns.empty()) r.latency.stats = stats::summarize(r.latency.samples_ns);
+}
+
+Oracle::Oracle(store::Store& store, std::string run_id, std::string baseline)
+    : store_(store), run_id_(std::move(run_id)), baseline_(std::move(baseline)) {}
+
+void Oracle::load(const std::vector<model::CaseResult>& existing) {
+  for (const auto& r : existing) {
+    if (!r.outputs.empty()) by_case_[r.info.id][r.device] = r;
+  }
+}
+
+bool Oracle::compare(model::CaseResult& d, const model::CaseResult& base) {
+  d.numeric.compared_with = base.device;
+  if (d.outputs.size() != base.outputs.size()) {
+    d.numeric.message = std::to_string(d.outputs.size()) + " outputs vs baseline's " +
+                        std::to_string(base.outputs.size());
+    return false;
+  }
+  bool equal = true;
+  double max_abs = 0, max_rel = 0;
+  for (size_t i = 0; i < d.outputs.size(); ++i) {
+    const auto& a = d.outputs[i];
+    const auto& b = base.outputs[i];
+    auto tol = oracle::default_tolerance(b.dtype);
+    if (d.info.rtol) tol.rtol = *d.info.rtol;
+    if (d.info.atol) tol.atol = *d.info.atol;
+    if (a.dtype != b.dtype) {
+      equal = false;
+      d.numeric.message = "output " + std::to_string(i) + " dtype " + a.dtype + " vs baseline " + b.dtype;
+      continue;
+    }
+    auto c = oracle::compare_files(a.path, b.path, tol);
+    max_abs = std::max(max_abs, c.max_abs_err);
+    max_rel = std::max(max_rel, c.max_rel_err);
+    if (!c.equal) {
+      equal = false;
+      if (d.numeric.message.empty()) d.numeric.message = "output " + std::to_string(i) + ": " + c.message;
+    }
+  }
+  d.numeric.max_abs_err = max_abs;
+  d.numeric.max_rel_err = max_rel;
+  return equal;
+}
+
+std::vector<model::CaseResult> Oracle::observe(model::CaseResult& r) {
+  std::vector<model::CaseResult> changed;
+  if (r.outcome != model::Outcome::kPass || r.outputs.empty()) return changed;
+  auto& devices = by_case_[r.info.id];
+  if (r.device == baseline_) {
+    for (auto& [device, other] : devices) {
+      if (device == baseline_ || other.outcome != model::Outcome::kPass) continue;
+      if (!compare(other, r)) {
+        other.outcome = model::Outcome::kMismatch;
+        if (other.error.message.empty()) other.error.message = other.numeric.message;
+      }
+      changed.push_back(other);  // numeric fields are new even when it still passes
+    }
+  } else if (auto base = devices.find(baseline_);
+             base != devices.end() && base->second.outcome == model::Outcome::kPass) {
+    if (!compare(r, base->second)) {
+      r.outcome = model::Outcome::kMismatch;
+      r.error.message = r.numeric.message;
+    }
+  }
+  devices[r.device] = r;
+  return changed;
+}
+
+bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_result,
+             const std::atomic<bool>& interrupted) {
+  Shared shared(store, spec, on_result);
+  std::vector<Lane> lanes;
+  for (const auto& item : spec.work) {
+    auto it = std::find_if(lanes.begin(), lanes.end(),
+                           [&](const Lane& l) { return l.device == item.second; });
+    if (it == lanes.end()) {
+      lanes.push_back(Lane{item.second, {}, {}, {}});
+      it = std::prev(lanes.end());
+    }
+    it->items.push_back(&item);
+  }
+  // The cpu lane first, so the baseline's outputs usually exist when others land.
+  std::stable_sort(lanes.begin(), lanes.end(),
+                   [](const Lane& a, const Lane& b) { return a.device == "cpu" && b.device != "cpu"; });
+  auto cpus = own_cpus();
+  size_t accel = static_cast<size_t>(
+      std::count_if(lanes.begin(), lanes.end(), [](const Lane& l) { return l.device != "cpu"; }));
+  bool parallel = spec.parallel && lanes.size() > 1 && cpus.size() >= accel + 2;
+  size_t next_core = 0;
+  for (auto& lane : lanes) {
+    if (lane.device == "cpu") {
+      lane.env["CUDA_VISIBLE_DEVICES"] = "";
+      lane.env["JAX_PLATFORMS"] = "cpu";
+    } else {
+      lane.env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false";
+      lane.env["TF_FORCE_GPU_ALLOW_GROWTH"] = "true";
+      if (parallel) lane.cpus = {cpus[next_core++]};
+    }
+  }
+  if (parallel) {
+    for (auto& lane : lanes) {
+      if (lane.device != "cpu") continue;
+      lane.cpus.assign(cpus.begin() + static_cast<std::ptrdiff_t>(accel), cpus.end());
+      lane.env["OMP_NUM_THREADS"] = std::to_string(lane.cpus.size());
+    }
+    std::vector<std::thread> threads;
+    for (const auto& lane : lanes) {
+      threads.emplace_back([&, lane_ptr = &lane] { run_lane(*lane_ptr, spec, shared, interrupted); });
+    }
+    for (auto& t : threads) t.join();
+  } else {
+    for (const auto& lane : lanes) run_lane(lane, spec, shared, interrupted);
+  }
+  return !interrupted.load();
+}
+
+}  // namespace mudjack::supervisor

@@ -1,0 +1,86 @@
+#pragma once
+// Runs planned (case, device) pairs in probe processes and stores each
+// outcome the moment it lands.
+//
+// Lanes: one per device, each on its own thread; a lane runs its frameworks
+// one after another, each in one probe process at a time, cases in plan
+// order. Lanes run in parallel only when every lane can have cores of its own
+// (the cpu lane is pinned away from the cores given to accelerator lanes);
+// otherwise lanes run one after another so no timing disturbs another.
+//
+// Exactly one outcome per pair: a case that crashes, hangs or overruns memory
+// is recorded as crash / timeout and the lane starts a new probe for the next
+// case. Only an interrupt leaves pairs without an outcome; they stay in the
+// plan and run on --resume.
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/model.hpp"
+#include "protocol/protocol.hpp"
+#include "store/store.hpp"
+#include "supervisor/probe_session.hpp"
+
+namespace mudjack::supervisor {
+
+// How a framework's probes are started, or why they cannot be.
+struct FrameworkRuntime {
+  std::string framework;
+  std::filesystem::path python;  // empty: unavailable
+  std::string unavailable;       // reason, when python is empty or the framework cannot start
+};
+
+struct RunSpec {
+  std::string run_id;
+  std::vector<std::pair<model::CaseInfo, std::string>> work;  // (case, device) in plan order
+  std::map<std::string, FrameworkRuntime> frameworks;
+  std::filesystem::path probe_dir;
+  std::vector<std::filesystem::path> suite_dirs;
+  std::filesystem::path artifact_root;  // <run folder>/artifacts
+  protocol::Policy policy;
+  ProbeSession::Limits limits;
+  std::string baseline = "cpu";
+  int64_t seed = 0;
+  bool parallel = true;
+  int max_start_failures = 3;  // consecutive failed probe starts before a framework is given up
+};
+
+// Receives every stored outcome; called from lane threads, serialised by the supervisor.
+using ResultListener = std::function<void(const model::CaseResult&)>;
+
+// The numeric oracle over one run: compares each device's outputs with the
+// baseline device's as soon as both exist, turning pass into mismatch (and
+// recording the change) when they differ beyond tolerance. Thread-compatible:
+// the supervisor calls it under its store lock.
+class Oracle {
+ public:
+  Oracle(store::Store& store, std::string run_id, std::string baseline);
+  // Seeds the index from results already stored (resume).
+  void load(const std::vector<model::CaseResult>& existing);
+  // Compares `r` against what is known, possibly changing r.outcome/numeric
+  // before it is stored; returns other stored results it changed.
+  std::vector<model::CaseResult> observe(model::CaseResult& r);
+
+ private:
+  bool compare(model::CaseResult& device_result, const model::CaseResult& baseline_result);
+  store::Store& store_;
+  std::string run_id_;
+  std::string baseline_;
+  // case id -> device -> latest result with outputs
+  std::map<std::string, std::map<std::string, model::CaseResult>> by_case_;
+};
+
+// Returns true when every pair got an outcome, false when interrupted.
+bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_result,
+             const std::atomic<bool>& interrupted);
+
+// Completes a probe's result with statistics (stats::summarize).
+void finish_result(model::CaseResult& r);
+
+}  // namespace mudjack::supervisor

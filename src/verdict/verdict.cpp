@@ -1,0 +1,261 @@
+#include "verdict/verdict.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "stats/stats.hpp"
+
+namespace mudjack::verdict {
+namespace {
+
+using model::CaseResult;
+using model::Outcome;
+using model::Verdict;
+
+// Relative slack when comparing a ratio with its threshold (see the header).
+constexpr double kThresholdSlack = 1e-9;
+
+bool failed(Outcome o) {
+  return o == Outcome::kFail || o == Outcome::kCrash || o == Outcome::kTimeout;
+}
+bool ran(Outcome o) {
+  return o == Outcome::kPass || o == Outcome::kMismatch;
+}
+bool attempted(Outcome o) {
+  return o != Outcome::kUnavailable && o != Outcome::kSkip;
+}
+
+// The median latency of a case that ran and was timed, if it can enter a ratio.
+std::optional<double> timed_median_ns(const CaseResult& r) {
+  if (!ran(r.outcome) || !r.latency.stats || !(r.latency.stats->median_ns > 0)) {
+    return std::nullopt;
+  }
+  return r.latency.stats->median_ns;
+}
+
+std::string format_g(const char* format, double v) {
+  std::array<char, 64> buf{};
+  const int n = std::snprintf(buf.data(), buf.size(), format, v);
+  return std::string(buf.data(), static_cast<size_t>(n));
+}
+
+// "14.2x": three significant digits, whole numbers from 1000 up, and more
+// digits if three would print a ratio that differs from the threshold as equal.
+std::string format_ratio(double ratio, double threshold) {
+  std::string s = ratio >= 1000 ? format_g("%.0f", ratio) : format_g("%.3g", ratio);
+  if (s == format_g("%g", threshold) && ratio != threshold) {
+    s = format_g("%.6g", ratio);
+  }
+  return s + "x";
+}
+
+// Label of a failed case in a reason: the error kind of a fail, else the
+// outcome ("crash", "timeout").
+std::string failure_label(const CaseResult& r) {
+  if (r.outcome == Outcome::kFail) {
+    const std::string_view kind = model::to_string(r.error.kind);
+    return kind.empty() ? "fail" : std::string(kind);
+  }
+  return std::string(model::to_string(r.outcome));
+}
+
+// "not_implemented x2, crash x1": most frequent first, then by name.
+std::string failure_breakdown(const std::vector<const CaseResult*>& cases) {
+  std::map<std::string, int> counts;
+  for (const CaseResult* r : cases) {
+    if (failed(r->outcome)) {
+      ++counts[failure_label(*r)];
+    }
+  }
+  std::vector<std::pair<std::string, int>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string s;
+  for (const auto& [label, n] : sorted) {
+    if (!s.empty()) {
+      s += ", ";
+    }
+    s += label + " x" + std::to_string(n);
+  }
+  return s;
+}
+
+struct Counts {
+  int cases = 0;
+  int attempted = 0;
+  int failed = 0;
+  int mismatched = 0;
+  int unavailable = 0;
+  int skipped = 0;
+};
+
+// The one-line reason: why the verdict, then what each flag adds.
+std::string explain(const model::VerdictRow& row, const Counts& n,
+                    const std::vector<const CaseResult*>& cases, double threshold,
+                    bool intolerable) {
+  std::string reason;
+  // "attempted" is spelled out only when some cases were not.
+  const std::string noun = std::string(n.attempted == n.cases ? "" : "attempted ") +
+                           (n.attempted == 1 ? "case" : "cases");
+  const std::string all =
+      n.attempted == 1 ? "the only " + noun : "all " + std::to_string(n.attempted) + " " + noun;
+  const std::string of_all = " of " + std::to_string(n.attempted) + " " + noun;
+  const std::string ratio_text =
+      row.latency_ratio ? "latency ratio " + format_ratio(*row.latency_ratio, threshold) +
+                              (intolerable ? " > " : " <= ") + format_g("%g", threshold) + "x"
+                        : "";
+  switch (row.verdict) {
+    case Verdict::kUnavailable: {
+      reason = "no case could be attempted";
+      std::string parts;
+      if (n.unavailable > 0) {
+        parts = std::to_string(n.unavailable) + " unavailable";
+      }
+      if (n.skipped > 0) {
+        parts += (parts.empty() ? "" : ", ") + std::to_string(n.skipped) + " skipped";
+      }
+      if (!parts.empty()) {
+        reason += ": " + parts;
+      }
+      break;
+    }
+    case Verdict::kCompleteFailure:
+      reason = all + " failed: " + failure_breakdown(cases);
+      break;
+    case Verdict::kPartialFailure:
+      reason = std::to_string(n.failed) + of_all + " failed: " + failure_breakdown(cases);
+      break;
+    case Verdict::kDivergent:
+      reason = std::to_string(n.mismatched) + of_all + " mismatched the baseline";
+      break;
+    case Verdict::kIntolerableLatency:
+      reason = ratio_text;
+      break;
+    case Verdict::kPortable:
+      reason = all + " passed";
+      if (!ratio_text.empty()) {
+        reason += "; " + ratio_text;
+      }
+      break;
+  }
+  for (Verdict flag : row.flags) {
+    if (flag == Verdict::kUnavailable) {
+      reason += "; " + std::to_string(n.unavailable) + " unavailable";
+    } else if (flag == Verdict::kDivergent) {
+      reason += "; " + std::to_string(n.mismatched) + " mismatched the baseline";
+    } else if (flag == Verdict::kIntolerableLatency) {
+      reason += "; " + ratio_text;
+    }
+  }
+  return reason;
+}
+
+model::VerdictRow judge(const std::vector<const CaseResult*>& cases,
+                        const std::unordered_map<std::string, const CaseResult*>& baseline,
+                        const Options& options) {
+  const CaseResult& first = *cases.front();
+  model::VerdictRow row;
+  row.framework = first.info.framework;
+  row.function = first.info.function;
+  row.device = first.device;
+
+  Counts n;
+  std::vector<double> ratios;
+  for (const CaseResult* r : cases) {
+    ++n.cases;
+    if (attempted(r->outcome)) {
+      ++n.attempted;
+    }
+    if (failed(r->outcome)) {
+      ++n.failed;
+      row.failing.push_back(r->info.id);
+    }
+    if (r->outcome == Outcome::kMismatch) {
+      ++n.mismatched;
+      row.mismatching.push_back(r->info.id);
+    }
+    if (r->outcome == Outcome::kUnavailable) {
+      ++n.unavailable;
+    }
+    if (r->outcome == Outcome::kSkip) {
+      ++n.skipped;
+    }
+    if (row.device == options.baseline) {
+      continue;
+    }
+    const auto device_ns = timed_median_ns(*r);
+    const auto it = baseline.find(r->info.id);
+    if (!device_ns || it == baseline.end()) {
+      continue;
+    }
+    if (const auto baseline_ns = timed_median_ns(*it->second)) {
+      ratios.push_back(*device_ns / *baseline_ns);
+    }
+  }
+  std::sort(row.failing.begin(), row.failing.end());
+  std::sort(row.mismatching.begin(), row.mismatching.end());
+  row.cases = n.cases;
+  row.latency_ratio = stats::geometric_mean(ratios);
+
+  const auto override_it = options.function_ratios.find(row.function);
+  const double threshold = override_it != options.function_ratios.end() ? override_it->second
+                                                                        : options.intolerable_ratio;
+  const bool intolerable =
+      row.latency_ratio && *row.latency_ratio > threshold * (1 + kThresholdSlack);
+
+  if (n.attempted == 0) {
+    row.verdict = Verdict::kUnavailable;
+  } else if (n.failed == n.attempted) {
+    row.verdict = Verdict::kCompleteFailure;
+  } else if (n.failed > 0) {
+    row.verdict = Verdict::kPartialFailure;
+  } else if (n.mismatched > 0) {
+    row.verdict = Verdict::kDivergent;
+  } else if (intolerable) {
+    row.verdict = Verdict::kIntolerableLatency;
+  } else {
+    row.verdict = Verdict::kPortable;
+  }
+
+  // Flags, in enum order.
+  if (n.unavailable > 0 && n.attempted > 0) {
+    row.flags.push_back(Verdict::kUnavailable);
+  }
+  if (n.mismatched > 0 && row.verdict != Verdict::kDivergent) {
+    row.flags.push_back(Verdict::kDivergent);
+  }
+  if (intolerable && row.verdict != Verdict::kIntolerableLatency) {
+    row.flags.push_back(Verdict::kIntolerableLatency);
+  }
+
+  row.reason = explain(row, n, cases, threshold, intolerable);
+  return row;
+}
+
+}  // namespace
+
+std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& results,
+                                       const Options& options) {
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<const CaseResult*>>
+      groups;
+  std::unordered_map<std::string, const CaseResult*> baseline;
+  for (const CaseResult& r : results) {
+    groups[{r.info.framework, r.info.function, r.device}].push_back(&r);
+    if (r.device == options.baseline) {
+      baseline[r.info.id] = &r;
+    }
+  }
+  std::vector<model::VerdictRow> rows;
+  rows.reserve(groups.size());
+  for (const auto& [key, cases] : groups) {
+    rows.push_back(judge(cases, baseline, options));
+  }
+  return rows;
+}
+
+}  // namespace mudjack::verdict

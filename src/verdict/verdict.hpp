@@ -1,0 +1,55 @@
+#pragma once
+// Verdicts: the paper's portability categories, plus numeric divergence, per
+// (framework, function, device). A pure function of the case results.
+//
+// Rules. Within one group of cases (same framework, function and device):
+// - attempted: cases whose outcome is neither unavailable nor skip.
+// - failed: fail, crash or timeout. ran: pass or mismatch.
+// - latency ratio: geometric mean, over the group's cases that ran, have
+//   latency stats with median_ns > 0, and whose same case id on the baseline
+//   device also ran with median_ns > 0, of device median / baseline median.
+//   None when no case pairs up, and never for the baseline device itself.
+// - intolerable: the latency ratio is strictly greater than the threshold
+//   (Options::intolerable_ratio, or the function's entry in
+//   Options::function_ratios). A ratio within 1e-9 (relative) of the
+//   threshold counts as equal to it, so rounding in the geometric mean cannot
+//   turn "exactly at the threshold" into "above it".
+// The verdict is the first that applies:
+//   unavailable          attempted == 0
+//   complete_failure     every attempted case failed
+//   partial_failure      some attempted cases failed, some ran
+//   divergent            none failed, some mismatched
+//   intolerable_latency  none failed or mismatched, and intolerable
+//   portable             otherwise
+// Flags list, in enum order, every other category that also applies:
+//   unavailable          some cases are unavailable though others were attempted
+//   divergent            some mismatched (under partial_failure)
+//   intolerable_latency  intolerable (under partial_failure or divergent)
+// complete_failure, partial_failure and portable are never flags: they cannot
+// hold alongside a verdict that outranks them. skip never raises a flag (the
+// case declared a requirement this machine does not meet).
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace mudjack::verdict {
+
+struct Options {
+  std::string baseline = "cpu";     // device id every other device is compared with
+  double intolerable_ratio = 10.0;  // default threshold on device/baseline latency
+  // Per-function thresholds, keyed by CaseInfo::function; they override
+  // intolerable_ratio (intolerable.toml's per-function entries).
+  std::map<std::string, double> function_ratios;
+};
+
+// One row per (framework, function, device) present in results, sorted by
+// framework, then function, then device. Case ids within a row (failing,
+// mismatching) are sorted. results is expected to hold at most one result per
+// (case id, device), as one run does.
+std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& results,
+                                       const Options& options);
+
+}  // namespace mudjack::verdict

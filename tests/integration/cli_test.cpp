@@ -1,0 +1,300 @@
+// Integration tests: the real mudjack binary, real probes (the numpy
+// environment built by scripts/install.sh), hostile fixture cases.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kBinary = MUDJACK_BINARY;
+const fs::path kFixtures = MUDJACK_FIXTURES;
+
+struct Result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("mudjack-it-" + std::to_string(::getpid()) + "-" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  Result mudjack(const std::vector<std::string>& args) {
+    std::string cmd = quote(kBinary);
+    for (const auto& a : args) cmd += " " + quote(a);
+    auto out = dir_ / "stdout.txt";
+    auto err = dir_ / "stderr.txt";
+    cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
+    int status = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  // Starts mudjack in the background; returns its pid.
+  pid_t spawn(const std::vector<std::string>& args) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      std::vector<std::string> argv_s = {kBinary};
+      argv_s.insert(argv_s.end(), args.begin(), args.end());
+      std::vector<char*> argv;
+      for (auto& s : argv_s) argv.push_back(s.data());
+      argv.push_back(nullptr);
+      auto log = (dir_ / "background.txt").string();
+      FILE* f = std::fopen(log.c_str(), "a");
+      dup2(fileno(f), 1);
+      dup2(fileno(f), 2);
+      execv(kBinary.c_str(), argv.data());
+      _exit(127);
+    }
+    return pid;
+  }
+
+  json runs(const fs::path& out) {
+    auto r = mudjack({"runs", "--out", out.string(), "--json"});
+    if (r.code != 0) return json::array();
+    return json::parse(r.out);
+  }
+
+  // Waits until the only run in `out` has at least n results.
+  bool wait_results(const fs::path& out, size_t n, std::chrono::seconds limit) {
+    auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+      if (fs::exists(out / "mudjack.db")) {
+        auto list = runs(out);
+        if (!list.empty() && list[0]["results"].get<size_t>() >= n) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return false;
+  }
+
+  fs::path dir_;
+};
+
+std::map<std::string, json> by_function(const json& results) {
+  std::map<std::string, json> m;
+  for (const auto& c : results["cases"]) m[c["function"].get<std::string>()] = c;
+  return m;
+}
+
+TEST_F(Cli, HostileCasesGetTheRightOutcomeAndOrdinaryOnesStillPass) {
+  auto out = dir_ / "results";
+  auto r = mudjack({"run", "--suite-dir", (kFixtures / "suites" / "hostile").string(), "--out",
+                    out.string(), "--timeout-s", "6", "--memory-limit-mb", "400", "--budget-ms", "5"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto list = runs(out);
+  ASSERT_EQ(list.size(), 1u);
+  auto run_id = list[0]["id"].get<std::string>();
+  auto results = json::parse(slurp(out / "runs" / run_id / "results.json"));
+  auto cases = by_function(results);
+  ASSERT_EQ(results["cases"].size(), 10u) << "exactly one outcome per planned case";
+
+  EXPECT_EQ(cases["ok.add"]["outcome"], "pass");
+  EXPECT_EQ(cases["ok.multiply"]["outcome"], "pass");
+  EXPECT_EQ(cases["hostile.garbage_stdout"]["outcome"], "pass") << "prints must not corrupt the channel";
+
+  EXPECT_EQ(cases["hostile.segfault"]["outcome"], "crash");
+  EXPECT_EQ(cases["hostile.segfault"]["error"]["signal"], SIGSEGV);
+  EXPECT_NE(cases["hostile.segfault"]["error"]["stderr_tail"].get<std::string>().find("Fatal Python error"),
+            std::string::npos);
+  EXPECT_EQ(cases["hostile.abort"]["outcome"], "crash");
+  EXPECT_EQ(cases["hostile.abort"]["error"]["signal"], SIGABRT);
+  EXPECT_EQ(cases["hostile.hang"]["outcome"], "timeout");
+  EXPECT_EQ(cases["hostile.raise"]["outcome"], "fail");
+  EXPECT_EQ(cases["hostile.raise"]["error"]["kind"], "not_implemented");
+  EXPECT_EQ(cases["hostile.runaway_memory"]["outcome"], "crash");
+  EXPECT_EQ(cases["hostile.runaway_memory"]["error"]["kind"], "out_of_memory");
+  EXPECT_EQ(cases["hostile.garbage_protocol"]["outcome"], "crash");
+  EXPECT_NE(cases["hostile.garbage_protocol"]["error"]["message"].get<std::string>().find("protocol"),
+            std::string::npos);
+  EXPECT_EQ(cases["hostile.exit_mid_case"]["outcome"], "crash");
+  EXPECT_EQ(cases["hostile.exit_mid_case"]["error"]["exit_code"], 7);
+
+  // Passing cases carry real measurements.
+  const auto& ok = cases["ok.add"];
+  EXPECT_GT(ok["latency"]["cold_ns"].get<int64_t>(), 0);
+  EXPECT_GE(ok["latency"]["n"].get<int64_t>(), 5);
+  EXPECT_GT(ok["latency"]["median_ns"].get<double>(), 0);
+  EXPECT_GT(ok["memory"]["peak_host_bytes"].get<int64_t>(), 0);
+  EXPECT_EQ(ok["latency"]["samples_ns"].size(), ok["latency"]["n"].get<size_t>());
+
+  // Every view was written, and the verdicts follow the outcomes.
+  for (const char* f : {"results.csv", "junit.xml", "summary.md"}) {
+    EXPECT_TRUE(fs::exists(out / "runs" / run_id / f)) << f;
+  }
+  std::map<std::string, std::string> verdicts;
+  for (const auto& v : results["verdicts"]) verdicts[v["function"]] = v["verdict"];
+  EXPECT_EQ(verdicts["ok.add"], "portable");
+  EXPECT_EQ(verdicts["hostile.segfault"], "complete_failure");
+}
+
+TEST_F(Cli, FailOnTurnsAVerdictIntoExitOne) {
+  auto out = dir_ / "results";
+  auto r = mudjack({"run", "--suite-dir", (kFixtures / "suites" / "hostile").string(), "--out",
+                    out.string(), "--filter", "ok\\.add|hostile\\.raise", "--budget-ms", "5",
+                    "--fail-on", "complete_failure"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  r = mudjack({"run", "--suite-dir", (kFixtures / "suites" / "hostile").string(), "--out",
+               out.string(), "--filter", "ok\\.add", "--budget-ms", "5", "--fail-on",
+               "complete_failure"});
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_F(Cli, SigkillMidRunThenResumeLosesNothingAndRepeatsNothing) {
+  auto out = dir_ / "results";
+  pid_t pid = spawn({"run", "--suite-dir", (kFixtures / "suites" / "slow").string(), "--out",
+                     out.string(), "--budget-ms", "5"});
+  ASSERT_TRUE(wait_results(out, 3, std::chrono::seconds(60)));
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  auto list = runs(out);
+  ASSERT_EQ(list.size(), 1u);
+  auto run_id = list[0]["id"].get<std::string>();
+  EXPECT_EQ(list[0]["state"], "running");
+  auto before = json::parse(mudjack({"report", run_id, "--out", out.string(), "--format", "json"}).out);
+  std::map<std::string, std::string> started;
+  for (const auto& c : before["cases"]) started[c["id"]] = c["started_at"];
+  ASSERT_GE(started.size(), 3u);
+  ASSERT_LT(started.size(), 8u);
+
+  auto r = mudjack({"run", "--resume", run_id, "--out", out.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto after = json::parse(slurp(out / "runs" / run_id / "results.json"));
+  ASSERT_EQ(after["cases"].size(), 8u);
+  EXPECT_EQ(after["run"]["state"], "complete");
+  for (const auto& c : after["cases"]) {
+    EXPECT_EQ(c["outcome"], "pass") << c["id"];
+    auto it = started.find(c["id"]);
+    if (it != started.end()) EXPECT_EQ(c["started_at"], it->second) << "finished case ran again";
+  }
+}
+
+TEST_F(Cli, InterruptStopsCleanlyKeepsOutcomesAndExits130) {
+  auto out = dir_ / "results";
+  pid_t pid = spawn({"run", "--suite-dir", (kFixtures / "suites" / "slow").string(), "--out",
+                     out.string(), "--budget-ms", "5"});
+  ASSERT_TRUE(wait_results(out, 2, std::chrono::seconds(60)));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(dir_ / "background.txt");
+  auto list = runs(out);
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["state"], "incomplete");
+  EXPECT_GE(list[0]["results"].get<int>(), 2);
+  EXPECT_NE(slurp(dir_ / "background.txt").find("--resume"), std::string::npos);
+}
+
+TEST_F(Cli, ListNeedsNoFrameworkAndShowsMetadata) {
+  // /usr/bin/python3 has no torch, jax or tensorflow: listing must still work.
+  auto r = mudjack({"list", "--suite", "paper", "--json", "--python", "numpy=/usr/bin/python3"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto cases = json::parse(r.out);
+  ASSERT_GT(cases.size(), 10u);
+  std::map<std::string, int> per_framework;
+  for (const auto& c : cases) {
+    ++per_framework[c["framework"]];
+    for (const char* key : {"id", "function", "dtype", "mode", "shape", "variant"}) {
+      EXPECT_TRUE(c.contains(key)) << key;
+    }
+  }
+  for (const char* fw : {"torch", "jax", "tensorflow", "numpy"}) EXPECT_GT(per_framework[fw], 0) << fw;
+}
+
+struct BadInput {
+  std::vector<std::string> args;
+  std::string message;
+};
+
+TEST_F(Cli, BadInputGetsOneClearLineAndExitTwo) {
+  auto bad_db_dir = dir_ / "corrupt";
+  fs::create_directories(bad_db_dir);
+  std::ofstream(bad_db_dir / "mudjack.db") << std::string(4096, 'x');
+  std::ofstream(dir_ / "a-file") << "x";
+  auto hostile = (kFixtures / "suites" / "hostile").string();
+  std::vector<BadInput> cases = {
+      {{"run", "--suite-dir", hostile, "--framework", "caffe"}, "unknown framework 'caffe'"},
+      {{"run", "--suite-dir", hostile, "--device", "cuda:9"}, "no framework sees device 'cuda:9'"},
+      {{"run", "--suite", "no-such-suite"}, "unknown suite 'no-such-suite'"},
+      {{"list", "--suite-dir", (kFixtures / "suites" / "malformed").string()}, "broken.py"},
+      {{"run", "--suite-dir", hostile, "--out", (dir_ / "a-file" / "sub").string()}, "results folder"},
+      {{"run", "--suite-dir", hostile, "--out", bad_db_dir.string()}, "not a MudJack results database"},
+      {{"run", "--suite-dir", hostile, "--python",
+        "numpy=" + (kFixtures / "bin" / "protocol2-probe").string()},
+       "speaks protocol 2"},
+      {{"run", "--resume", "no-such-run", "--out", bad_db_dir.string() + "-none"}, "unknown run 'no-such-run'"},
+      {{"run", "--suite-dir", hostile, "--filter", "(unclosed"}, "bad --filter regex"},
+      {{"report", "latest", "--out", (dir_ / "empty").string()}, "no results database"},
+      {{"run", "--suite-dir", hostile, "--fail-on", "sometimes"}, "unknown verdict 'sometimes'"},
+  };
+  for (const auto& c : cases) {
+    auto r = mudjack(c.args);
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    EXPECT_EQ(r.code, 2) << joined << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("mudjack: error: ", 0), 0u) << joined << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << joined << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  }
+}
+
+TEST_F(Cli, ReportRendersEveryFormatFromTheStore) {
+  auto out = dir_ / "results";
+  auto r = mudjack({"run", "--suite-dir", (kFixtures / "suites" / "hostile").string(), "--out",
+                    out.string(), "--filter", "ok\\.", "--budget-ms", "5"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* format : {"json", "csv", "junit", "md"}) {
+    auto rep = mudjack({"report", "latest", "--out", out.string(), "--format", format});
+    EXPECT_EQ(rep.code, 0) << format << rep.err;
+    EXPECT_NE(rep.out.find("ok.add"), std::string::npos) << format;
+  }
+  auto bad = mudjack({"report", "latest", "--out", out.string(), "--format", "pdf"});
+  EXPECT_EQ(bad.code, 2);
+}
+
+}  // namespace

@@ -1,0 +1,352 @@
+// Verdict rules on crafted results: every verdict, their precedence, flags,
+// the latency ratio against the baseline device, and what counts as attempted.
+
+#include "verdict/verdict.hpp"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace mudjack::verdict {
+namespace {
+
+using model::CaseResult;
+using model::ErrorKind;
+using model::Outcome;
+using model::Verdict;
+using model::VerdictRow;
+
+// One crafted result; a constructor rather than an aggregate so that rows
+// can leave trailing fields out.
+struct Case {
+  Case(std::string function_, std::string variant_, std::string device_,
+       Outcome outcome_ = Outcome::kPass, std::optional<double> median_ns_ = std::nullopt,
+       ErrorKind kind_ = ErrorKind::kNone, std::string framework_ = "torch")
+      : function(std::move(function_)),
+        variant(std::move(variant_)),
+        device(std::move(device_)),
+        outcome(outcome_),
+        median_ns(median_ns_),
+        kind(kind_),
+        framework(std::move(framework_)) {}
+
+  std::string function;
+  std::string variant;
+  std::string device;
+  Outcome outcome;
+  std::optional<double> median_ns;
+  ErrorKind kind;
+  std::string framework;
+};
+
+CaseResult make(const Case& c) {
+  CaseResult r;
+  r.info.framework = c.framework;
+  r.info.function = c.function;
+  r.info.variant = c.variant;
+  r.info.id = c.framework + "/" + c.function + "/" + c.variant;
+  r.device = c.device;
+  r.outcome = c.outcome;
+  r.error.kind = c.kind;
+  if (c.median_ns) {
+    model::LatencyStats s;
+    s.median_ns = *c.median_ns;
+    s.n = 1;
+    r.latency.samples_ns = {*c.median_ns};
+    r.latency.stats = s;
+  }
+  return r;
+}
+
+std::vector<CaseResult> make_all(const std::vector<Case>& cases) {
+  std::vector<CaseResult> out;
+  out.reserve(cases.size());
+  for (const Case& c : cases) {
+    out.push_back(make(c));
+  }
+  return out;
+}
+
+// The single row for (function, device); fails the test if absent.
+VerdictRow row_for(const std::vector<VerdictRow>& rows, const std::string& function,
+                   const std::string& device) {
+  for (const VerdictRow& r : rows) {
+    if (r.function == function && r.device == device) {
+      return r;
+    }
+  }
+  ADD_FAILURE() << "no row for " << function << " on " << device;
+  return {};
+}
+
+VerdictRow judge_one(const std::vector<Case>& cases, const std::string& function,
+                     const std::string& device, const Options& options = {}) {
+  return row_for(compute(make_all(cases), options), function, device);
+}
+
+TEST(Verdict, PortableWhenEverythingPassesAtModestRatio) {
+  const auto rows = compute(make_all({
+                                {"add", "a", "cpu", Outcome::kPass, 100.0},
+                                {"add", "b", "cpu", Outcome::kPass, 200.0},
+                                {"add", "a", "cuda:0", Outcome::kPass, 200.0},
+                                {"add", "b", "cuda:0", Outcome::kPass, 400.0},
+                            }),
+                            {});
+  ASSERT_EQ(rows.size(), 2u);
+  const VerdictRow cuda = row_for(rows, "add", "cuda:0");
+  EXPECT_EQ(cuda.verdict, Verdict::kPortable);
+  EXPECT_TRUE(cuda.flags.empty());
+  EXPECT_EQ(cuda.cases, 2);
+  ASSERT_TRUE(cuda.latency_ratio.has_value());
+  EXPECT_EQ(*cuda.latency_ratio, 2.0);
+  EXPECT_EQ(cuda.reason, "all 2 cases passed; latency ratio 2x <= 10x");
+  const VerdictRow cpu = row_for(rows, "add", "cpu");
+  EXPECT_EQ(cpu.verdict, Verdict::kPortable);
+  EXPECT_FALSE(cpu.latency_ratio.has_value());  // the baseline has no ratio to itself
+  EXPECT_EQ(cpu.reason, "all 2 cases passed");
+}
+
+TEST(Verdict, UnavailableWhenNothingWasAttempted) {
+  const VerdictRow r = judge_one({{"fft", "a", "cuda:0", Outcome::kUnavailable},
+                                  {"fft", "b", "cuda:0", Outcome::kUnavailable},
+                                  {"fft", "c", "cuda:0", Outcome::kSkip}},
+                                 "fft", "cuda:0");
+  EXPECT_EQ(r.verdict, Verdict::kUnavailable);
+  EXPECT_TRUE(r.flags.empty());
+  EXPECT_EQ(r.cases, 3);
+  EXPECT_EQ(r.reason, "no case could be attempted: 2 unavailable, 1 skipped");
+}
+
+TEST(Verdict, CompleteFailureWhenEveryAttemptedCaseFailed) {
+  const VerdictRow r =
+      judge_one({{"svd", "c", "cuda:0", Outcome::kFail, {}, ErrorKind::kNotImplemented},
+                 {"svd", "a", "cuda:0", Outcome::kFail, {}, ErrorKind::kNotImplemented},
+                 {"svd", "b", "cuda:0", Outcome::kCrash},
+                 {"svd", "d", "cuda:0", Outcome::kUnavailable}},
+                "svd", "cuda:0");
+  EXPECT_EQ(r.verdict, Verdict::kCompleteFailure);
+  EXPECT_EQ(r.flags, (std::vector<Verdict>{Verdict::kUnavailable}));
+  EXPECT_EQ(r.cases, 4);
+  EXPECT_EQ(r.failing, (std::vector<std::string>{"torch/svd/a", "torch/svd/b", "torch/svd/c"}));
+  EXPECT_EQ(r.reason, "all 3 attempted cases failed: not_implemented x2, crash x1; 1 unavailable");
+}
+
+TEST(Verdict, CompleteFailureOfASingleCaseReadsNaturally) {
+  const VerdictRow r = judge_one({{"svd", "a", "cuda:0", Outcome::kTimeout}}, "svd", "cuda:0");
+  EXPECT_EQ(r.verdict, Verdict::kCompleteFailure);
+  EXPECT_EQ(r.reason, "the only case failed: timeout x1");
+}
+
+TEST(Verdict, PartialFailureWithFailureBreakdown) {
+  const VerdictRow r =
+      judge_one({{"mm", "a", "cuda:0", Outcome::kFail, {}, ErrorKind::kUnsupportedDtype},
+                 {"mm", "b", "cuda:0", Outcome::kFail, {}, ErrorKind::kOutOfMemory},
+                 {"mm", "c", "cuda:0", Outcome::kFail, {}, ErrorKind::kOutOfMemory},
+                 {"mm", "d", "cuda:0", Outcome::kTimeout},
+                 {"mm", "e", "cuda:0", Outcome::kFail},
+                 {"mm", "f", "cuda:0", Outcome::kPass}},
+                "mm", "cuda:0");
+  EXPECT_EQ(r.verdict, Verdict::kPartialFailure);
+  EXPECT_TRUE(r.flags.empty());
+  EXPECT_EQ(r.reason,
+            "5 of 6 cases failed: out_of_memory x2, fail x1, timeout x1, unsupported_dtype x1");
+  EXPECT_TRUE(r.mismatching.empty());
+}
+
+TEST(Verdict, PartialFailureOutranksDivergenceAndLatencyWhichBecomeFlags) {
+  const VerdictRow r = judge_one({{"conv", "a", "cpu", Outcome::kPass, 10.0},
+                                  {"conv", "b", "cpu", Outcome::kPass, 10.0},
+                                  {"conv", "c", "cpu", Outcome::kPass, 10.0},
+                                  {"conv", "a", "cuda:0", Outcome::kPass, 200.0},
+                                  {"conv", "b", "cuda:0", Outcome::kMismatch, 200.0},
+                                  {"conv", "c", "cuda:0", Outcome::kTimeout}},
+                                 "conv", "cuda:0");
+  EXPECT_EQ(r.verdict, Verdict::kPartialFailure);
+  EXPECT_EQ(r.flags, (std::vector<Verdict>{Verdict::kDivergent, Verdict::kIntolerableLatency}));
+  EXPECT_EQ(r.failing, (std::vector<std::string>{"torch/conv/c"}));
+  EXPECT_EQ(r.mismatching, (std::vector<std::string>{"torch/conv/b"}));
+  EXPECT_EQ(r.latency_ratio, 20.0);  // mismatching cases still count for latency
+  EXPECT_EQ(r.reason,
+            "1 of 3 cases failed: timeout x1; 1 mismatched the baseline; "
+            "latency ratio 20x > 10x");
+}
+
+TEST(Verdict, DivergentOutranksLatency) {
+  const VerdictRow r = judge_one({{"sum", "a", "cpu", Outcome::kPass, 10.0},
+                                  {"sum", "b", "cpu", Outcome::kPass, 10.0},
+                                  {"sum", "a", "cuda:0", Outcome::kMismatch, 500.0},
+                                  {"sum", "b", "cuda:0", Outcome::kPass, 500.0}},
+                                 "sum", "cuda:0");
+  EXPECT_EQ(r.verdict, Verdict::kDivergent);
+  EXPECT_EQ(r.flags, (std::vector<Verdict>{Verdict::kIntolerableLatency}));
+  EXPECT_EQ(r.mismatching, (std::vector<std::string>{"torch/sum/a"}));
+  EXPECT_TRUE(r.failing.empty());
+  EXPECT_EQ(r.reason, "1 of 2 cases mismatched the baseline; latency ratio 50x > 10x");
+}
+
+TEST(Verdict, IntolerableLatency) {
+  const VerdictRow r = judge_one(
+      {{"sort", "a", "cpu", Outcome::kPass, 10.0}, {"sort", "a", "cuda:0", Outcome::kPass, 142.0}},
+      "sort", "cuda:0");
+  EXPECT_EQ(r.verdict, Verdict::kIntolerableLatency);
+  EXPECT_TRUE(r.flags.empty());
+  ASSERT_TRUE(r.latency_ratio.has_value());
+  EXPECT_DOUBLE_EQ(*r.latency_ratio, 14.2);
+  EXPECT_EQ(r.reason, "latency ratio 14.2x > 10x");
+}
+
+TEST(Verdict, RatioExactlyAtThresholdIsTolerable) {
+  const VerdictRow at = judge_one(
+      {{"sort", "a", "cpu", Outcome::kPass, 10.0}, {"sort", "a", "cuda:0", Outcome::kPass, 100.0}},
+      "sort", "cuda:0");
+  EXPECT_EQ(at.latency_ratio, 10.0);
+  EXPECT_EQ(at.verdict, Verdict::kPortable);
+  EXPECT_EQ(at.reason, "the only case passed; latency ratio 10x <= 10x");
+
+  // A geometric mean that is 10 only up to rounding (ratios 5 and 20).
+  const VerdictRow rounded = judge_one({{"sort", "a", "cpu", Outcome::kPass, 10.0},
+                                        {"sort", "b", "cpu", Outcome::kPass, 10.0},
+                                        {"sort", "a", "cuda:0", Outcome::kPass, 50.0},
+                                        {"sort", "b", "cuda:0", Outcome::kPass, 200.0}},
+                                       "sort", "cuda:0");
+  ASSERT_TRUE(rounded.latency_ratio.has_value());
+  EXPECT_DOUBLE_EQ(*rounded.latency_ratio, 10.0);
+  EXPECT_EQ(rounded.verdict, Verdict::kPortable);
+
+  const VerdictRow above = judge_one(
+      {{"sort", "a", "cpu", Outcome::kPass, 10.0}, {"sort", "a", "cuda:0", Outcome::kPass, 100.1}},
+      "sort", "cuda:0");
+  EXPECT_EQ(above.verdict, Verdict::kIntolerableLatency);
+  EXPECT_EQ(above.reason, "latency ratio 10.01x > 10x");  // more digits than 3 near the line
+}
+
+TEST(Verdict, PerFunctionThresholdOverridesTheDefault) {
+  Options options;
+  options.function_ratios["sort"] = 30;
+  const std::vector<Case> cases{{"sort", "a", "cpu", Outcome::kPass, 10.0},
+                                {"sort", "a", "cuda:0", Outcome::kPass, 200.0},
+                                {"topk", "a", "cpu", Outcome::kPass, 10.0},
+                                {"topk", "a", "cuda:0", Outcome::kPass, 200.0}};
+  const auto rows = compute(make_all(cases), options);
+  EXPECT_EQ(row_for(rows, "sort", "cuda:0").verdict, Verdict::kPortable);
+  EXPECT_EQ(row_for(rows, "sort", "cuda:0").reason,
+            "the only case passed; latency ratio 20x <= 30x");
+  EXPECT_EQ(row_for(rows, "topk", "cuda:0").verdict, Verdict::kIntolerableLatency);
+}
+
+TEST(Verdict, ChosenBaselineDeviceHasNoRatioAndOthersCompareToIt) {
+  Options options;
+  options.baseline = "cuda:0";
+  options.intolerable_ratio = 5;
+  const auto rows = compute(make_all({{"exp", "a", "cpu", Outcome::kPass, 100.0},
+                                      {"exp", "a", "cuda:0", Outcome::kPass, 10.0}}),
+                            options);
+  EXPECT_FALSE(row_for(rows, "exp", "cuda:0").latency_ratio.has_value());
+  const VerdictRow cpu = row_for(rows, "exp", "cpu");
+  EXPECT_EQ(cpu.latency_ratio, 10.0);
+  EXPECT_EQ(cpu.verdict, Verdict::kIntolerableLatency);
+  EXPECT_EQ(cpu.reason, "latency ratio 10x > 5x");
+}
+
+TEST(Verdict, RatioOnlyFromPairsWhereBothSidesRanAndWereTimed) {
+  const VerdictRow r = judge_one(
+      {
+          {"log", "a", "cpu", Outcome::kPass, 10.0},  // pairs with cuda a: ratio 3
+          {"log", "b", "cpu", Outcome::kPass, {}},    // baseline not timed
+          {"log", "c", "cpu", Outcome::kPass, 0.0},   // baseline median 0
+          {"log", "d", "cpu", Outcome::kFail, 10.0},  // baseline did not run
+          {"log", "a", "cuda:0", Outcome::kPass, 30.0},
+          {"log", "b", "cuda:0", Outcome::kPass, 1000.0},
+          {"log", "c", "cuda:0", Outcome::kPass, 1000.0},
+          {"log", "d", "cuda:0", Outcome::kPass, 1000.0},
+          {"log", "e", "cuda:0", Outcome::kPass, 1000.0},  // no baseline case at all
+          {"log", "f", "cuda:0", Outcome::kPass, {}},      // device not timed
+      },
+      "log", "cuda:0");
+  EXPECT_EQ(r.latency_ratio, 3.0);
+  EXPECT_EQ(r.verdict, Verdict::kPortable);
+
+  const VerdictRow none = judge_one(
+      {{"log", "a", "cpu", Outcome::kPass, {}}, {"log", "a", "cuda:0", Outcome::kPass, 50.0}},
+      "log", "cuda:0");
+  EXPECT_FALSE(none.latency_ratio.has_value());
+  EXPECT_EQ(none.verdict, Verdict::kPortable);
+  EXPECT_EQ(none.reason, "the only case passed");
+}
+
+TEST(Verdict, RatioPairsByCaseIdNotByPosition) {
+  const VerdictRow r = judge_one({{"abs", "b", "cpu", Outcome::kPass, 20.0},
+                                  {"abs", "a", "cpu", Outcome::kPass, 10.0},
+                                  {"abs", "a", "cuda:0", Outcome::kPass, 40.0},
+                                  {"abs", "b", "cuda:0", Outcome::kPass, 80.0}},
+                                 "abs", "cuda:0");
+  EXPECT_EQ(r.latency_ratio, 4.0);
+}
+
+TEST(Verdict, UnavailableAndSkipAreNotAttempted) {
+  // One pass among skips and unavailable cases: portable, with only the
+  // unavailable ones flagged.
+  const VerdictRow r = judge_one({{"qr", "a", "cuda:0", Outcome::kPass},
+                                  {"qr", "b", "cuda:0", Outcome::kSkip},
+                                  {"qr", "c", "cuda:0", Outcome::kSkip},
+                                  {"qr", "d", "cuda:0", Outcome::kUnavailable}},
+                                 "qr", "cuda:0");
+  EXPECT_EQ(r.verdict, Verdict::kPortable);
+  EXPECT_EQ(r.flags, (std::vector<Verdict>{Verdict::kUnavailable}));
+  EXPECT_EQ(r.cases, 4);
+  EXPECT_EQ(r.reason, "the only attempted case passed; 1 unavailable");
+
+  const VerdictRow skips_only_flag_nothing =
+      judge_one({{"qr", "a", "cuda:0", Outcome::kPass}, {"qr", "b", "cuda:0", Outcome::kSkip}},
+                "qr", "cuda:0");
+  EXPECT_TRUE(skips_only_flag_nothing.flags.empty());
+
+  // A failure among skipped cases is a complete failure, not a partial one.
+  const VerdictRow failed =
+      judge_one({{"qr", "a", "cuda:0", Outcome::kCrash}, {"qr", "b", "cuda:0", Outcome::kSkip}},
+                "qr", "cuda:0");
+  EXPECT_EQ(failed.verdict, Verdict::kCompleteFailure);
+  EXPECT_EQ(failed.reason, "the only attempted case failed: crash x1");
+}
+
+TEST(Verdict, RowsAreGroupedAndSorted) {
+  const auto rows = compute(make_all({
+                                {"b_fn", "x", "cuda:0", Outcome::kPass, {}, {}, "torch"},
+                                {"a_fn", "x", "cuda:0", Outcome::kPass, {}, {}, "torch"},
+                                {"a_fn", "y", "cuda:0", Outcome::kFail, {}, {}, "torch"},
+                                {"a_fn", "x", "cpu", Outcome::kPass, {}, {}, "torch"},
+                                {"z_fn", "x", "cpu", Outcome::kPass, {}, {}, "jax"},
+                            }),
+                            {});
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].framework, "jax");
+  EXPECT_EQ(rows[1].function, "a_fn");
+  EXPECT_EQ(rows[1].device, "cpu");
+  EXPECT_EQ(rows[2].function, "a_fn");
+  EXPECT_EQ(rows[2].device, "cuda:0");
+  EXPECT_EQ(rows[2].cases, 2);
+  EXPECT_EQ(rows[2].verdict, Verdict::kPartialFailure);
+  EXPECT_EQ(rows[3].function, "b_fn");
+  EXPECT_TRUE(compute({}, {}).empty());
+}
+
+TEST(Verdict, SameFunctionNameInTwoFrameworksStaysApart) {
+  const auto rows = compute(make_all({
+                                {"sum", "a", "cpu", Outcome::kPass, 10.0, {}, "jax"},
+                                {"sum", "a", "cuda:0", Outcome::kPass, 500.0, {}, "jax"},
+                                {"sum", "a", "cpu", Outcome::kPass, 100.0, {}, "torch"},
+                                {"sum", "a", "cuda:0", Outcome::kPass, 100.0, {}, "torch"},
+                            }),
+                            {});
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[1].framework, "jax");
+  EXPECT_EQ(rows[1].latency_ratio, 50.0);
+  EXPECT_EQ(rows[3].framework, "torch");
+  EXPECT_EQ(rows[3].latency_ratio, 1.0);
+}
+
+}  // namespace
+}  // namespace mudjack::verdict
