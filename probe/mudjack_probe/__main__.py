@@ -24,6 +24,7 @@ import importlib.util  # noqa: E402
 import json  # noqa: E402
 import hashlib  # noqa: E402
 import platform  # noqa: E402
+import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -140,7 +141,10 @@ def main() -> int:
                 from .runner import Policy, run_case  # numpy is needed only to run
 
                 policy = Policy.from_json(request.get("policy", {}))
-                send(run_case(adapter, case, int(request.get("seed", 0)), policy, request.get("artifact_dir")))
+                started_ns = time.perf_counter_ns()
+                result = run_case(adapter, case, int(request.get("seed", 0)), policy, request.get("artifact_dir"))
+                result["case_ns"] = time.perf_counter_ns() - started_ns  # all the probe spent on it
+                send(result)
             else:
                 send({"type": "error", "message": f"unknown request type {kind!r}"})
         except ValueError as exc:

@@ -261,3 +261,22 @@ def collected() -> list["Cases"]:
 
 def reset() -> None:
     _ALL.clear()
+
+
+class _LazyModule:
+    """A module imported on first attribute access, so that suite files can
+    name numpy at top level and still be listed by an interpreter without it."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._module: Any = None
+
+    def __getattr__(self, attr: str) -> Any:
+        if self._module is None:
+            import importlib
+
+            self._module = importlib.import_module(self._name)
+        return getattr(self._module, attr)
+
+
+np: Any = _LazyModule("numpy")

@@ -190,7 +190,7 @@ def _save(arrays: list[tuple[np.ndarray, str]], case_id: str, artifact_dir: str 
     os.makedirs(artifact_dir, exist_ok=True)
     saved = []
     for i, (arr, dtype_name) in enumerate(arrays):
-        a = np.ascontiguousarray(arr)
+        a = np.asarray(arr, order="C")  # not ascontiguousarray: it turns 0-d into shape (1,)
         if a.dtype.kind not in "biufc":  # bfloat16 from ml_dtypes, objects, strings
             try:
                 a = a.astype(np.float32)

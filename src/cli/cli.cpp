@@ -31,7 +31,9 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 
-extern "C" void on_signal(int) { g_interrupted.store(true); }
+extern "C" void on_signal(int) {
+  g_interrupted.store(true);
+}
 
 void install_signal_handlers() {
   struct sigaction sa {};
@@ -61,7 +63,8 @@ Settings settings(const Common& c) {
   Settings s;
   s.config = load_config(c.config ? std::optional<fs::path>(*c.config) : std::nullopt);
   if (!c.profile.empty()) {
-    if (std::find(envs::kProfiles.begin(), envs::kProfiles.end(), c.profile) == envs::kProfiles.end()) {
+    if (std::find(envs::kProfiles.begin(), envs::kProfiles.end(), c.profile) ==
+        envs::kProfiles.end()) {
       throw util::FatalError("unknown profile '" + c.profile + "'; known: current, paper-2023");
     }
     s.config.profile = c.profile;
@@ -74,8 +77,10 @@ Settings settings(const Common& c) {
       throw util::FatalError("--python expects FRAMEWORK=PATH, got '" + kv + "'");
     }
     auto fw = kv.substr(0, eq);
-    if (std::find(envs::kFrameworks.begin(), envs::kFrameworks.end(), fw) == envs::kFrameworks.end()) {
-      throw util::FatalError("unknown framework '" + fw + "' in --python; known: numpy, torch, jax, tensorflow");
+    if (std::find(envs::kFrameworks.begin(), envs::kFrameworks.end(), fw) ==
+        envs::kFrameworks.end()) {
+      throw util::FatalError("unknown framework '" + fw +
+                             "' in --python; known: numpy, torch, jax, tensorflow");
     }
     s.python[fw] = kv.substr(eq + 1);
   }
@@ -106,8 +111,8 @@ void ensure_writable(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir)) {
-    throw util::FatalError("results folder " + dir.string() + " cannot be created: " +
-                           (ec ? ec.message() : "not a folder"));
+    throw util::FatalError("results folder " + dir.string() +
+                           " cannot be created: " + (ec ? ec.message() : "not a folder"));
   }
   auto probe = dir / (".mudjack-write-test-" + std::to_string(::getpid()));
   std::ofstream f(probe);
@@ -184,8 +189,8 @@ int cmd_devices(const DevicesArgs& a) {
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  std::printf("%-8s %-10s %-40s %10s  %-28s %s\n", "DEVICE", "VENDOR", "MODEL", "MEMORY", "DRIVER/RUNTIME",
-              "FRAMEWORKS");
+  std::printf("%-8s %-10s %-40s %10s  %-28s %s\n", "DEVICE", "VENDOR", "MODEL", "MEMORY",
+              "DRIVER/RUNTIME", "FRAMEWORKS");
   for (const auto& dev : d.devices) {
     std::string fws_seen;
     for (const auto& [fw, ids] : d.devices_of) {
@@ -195,13 +200,16 @@ int cmd_devices(const DevicesArgs& a) {
     }
     char mem[32];
     std::snprintf(mem, sizeof(mem), "%.1f GiB", static_cast<double>(dev.memory_bytes) / (1 << 30));
-    std::string driver = dev.driver_version.empty() ? dev.runtime_version
-                                                    : dev.driver_version + " / " + dev.runtime_version;
-    std::printf("%-8s %-10s %-40s %10s  %-28s %s\n", dev.id.c_str(), dev.vendor.substr(0, 10).c_str(),
-                dev.model.substr(0, 40).c_str(), mem, driver.substr(0, 28).c_str(), fws_seen.c_str());
+    std::string driver = dev.driver_version.empty()
+                             ? dev.runtime_version
+                             : dev.driver_version + " / " + dev.runtime_version;
+    std::printf("%-8s %-10s %-40s %10s  %-28s %s\n", dev.id.c_str(),
+                dev.vendor.substr(0, 10).c_str(), dev.model.substr(0, 40).c_str(), mem,
+                driver.substr(0, 28).c_str(), fws_seen.c_str());
   }
   for (const auto& [fw, rt] : d.runtimes) {
-    if (!rt.unavailable.empty()) std::printf("%s: unavailable: %s\n", fw.c_str(), rt.unavailable.c_str());
+    if (!rt.unavailable.empty())
+      std::printf("%s: unavailable: %s\n", fw.c_str(), rt.unavailable.c_str());
   }
   return 0;
 }
@@ -217,9 +225,11 @@ struct Selection {
 
 void add_selection(CLI::App* app, Selection& sel) {
   app->add_option("--suite", sel.suites, "Suite name (default paper; repeatable)");
-  app->add_option("--suite-dir", sel.suite_dirs, "A folder of your own case files (docs/suite-format.md)")
+  app->add_option("--suite-dir", sel.suite_dirs,
+                  "A folder of your own case files (docs/suite-format.md)")
       ->check(CLI::ExistingDirectory);
-  app->add_option("--framework", sel.frameworks, "numpy, torch, jax, tensorflow (repeatable or comma list)");
+  app->add_option("--framework", sel.frameworks,
+                  "numpy, torch, jax, tensorflow (repeatable or comma list)");
   app->add_option("--filter", sel.filter, "Only case ids matching this regular expression");
 }
 
@@ -244,10 +254,10 @@ struct ListArgs {
 };
 
 json case_json(const model::CaseInfo& c) {
-  json j{{"id", c.id},         {"framework", c.framework}, {"function", c.function},
-         {"variant", c.variant}, {"dtype", c.dtype},       {"shape", c.shape},
-         {"dims", c.dims},       {"mode", c.mode},         {"compiler", c.compiler},
-         {"params", c.params},   {"requires", c.requires_}, {"tags", c.tags}};
+  json j{{"id", c.id},           {"framework", c.framework}, {"function", c.function},
+         {"variant", c.variant}, {"dtype", c.dtype},         {"shape", c.shape},
+         {"dims", c.dims},       {"mode", c.mode},           {"compiler", c.compiler},
+         {"params", c.params},   {"requires", c.requires_},  {"tags", c.tags}};
   if (!c.note.empty()) j["note"] = c.note;
   if (!c.successor.empty()) j["successor"] = c.successor;
   return j;
@@ -265,7 +275,8 @@ int cmd_list(const ListArgs& a) {
   std::set<std::string> functions;
   for (const auto& c : cases) {
     functions.insert(c.framework + "/" + c.function);
-    std::printf("%-70s %-9s %-8s %-8s\n", c.id.c_str(), c.dtype.c_str(), c.mode.c_str(), c.shape.c_str());
+    std::printf("%-70s %-9s %-8s %-8s\n", c.id.c_str(), c.dtype.c_str(), c.mode.c_str(),
+                c.shape.c_str());
   }
   std::fprintf(stderr, "%zu cases of %zu functions\n", cases.size(), functions.size());
   return 0;
@@ -299,10 +310,12 @@ int64_t default_memory_limit_bytes() {
 void print_summary(const std::vector<model::VerdictRow>& verdicts, const fs::path& run_dir,
                    const model::RunInfo& run) {
   std::map<std::pair<std::string, std::string>, std::map<std::string, int>> table;
-  for (const auto& v : verdicts) ++table[{v.framework, v.device}][std::string(model::to_string(v.verdict))];
-  std::printf("\nrun %s (%s): verdicts per framework and device\n", run.id.c_str(), run.state.c_str());
-  std::printf("%-11s %-8s %9s %9s %9s %9s %12s %11s\n", "FRAMEWORK", "DEVICE", "portable", "partial",
-              "complete", "divergent", "intolerable", "unavailable");
+  for (const auto& v : verdicts)
+    ++table[{v.framework, v.device}][std::string(model::to_string(v.verdict))];
+  std::printf("\nrun %s (%s): verdicts per framework and device\n", run.id.c_str(),
+              run.state.c_str());
+  std::printf("%-11s %-8s %9s %9s %9s %9s %12s %11s\n", "FRAMEWORK", "DEVICE", "portable",
+              "partial", "complete", "divergent", "intolerable", "unavailable");
   for (const auto& [key, counts] : table) {
     auto n = [&](const char* k) {
       auto it = counts.find(k);
@@ -315,8 +328,8 @@ void print_summary(const std::vector<model::VerdictRow>& verdicts, const fs::pat
   std::printf("reports: %s/{results.json,results.csv,junit.xml,summary.md}\n", run_dir.c_str());
 }
 
-int finish_run(store::Store& store, const std::string& run_id, bool completed,
-               const Settings& s, const RunArgs& a) {
+int finish_run(store::Store& store, const std::string& run_id, bool completed, const Settings& s,
+               const RunArgs& a) {
   store.set_run_state(run_id, completed ? "complete" : "incomplete", util::now_iso8601());
   auto run = *store.get_run(run_id);
   auto results = store.results(run_id);
@@ -331,9 +344,10 @@ int finish_run(store::Store& store, const std::string& run_id, bool completed,
     print_summary(verdicts, run_dir, run);
   }
   if (!completed) {
-    std::fprintf(stderr,
-                 "mudjack: interrupted; %zu outcomes kept. Resume with: mudjack run --resume %s --out %s\n",
-                 results.size(), run_id.c_str(), s.results_dir.c_str());
+    std::fprintf(
+        stderr,
+        "mudjack: interrupted; %zu outcomes kept. Resume with: mudjack run --resume %s --out %s\n",
+        results.size(), run_id.c_str(), s.results_dir.c_str());
     return 130;
   }
   auto fail_on = split_commas(a.fail_on);
@@ -348,7 +362,8 @@ int finish_run(store::Store& store, const std::string& run_id, bool completed,
 int cmd_run(const RunArgs& a) {
   for (const auto& v : split_commas(a.fail_on)) {
     if (!model::parse_verdict(v)) {
-      throw util::FatalError("unknown verdict '" + v + "' in --fail-on; known: unavailable, complete_failure, "
+      throw util::FatalError("unknown verdict '" + v +
+                             "' in --fail-on; known: unavailable, complete_failure, "
                              "partial_failure, divergent, intolerable_latency, portable");
     }
   }
@@ -370,23 +385,25 @@ int cmd_run(const RunArgs& a) {
   } else {
     cases = selected_cases(a.sel, s);
     if (cases.empty()) throw util::FatalError("no cases match the selection");
-    options = {{"suites", json::array()},
-               {"frameworks", split_commas(a.sel.frameworks)},
-               {"devices", a.devices},
-               {"filter", a.sel.filter},
-               {"profile", s.config.profile},
-               {"timeout_s", a.timeout_s.value_or(s.config.timeout_s.value_or(120))},
-               {"budget_ms", a.budget_ms.value_or(s.config.budget_ms.value_or(100))},
-               {"min_samples", a.min_samples},
-               {"max_samples", a.max_samples},
-               {"warmup_ms", a.warmup_ms},
-               {"memory_limit_bytes",
-                a.memory_limit_mb || s.config.memory_limit_mb
-                    ? static_cast<int64_t>(a.memory_limit_mb.value_or(s.config.memory_limit_mb.value_or(0)) * 1048576)
-                    : default_memory_limit_bytes()},
-               {"seed", a.seed},
-               {"serial", a.serial},
-               {"python", s.python}};
+    options = {
+        {"suites", json::array()},
+        {"frameworks", split_commas(a.sel.frameworks)},
+        {"devices", a.devices},
+        {"filter", a.sel.filter},
+        {"profile", s.config.profile},
+        {"timeout_s", a.timeout_s.value_or(s.config.timeout_s.value_or(120))},
+        {"budget_ms", a.budget_ms.value_or(s.config.budget_ms.value_or(100))},
+        {"min_samples", a.min_samples},
+        {"max_samples", a.max_samples},
+        {"warmup_ms", a.warmup_ms},
+        {"memory_limit_bytes",
+         a.memory_limit_mb || s.config.memory_limit_mb
+             ? static_cast<int64_t>(
+                   a.memory_limit_mb.value_or(s.config.memory_limit_mb.value_or(0)) * 1048576)
+             : default_memory_limit_bytes()},
+        {"seed", a.seed},
+        {"serial", a.serial},
+        {"python", s.python}};
     for (const auto& ref : suites_of(a.sel)) {
       options["suites"].push_back({{"name", ref.name}, {"dir", ref.dir.string()}});
     }
@@ -398,14 +415,16 @@ int cmd_run(const RunArgs& a) {
 
   std::set<std::string> fw_set;
   for (const auto& c : cases) fw_set.insert(c.framework);
-  std::map<std::string, std::string> python = options.value("python", std::map<std::string, std::string>{});
-  auto discovery = plan::discover({fw_set.begin(), fw_set.end()}, options.value("profile", "current"),
-                                  python, g_interrupted);
+  std::map<std::string, std::string> python =
+      options.value("python", std::map<std::string, std::string>{});
+  auto discovery = plan::discover({fw_set.begin(), fw_set.end()},
+                                  options.value("profile", "current"), python, g_interrupted);
 
   std::vector<std::pair<std::string, std::string>> work_ids;
   if (a.resume.empty()) {
     work_ids = plan::pairs(cases, discovery, options["devices"].get<std::vector<std::string>>());
-    if (work_ids.empty()) throw util::FatalError("nothing to run: no selected device for these cases");
+    if (work_ids.empty())
+      throw util::FatalError("nothing to run: no selected device for these cases");
     run_id = util::new_run_id();
     model::RunInfo run;
     run.id = run_id;
@@ -434,7 +453,8 @@ int cmd_run(const RunArgs& a) {
   for (const auto& [case_id, device] : work_ids) spec.work.emplace_back(*by_id.at(case_id), device);
   spec.frameworks = discovery.runtimes;
   spec.probe_dir = envs::data_dir() / "probe";
-  for (const auto& sref : options["suites"]) spec.suite_dirs.emplace_back(sref["dir"].get<std::string>());
+  for (const auto& sref : options["suites"])
+    spec.suite_dirs.emplace_back(sref["dir"].get<std::string>());
   auto run_dir = s.results_dir / "runs" / run_id;
   spec.artifact_root = run_dir / "artifacts";
   spec.policy.budget_ms = options["budget_ms"].get<double>();
@@ -507,8 +527,12 @@ int cmd_runs(const Common& c) {
   if (c.json) {
     json out = json::array();
     for (const auto& r : runs) {
-      out.push_back({{"id", r.id}, {"suite", r.suite}, {"state", r.state}, {"created_at", r.created_at},
-                     {"finished_at", r.finished_at}, {"results", store->results(r.id).size()},
+      out.push_back({{"id", r.id},
+                     {"suite", r.suite},
+                     {"state", r.state},
+                     {"created_at", r.created_at},
+                     {"finished_at", r.finished_at},
+                     {"results", store->results(r.id).size()},
                      {"planned", store->plan(r.id).size()}});
     }
     std::cout << out.dump(2) << "\n";
@@ -526,7 +550,8 @@ int cmd_runs(const Common& c) {
 
 int main(int argc, char** argv) {
   install_signal_handlers();
-  CLI::App app{"mudjack: do the framework functions you rely on run, agree and run fast on this chip?"};
+  CLI::App app{
+      "mudjack: do the framework functions you rely on run, agree and run fast on this chip?"};
   app.set_version_flag("--version", std::string(MUDJACK_VERSION) + " (" + MUDJACK_REVISION + ")");
   app.require_subcommand(1);
 
@@ -561,21 +586,27 @@ int main(int argc, char** argv) {
        [&](CLI::App* c) {
          add_common(c, run_args.common);
          add_selection(c, run_args.sel);
-         c->add_option("--device", run_args.devices, "Only these devices (cpu, cuda:0, ...; repeatable)");
-         c->add_option("--timeout-s", run_args.timeout_s, "Deadline per case, seconds (default 120)")
+         c->add_option("--device", run_args.devices,
+                       "Only these devices (cpu, cuda:0, ...; repeatable)");
+         c->add_option("--timeout-s", run_args.timeout_s,
+                       "Deadline per case, seconds (default 120)")
              ->check(CLI::PositiveNumber);
-         c->add_option("--budget-ms", run_args.budget_ms, "Timing budget per case, ms (default 100)")
+         c->add_option("--budget-ms", run_args.budget_ms,
+                       "Timing budget per case, ms (default 100)")
              ->check(CLI::PositiveNumber);
          c->add_option("--min-samples", run_args.min_samples, "Minimum timed samples (default 5)");
-         c->add_option("--max-samples", run_args.max_samples, "Maximum timed samples (default 1000)");
+         c->add_option("--max-samples", run_args.max_samples,
+                       "Maximum timed samples (default 1000)");
          c->add_option("--warmup-ms", run_args.warmup_ms, "Warm-up time per case, ms (default 20)")
              ->check(CLI::NonNegativeNumber);
          c->add_option("--memory-limit-mb", run_args.memory_limit_mb,
                        "Resident memory limit per probe (default 3/4 of RAM)")
              ->check(CLI::PositiveNumber);
          c->add_option("--resume", run_args.resume, "Finish an interrupted run: RUN id");
-         c->add_option("--baseline", run_args.baseline, "Device every other is compared with (default cpu)");
-         c->add_option("--fail-on", run_args.fail_on, "Exit 1 if any verdict is one of these (comma list)");
+         c->add_option("--baseline", run_args.baseline,
+                       "Device every other is compared with (default cpu)");
+         c->add_option("--fail-on", run_args.fail_on,
+                       "Exit 1 if any verdict is one of these (comma list)");
          c->add_option("--seed", run_args.seed, "Seed for case inputs (default 0)");
          c->add_flag("--serial", run_args.serial, "Run devices one after another");
        },
@@ -588,8 +619,8 @@ int main(int argc, char** argv) {
          c->add_option("--baseline", report_args.baseline, "Baseline device (default: the run's)");
        },
        [&] { return cmd_report(report_args); }},
-      {"runs", "List the runs in a results folder",
-       [&](CLI::App* c) { add_common(c, runs_args); }, [&] { return cmd_runs(runs_args); }},
+      {"runs", "List the runs in a results folder", [&](CLI::App* c) { add_common(c, runs_args); },
+       [&] { return cmd_runs(runs_args); }},
   };
   app.footer(
       "Exit codes: 0 run completed (whatever the verdicts), 1 --fail-on matched, "

@@ -71,8 +71,10 @@ Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
     if (!t) bad(path, "[python] must be a table of framework = \"/path/to/python\"");
     for (const auto& [key, value] : *t) {
       std::string fw(key.str());
-      if (std::find(envs::kFrameworks.begin(), envs::kFrameworks.end(), fw) == envs::kFrameworks.end()) {
-        bad(path, "unknown framework '" + fw + "' in [python]; known: numpy, torch, jax, tensorflow");
+      if (std::find(envs::kFrameworks.begin(), envs::kFrameworks.end(), fw) ==
+          envs::kFrameworks.end()) {
+        bad(path,
+            "unknown framework '" + fw + "' in [python]; known: numpy, torch, jax, tensorflow");
       }
       auto v = value.value<std::string>();
       if (!v) bad(path, "python." + fw + " must be a path string");

@@ -26,7 +26,11 @@ bool is_failure(model::Outcome o) {
 
 Progress::Progress(size_t total, size_t done, std::map<std::string, size_t> per_device_total,
                    bool tty, FILE* out)
-    : total_(total), done_(done), device_total_(std::move(per_device_total)), tty_(tty), out_(out) {}
+    : total_(total),
+      done_(done),
+      device_total_(std::move(per_device_total)),
+      tty_(tty),
+      out_(out) {}
 
 void Progress::on_result(const model::CaseResult& r) {
   ++done_;

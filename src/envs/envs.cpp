@@ -23,7 +23,9 @@ bool is_data_dir(const fs::path& p) {
   return fs::is_directory(p / "probe" / "mudjack_probe", ec);
 }
 
-bool executable(const fs::path& p) { return ::access(p.c_str(), X_OK) == 0; }
+bool executable(const fs::path& p) {
+  return ::access(p.c_str(), X_OK) == 0;
+}
 
 }  // namespace
 

@@ -54,11 +54,23 @@ constexpr std::array<std::pair<Verdict, std::string_view>, 6> kVerdicts{{
 
 }  // namespace
 
-std::string_view to_string(Outcome o) { return name_of(kOutcomes, o); }
-std::string_view to_string(ErrorKind k) { return name_of(kErrorKinds, k); }
-std::string_view to_string(Verdict v) { return name_of(kVerdicts, v); }
-std::optional<Outcome> parse_outcome(std::string_view s) { return value_of(kOutcomes, s); }
-std::optional<ErrorKind> parse_error_kind(std::string_view s) { return value_of(kErrorKinds, s); }
-std::optional<Verdict> parse_verdict(std::string_view s) { return value_of(kVerdicts, s); }
+std::string_view to_string(Outcome o) {
+  return name_of(kOutcomes, o);
+}
+std::string_view to_string(ErrorKind k) {
+  return name_of(kErrorKinds, k);
+}
+std::string_view to_string(Verdict v) {
+  return name_of(kVerdicts, v);
+}
+std::optional<Outcome> parse_outcome(std::string_view s) {
+  return value_of(kOutcomes, s);
+}
+std::optional<ErrorKind> parse_error_kind(std::string_view s) {
+  return value_of(kErrorKinds, s);
+}
+std::optional<Verdict> parse_verdict(std::string_view s) {
+  return value_of(kVerdicts, s);
+}
 
 }  // namespace mudjack::model

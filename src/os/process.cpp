@@ -36,7 +36,8 @@ ExitStatus decode(int status) {
 std::string ExitStatus::describe() const {
   if (signal) {
     const char* abbrev = sigabbrev_np(*signal);
-    return "signal " + std::to_string(*signal) + (abbrev ? " (SIG" + std::string(abbrev) + ")" : "");
+    return "signal " + std::to_string(*signal) +
+           (abbrev ? " (SIG" + std::string(abbrev) + ")" : "");
   }
   if (exit_code) return "exit code " + std::to_string(*exit_code);
   return "still running";
@@ -211,7 +212,9 @@ Child::Read Child::read_line(std::string& line, std::chrono::milliseconds timeou
   }
 }
 
-std::string Child::stderr_tail() const { return err_ring_; }
+std::string Child::stderr_tail() const {
+  return err_ring_;
+}
 
 int64_t Child::rss_bytes() const {
   if (status_ || pid_ <= 0) return 0;

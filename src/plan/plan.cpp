@@ -63,8 +63,10 @@ std::vector<model::CaseInfo> filter(const std::vector<model::CaseInfo>& cases,
                                     const std::vector<std::string>& frameworks,
                                     const std::string& regex) {
   for (const auto& fw : frameworks) {
-    if (std::find(envs::kFrameworks.begin(), envs::kFrameworks.end(), fw) == envs::kFrameworks.end()) {
-      throw util::FatalError("unknown framework '" + fw + "'; known: numpy, torch, jax, tensorflow");
+    if (std::find(envs::kFrameworks.begin(), envs::kFrameworks.end(), fw) ==
+        envs::kFrameworks.end()) {
+      throw util::FatalError("unknown framework '" + fw +
+                             "'; known: numpy, torch, jax, tensorflow");
     }
   }
   std::regex re;
@@ -120,7 +122,8 @@ Discovery discover(const std::vector<std::string>& frameworks, const std::string
         return;
       }
       if (!session) {
-        found[i].runtime.unavailable = fws[i] + " probe failed to start: " + error.substr(0, error.find('\n'));
+        found[i].runtime.unavailable =
+            fws[i] + " probe failed to start: " + error.substr(0, error.find('\n'));
         return;
       }
       found[i].hello = session->hello();

@@ -155,7 +155,8 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
   ProbeResult r;
   r.case_id = str(*j, "case");
   if (r.case_id != expected_case) {
-    p.error = "probe answered for case '" + r.case_id + "', expected '" + std::string(expected_case) + "'";
+    p.error = "probe answered for case '" + r.case_id + "', expected '" +
+              std::string(expected_case) + "'";
     return p;
   }
   auto status = str(*j, "status");
@@ -199,7 +200,7 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
       r.outputs.push_back(std::move(ref));
     }
   }
-  for (const char* key : {"warmup_calls", "output_device", "checks", "fallback"}) {
+  for (const char* key : {"warmup_calls", "case_ns", "output_device", "checks", "fallback"}) {
     if (j->contains(key) && !(*j)[key].is_null()) r.extra[key] = (*j)[key];
   }
   p.value = std::move(r);
@@ -221,6 +222,8 @@ std::string run_request(std::string_view case_id, std::string_view device, int64
       .dump();
 }
 
-std::string shutdown_request() { return json{{"type", "shutdown"}}.dump(); }
+std::string shutdown_request() {
+  return json{{"type", "shutdown"}}.dump();
+}
 
 }  // namespace mudjack::protocol

@@ -10,13 +10,17 @@ namespace mudjack::report {
 namespace {
 
 std::string num(double v) {
-  if (!std::isfinite(v)) return {};
+  if (!std::isfinite(v)) {
+    return {};
+  }
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
 }
 
-std::string num(int64_t v) { return std::to_string(v); }
+std::string num(int64_t v) {
+  return std::to_string(v);
+}
 
 template <typename T>
 std::string num(const std::optional<T>& v) {
@@ -27,12 +31,16 @@ std::string num(const std::optional<T>& v) {
 
 std::string csv_field(std::string_view raw) {
   std::string value = valid_utf8(raw);
-  if (value.find_first_of(",\"\r\n") == std::string::npos) return value;
+  if (value.find_first_of(",\"\r\n") == std::string::npos) {
+    return value;
+  }
   std::string out;
   out.reserve(value.size() + 2);
   out += '"';
   for (char c : value) {
-    if (c == '"') out += '"';
+    if (c == '"') {
+      out += '"';
+    }
     out += c;
   }
   out += '"';
@@ -44,7 +52,9 @@ std::string to_csv(const std::vector<model::CaseResult>& cases) {
   const auto row = [&out](const auto& fields) {
     bool first = true;
     for (const auto& f : fields) {
-      if (!first) out += ',';
+      if (!first) {
+        out += ',';
+      }
       first = false;
       out += csv_field(f);
     }

@@ -5,7 +5,8 @@
 //
 // RFC 4180: a header row, CRLF line ends, and a field is quoted (quotes
 // doubled) when it holds a comma, a quote, CR or LF. Absent values are empty
-// fields; numbers are written in the shortest form that reads back exactly.
+// fields; numbers are written in the shortest form that reads back exactly;
+// invalid UTF-8 (a probe's message) is replaced by U+FFFD.
 // Pure and thread-safe.
 
 #include <array>

@@ -18,13 +18,17 @@ using util::FatalError;
 // NaN and infinities have no JSON spelling; write them as null explicitly so
 // the document never depends on the serialiser's choice.
 json number(double v) {
-  if (!std::isfinite(v)) return nullptr;
+  if (!std::isfinite(v)) {
+    return nullptr;
+  }
   return v;
 }
 
 template <typename T>
 json optional(const std::optional<T>& v) {
-  if (!v) return nullptr;
+  if (!v) {
+    return nullptr;
+  }
   if constexpr (std::is_floating_point_v<T>) {
     return number(*v);
   } else {
@@ -39,7 +43,9 @@ bool has_error(const model::ErrorInfo& e) {
 
 std::optional<std::pair<int, int>> parse_version(std::string_view v) {
   auto dot = v.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 == v.size()) return std::nullopt;
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == v.size()) {
+    return std::nullopt;
+  }
   int major = 0;
   int minor = 0;
   auto a = std::from_chars(v.data(), v.data() + dot, major);
@@ -61,14 +67,18 @@ int my_major() {
 // json::type_error, which from_json turns into a FatalError.
 std::string str(const json& j, const char* key) {
   auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return {};
+  if (it == j.end() || it->is_null()) {
+    return {};
+  }
   return it->get<std::string>();
 }
 
 template <typename T>
 std::optional<T> opt(const json& j, const char* key) {
   auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return std::nullopt;
+  if (it == j.end() || it->is_null()) {
+    return std::nullopt;
+  }
   return it->get<T>();
 }
 
@@ -78,14 +88,18 @@ double real_or_nan(const json& j, const char* key) {
 
 json object_or(const json& j, const char* key, json fallback) {
   auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return fallback;
+  if (it == j.end() || it->is_null()) {
+    return fallback;
+  }
   return *it;
 }
 
 const json& sub(const json& j, const char* key) {
   static const json kEmpty = json::object();
   auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return kEmpty;
+  if (it == j.end() || it->is_null()) {
+    return kEmpty;
+  }
   if (!it->is_object()) {
     throw json::type_error::create(302, std::string(key) + " must be an object", &j);
   }
@@ -95,7 +109,9 @@ const json& sub(const json& j, const char* key) {
 template <typename T>
 std::vector<T> list(const json& j, const char* key) {
   auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return {};
+  if (it == j.end() || it->is_null()) {
+    return {};
+  }
   return it->get<std::vector<T>>();
 }
 
@@ -108,7 +124,9 @@ model::CaseResult case_from_json(const json& c, const std::string& run_id,
   r.run_id = run_id;
   auto& info = r.info;
   info.id = str(c, "id");
-  if (info.id.empty()) throw FatalError(std::string(source) + ": a case has no id");
+  if (info.id.empty()) {
+    throw FatalError(std::string(source) + ": a case has no id");
+  }
   info.framework = str(c, "framework");
   info.function = str(c, "function");
   info.variant = str(c, "variant");
@@ -128,13 +146,17 @@ model::CaseResult case_from_json(const json& c, const std::string& run_id,
 
   std::string outcome = str(c, "outcome");
   auto o = model::parse_outcome(outcome);
-  if (!o) throw bad("has unknown outcome '" + outcome + "'");
+  if (!o) {
+    throw bad("has unknown outcome '" + outcome + "'");
+  }
   r.outcome = *o;
 
   const json& e = sub(c, "error");
   std::string kind = str(e, "kind");
   auto k = model::parse_error_kind(kind);
-  if (!k) throw bad("has unknown error kind '" + kind + "'");
+  if (!k) {
+    throw bad("has unknown error kind '" + kind + "'");
+  }
   r.error.kind = *k;
   r.error.message = str(e, "message");
   r.error.signal = opt<int>(e, "signal");
@@ -203,14 +225,15 @@ model::VerdictRow verdict_from_json(const json& v, std::string_view source) {
   const auto parse = [&](const std::string& name) {
     auto p = model::parse_verdict(name);
     if (!p) {
-      throw FatalError(std::string(source) + ": verdict of " + row.framework + " " +
-                       row.function + " on " + row.device + " has unknown verdict '" + name +
-                       "'");
+      throw FatalError(std::string(source) + ": verdict of " + row.framework + " " + row.function +
+                       " on " + row.device + " has unknown verdict '" + name + "'");
     }
     return *p;
   };
   row.verdict = parse(str(v, "verdict"));
-  for (const auto& f : list<std::string>(v, "flags")) row.flags.push_back(parse(f));
+  for (const auto& f : list<std::string>(v, "flags")) {
+    row.flags.push_back(parse(f));
+  }
   row.cases = opt<int>(v, "cases").value_or(0);
   row.failing = list<std::string>(v, "failing");
   row.mismatching = list<std::string>(v, "mismatching");
@@ -246,7 +269,8 @@ json case_to_json(const model::CaseResult& r) {
   if (has_error(r.error)) {
     const auto& e = r.error;
     c["error"] = {
-        {"kind", e.kind == model::ErrorKind::kNone ? json(nullptr) : json(model::to_string(e.kind))},
+        {"kind",
+         e.kind == model::ErrorKind::kNone ? json(nullptr) : json(model::to_string(e.kind))},
         {"message", e.message},
         {"signal", optional(e.signal)},
         {"exit_code", optional(e.exit_code)},
@@ -274,7 +298,9 @@ json case_to_json(const model::CaseResult& r) {
   lat["n"] = l.stats ? json(l.stats->n) : json(nullptr);
   lat["calls_per_sample"] = l.calls_per_sample;
   json samples = json::array();
-  for (double s : l.samples_ns) samples.push_back(number(s));
+  for (double s : l.samples_ns) {
+    samples.push_back(number(s));
+  }
   lat["samples_ns"] = std::move(samples);
   c["latency"] = std::move(lat);
 
@@ -299,7 +325,9 @@ json case_to_json(const model::CaseResult& r) {
 
 json verdict_to_json(const model::VerdictRow& v) {
   json flags = json::array();
-  for (auto f : v.flags) flags.push_back(model::to_string(f));
+  for (auto f : v.flags) {
+    flags.push_back(model::to_string(f));
+  }
   return {
       {"framework", v.framework},
       {"function", v.function},
@@ -315,15 +343,17 @@ json verdict_to_json(const model::VerdictRow& v) {
 }
 
 json counts_to_json(const std::vector<model::CaseResult>& cases) {
-  static constexpr model::Outcome kAll[] = {
-      model::Outcome::kPass,    model::Outcome::kFail,        model::Outcome::kMismatch,
-      model::Outcome::kCrash,   model::Outcome::kTimeout,     model::Outcome::kUnavailable,
-      model::Outcome::kSkip};
+  static constexpr model::Outcome kAll[] = {model::Outcome::kPass,     model::Outcome::kFail,
+                                            model::Outcome::kMismatch, model::Outcome::kCrash,
+                                            model::Outcome::kTimeout,  model::Outcome::kUnavailable,
+                                            model::Outcome::kSkip};
   json counts = json::object();
   for (const auto& r : cases) {
     json& per_device = counts[r.info.framework][r.device];
     if (per_device.is_null()) {
-      for (auto o : kAll) per_device[std::string(model::to_string(o))] = 0;
+      for (auto o : kAll) {
+        per_device[std::string(model::to_string(o))] = 0;
+      }
     }
     auto& n = per_device[std::string(model::to_string(r.outcome))];
     n = n.get<int64_t>() + 1;
@@ -346,10 +376,14 @@ json to_json(const model::RunInfo& run, const std::vector<model::CaseResult>& ca
   };
   doc["environment"] = run.environment.is_null() ? json::object() : run.environment;
   json cs = json::array();
-  for (const auto& r : cases) cs.push_back(case_to_json(r));
+  for (const auto& r : cases) {
+    cs.push_back(case_to_json(r));
+  }
   doc["cases"] = std::move(cs);
   json vs = json::array();
-  for (const auto& v : verdicts) vs.push_back(verdict_to_json(v));
+  for (const auto& v : verdicts) {
+    vs.push_back(verdict_to_json(v));
+  }
   doc["verdicts"] = std::move(vs);
   doc["counts"] = counts_to_json(cases);
   return doc;
@@ -357,12 +391,18 @@ json to_json(const model::RunInfo& run, const std::vector<model::CaseResult>& ca
 
 Results from_json(const json& doc, std::string_view source) {
   const std::string src(source);
-  if (!doc.is_object()) throw FatalError(src + " is not a MudJack results document");
+  if (!doc.is_object()) {
+    throw FatalError(src + " is not a MudJack results document");
+  }
   auto sv = doc.find("schema_version");
-  if (sv == doc.end() || !sv->is_string()) throw FatalError(src + " has no schema_version");
+  if (sv == doc.end() || !sv->is_string()) {
+    throw FatalError(src + " has no schema_version");
+  }
   std::string version = sv->get<std::string>();
   auto parsed = parse_version(version);
-  if (!parsed) throw FatalError(src + " has an unreadable schema_version '" + version + "'");
+  if (!parsed) {
+    throw FatalError(src + " has an unreadable schema_version '" + version + "'");
+  }
   if (parsed->first != my_major()) {
     throw FatalError(src + " has schema " + version + "; this mudjack reads " +
                      std::to_string(my_major()) + ".x");
@@ -404,7 +444,9 @@ Results from_json(const json& doc, std::string_view source) {
 
 Results load_json(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw FatalError("cannot read " + file.string());
+  if (!in) {
+    throw FatalError("cannot read " + file.string());
+  }
   std::stringstream buf;
   buf << in.rdbuf();
   json doc;

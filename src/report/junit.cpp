@@ -12,7 +12,9 @@ namespace mudjack::report {
 namespace {
 
 std::string seconds(double s) {
-  if (!std::isfinite(s) || s < 0) s = 0;
+  if (!std::isfinite(s) || s < 0) {
+    s = 0;
+  }
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.3f", s);
   return buf;
@@ -25,8 +27,12 @@ std::string number(double v) {
   return std::string(buf, res.ptr);
 }
 
-std::string attr(std::string_view s) { return xml_escape(s, true); }
-std::string text(std::string_view s) { return xml_escape(s, false); }
+std::string attr(std::string_view s) {
+  return xml_escape(s, true);
+}
+std::string text(std::string_view s) {
+  return xml_escape(s, false);
+}
 
 bool is_failure(model::Outcome o) {
   return o == model::Outcome::kFail || o == model::Outcome::kCrash ||
@@ -49,15 +55,27 @@ std::string failure_message(const model::CaseResult& r) {
     msg = std::string(model::to_string(r.error.kind));
   }
   const auto append = [&msg](std::string_view part) {
-    if (part.empty()) return;
-    if (!msg.empty()) msg += ": ";
+    if (part.empty()) {
+      return;
+    }
+    if (!msg.empty()) {
+      msg += ": ";
+    }
     msg += part;
   };
-  if (r.error.signal) append("signal " + std::to_string(*r.error.signal));
-  if (r.error.exit_code) append("exit code " + std::to_string(*r.error.exit_code));
+  if (r.error.signal) {
+    append("signal " + std::to_string(*r.error.signal));
+  }
+  if (r.error.exit_code) {
+    append("exit code " + std::to_string(*r.error.exit_code));
+  }
   append(first_line(r.error.message));
-  if (r.outcome == model::Outcome::kMismatch) append(first_line(r.numeric.message));
-  if (msg.empty()) msg = std::string(model::to_string(r.outcome));
+  if (r.outcome == model::Outcome::kMismatch) {
+    append(first_line(r.numeric.message));
+  }
+  if (msg.empty()) {
+    msg = std::string(model::to_string(r.outcome));
+  }
   return msg;
 }
 
@@ -65,22 +83,34 @@ std::string failure_message(const model::CaseResult& r) {
 std::string failure_body(const model::CaseResult& r) {
   std::string body;
   const auto line = [&body](std::string_view label, std::string_view value) {
-    if (value.empty()) return;
+    if (value.empty()) {
+      return;
+    }
     body += label;
     body += value;
-    if (value.back() != '\n') body += '\n';
+    if (value.back() != '\n') {
+      body += '\n';
+    }
   };
   line("case: ", r.info.id);
   line("device: ", r.device);
   line("outcome: ", model::to_string(r.outcome));
   line("error kind: ", model::to_string(r.error.kind));
   line("message: ", r.error.message);
-  if (r.error.signal) line("signal: ", std::to_string(*r.error.signal));
-  if (r.error.exit_code) line("exit code: ", std::to_string(*r.error.exit_code));
+  if (r.error.signal) {
+    line("signal: ", std::to_string(*r.error.signal));
+  }
+  if (r.error.exit_code) {
+    line("exit code: ", std::to_string(*r.error.exit_code));
+  }
   if (r.outcome == model::Outcome::kMismatch || !r.numeric.message.empty()) {
     line("compared with: ", r.numeric.compared_with);
-    if (r.numeric.max_abs_err) line("max abs err: ", number(*r.numeric.max_abs_err));
-    if (r.numeric.max_rel_err) line("max rel err: ", number(*r.numeric.max_rel_err));
+    if (r.numeric.max_abs_err) {
+      line("max abs err: ", number(*r.numeric.max_abs_err));
+    }
+    if (r.numeric.max_rel_err) {
+      line("max rel err: ", number(*r.numeric.max_rel_err));
+    }
     line("numeric: ", r.numeric.message);
   }
   line("traceback:\n", r.error.traceback);
@@ -90,7 +120,9 @@ std::string failure_body(const model::CaseResult& r) {
 
 std::string classname(const model::CaseInfo& info) {
   std::string prefix = info.framework + ".";
-  if (info.function.compare(0, prefix.size(), prefix) == 0) return info.function;
+  if (info.function.compare(0, prefix.size(), prefix) == 0) {
+    return info.function;
+  }
   return prefix + info.function;
 }
 
@@ -165,12 +197,20 @@ std::string to_junit(const model::RunInfo& run, const std::vector<model::CaseRes
   for (const auto& r : cases) {
     std::string name = r.info.framework + "@" + r.device;
     auto [it, fresh] = index.try_emplace(name, suites.size());
-    if (fresh) suites.push_back(Suite{name, {}, 0, 0, 0});
+    if (fresh) {
+      suites.push_back(Suite{name, {}, 0, 0, 0});
+    }
     Suite& suite = suites[it->second];
     suite.cases.push_back(&r);
-    if (is_failure(r.outcome)) ++suite.failures;
-    if (is_skipped(r.outcome)) ++suite.skipped;
-    if (std::isfinite(r.wall_s) && r.wall_s > 0) suite.time_s += r.wall_s;
+    if (is_failure(r.outcome)) {
+      ++suite.failures;
+    }
+    if (is_skipped(r.outcome)) {
+      ++suite.skipped;
+    }
+    if (std::isfinite(r.wall_s) && r.wall_s > 0) {
+      suite.time_s += r.wall_s;
+    }
   }
   int tests = 0;
   int failures = 0;
@@ -184,15 +224,14 @@ std::string to_junit(const model::RunInfo& run, const std::vector<model::CaseRes
   }
 
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<testsuites name=\"" + attr("mudjack " + run.id) + "\" tests=\"" +
-         std::to_string(tests) + "\" failures=\"" + std::to_string(failures) +
-         "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\" time=\"" + seconds(time_s) +
-         "\">\n";
+  out += "<testsuites name=\"" + attr("mudjack " + run.id) + "\" tests=\"" + std::to_string(tests) +
+         "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" skipped=\"" +
+         std::to_string(skipped) + "\" time=\"" + seconds(time_s) + "\">\n";
   for (const auto& suite : suites) {
     out += "  <testsuite name=\"" + attr(suite.name) + "\" tests=\"" +
-           std::to_string(suite.cases.size()) + "\" failures=\"" +
-           std::to_string(suite.failures) + "\" errors=\"0\" skipped=\"" +
-           std::to_string(suite.skipped) + "\" time=\"" + seconds(suite.time_s) + "\"";
+           std::to_string(suite.cases.size()) + "\" failures=\"" + std::to_string(suite.failures) +
+           "\" errors=\"0\" skipped=\"" + std::to_string(suite.skipped) + "\" time=\"" +
+           seconds(suite.time_s) + "\"";
     if (!suite.cases.empty() && !suite.cases.front()->started_at.empty()) {
       out += " timestamp=\"" + attr(suite.cases.front()->started_at) + "\"";
     }
@@ -207,12 +246,14 @@ std::string to_junit(const model::RunInfo& run, const std::vector<model::CaseRes
              attr(r->info.variant.empty() ? r->info.id : r->info.variant) + "\" time=\"" +
              seconds(r->wall_s) + "\"";
       if (is_failure(r->outcome)) {
-        out += ">\n      <failure type=\"" + attr(model::to_string(r->outcome)) +
-               "\" message=\"" + attr(failure_message(*r)) + "\">" + text(failure_body(*r)) +
+        out += ">\n      <failure type=\"" + attr(model::to_string(r->outcome)) + "\" message=\"" +
+               attr(failure_message(*r)) + "\">" + text(failure_body(*r)) +
                "</failure>\n    </testcase>\n";
       } else if (is_skipped(r->outcome)) {
         std::string reason(model::to_string(r->outcome));
-        if (!r->error.message.empty()) reason += ": " + r->error.message;
+        if (!r->error.message.empty()) {
+          reason += ": " + r->error.message;
+        }
         out += ">\n      <skipped message=\"" + attr(reason) + "\"/>\n    </testcase>\n";
       } else {
         out += "/>\n";

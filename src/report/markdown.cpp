@@ -17,13 +17,13 @@ using nlohmann::json;
 constexpr size_t kMaxMessageBytes = 200;
 
 constexpr std::array<model::Verdict, 6> kVerdictColumns = {
-    model::Verdict::kPortable,   model::Verdict::kPartialFailure,
-    model::Verdict::kCompleteFailure, model::Verdict::kDivergent,
+    model::Verdict::kPortable,           model::Verdict::kPartialFailure,
+    model::Verdict::kCompleteFailure,    model::Verdict::kDivergent,
     model::Verdict::kIntolerableLatency, model::Verdict::kUnavailable};
 
 constexpr std::array<model::Outcome, 7> kOutcomeColumns = {
-    model::Outcome::kPass,    model::Outcome::kFail,        model::Outcome::kMismatch,
-    model::Outcome::kCrash,   model::Outcome::kTimeout,     model::Outcome::kUnavailable,
+    model::Outcome::kPass,  model::Outcome::kFail,    model::Outcome::kMismatch,
+    model::Outcome::kCrash, model::Outcome::kTimeout, model::Outcome::kUnavailable,
     model::Outcome::kSkip};
 
 // "partial_failure" -> "partial failure".
@@ -38,7 +38,9 @@ std::string escape(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
-    if (std::string_view("\\`*_[]<>|~#").find(c) != std::string_view::npos) out += '\\';
+    if (std::string_view("\\`*_[]<>|~#").find(c) != std::string_view::npos) {
+      out += '\\';
+    }
     out += c;
   }
   return out;
@@ -46,7 +48,9 @@ std::string escape(std::string_view s) {
 
 // An inline code span that survives backticks in the text.
 std::string code(std::string_view s) {
-  if (s.find('`') == std::string_view::npos) return "`" + std::string(s) + "`";
+  if (s.find('`') == std::string_view::npos) {
+    return "`" + std::string(s) + "`";
+  }
   return "`` " + std::string(s) + " ``";
 }
 
@@ -62,7 +66,9 @@ std::string plain(std::string_view s) {
     if (c == 0x1b) {
       if (i + 1 < v.size() && v[i + 1] == '[') {
         i += 2;
-        while (i < v.size() && !(v[i] >= 0x40 && v[i] <= 0x7e)) ++i;
+        while (i < v.size() && !(v[i] >= 0x40 && v[i] <= 0x7e)) {
+          ++i;
+        }
       }
       continue;
     }
@@ -79,14 +85,22 @@ std::string plain(std::string_view s) {
 // boundary.
 std::string one_line(std::string_view text) {
   size_t start = text.find_first_not_of(" \t\r\n");
-  if (start == std::string_view::npos) return {};
+  if (start == std::string_view::npos) {
+    return {};
+  }
   text.remove_prefix(start);
   std::string line = plain(text.substr(0, text.find_first_of("\r\n")));
   std::string_view s = line;
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  if (s.size() <= kMaxMessageBytes) return std::string(s);
+  while (!s.empty() && s.back() == ' ') {
+    s.remove_suffix(1);
+  }
+  if (s.size() <= kMaxMessageBytes) {
+    return std::string(s);
+  }
   size_t cut = kMaxMessageBytes;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
   return std::string(s.substr(0, cut)) + "…";
 }
 
@@ -98,48 +112,40 @@ std::string last_line(std::string_view s) {
   return std::string(nl == std::string_view::npos ? s : s.substr(nl + 1));
 }
 
-std::string host_name(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_object()) {
-    for (const char* key : {"hostname", "name"}) {
-      auto it = v.find(key);
-      if (it != v.end() && it->is_string()) return it->get<std::string>();
-    }
+// The environment is {"machines": [{"host": ..., "devices": [...]}, ...]}:
+// one entry per machine whose results are in this report.
+const json& machines(const json& env) {
+  static const json kNone = json::array();
+  if (!env.is_object()) {
+    return kNone;
   }
-  return {};
+  auto it = env.find("machines");
+  return it != env.end() && it->is_array() ? *it : kNone;
 }
 
 std::string hosts(const json& env) {
-  if (!env.is_object()) return {};
-  if (auto it = env.find("host"); it != env.end()) {
-    if (auto h = host_name(*it); !h.empty()) return h;
-  }
-  if (auto it = env.find("hostname"); it != env.end()) {
-    if (auto h = host_name(*it); !h.empty()) return h;
-  }
-  if (auto it = env.find("hosts"); it != env.end() && it->is_array()) {
-    std::string all;
-    for (const auto& h : *it) {
-      auto name = host_name(h.is_object() && h.contains("host") ? h["host"] : h);
-      if (name.empty()) continue;
-      if (!all.empty()) all += ", ";
-      all += name;
+  std::string all;
+  for (const auto& m : machines(env)) {
+    if (!m.is_object() || !m.contains("host") || !m["host"].is_string()) {
+      continue;
     }
-    return all;
+    all += (all.empty() ? "" : ", ") + m["host"].get<std::string>();
   }
-  return {};
+  return all;
 }
 
 std::string device_label(const json& env, const std::string& id) {
-  if (env.is_object()) {
-    auto it = env.find("devices");
-    if (it != env.end() && it->is_array()) {
-      for (const auto& d : *it) {
-        if (!d.is_object() || d.value("id", json()) != json(id)) continue;
-        auto m = d.find("model");
-        if (m != d.end() && m->is_string() && !m->get<std::string>().empty()) {
-          return code(id) + " (" + escape(m->get<std::string>()) + ")";
-        }
+  for (const auto& m : machines(env)) {
+    if (!m.is_object() || !m.contains("devices") || !m["devices"].is_array()) {
+      continue;
+    }
+    for (const auto& d : m["devices"]) {
+      if (!d.is_object() || d.value("id", json()) != json(id)) {
+        continue;
+      }
+      auto model = d.find("model");
+      if (model != d.end() && model->is_string() && !model->get<std::string>().empty()) {
+        return code(id) + " (" + escape(model->get<std::string>()) + ")";
       }
     }
   }
@@ -153,13 +159,25 @@ std::string case_message(const model::CaseResult& r) {
     msg += " (" + escape(model::to_string(r.error.kind)) + ")";
   }
   std::string detail;
-  if (r.error.signal) detail = "signal " + std::to_string(*r.error.signal);
-  if (r.error.exit_code) detail = "exit code " + std::to_string(*r.error.exit_code);
+  if (r.error.signal) {
+    detail = "signal " + std::to_string(*r.error.signal);
+  }
+  if (r.error.exit_code) {
+    detail = "exit code " + std::to_string(*r.error.exit_code);
+  }
   std::string text = one_line(r.error.message);
-  if (text.empty() && r.outcome == model::Outcome::kMismatch) text = one_line(r.numeric.message);
-  if (text.empty()) text = one_line(last_line(r.error.stderr_tail));
-  if (!detail.empty()) msg += ", " + detail;
-  if (!text.empty()) msg += ": " + escape(text);
+  if (text.empty() && r.outcome == model::Outcome::kMismatch) {
+    text = one_line(r.numeric.message);
+  }
+  if (text.empty()) {
+    text = one_line(last_line(r.error.stderr_tail));
+  }
+  if (!detail.empty()) {
+    msg += ", " + detail;
+  }
+  if (!text.empty()) {
+    msg += ": " + escape(text);
+  }
   return msg;
 }
 
@@ -191,11 +209,15 @@ std::string to_markdown(const model::RunInfo& run, const std::vector<model::Case
   std::string host = hosts(run.environment);
   out += "- Suite: " + code(run.suite) + "\n";
   out += "- Date: " + (run.created_at.empty() ? std::string("unknown") : escape(run.created_at));
-  if (!run.finished_at.empty()) out += " (finished " + escape(run.finished_at) + ")";
+  if (!run.finished_at.empty()) {
+    out += " (finished " + escape(run.finished_at) + ")";
+  }
   out += "\n";
   out += "- Host: " + (host.empty() ? std::string("unknown") : escape(plain(host))) + "\n";
   out += "- Baseline device: " + code(run.baseline) + "\n";
-  if (!run.state.empty()) out += "- State: " + escape(run.state) + "\n";
+  if (!run.state.empty()) {
+    out += "- State: " + escape(run.state) + "\n";
+  }
   out += "- Results: " + std::to_string(cases.size()) + " case results, " +
          std::to_string(verdicts.size()) + " function verdicts\n";
 
@@ -206,14 +228,20 @@ std::string to_markdown(const model::RunInfo& run, const std::vector<model::Case
 
     out += "\n## " + escape(framework) + "\n\n";
     out += "| Device | Functions";
-    for (auto v : kVerdictColumns) out += " | " + words(model::to_string(v));
+    for (auto v : kVerdictColumns) {
+      out += " | " + words(model::to_string(v));
+    }
     out += " | Failure rate |\n|---|--:";
-    for (size_t i = 0; i < kVerdictColumns.size(); ++i) out += "|--:";
+    for (size_t i = 0; i < kVerdictColumns.size(); ++i) {
+      out += "|--:";
+    }
     out += "|--:|\n";
     for (const auto& device : order) {
       const auto& tally = by_verdict[{framework, device}];
       int total = 0;
-      for (const auto& [verdict, n] : tally) total += n;
+      for (const auto& [verdict, n] : tally) {
+        total += n;
+      }
       out += "| " + device_label(run.environment, device) + " | " + std::to_string(total);
       for (auto v : kVerdictColumns) {
         auto it = tally.find(v);
@@ -226,21 +254,27 @@ std::string to_markdown(const model::RunInfo& run, const std::vector<model::Case
       int attempted = total - count(model::Verdict::kUnavailable);
       int failing =
           count(model::Verdict::kPartialFailure) + count(model::Verdict::kCompleteFailure);
-      out += " | " + (attempted == 0 ? std::string("–")
-                                     : std::to_string((100 * failing + attempted / 2) / attempted) +
-                                           "%");
+      out += " | " + (attempted == 0
+                          ? std::string("–")
+                          : std::to_string((100 * failing + attempted / 2) / attempted) + "%");
       out += " |\n";
     }
 
     out += "\n| Device | Cases";
-    for (auto o : kOutcomeColumns) out += " | " + std::string(model::to_string(o));
+    for (auto o : kOutcomeColumns) {
+      out += " | " + std::string(model::to_string(o));
+    }
     out += " |\n|---|--:";
-    for (size_t i = 0; i < kOutcomeColumns.size(); ++i) out += "|--:";
+    for (size_t i = 0; i < kOutcomeColumns.size(); ++i) {
+      out += "|--:";
+    }
     out += "|\n";
     for (const auto& device : order) {
       const auto& tally = by_outcome[{framework, device}];
       int total = 0;
-      for (const auto& [outcome, n] : tally) total += n;
+      for (const auto& [outcome, n] : tally) {
+        total += n;
+      }
       out += "| " + device_label(run.environment, device) + " | " + std::to_string(total);
       for (auto o : kOutcomeColumns) {
         auto it = tally.find(o);
@@ -252,10 +286,14 @@ std::string to_markdown(const model::RunInfo& run, const std::vector<model::Case
 
   // Non-portable functions, in the verdicts' order.
   std::map<std::pair<std::string, std::string>, const model::CaseResult*> by_case;
-  for (const auto& r : cases) by_case.try_emplace({r.info.id, r.device}, &r);
+  for (const auto& r : cases) {
+    by_case.try_emplace({r.info.id, r.device}, &r);
+  }
   std::vector<const model::VerdictRow*> bad;
   for (const auto& v : verdicts) {
-    if (v.verdict != model::Verdict::kPortable) bad.push_back(&v);
+    if (v.verdict != model::Verdict::kPortable) {
+      bad.push_back(&v);
+    }
   }
   out += "\n## Not portable (" + std::to_string(bad.size()) + ")\n\n";
   if (bad.empty()) {
@@ -269,12 +307,16 @@ std::string to_markdown(const model::RunInfo& run, const std::vector<model::Case
     if (!v->flags.empty()) {
       out += " (also ";
       for (size_t i = 0; i < v->flags.size(); ++i) {
-        if (i > 0) out += ", ";
+        if (i > 0) {
+          out += ", ";
+        }
         out += words(model::to_string(v->flags[i]));
       }
       out += ")";
     }
-    if (!v->reason.empty()) out += " — " + escape(one_line(v->reason));
+    if (!v->reason.empty()) {
+      out += " — " + escape(one_line(v->reason));
+    }
     out += "\n";
 
     const model::CaseResult* first = nullptr;
@@ -286,7 +328,9 @@ std::string to_markdown(const model::RunInfo& run, const std::vector<model::Case
           break;
         }
       }
-      if (first != nullptr) break;
+      if (first != nullptr) {
+        break;
+      }
     }
     if (first == nullptr) {
       for (const auto& r : cases) {

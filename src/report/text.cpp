@@ -5,7 +5,9 @@ namespace mudjack::report {
 std::pair<long, size_t> decode_utf8(std::string_view s, size_t i) {
   const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
   unsigned char b0 = byte(i);
-  if (b0 < 0x80) return {b0, 1};
+  if (b0 < 0x80) {
+    return {b0, 1};
+  }
   size_t len = 0;
   long cp = 0;
   long min = 0;
@@ -24,13 +26,19 @@ std::pair<long, size_t> decode_utf8(std::string_view s, size_t i) {
   } else {
     return {-1, 1};
   }
-  if (i + len > s.size()) return {-1, 1};
+  if (i + len > s.size()) {
+    return {-1, 1};
+  }
   for (size_t k = 1; k < len; ++k) {
     unsigned char b = byte(i + k);
-    if ((b & 0xC0) != 0x80) return {-1, 1};
+    if ((b & 0xC0) != 0x80) {
+      return {-1, 1};
+    }
     cp = (cp << 6) | (b & 0x3F);
   }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {-1, 1};
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    return {-1, 1};
+  }
   return {cp, len};
 }
 

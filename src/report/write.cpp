@@ -22,7 +22,9 @@ using util::FatalError;
 std::string known_formats() {
   std::string all;
   for (auto f : kFormats) {
-    if (!all.empty()) all += ", ";
+    if (!all.empty()) {
+      all += ", ";
+    }
     all += f;
   }
   return all;
@@ -33,10 +35,18 @@ std::string known_formats() {
 std::string render(std::string_view format, const model::RunInfo& run,
                    const std::vector<model::CaseResult>& cases,
                    const std::vector<model::VerdictRow>& verdicts) {
-  if (format == "json") return dump_json(to_json(run, cases, verdicts), 1) + "\n";
-  if (format == "csv") return to_csv(cases);
-  if (format == "junit") return to_junit(run, cases);
-  if (format == "md") return to_markdown(run, cases, verdicts);
+  if (format == "json") {
+    return dump_json(to_json(run, cases, verdicts), 1) + "\n";
+  }
+  if (format == "csv") {
+    return to_csv(cases);
+  }
+  if (format == "junit") {
+    return to_junit(run, cases);
+  }
+  if (format == "md") {
+    return to_markdown(run, cases, verdicts);
+  }
   throw FatalError("unknown report format '" + std::string(format) +
                    "' (known: " + known_formats() + ")");
 }
@@ -58,7 +68,9 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view c
   while (left > 0) {
     ssize_t n = ::write(fd, p, left);
     if (n < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR) {
+        continue;
+      }
       int err = errno;
       ::close(fd);
       throw fail("write", err);
@@ -71,8 +83,12 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view c
     ::close(fd);
     throw fail("fsync", err);
   }
-  if (::close(fd) != 0) throw fail("close", errno);
-  if (std::rename(tmp.c_str(), file.c_str()) != 0) throw fail("rename", errno);
+  if (::close(fd) != 0) {
+    throw fail("close", errno);
+  }
+  if (std::rename(tmp.c_str(), file.c_str()) != 0) {
+    throw fail("rename", errno);
+  }
 }
 
 void write_all(const std::filesystem::path& dir, const model::RunInfo& run,
@@ -80,7 +96,9 @@ void write_all(const std::filesystem::path& dir, const model::RunInfo& run,
                const std::vector<model::VerdictRow>& verdicts) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw FatalError("cannot create report folder " + dir.string() + ": " + ec.message());
+  if (ec) {
+    throw FatalError("cannot create report folder " + dir.string() + ": " + ec.message());
+  }
   for (size_t i = 0; i < kFormats.size(); ++i) {
     write_file_atomically(dir / kFileNames[i], render(kFormats[i], run, cases, verdicts));
   }

@@ -115,7 +115,9 @@ const std::vector<std::string> kSchema_1_0 = {
 // "MAJOR.MINOR" -> (major, minor); nullopt if malformed.
 std::optional<std::pair<int, int>> parse_version(std::string_view v) {
   auto dot = v.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 == v.size()) return std::nullopt;
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == v.size()) {
+    return std::nullopt;
+  }
   int major = 0;
   int minor = 0;
   auto a = std::from_chars(v.data(), v.data() + dot, major);
@@ -129,7 +131,9 @@ std::optional<std::pair<int, int>> parse_version(std::string_view v) {
 
 std::pair<int, int> must_parse_version(std::string_view v) {
   auto parsed = parse_version(v);
-  if (!parsed) throw FatalError("migration list has a bad version '" + std::string(v) + "'");
+  if (!parsed) {
+    throw FatalError("migration list has a bad version '" + std::string(v) + "'");
+  }
   return *parsed;
 }
 
@@ -147,7 +151,9 @@ std::string now_utc_iso() {
 
 // Dumps JSON for storage; invalid UTF-8 (a probe's stderr) is replaced, never
 // thrown on.
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
 // A prepared statement over a connection the caller has locked. Errors throw
 // FatalError naming the database file.
@@ -186,8 +192,12 @@ class Stmt {
   // Steps once; true when a row is available.
   bool row() {
     int rc = sqlite3_step(st_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
+    if (rc == SQLITE_ROW) {
+      return true;
+    }
+    if (rc == SQLITE_DONE) {
+      return false;
+    }
     fail();
   }
   // Steps to completion, discarding rows.
@@ -203,18 +213,24 @@ class Stmt {
   bool is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
   std::string col_text(int col) const {
     const auto* p = sqlite3_column_text(st_, col);
-    if (p == nullptr) return {};
+    if (p == nullptr) {
+      return {};
+    }
     return std::string(reinterpret_cast<const char*>(p),
                        static_cast<size_t>(sqlite3_column_bytes(st_, col)));
   }
   int64_t col_int64(int col) const { return sqlite3_column_int64(st_, col); }
   double col_real(int col) const { return sqlite3_column_double(st_, col); }
   std::optional<int64_t> col_opt_int64(int col) const {
-    if (is_null(col)) return std::nullopt;
+    if (is_null(col)) {
+      return std::nullopt;
+    }
     return col_int64(col);
   }
   std::optional<double> col_opt_real(int col) const {
-    if (is_null(col)) return std::nullopt;
+    if (is_null(col)) {
+      return std::nullopt;
+    }
     return col_real(col);
   }
   // A REAL that is NULL reads as NaN (SQLite stores NaN as NULL).
@@ -223,7 +239,9 @@ class Stmt {
   }
   json col_json(int col, std::string_view what) const {
     std::string s = col_text(col);
-    if (s.empty()) return nullptr;
+    if (s.empty()) {
+      return nullptr;
+    }
     try {
       return json::parse(s);
     } catch (const json::exception& e) {
@@ -234,7 +252,9 @@ class Stmt {
 
  private:
   void check(int rc) {
-    if (rc != SQLITE_OK) fail();
+    if (rc != SQLITE_OK) {
+      fail();
+    }
   }
   [[noreturn]] void fail() {
     throw FatalError("results database " + path_.string() + ": " + sqlite3_errmsg(db_));
@@ -261,7 +281,9 @@ class Transaction {
     exec(db_, path_, "BEGIN IMMEDIATE");
   }
   ~Transaction() {
-    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    if (!done_) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    }
   }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
@@ -305,7 +327,9 @@ model::OutputRef output_from_json(const json& j) {
   o.path = j.value("path", "");
   o.dtype = j.value("dtype", "");
   o.saved_dtype = j.value("saved_dtype", "");
-  if (j.contains("shape")) o.shape = j.at("shape").get<std::vector<int64_t>>();
+  if (j.contains("shape")) {
+    o.shape = j.at("shape").get<std::vector<int64_t>>();
+  }
   return o;
 }
 
@@ -318,9 +342,13 @@ model::RunInfo run_from_row(const Stmt& q) {
   r.finished_at = q.col_text(4);
   r.baseline = q.col_text(5);
   r.options = q.col_json(6, "run options");
-  if (r.options.is_null()) r.options = json::object();
+  if (r.options.is_null()) {
+    r.options = json::object();
+  }
   r.environment = q.col_json(7, "run environment");
-  if (r.environment.is_null()) r.environment = json::object();
+  if (r.environment.is_null()) {
+    r.environment = json::object();
+  }
   return r;
 }
 
@@ -354,7 +382,9 @@ void case_from_row(const Stmt& q, int first, model::CaseInfo& c) {
   c.rtol = q.col_opt_real(i++);
   c.atol = q.col_opt_real(i++);
   json tags = q.col_json(i++, "case tags");
-  if (tags.is_array()) c.tags = tags.get<std::vector<std::string>>();
+  if (tags.is_array()) {
+    c.tags = tags.get<std::vector<std::string>>();
+  }
 }
 
 // Result columns, then the joined case columns (kCaseColumns) from index 33.
@@ -387,8 +417,12 @@ model::CaseResult result_from_row(const Stmt& q, const std::filesystem::path& pa
   }
   r.error.kind = *k;
   r.error.message = q.col_text(5);
-  if (!q.is_null(6)) r.error.signal = static_cast<int>(q.col_int64(6));
-  if (!q.is_null(7)) r.error.exit_code = static_cast<int>(q.col_int64(7));
+  if (!q.is_null(6)) {
+    r.error.signal = static_cast<int>(q.col_int64(6));
+  }
+  if (!q.is_null(7)) {
+    r.error.exit_code = static_cast<int>(q.col_int64(7));
+  }
   r.error.stderr_tail = q.col_text(8);
   r.error.traceback = q.col_text(9);
   r.latency.cold_ns = q.col_opt_int64(10);
@@ -424,10 +458,12 @@ model::CaseResult result_from_row(const Stmt& q, const std::filesystem::path& pa
   json outputs = q.col_json(28, "outputs");
   if (outputs.is_array()) {
     try {
-      for (const auto& o2 : outputs) r.outputs.push_back(output_from_json(o2));
+      for (const auto& o2 : outputs) {
+        r.outputs.push_back(output_from_json(o2));
+      }
     } catch (const json::exception& e) {
-      throw FatalError(path.string() + ": stored outputs of " + case_id + " are malformed: " +
-                       e.what());
+      throw FatalError(path.string() + ": stored outputs of " + case_id +
+                       " are malformed: " + e.what());
     }
   }
   json extra = q.col_json(29, "extra");
@@ -499,8 +535,8 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& db_path,
     }
   }
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                           nullptr);
+  int rc =
+      sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
@@ -530,7 +566,9 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& db_path,
     std::string msg = sqlite3_errmsg(db);
     sqlite3_finalize(st);
     int primary = rc & 0xff;
-    if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) throw not_ours(msg);
+    if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
+      throw not_ours(msg);
+    }
     if (rc != SQLITE_OK && rc != SQLITE_DONE) {
       throw FatalError("cannot open results database " + db_path.string() + ": " + msg);
     }
@@ -541,7 +579,9 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& db_path,
       size_t pos = 0;
       while (pos < first.size()) {
         size_t end = first.find('\n', pos);
-        if (end == std::string::npos) end = first.size();
+        if (end == std::string::npos) {
+          end = first.size();
+        }
         std::string line = first.substr(pos, end - pos);
         pos = end + 1;
         if (!line.empty() && line.rfind("***", 0) != 0) {
@@ -566,7 +606,9 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& db_path,
                      std::to_string(mine.first) + ".x");
   }
   // A newer MINOR of our MAJOR is additive: read it as is, never downgrade.
-  if (*have < mine) store->migrate(steps);
+  if (*have < mine) {
+    store->migrate(steps);
+  }
   return store;
 }
 
@@ -574,7 +616,9 @@ Store::Store(std::filesystem::path path, sqlite3* db) : path_(std::move(path)), 
   sqlite3_extended_result_codes(db_, 1);
 }
 
-Store::~Store() { sqlite3_close(db_); }
+Store::~Store() {
+  sqlite3_close(db_);
+}
 
 void Store::migrate(const std::vector<Migration>& steps) {
   std::lock_guard lock(mu_);
@@ -583,8 +627,12 @@ void Store::migrate(const std::vector<Migration>& steps) {
     Transaction tx(db_, path_);
     // Re-read inside the write lock: another process may have migrated.
     auto have = parse_version(read_version(db_, path_));
-    if (have && *have >= target) continue;  // rolls back an empty transaction
-    for (const auto& sql : step.sql) exec(db_, path_, sql);
+    if (have && *have >= target) {
+      continue;  // rolls back an empty transaction
+    }
+    for (const auto& sql : step.sql) {
+      exec(db_, path_, sql);
+    }
     Stmt q(db_, path_, "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?1)");
     q.text(1, step.version).run();
     tx.commit();
@@ -599,7 +647,9 @@ std::string Store::schema_version() const {
 void Store::require_run(const std::string& run_id) const {
   Stmt q(db_, path_, "SELECT 1 FROM runs WHERE id = ?1");
   q.text(1, run_id);
-  if (!q.row()) throw FatalError("no run " + run_id + " in " + path_.string());
+  if (!q.row()) {
+    throw FatalError("no run " + run_id + " in " + path_.string());
+  }
 }
 
 void Store::create_run(const model::RunInfo& run) {
@@ -608,7 +658,9 @@ void Store::create_run(const model::RunInfo& run) {
   {
     Stmt exists(db_, path_, "SELECT 1 FROM runs WHERE id = ?1");
     exists.text(1, run.id);
-    if (exists.row()) throw FatalError("run " + run.id + " already exists in " + path_.string());
+    if (exists.row()) {
+      throw FatalError("run " + run.id + " already exists in " + path_.string());
+    }
   }
   Stmt q(db_, path_,
          "INSERT INTO runs (id, suite, state, created_at, finished_at, baseline, options_json, "
@@ -630,21 +682,27 @@ void Store::set_run_state(const std::string& run_id, const std::string& state,
   std::lock_guard lock(mu_);
   Stmt q(db_, path_, "UPDATE runs SET state = ?2, finished_at = ?3 WHERE id = ?1");
   q.text(1, run_id).text(2, state).text(3, finished_at).run();
-  if (sqlite3_changes(db_) == 0) throw FatalError("no run " + run_id + " in " + path_.string());
+  if (sqlite3_changes(db_) == 0) {
+    throw FatalError("no run " + run_id + " in " + path_.string());
+  }
 }
 
 void Store::set_environment(const std::string& run_id, const nlohmann::json& environment) {
   std::lock_guard lock(mu_);
   Stmt q(db_, path_, "UPDATE runs SET environment_json = ?2 WHERE id = ?1");
   q.text(1, run_id).text(2, dump(environment)).run();
-  if (sqlite3_changes(db_) == 0) throw FatalError("no run " + run_id + " in " + path_.string());
+  if (sqlite3_changes(db_) == 0) {
+    throw FatalError("no run " + run_id + " in " + path_.string());
+  }
 }
 
 std::optional<model::RunInfo> Store::get_run(const std::string& run_id) const {
   std::lock_guard lock(mu_);
   Stmt q(db_, path_, "SELECT " + std::string(kRunColumns) + " FROM runs WHERE id = ?1");
   q.text(1, run_id);
-  if (!q.row()) return std::nullopt;
+  if (!q.row()) {
+    return std::nullopt;
+  }
   return run_from_row(q);
 }
 
@@ -653,7 +711,9 @@ std::vector<model::RunInfo> Store::list_runs() const {
   Stmt q(db_, path_,
          "SELECT " + std::string(kRunColumns) + " FROM runs ORDER BY created_at DESC, rowid DESC");
   std::vector<model::RunInfo> out;
-  while (q.row()) out.push_back(run_from_row(q));
+  while (q.row()) {
+    out.push_back(run_from_row(q));
+  }
   return out;
 }
 
@@ -663,7 +723,9 @@ void Store::add_plan(const std::string& run_id, const std::vector<model::CaseInf
   Transaction tx(db_, path_);
   require_run(run_id);
   Stmt ins_case(db_, path_, "INSERT OR REPLACE" + std::string(kCaseInsertTail));
-  for (const auto& c : cases) upsert_case(ins_case, run_id, c);
+  for (const auto& c : cases) {
+    upsert_case(ins_case, run_id, c);
+  }
   int64_t seq = 0;
   {
     Stmt q(db_, path_, "SELECT coalesce(max(seq), -1) + 1 FROM planned WHERE run_id = ?1");
@@ -675,7 +737,9 @@ void Store::add_plan(const std::string& run_id, const std::vector<model::CaseInf
   for (const auto& [case_id, device] : pairs) {
     ins.reset();
     ins.text(1, run_id).text(2, case_id).text(3, device).int64(4, seq).run();
-    if (sqlite3_changes(db_) > 0) ++seq;
+    if (sqlite3_changes(db_) > 0) {
+      ++seq;
+    }
   }
   tx.commit();
 }
@@ -685,7 +749,9 @@ std::vector<CaseDevice> Store::plan(const std::string& run_id) const {
   Stmt q(db_, path_, "SELECT case_id, device FROM planned WHERE run_id = ?1 ORDER BY seq");
   q.text(1, run_id);
   std::vector<CaseDevice> out;
-  while (q.row()) out.emplace_back(q.col_text(0), q.col_text(1));
+  while (q.row()) {
+    out.emplace_back(q.col_text(0), q.col_text(1));
+  }
   return out;
 }
 
@@ -712,7 +778,9 @@ void Store::record(const model::CaseResult& r) {
     upsert_case(ins_case, r.run_id, r.info);
   }
   json outputs = json::array();
-  for (const auto& o : r.outputs) outputs.push_back(output_to_json(o));
+  for (const auto& o : r.outputs) {
+    outputs.push_back(output_to_json(o));
+  }
   Stmt q(db_, path_,
          "INSERT OR REPLACE INTO results (run_id, case_id, device, outcome, error_kind, "
          "error_message, error_signal, error_exit_code, error_stderr_tail, error_traceback, "
@@ -723,7 +791,9 @@ void Store::record(const model::CaseResult& r) {
          "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, "
          "?31, ?32, ?33)");
   const auto opt_int = [](std::optional<int> v) -> std::optional<int64_t> {
-    if (v) return *v;
+    if (v) {
+      return *v;
+    }
     return std::nullopt;
   };
   q.text(1, r.run_id)
@@ -750,7 +820,9 @@ void Store::record(const model::CaseResult& r) {
         .real(21, s->min_ns)
         .int64(22, s->n);
   } else {
-    for (int i = 14; i <= 22; ++i) q.null(i);
+    for (int i = 14; i <= 22; ++i) {
+      q.null(i);
+    }
   }
   q.opt_int64(23, r.memory.peak_device_bytes)
       .opt_int64(24, r.memory.peak_host_bytes)
@@ -823,7 +895,9 @@ std::vector<model::CaseResult> Store::results(const std::string& run_id) const {
              " ORDER BY p.seq IS NULL, p.seq, r.case_id, r.device");
   q.text(1, run_id);
   std::vector<model::CaseResult> out;
-  while (q.row()) out.push_back(result_from_row(q, path_));
+  while (q.row()) {
+    out.push_back(result_from_row(q, path_));
+  }
   return out;
 }
 
@@ -837,7 +911,9 @@ std::optional<model::CaseResult> Store::result(const std::string& run_id,
              " LEFT JOIN cases c ON c.run_id = r.run_id AND c.case_id = r.case_id"
              " WHERE r.run_id = ?1 AND r.case_id = ?2 AND r.device = ?3");
   q.text(1, run_id).text(2, case_id).text(3, device);
-  if (!q.row()) return std::nullopt;
+  if (!q.row()) {
+    return std::nullopt;
+  }
   return result_from_row(q, path_);
 }
 
@@ -849,7 +925,9 @@ std::vector<CaseDevice> Store::remaining(const std::string& run_id) const {
          " AND r.device = p.device) ORDER BY p.seq");
   q.text(1, run_id);
   std::vector<CaseDevice> out;
-  while (q.row()) out.emplace_back(q.col_text(0), q.col_text(1));
+  while (q.row()) {
+    out.emplace_back(q.col_text(0), q.col_text(1));
+  }
   return out;
 }
 

@@ -32,8 +32,8 @@ std::string format_bytes(int64_t bytes) {
 
 os::SpawnOptions spawn_options(const ProbeCommand& command) {
   os::SpawnOptions o;
-  o.argv = {command.python.string(), "-u", "-m", "mudjack_probe",
-            "--protocol", std::to_string(protocol::kVersion)};
+  o.argv = {command.python.string(), "-u",         "-m",
+            "mudjack_probe",         "--protocol", std::to_string(protocol::kVersion)};
   if (!command.framework.empty()) {
     o.argv.insert(o.argv.end(), {"--framework", command.framework});
   }
@@ -52,8 +52,7 @@ os::SpawnOptions spawn_options(const ProbeCommand& command) {
   return o;
 }
 
-std::unique_ptr<ProbeSession> ProbeSession::start(const ProbeCommand& command,
-                                                  const Limits& limits,
+std::unique_ptr<ProbeSession> ProbeSession::start(const ProbeCommand& command, const Limits& limits,
                                                   const std::atomic<bool>& interrupted,
                                                   std::string* error) {
   auto child = os::Child::spawn(spawn_options(command), error);
@@ -183,10 +182,10 @@ std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
       return finish(std::move(r));
     }
     case Wait::kMemory: {
-      auto crashed = died(std::move(r), "resident memory " + format_bytes(peak_rss_bytes_) +
-                                            " exceeded the probe limit of " +
-                                            format_bytes(limits_.memory_limit_bytes) +
-                                            "; probe killed");
+      auto crashed =
+          died(std::move(r), "resident memory " + format_bytes(peak_rss_bytes_) +
+                                 " exceeded the probe limit of " +
+                                 format_bytes(limits_.memory_limit_bytes) + "; probe killed");
       crashed.error.kind = model::ErrorKind::kOutOfMemory;
       return finish(std::move(crashed));
     }

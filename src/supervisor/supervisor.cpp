@@ -75,13 +75,16 @@ model::CaseResult without_run(const RunSpec& spec, const model::CaseInfo& info,
   r.info = info;
   r.device = device;
   r.outcome = outcome;
-  r.error.kind = outcome == model::Outcome::kCrash ? model::ErrorKind::kOther : model::ErrorKind::kNone;
+  r.error.kind =
+      outcome == model::Outcome::kCrash ? model::ErrorKind::kOther : model::ErrorKind::kNone;
   r.error.message = message;
   r.started_at = r.finished_at = util::now_iso8601();
   return r;
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
 std::string after_first_line(const std::string& s) {
   auto nl = s.find('\n');
   return nl == std::string::npos ? std::string() : s.substr(nl + 1);
@@ -188,7 +191,8 @@ bool Oracle::compare(model::CaseResult& d, const model::CaseResult& base) {
     if (d.info.atol) tol.atol = *d.info.atol;
     if (a.dtype != b.dtype) {
       equal = false;
-      d.numeric.message = "output " + std::to_string(i) + " dtype " + a.dtype + " vs baseline " + b.dtype;
+      d.numeric.message =
+          "output " + std::to_string(i) + " dtype " + a.dtype + " vs baseline " + b.dtype;
       continue;
     }
     auto c = oracle::compare_files(a.path, b.path, tol);
@@ -196,7 +200,8 @@ bool Oracle::compare(model::CaseResult& d, const model::CaseResult& base) {
     max_rel = std::max(max_rel, c.max_rel_err);
     if (!c.equal) {
       equal = false;
-      if (d.numeric.message.empty()) d.numeric.message = "output " + std::to_string(i) + ": " + c.message;
+      if (d.numeric.message.empty())
+        d.numeric.message = "output " + std::to_string(i) + ": " + c.message;
     }
   }
   d.numeric.max_abs_err = max_abs;
@@ -242,8 +247,9 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
     it->items.push_back(&item);
   }
   // The cpu lane first, so the baseline's outputs usually exist when others land.
-  std::stable_sort(lanes.begin(), lanes.end(),
-                   [](const Lane& a, const Lane& b) { return a.device == "cpu" && b.device != "cpu"; });
+  std::stable_sort(lanes.begin(), lanes.end(), [](const Lane& a, const Lane& b) {
+    return a.device == "cpu" && b.device != "cpu";
+  });
   auto cpus = own_cpus();
   size_t accel = static_cast<size_t>(
       std::count_if(lanes.begin(), lanes.end(), [](const Lane& l) { return l.device != "cpu"; }));
@@ -267,7 +273,8 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
     }
     std::vector<std::thread> threads;
     for (const auto& lane : lanes) {
-      threads.emplace_back([&, lane_ptr = &lane] { run_lane(*lane_ptr, spec, shared, interrupted); });
+      threads.emplace_back(
+          [&, lane_ptr = &lane] { run_lane(*lane_ptr, spec, shared, interrupted); });
     }
     for (auto& t : threads) t.join();
   } else {

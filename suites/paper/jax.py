@@ -11,7 +11,7 @@ Importing this file must not import jax: bodies get it as `t.fw`.
 
 from __future__ import annotations
 
-import numpy as np
+from mudjack_probe.api import np  # numpy loads on first use: listing needs none
 
 from mudjack_probe.api import Ctx, Cases
 

@@ -6,7 +6,7 @@ bfloat16 and no compiler, so every case is eager and bfloat16 is absent.
 
 from __future__ import annotations
 
-import numpy as np
+from mudjack_probe.api import np  # numpy loads on first use: listing needs none
 
 from mudjack_probe.api import Ctx, Cases
 

@@ -10,9 +10,8 @@ Importing this file must not import tensorflow: bodies get it as `t.fw`.
 
 from __future__ import annotations
 
-import numpy as np
+from mudjack_probe.api import np  # numpy loads on first use: listing needs none
 
-from mudjack_probe.adapters.base import host_values
 from mudjack_probe.api import Ctx, Cases
 from mudjack_probe.errors import Unavailable
 
@@ -158,6 +157,8 @@ def placeholder(t: Ctx):
         x = v1.placeholder(t.dtype, shape=[None, t.shape[1]])
         y = tf.reduce_sum(x * 2, axis=1)
     session = v1.Session(graph=graph, config=v1.ConfigProto(allow_soft_placement=False))
+    from mudjack_probe.adapters.base import host_values
+
     feed = host_values(t.shape, t.dtype_name, "randn", t.seed)
     # The host feed is passed as the call's argument so the check sees it.
     return t.call(lambda f: session.run(y, feed_dict={x: f}), feed).check("row sums of 2x", _doubled_row_sums)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
+from mudjack_probe.api import np  # numpy loads on first use: listing needs none
 
 from mudjack_probe.api import Ctx, Cases
 

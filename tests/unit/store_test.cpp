@@ -32,8 +32,7 @@ class StoreTest : public ::testing::Test {
   void SetUp() override {
     static std::atomic<int> counter{0};
     dir_ = fs::temp_directory_path() /
-           ("mudjack_store_test_" + std::to_string(::getpid()) + "_" +
-            std::to_string(counter++));
+           ("mudjack_store_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -148,7 +147,8 @@ CaseResult full_result(const std::string& run_id) {
   r.numeric.max_rel_err = 2e-2;
   r.numeric.compared_with = "cpu";
   r.numeric.message = "values differ";
-  r.outputs = {{"artifacts/a.npy", "bfloat16", "float32", {2, 3}}, {"artifacts/b.npy", "int64", "int64", {}}};
+  r.outputs = {{"artifacts/a.npy", "bfloat16", "float32", {2, 3}},
+               {"artifacts/b.npy", "int64", "int64", {}}};
   r.extra = {{"output_device", "cuda:0"}, {"warmup_calls", 3}, {"checks", {true, false}}};
   r.started_at = "2024-05-01T12:00:00Z";
   r.finished_at = "2024-05-01T12:00:01Z";
@@ -334,12 +334,12 @@ TEST_F(StoreTest, RunsCreateGetListAndUpdate) {
   EXPECT_FALSE(store->get_run("nope").has_value());
   EXPECT_NE(fatal_message([&] { store->create_run(make_run("mid", "x")); }).find("already exists"),
             std::string::npos);
-  EXPECT_NE(fatal_message([&] { store->set_run_state("nope", "complete", ""); })
-                .find("no run nope in "),
-            std::string::npos);
-  EXPECT_NE(fatal_message([&] { store->set_environment("nope", json::object()); })
-                .find("no run nope"),
-            std::string::npos);
+  EXPECT_NE(
+      fatal_message([&] { store->set_run_state("nope", "complete", ""); }).find("no run nope in "),
+      std::string::npos);
+  EXPECT_NE(
+      fatal_message([&] { store->set_environment("nope", json::object()); }).find("no run nope"),
+      std::string::npos);
   EXPECT_NE(fatal_message([&] { store->add_plan("nope", {}, {}); }).find("no run nope"),
             std::string::npos);
 }
@@ -351,7 +351,9 @@ TEST_F(StoreTest, PlanKeepsOrderAndRemainingSkipsRecordedPairs) {
                                  make_case("torch.lt", "c")};
   std::vector<CaseDevice> pairs;
   for (const auto& c : infos) {
-    for (const char* d : {"cpu", "cuda:0"}) pairs.emplace_back(c.id, d);
+    for (const char* d : {"cpu", "cuda:0"}) {
+      pairs.emplace_back(c.id, d);
+    }
   }
   store->add_plan("r1", infos, pairs);
   EXPECT_EQ(store->plan("r1"), pairs);
@@ -460,7 +462,9 @@ TEST_F(StoreTest, GarbageFileIsRejectedWithAClearMessage) {
   fs::create_directories(db().parent_path());
   {
     std::ofstream out(db(), std::ios::binary);
-    for (int i = 0; i < 4096; ++i) out.put(static_cast<char>((i * 7919) & 0xff));
+    for (int i = 0; i < 4096; ++i) {
+      out.put(static_cast<char>((i * 7919) & 0xff));
+    }
   }
   std::string msg = fatal_message([&] { Store::open(db()); });
   EXPECT_EQ(msg, db().string() + " is not a MudJack results database (file is not a database)");
@@ -471,7 +475,10 @@ TEST_F(StoreTest, CorruptDatabaseIsRejected) {
     auto store = Store::open(db());
     store->create_run(make_run("r1", "t"));
     std::vector<CaseInfo> infos;
-    for (int i = 0; i < 200; ++i) infos.push_back(make_case("torch.f" + std::to_string(i), "v"));
+    infos.reserve(200);
+    for (int i = 0; i < 200; ++i) {
+      infos.push_back(make_case("torch.f" + std::to_string(i), "v"));
+    }
     store->add_plan("r1", infos, {});
   }
   // Closing the last connection checkpoints the WAL into the main file;
@@ -480,7 +487,9 @@ TEST_F(StoreTest, CorruptDatabaseIsRejected) {
   {
     std::fstream f(db(), std::ios::binary | std::ios::in | std::ios::out);
     f.seekp(4096);
-    for (int i = 0; i < 4 * 4096; ++i) f.put(static_cast<char>((i * 31) & 0xff));
+    for (int i = 0; i < 4 * 4096; ++i) {
+      f.put(static_cast<char>((i * 31) & 0xff));
+    }
   }
   std::string msg = fatal_message([&] { Store::open(db()); });
   EXPECT_EQ(msg.rfind(db().string() + " is not a MudJack results database (", 0), 0u) << msg;
@@ -522,8 +531,7 @@ TEST_F(StoreTest, UnwritableFolderIsRejected) {
   std::ofstream(file) << "x";
   fs::path bad = file / "results" / "mudjack.db";
   std::string msg = fatal_message([&] { Store::open(bad); });
-  EXPECT_EQ(msg.rfind("cannot create results folder " + (file / "results").string() + ": ", 0),
-            0u)
+  EXPECT_EQ(msg.rfind("cannot create results folder " + (file / "results").string() + ": ", 0), 0u)
       << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos);
 }
@@ -538,8 +546,9 @@ TEST_F(StoreTest, MigrationsApplyInOrderAndOnlyOnce) {
   { Store::open(db())->create_run(make_run("r1", "t")); }
 
   std::vector<Migration> steps = migrations();
-  steps.push_back({"1.1", {"ALTER TABLE results ADD COLUMN energy_j REAL",
-                           "CREATE TABLE notes (run_id TEXT, text TEXT)"}});
+  steps.push_back({"1.1",
+                   {"ALTER TABLE results ADD COLUMN energy_j REAL",
+                    "CREATE TABLE notes (run_id TEXT, text TEXT)"}});
   steps.push_back({"1.2", {"INSERT INTO notes VALUES ('r1', 'migrated')"}});
   {
     auto store = Store::open(db(), steps);
@@ -549,8 +558,9 @@ TEST_F(StoreTest, MigrationsApplyInOrderAndOnlyOnce) {
     store->record(full_result("r1"));
     EXPECT_EQ(store->results("r1").size(), 1u);
   }
-  EXPECT_EQ(raw_query(db(), "SELECT count(*) FROM pragma_table_info('results') "
-                            "WHERE name = 'energy_j'"),
+  EXPECT_EQ(raw_query(db(),
+                      "SELECT count(*) FROM pragma_table_info('results') "
+                      "WHERE name = 'energy_j'"),
             "1");
   // Reopening with the same list runs nothing again (the INSERT would
   // duplicate the note).

@@ -1,0 +1,133 @@
+#include "protocol/protocol.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mudjack::protocol {
+namespace {
+
+TEST(Protocol, ParsesHelloWithDevices) {
+  auto h = parse_hello(
+      R"({"type":"hello","protocol":1,"probe_version":"0.1.0","framework":"torch","framework_version":"2.11.0",)"
+      R"("python":"3.12.3","executable":"/x/python","pid":42,"unavailable":null,"devices":[)"
+      R"({"id":"cpu","kind":"cpu","vendor":"AuthenticAMD","model":"EPYC","memory_bytes":1024,)"
+      R"("driver_version":"","runtime_version":"6.1","clocks":{}},)"
+      R"({"id":"cuda:0","kind":"cuda","vendor":"NVIDIA","model":"NVIDIA H100 80GB HBM3","memory_bytes":85000000000,)"
+      R"("driver_version":"580.1","runtime_version":"13.0","clocks":{"max_sm_mhz":1980}}]})");
+  ASSERT_TRUE(h.ok()) << h.error;
+  EXPECT_EQ(h.value->framework_version, "2.11.0");
+  EXPECT_EQ(h.value->pid, 42);
+  ASSERT_EQ(h.value->devices.size(), 2u);
+  EXPECT_EQ(h.value->devices[1].model, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(h.value->devices[1].memory_bytes, 85000000000);
+  EXPECT_EQ(h.value->devices[1].raw["clocks"]["max_sm_mhz"], 1980);
+  EXPECT_TRUE(h.value->unavailable.empty());
+}
+
+TEST(Protocol, RejectsAnotherProtocolVersionNamingBoth) {
+  auto h = parse_hello(R"({"type":"hello","protocol":2,"devices":[]})");
+  ASSERT_FALSE(h.ok());
+  EXPECT_EQ(h.error, "probe speaks protocol 2, this mudjack speaks protocol 1");
+  h = parse_hello(R"({"type":"hello","devices":[]})");
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.error.find("protocol ?"), std::string::npos);
+}
+
+TEST(Protocol, MalformedLinesAreValuesNotExceptions) {
+  for (const char* line :
+       {"", "garbage", "{\"type\":", "[1,2,3]", "42", "{\"type\":\"hello\"", "\xff\xfe not utf8"}) {
+    EXPECT_FALSE(parse_hello(line).ok()) << line;
+    EXPECT_FALSE(parse_cases(line).ok()) << line;
+    EXPECT_FALSE(parse_result(line, "x").ok()) << line;
+  }
+  EXPECT_NE(parse_hello("garbage").error.find("not JSON: 'garbage'"), std::string::npos);
+  EXPECT_NE(parse_hello(R"({"type":"cases","cases":[]})").error.find("not a hello"),
+            std::string::npos);
+}
+
+TEST(Protocol, ParsesAResult) {
+  auto r = parse_result(
+      R"({"type":"result","case":"torch/torch.sum/float32-vec-eager","device":"cpu","status":"pass",)"
+      R"("cold_ns":1200,"samples_ns":[10.5,11.0,9.5],"calls_per_sample":100,"warmup_calls":7,)"
+      R"("memory":{"peak_device_bytes":null,"peak_host_bytes":4096},)"
+      R"("outputs":[{"path":"/a/b.0.npy","dtype":"bfloat16","saved_dtype":"float32","shape":[2,3]}],)"
+      R"("output_device":"cpu","checks":[{"name":"sorted","ok":true}]})",
+      "torch/torch.sum/float32-vec-eager");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.value->outcome, model::Outcome::kPass);
+  EXPECT_EQ(r.value->latency.cold_ns, 1200);
+  EXPECT_EQ(r.value->latency.samples_ns, (std::vector<double>{10.5, 11.0, 9.5}));
+  EXPECT_EQ(r.value->latency.calls_per_sample, 100);
+  EXPECT_FALSE(r.value->memory.peak_device_bytes.has_value());
+  EXPECT_EQ(r.value->memory.peak_host_bytes, 4096);
+  ASSERT_EQ(r.value->outputs.size(), 1u);
+  EXPECT_EQ(r.value->outputs[0].dtype, "bfloat16");
+  EXPECT_EQ(r.value->outputs[0].shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(r.value->extra["warmup_calls"], 7);
+  EXPECT_EQ(r.value->extra["output_device"], "cpu");
+}
+
+TEST(Protocol, ClassifiesFailureStatusAndErrorKind) {
+  auto r = parse_result(
+      R"({"type":"result","case":"c","status":"fail","error":{"kind":"unsupported_dtype","message":"no Half"}})",
+      "c");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.value->outcome, model::Outcome::kFail);
+  EXPECT_EQ(r.value->error.kind, model::ErrorKind::kUnsupportedDtype);
+  EXPECT_EQ(r.value->error.message, "no Half");
+  // An error kind outside the closed list becomes `other`, not a crash.
+  r = parse_result(
+      R"({"type":"result","case":"c","status":"fail","error":{"kind":"weird","message":"m"}})",
+      "c");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value->error.kind, model::ErrorKind::kOther);
+}
+
+TEST(Protocol, ProbesCannotClaimEngineOutcomesOrAnswerForAnotherCase) {
+  EXPECT_FALSE(parse_result(R"({"type":"result","case":"c","status":"crash"})", "c").ok());
+  EXPECT_FALSE(parse_result(R"({"type":"result","case":"c","status":"timeout"})", "c").ok());
+  EXPECT_FALSE(parse_result(R"({"type":"result","case":"c","status":"great"})", "c").ok());
+  auto other = parse_result(R"({"type":"result","case":"d","status":"pass"})", "c");
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.error.find("expected 'c'"), std::string::npos);
+  EXPECT_FALSE(
+      parse_result(R"({"type":"result","case":"c","status":"pass","samples_ns":["x"]})", "c").ok());
+  auto refused = parse_result(R"({"type":"error","message":"unknown case 'c'"})", "c");
+  EXPECT_NE(refused.error.find("refused"), std::string::npos);
+}
+
+TEST(Protocol, ParsesCaseMetadata) {
+  auto c = parse_cases(
+      R"({"type":"cases","cases":[{"id":"jax/jax.lax.all_gather/float32-rows-pmap-eager","framework":"jax",)"
+      R"("function":"jax.lax.all_gather","variant":"float32-rows-pmap-eager","dtype":"float32","shape":"rows",)"
+      R"("dims":[2,4],"mode":"eager","compiler":"","params":{"form":"pmap"},"requires":{"devices":2},)"
+      R"("note":"","rtol":1e-3,"atol":null,"successor":null,"tags":["collective"]}]})");
+  ASSERT_TRUE(c.ok()) << c.error;
+  ASSERT_EQ(c.value->size(), 1u);
+  const auto& info = c.value->front();
+  EXPECT_EQ(info.function, "jax.lax.all_gather");
+  EXPECT_EQ(info.requires_["devices"], 2);
+  EXPECT_EQ(info.rtol, 1e-3);
+  EXPECT_FALSE(info.atol.has_value());
+  EXPECT_EQ(info.tags, std::vector<std::string>{"collective"});
+  auto bad = parse_cases(R"({"type":"cases","cases":[{"id":5}]})");
+  EXPECT_FALSE(bad.ok());
+  auto err = parse_cases(R"({"type":"error","message":"suite.py: SyntaxError"})");
+  EXPECT_EQ(err.error, "suite.py: SyntaxError");
+}
+
+TEST(Protocol, RequestsAreSingleLines) {
+  Policy p;
+  p.budget_ms = 50;
+  auto line = run_request("numpy/a/b", "cuda:0", 7, p, "/tmp/with space");
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  auto j = nlohmann::json::parse(line);
+  EXPECT_EQ(j["type"], "run");
+  EXPECT_EQ(j["device"], "cuda:0");
+  EXPECT_EQ(j["seed"], 7);
+  EXPECT_EQ(j["policy"]["budget_ms"], 50.0);
+  EXPECT_EQ(nlohmann::json::parse(list_request("torch"))["framework"], "torch");
+  EXPECT_EQ(nlohmann::json::parse(shutdown_request())["type"], "shutdown");
+}
+
+}  // namespace
+}  // namespace mudjack::protocol
