@@ -52,6 +52,7 @@ def main() -> int:
     ap.add_argument("--out", default="/tmp/mudjack-bench")
     ap.add_argument("--device", action="append", default=[])
     ap.add_argument("--budget-ms", default="300")
+    ap.add_argument("--serial", action="store_true", help="devices one after another (mudjack run --serial)")
     ap.add_argument("--overhead-only")
     ap.add_argument("--json-out")
     args = ap.parse_args()
@@ -64,6 +65,8 @@ def main() -> int:
            "--budget-ms", args.budget_ms, "--json"]
     for d in args.device:
         cmd += ["--device", d]
+    if args.serial:
+        cmd.append("--serial")
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall_s = time.perf_counter() - t0

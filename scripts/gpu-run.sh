@@ -12,8 +12,8 @@ results=${MUDJACK_RESULTS:-/tmp/mudjack-gpu-results}
 # A config file, so every mudjack started below (bench/run.py too) uses this interpreter.
 printf '[python]\nnumpy = "%s"\ntorch = "%s"\njax = "%s"\n' "$py" "$py" "$py" > mudjack.toml
 mkdir -p "$out"
-nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || true
 "$bin" devices > "$out/devices.txt" 2>&1
+nvidia-smi >> "$out/devices.txt" 2>&1 || true
 start=$(date +%s)
 timeout "${PAPER_TIMEOUT_S:-420}" "$bin" run --suite paper --out "$results" "$@" \
   > "$out/paper-stdout.txt" 2> "$out/paper-progress.txt"
@@ -21,6 +21,9 @@ echo "paper exit $? after $(( $(date +%s) - start )) s" >> "$out/paper-stdout.tx
 run=$(ls -t "$results/runs" | head -1)
 cp "$results/runs/$run/summary.md" "$out/" 2>/dev/null
 gzip -c "$results/runs/$run/results.json" > "$out/results.json.gz"
-timeout "${BENCH_TIMEOUT_S:-120}" python3 bench/run.py --mudjack "$bin" --out /tmp/mudjack-bench \
-  --json-out "$out/bench.json" > /dev/null 2> "$out/bench-stderr.txt"
-echo "bench exit $?" >> "$out/paper-stdout.txt"
+for mode in parallel serial; do
+  flag=""; [ "$mode" = serial ] && flag=--serial
+  timeout "${BENCH_TIMEOUT_S:-120}" python3 bench/run.py --mudjack "$bin" --out "/tmp/mudjack-bench-$mode" \
+    $flag --json-out "$out/bench-$mode.json" > /dev/null 2>> "$out/bench-stderr.txt"
+  echo "bench $mode exit $?" >> "$out/paper-stdout.txt"
+done

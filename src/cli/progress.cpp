@@ -43,7 +43,8 @@ void Progress::on_result(const model::CaseResult& r) {
   }
   std::string detail;
   if (r.latency.stats) detail = util::format_ns(r.latency.stats->median_ns);
-  if (is_failure(r.outcome) || r.outcome == model::Outcome::kUnavailable) {
+  if (is_failure(r.outcome) || r.outcome == model::Outcome::kUnavailable ||
+      r.outcome == model::Outcome::kSkip) {
     std::string kind(model::to_string(r.error.kind));
     detail = (kind.empty() ? "" : kind + ": ") + r.error.message.substr(0, 100);
   }

@@ -172,6 +172,10 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
     r.error.kind = kind.value_or(model::ErrorKind::kOther);
     r.error.message = str(e, "message");
     r.error.traceback = str(e, "traceback");
+    // Not running a case is not an error of any kind; the message says why.
+    if (r.outcome == model::Outcome::kUnavailable || r.outcome == model::Outcome::kSkip) {
+      r.error.kind = model::ErrorKind::kNone;
+    }
   }
   r.latency.cold_ns = opt_int(*j, "cold_ns");
   if (j->contains("samples_ns") && (*j)["samples_ns"].is_array()) {

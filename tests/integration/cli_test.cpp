@@ -266,6 +266,10 @@ TEST_F(Cli, BadInputGetsOneClearLineAndExitTwo) {
   std::ofstream(bad_db_dir / "mudjack.db") << std::string(4096, 'x');
   std::ofstream(dir_ / "a-file") << "x";
   auto hostile = (kFixtures / "suites" / "hostile").string();
+  std::ofstream(dir_ / "unknown-key.toml") << "profile = \"current\"\nspeed = 11\n";
+  std::ofstream(dir_ / "bad-type.toml") << "[run]\ntimeout_s = \"soon\"\n";
+  std::ofstream(dir_ / "not-toml.toml") << "[python\ntorch = \n";
+  std::ofstream(dir_ / "bad-framework.toml") << "[python]\ncaffe = \"/usr/bin/python3\"\n";
   std::vector<BadInput> cases = {
       {{"run", "--suite-dir", hostile, "--framework", "caffe"}, "unknown framework 'caffe'"},
       {{"run", "--suite-dir", hostile, "--device", "cuda:9"}, "no framework sees device 'cuda:9'"},
@@ -283,6 +287,17 @@ TEST_F(Cli, BadInputGetsOneClearLineAndExitTwo) {
       {{"run", "--suite-dir", hostile, "--filter", "(unclosed"}, "bad --filter regex"},
       {{"report", "latest", "--out", (dir_ / "empty").string()}, "no results database"},
       {{"run", "--suite-dir", hostile, "--fail-on", "sometimes"}, "unknown verdict 'sometimes'"},
+      {{"list", "--suite-dir", hostile, "--config", (dir_ / "unknown-key.toml").string()},
+       "unknown key 'speed'"},
+      {{"list", "--suite-dir", hostile, "--config", (dir_ / "bad-type.toml").string()},
+       "run.timeout_s must be a number"},
+      {{"list", "--suite-dir", hostile, "--config", (dir_ / "not-toml.toml").string()}, "line 1"},
+      {{"list", "--suite-dir", hostile, "--config", (dir_ / "bad-framework.toml").string()},
+       "unknown framework 'caffe' in [python]"},
+      {{"list", "--suite-dir", hostile, "--config", (dir_ / "missing.toml").string()},
+       "config file"},
+      {{"run", "--suite-dir", hostile, "--python", "numpy=/nonexistent/python"},
+       "not an executable"},
   };
   for (const auto& c : cases) {
     auto r = mudjack(c.args);

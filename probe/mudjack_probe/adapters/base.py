@@ -133,6 +133,10 @@ class Adapter:
     """Base adapter. Subclasses set `name`, `module` and override the hooks."""
 
     name = "base"
+    # True where the framework can silently run an op elsewhere (TensorFlow's
+    # soft device placement): scope(soft=True) then turns it on, and the
+    # runner records whether a failed case would have run with it.
+    has_soft_placement = False
 
     def __init__(self) -> None:
         self.module: Any = None
@@ -157,7 +161,8 @@ class Adapter:
         self.device_id = device_id
 
     @contextlib.contextmanager
-    def scope(self) -> Iterator[None]:
+    def scope(self, soft: bool = False) -> Iterator[None]:
+        """Where case bodies run: the device bound, placement rules applied."""
         yield
 
     # -- data --------------------------------------------------------------

@@ -90,7 +90,7 @@ class JaxAdapter(Adapter):
             self.native_device = _gpus()[int(device_id.split(":")[1])]
 
     @contextlib.contextmanager
-    def scope(self) -> Iterator[None]:
+    def scope(self, soft: bool = False) -> Iterator[None]:
         with jax.default_device(self.native_device):
             yield
 

@@ -62,6 +62,7 @@ def _parse_device(name: str) -> str | None:
 
 class TensorflowAdapter(Adapter):
     name = "tensorflow"
+    has_soft_placement = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -96,14 +97,14 @@ class TensorflowAdapter(Adapter):
         return self.native_device.startswith("/GPU")
 
     @contextlib.contextmanager
-    def scope(self) -> Iterator[None]:
-        soft = tf.config.get_soft_device_placement()
-        tf.config.set_soft_device_placement(False)
+    def scope(self, soft: bool = False) -> Iterator[None]:
+        previous = tf.config.get_soft_device_placement()
+        tf.config.set_soft_device_placement(soft)
         try:
             with tf.device(self.native_device):
                 yield
         finally:
-            tf.config.set_soft_device_placement(soft)
+            tf.config.set_soft_device_placement(previous)
 
     # -- data --------------------------------------------------------------
     def dtype(self, name: str) -> Any:

@@ -77,7 +77,7 @@ class TorchAdapter(Adapter):
         return self.native_device.type == "cuda"
 
     @contextlib.contextmanager
-    def scope(self) -> Iterator[None]:
+    def scope(self, soft: bool = False) -> Iterator[None]:
         if self._on_cuda():
             with torch.cuda.device(self.native_device):
                 yield

@@ -1,0 +1,101 @@
+#include "os/process.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <thread>
+
+namespace mudjack::os {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::unique_ptr<Child> sh(const std::string& script, std::string* error) {
+  SpawnOptions o;
+  o.argv = {"sh", "-c", script};
+  o.env_set["MUDJACK_TEST_VAR"] = "set-by-test";
+  return Child::spawn(o, error);
+}
+
+TEST(Process, ReadsLinesAndKeepsTheStderrTail) {
+  std::string error;
+  auto c =
+      sh("echo one; printf 'tw'; sleep 0.1; echo o; echo oops >&2; echo $MUDJACK_TEST_VAR", &error);
+  ASSERT_TRUE(c) << error;
+  std::string line;
+  ASSERT_EQ(c->read_line(line, milliseconds(5000)), Child::Read::kLine);
+  EXPECT_EQ(line, "one");
+  ASSERT_EQ(c->read_line(line, milliseconds(5000)), Child::Read::kLine);
+  EXPECT_EQ(line, "two") << "a line written in pieces arrives whole";
+  ASSERT_EQ(c->read_line(line, milliseconds(5000)), Child::Read::kLine);
+  EXPECT_EQ(line, "set-by-test");
+  EXPECT_EQ(c->read_line(line, milliseconds(5000)), Child::Read::kEof);
+  EXPECT_NE(c->stderr_tail().find("oops"), std::string::npos);
+  auto status = c->wait_or_kill(milliseconds(5000));
+  EXPECT_EQ(status.exit_code, 0);
+}
+
+TEST(Process, TimesOutWithoutKilling) {
+  std::string error;
+  auto c = sh("sleep 10", &error);
+  ASSERT_TRUE(c) << error;
+  std::string line;
+  EXPECT_EQ(c->read_line(line, milliseconds(100)), Child::Read::kTimeout);
+  EXPECT_FALSE(c->try_wait().has_value());
+  EXPECT_GT(c->rss_bytes(), 0);
+  auto status = c->kill();
+  EXPECT_EQ(status.signal, SIGKILL);
+  EXPECT_EQ(status.describe(), "signal 9 (SIGKILL)");
+  EXPECT_EQ(c->rss_bytes(), 0);
+}
+
+TEST(Process, KillReachesTheWholeProcessGroup) {
+  std::string error;
+  auto c = sh("sleep 30 & echo $!; wait", &error);
+  ASSERT_TRUE(c) << error;
+  std::string line;
+  ASSERT_EQ(c->read_line(line, milliseconds(5000)), Child::Read::kLine);
+  pid_t grandchild = std::stoi(line);
+  c->kill();
+  for (int i = 0; i < 100 && ::kill(grandchild, 0) == 0; ++i) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  EXPECT_NE(::kill(grandchild, 0), 0) << "a probe's children die with it";
+}
+
+TEST(Process, ReportsExitCodesAndSignals) {
+  std::string error;
+  auto c = sh("exit 3", &error);
+  ASSERT_TRUE(c) << error;
+  auto status = c->wait_or_kill(milliseconds(5000));
+  EXPECT_EQ(status.exit_code, 3);
+  EXPECT_EQ(status.describe(), "exit code 3");
+  c = sh("kill -SEGV $$", &error);
+  ASSERT_TRUE(c) << error;
+  status = c->wait_or_kill(milliseconds(5000));
+  EXPECT_EQ(status.signal, SIGSEGV);
+  EXPECT_EQ(status.describe(), "signal 11 (SIGSEGV)");
+}
+
+TEST(Process, WritesLinesToStdin) {
+  std::string error;
+  auto c = sh("read a; echo got:$a", &error);
+  ASSERT_TRUE(c) << error;
+  ASSERT_TRUE(c->write_line("ping"));
+  std::string line;
+  ASSERT_EQ(c->read_line(line, milliseconds(5000)), Child::Read::kLine);
+  EXPECT_EQ(line, "got:ping");
+}
+
+TEST(Process, AMissingProgramIsAnErrorValue) {
+  SpawnOptions o;
+  o.argv = {"/nonexistent/python"};
+  std::string error;
+  EXPECT_EQ(Child::spawn(o, &error), nullptr);
+  EXPECT_EQ(error, "cannot run /nonexistent/python: No such file or directory");
+  o.argv = {};
+  EXPECT_EQ(Child::spawn(o, &error), nullptr);
+}
+
+}  // namespace
+}  // namespace mudjack::os
