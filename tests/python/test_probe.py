@@ -1,0 +1,122 @@
+"""Unit tests of the probe's own logic (no framework needed, only numpy).
+
+Run by CTest through scripts/python-tests.sh with the numpy environment.
+"""
+
+from __future__ import annotations
+
+import unittest
+
+import numpy as np
+
+from mudjack_probe import api
+from mudjack_probe.adapters.base import classify_exception, host_values
+from mudjack_probe.runner import Policy, measure
+
+
+class Classify(unittest.TestCase):
+    """Real messages seen from the frameworks, and the kind each must get."""
+
+    CASES = [
+        (RuntimeError('"addmm_impl_cpu_" not implemented for \'Half\''), "unsupported_dtype"),
+        (TypeError("svd does not accept dtype float16 at position 0. Accepted dtypes ..."), "unsupported_dtype"),
+        (NotImplementedError("(KeyError(<class 'numpy.float16'>), 'Unsupported dtype float16.')"), "unsupported_dtype"),
+        (RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"), "out_of_memory"),
+        (MemoryError(), "out_of_memory"),
+        (RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1073741824 bytes."), "out_of_memory"),
+        (NotImplementedError("The operator 'aten::foo' is not currently implemented for the MPS device"), "not_implemented"),
+        (RuntimeError("Could not run 'aten::empty_strided' with arguments from the 'XLA' backend."), "not_implemented"),
+        (RuntimeError("CUDA error: an illegal memory access was encountered"), "device_error"),
+        (RuntimeError("cuDNN error: CUDNN_STATUS_NOT_SUPPORTED"), "device_error"),
+        (TypeError("unsupported operand type(s) for +: 'int' and 'str'"), "type_error"),
+        (ValueError("operands could not be broadcast together"), "other"),
+    ]
+
+    def test_kinds(self) -> None:
+        for exc, kind in self.CASES:
+            with self.subTest(exc=str(exc)):
+                self.assertEqual(classify_exception(exc), kind)
+
+
+class Declaration(unittest.TestCase):
+    def setUp(self) -> None:
+        api.reset()
+
+    def test_cross_product_names_and_where(self) -> None:
+        cases = api.Cases("torch")
+
+        @cases.case(
+            "torch.sum",
+            dtype=["float32", "int64"],
+            shape={"vec": (4,), "empty": (0,)},
+            mode=["eager", "compiled"],
+            params={"keepdim": [True, False]},
+            where=lambda d, s, m, p: not (m == "compiled" and d == "int64"),
+        )
+        def body(t: api.Ctx) -> api.Call:
+            return t.call(lambda a: a, t.randn())
+
+        ids = [c.id for c in cases.defs]
+        self.assertEqual(len(ids), 12)
+        self.assertEqual(len(set(ids)), 12)
+        self.assertIn("torch/torch.sum/float32-vec-keepdim=true-compiled", ids)
+        self.assertNotIn("torch/torch.sum/int64-vec-keepdim=true-compiled", ids)
+        meta = cases.defs[0].metadata()
+        self.assertEqual(meta["compiler"], "")
+        self.assertEqual(meta["dims"], [4])
+        compiled = [c for c in cases.defs if c.mode == "compiled"][0].metadata()
+        self.assertEqual(compiled["compiler"], "torch.compile")
+
+    def test_bad_mode_is_refused(self) -> None:
+        cases = api.Cases("jax")
+        with self.assertRaises(ValueError):
+            cases.case("jax.numpy.sum", mode=["fast"])
+
+    def test_lazy_numpy(self) -> None:
+        self.assertEqual(api.np.float32, np.float32)
+
+
+class HostValues(unittest.TestCase):
+    def test_same_seed_same_bytes_for_every_device(self) -> None:
+        a = host_values((3, 4), "float32", "randn", 7)
+        b = host_values((3, 4), "float32", "randn", 7)
+        self.assertTrue(np.array_equal(a, b))
+        self.assertEqual(a.dtype, np.float32)
+
+    def test_kinds_and_dtypes(self) -> None:
+        self.assertTrue((host_values((1000,), "float64", "positive", 1) >= 0.5).all())
+        self.assertEqual(host_values((5,), "bfloat16", "randn", 1).dtype, np.float32)
+        self.assertEqual(host_values((5,), "bool", "randn", 1).dtype, np.bool_)
+        self.assertTrue((host_values((100,), "uint8", "randn", 1) >= 0).all())
+        self.assertEqual(host_values((), "complex64", "randn", 1).shape, ())
+
+
+class Measure(unittest.TestCase):
+    def test_respects_min_and_max_samples(self) -> None:
+        calls = []
+        out, timing = measure(lambda: calls.append(1) or 5, lambda: None,
+                              Policy(budget_ms=0, min_samples=3, max_samples=3, warmup_ms=0, block_ms=0.001))
+        self.assertEqual(out, 5)
+        self.assertEqual(len(timing["samples_ns"]), 3)
+        self.assertGreater(timing["cold_ns"], 0)
+        self.assertEqual(len(calls), 1 + timing["warmup_calls"] + 3 * timing["calls_per_sample"])
+
+    def test_blocks_grow_for_fast_calls(self) -> None:
+        _, timing = measure(lambda: None, lambda: None,
+                            Policy(budget_ms=1, min_samples=2, max_samples=50, warmup_ms=1, block_ms=1))
+        self.assertGreater(timing["calls_per_sample"], 10)
+
+    def test_every_block_ends_on_a_sync(self) -> None:
+        events: list[str] = []
+        measure(lambda: events.append("call"), lambda: events.append("sync"),
+                Policy(budget_ms=0, min_samples=2, max_samples=2, warmup_ms=0, block_ms=0.001))
+        self.assertEqual(events[-1], "sync")
+        self.assertEqual(events[:3], ["sync", "call", "sync"])  # the cold call, alone between syncs
+
+    def test_bad_policy(self) -> None:
+        with self.assertRaises(ValueError):
+            Policy.from_json({"min_samples": 5, "max_samples": 2})
+
+
+if __name__ == "__main__":
+    unittest.main()
