@@ -316,7 +316,8 @@ void print_summary(const std::vector<model::VerdictRow>& verdicts, const fs::pat
               run.state.c_str());
   std::printf("%-11s %-8s %9s %9s %9s %9s %12s %11s\n", "FRAMEWORK", "DEVICE", "portable",
               "partial", "complete", "divergent", "intolerable", "unavailable");
-  for (const auto& [key, counts] : table) {
+  for (const auto& [key, by_verdict] : table) {
+    const auto& counts = by_verdict;  // a lambda may not capture a structured binding in clang
     auto n = [&](const char* k) {
       auto it = counts.find(k);
       return it == counts.end() ? 0 : it->second;

@@ -64,7 +64,10 @@ std::unique_ptr<Child> Child::spawn(const SpawnOptions& options, std::string* er
     for (const auto& u : options.env_unset) drop = drop || u == key;
     if (!drop) env_strings.emplace_back(kv);
   }
-  for (const auto& [k, v] : options.env_set) env_strings.push_back(k + "=" + v);
+  for (const auto& [k, v] : options.env_set) {
+    env_strings.push_back(k);
+    env_strings.back().append("=").append(v);
+  }
   std::vector<char*> envp, argv;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

@@ -165,7 +165,10 @@ std::vector<std::pair<std::string, std::string>> pairs(const std::vector<model::
   for (const auto& want : devices) {
     if (std::find(all.begin(), all.end(), want) == all.end()) {
       std::string here;
-      for (const auto& a : all) here += (here.empty() ? "" : ", ") + a;
+      for (const auto& a : all) {
+        if (!here.empty()) here += ", ";
+        here += a;
+      }
       throw util::FatalError("no framework sees device '" + want + "'; devices here: " + here);
     }
   }

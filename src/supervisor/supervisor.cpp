@@ -272,6 +272,7 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
       lane.env["OMP_NUM_THREADS"] = std::to_string(lane.cpus.size());
     }
     std::vector<std::thread> threads;
+    threads.reserve(lanes.size());
     for (const auto& lane : lanes) {
       threads.emplace_back(
           [&, lane_ptr = &lane] { run_lane(*lane_ptr, spec, shared, interrupted); });

@@ -91,7 +91,8 @@ class TorchAdapter(Adapter):
         return _DTYPES[name]
 
     def from_numpy(self, array: np.ndarray, dtype_name: str | None = None) -> Any:
-        host = torch.from_numpy(np.ascontiguousarray(array))
+        # not np.ascontiguousarray: it returns ndim >= 1, so a 0-d input became shape (1,)
+        host = torch.from_numpy(np.asarray(array, order="C"))
         dtype = self.dtype(dtype_name) if dtype_name else host.dtype
         return host.to(device=self.native_device, dtype=dtype)
 
