@@ -16,9 +16,9 @@ struct NamedTolerance {
   Tolerance tol;
 };
 
-constexpr Tolerance kFloat16{1e-3, 1e-5};
-constexpr Tolerance kBfloat16{1.6e-2, 1e-5};
-constexpr Tolerance kFloat32{1.3e-6, 1e-5};
+constexpr Tolerance kFloat16{1e-3, 1e-3};
+constexpr Tolerance kBfloat16{1.6e-2, 1e-2};
+constexpr Tolerance kFloat32{1e-3, 1e-3};
 constexpr Tolerance kFloat64{1e-7, 1e-7};
 constexpr Tolerance kExact{0, 0};
 
