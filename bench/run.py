@@ -58,7 +58,11 @@ def main() -> int:
     args = ap.parse_args()
 
     if args.overhead_only:
-        print(json.dumps({"overhead": overhead(json.loads(Path(args.overhead_only).read_text()))}, indent=1))
+        import gzip
+
+        raw = Path(args.overhead_only).read_bytes()
+        text = gzip.decompress(raw) if args.overhead_only.endswith(".gz") else raw
+        print(json.dumps({"overhead": overhead(json.loads(text))}, indent=1))
         return 0
 
     cmd = [args.mudjack, "run", "--suite-dir", str(ROOT / "bench" / "suites" / "agreement"), "--out", args.out,

@@ -21,7 +21,7 @@ echo "paper exit $? after $(( $(date +%s) - start )) s" >> "$out/paper-stdout.tx
 run=$(ls -t "$results/runs" | head -1)
 cp "$results/runs/$run/summary.md" "$out/" 2>/dev/null
 gzip -c "$results/runs/$run/results.json" > "$out/results.json.gz"
-for mode in parallel serial; do
+for mode in ${BENCH_MODES-parallel serial}; do
   flag=""; [ "$mode" = serial ] && flag=--serial
   timeout "${BENCH_TIMEOUT_S:-120}" python3 bench/run.py --mudjack "$bin" --out "/tmp/mudjack-bench-$mode" \
     $flag --json-out "$out/bench-$mode.json" > /dev/null 2>> "$out/bench-stderr.txt"

@@ -127,8 +127,11 @@ def _safe_name(case_id: str) -> str:
 
 def _error(kind: str, exc: BaseException) -> dict[str, Any]:
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    message = f"{type(exc).__name__}: {exc}".strip()
-    return {"kind": kind, "message": message.splitlines()[0][:500] if message else type(exc).__name__,
+    lines = [line.strip() for line in f"{type(exc).__name__}: {exc}".splitlines() if line.strip()]
+    message = lines[0] if lines else type(exc).__name__
+    if message.endswith(":") and len(lines) > 1:  # "Graph execution error:" says nothing by itself
+        message = f"{message} {lines[-1]}"
+    return {"kind": kind, "message": message[:500],
             "exception": type(exc).__name__, "traceback": tb[-4000:]}
 
 

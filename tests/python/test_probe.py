@@ -21,6 +21,8 @@ class Classify(unittest.TestCase):
         (RuntimeError('"addmm_impl_cpu_" not implemented for \'Half\''), "unsupported_dtype"),
         (TypeError("svd does not accept dtype float16 at position 0. Accepted dtypes ..."), "unsupported_dtype"),
         (NotImplementedError("(KeyError(<class 'numpy.float16'>), 'Unsupported dtype float16.')"), "unsupported_dtype"),
+        (RuntimeError("This function doesn't handle types other than float and double"), "unsupported_dtype"),
+        (RuntimeError("linalg.slogdet: Low precision dtypes not supported. Got Half"), "unsupported_dtype"),
         (RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"), "out_of_memory"),
         (MemoryError(), "out_of_memory"),
         (RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1073741824 bytes."), "out_of_memory"),
@@ -30,6 +32,8 @@ class Classify(unittest.TestCase):
         (RuntimeError("cuDNN error: CUDNN_STATUS_NOT_SUPPORTED"), "device_error"),
         (TypeError("unsupported operand type(s) for +: 'int' and 'str'"), "type_error"),
         (ValueError("operands could not be broadcast together"), "other"),
+        (RuntimeError("Conv2DCustomBackpropInputOp only supports NHWC."), "not_implemented"),
+        (RuntimeError("Detected unsupported operations when trying to compile graph: PyFunc"), "not_implemented"),
     ]
 
     def test_kinds(self) -> None:

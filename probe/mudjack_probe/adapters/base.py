@@ -35,7 +35,7 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
             r"UnsupportedDtype|not implemented for '(Half|BFloat16|ComplexFloat|ComplexDouble|Bool|Long|Int|Float|Double|Char|Byte|Short)'|"
             r"(unsupported|not supported|invalid)[^\n]{0,40}(dtype|data ?type)|"
             r"(dtype|data ?type)[^\n]{0,60}(not supported|unsupported|is not allowed)|"
-            r"does not accept dtype|"
+            r"does not accept dtype|doesn't handle types other than|Low precision dtypes not supported|"
             r"Could not find device for node[^\n]*T=DT_|no (kernel|OpKernel)[^\n]*(DT_BFLOAT16|DT_HALF|DT_COMPLEX|DT_BOOL|DT_INT)",
             re.I,
         ),
@@ -45,7 +45,7 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"NotImplementedError|not implemented|UNIMPLEMENTED|No registered kernel|Could not run 'aten::|"
             r"No OpKernel was registered|Cannot assign a device|Could not satisfy explicit device|"
-            r"NotFoundError: No registered",
+            r"NotFoundError: No registered|only supports NHWC|Detected unsupported operations",
             re.I,
         ),
     ),
