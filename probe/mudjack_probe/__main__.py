@@ -45,7 +45,23 @@ def load_suites(dirs: list[str], framework: str | None) -> dict[str, api.CaseDef
         folder = Path(d)
         if not folder.is_dir():
             raise ValueError(f"suite folder {d} does not exist")
+        # Files whose names start with "_" are helpers the case files share:
+        # importable by their name (`from _common import ...`), loaded first.
+        # The folder itself is never put on sys.path: a case file named
+        # torch.py must not shadow torch in this process or its children.
+        for path in sorted(folder.glob("_*.py")):
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            if spec is None or spec.loader is None:
+                raise ValueError(f"{path}: cannot be imported")
+            helper = importlib.util.module_from_spec(spec)
+            sys.modules[path.stem] = helper
+            try:
+                spec.loader.exec_module(helper)
+            except Exception as exc:
+                raise ValueError(f"{path}: {type(exc).__name__}: {exc}") from exc
         for path in sorted(folder.glob("*.py")):
+            if path.name.startswith("_"):
+                continue
             name = "mudjack_suite_" + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
             spec = importlib.util.spec_from_file_location(name, path)
             if spec is None or spec.loader is None:

@@ -203,8 +203,8 @@ class Cases:
         where: Callable[[str, str, str, dict[str, Any]], bool] | None = None,
         requires: Mapping[str, Any] | None = None,
         note: str = "",
-        rtol: float | None = None,
-        atol: float | None = None,
+        rtol: float | Mapping[str, float] | None = None,
+        atol: float | Mapping[str, float] | None = None,
         successor: str | None = None,
         tags: Iterable[str] = (),
     ) -> Callable[[Callable[[Ctx], Call]], Callable[[Ctx], Call]]:
@@ -213,6 +213,9 @@ class Cases:
         Variant names are `<dtype>-<shape>[-<param>=<value>...]-<mode>`; they are
         part of the case id, so renaming a shape or param breaks history.
         `where(dtype, shape_name, mode, params)` drops combinations.
+        `rtol`/`atol` override the engine's cross-device tolerance, either for
+        every dtype or per dtype ({"float16": 1e-2, "float32": 1e-4}; a dtype
+        left out keeps the engine's default).
         """
         shapes = dict(shape) if shape else {"default": ()}
         grid = dict(params) if params else {}
@@ -244,8 +247,8 @@ class Cases:
                         body=body,
                         requires=dict(requires or {}),
                         note=note,
-                        rtol=rtol,
-                        atol=atol,
+                        rtol=_for_dtype(rtol, d),
+                        atol=_for_dtype(atol, d),
                         successor=successor,
                         tags=list(tags),
                     )
@@ -253,6 +256,12 @@ class Cases:
             return body
 
         return register
+
+
+def _for_dtype(tol: float | Mapping[str, float] | None, dtype: str) -> float | None:
+    if isinstance(tol, Mapping):
+        return tol.get(dtype)
+    return tol
 
 
 def collected() -> list["Cases"]:

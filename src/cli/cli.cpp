@@ -21,6 +21,7 @@
 #include "supervisor/supervisor.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
+#include "util/version.hpp"
 #include "verdict/verdict.hpp"
 
 namespace mudjack::cli {
@@ -152,8 +153,8 @@ json machine_environment(const plan::Discovery& d) {
   m["arch"] = u.machine;
   m["cpu_model"] = read_first_line("/proc/cpuinfo", "model name");
   m["memory_total"] = read_first_line("/proc/meminfo", "MemTotal");
-  m["mudjack_version"] = MUDJACK_VERSION;
-  m["mudjack_revision"] = MUDJACK_REVISION;
+  m["mudjack_version"] = util::version();
+  m["mudjack_revision"] = util::revision();
   m["frameworks"] = json::object();
   for (const auto& [fw, rt] : d.runtimes) {
     json f{{"python_executable", rt.python.string()}};
@@ -553,7 +554,7 @@ int main(int argc, char** argv) {
   install_signal_handlers();
   CLI::App app{
       "mudjack: do the framework functions you rely on run, agree and run fast on this chip?"};
-  app.set_version_flag("--version", std::string(MUDJACK_VERSION) + " (" + MUDJACK_REVISION + ")");
+  app.set_version_flag("--version", std::string(util::version()) + " (" + std::string(util::revision()) + ")");
   app.require_subcommand(1);
 
   DevicesArgs devices_args;

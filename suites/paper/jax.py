@@ -51,19 +51,8 @@ RED_RTOL = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5, "float64": 1e-
 # --------------------------------------------------------------------------
 
 
-def case(function: str, *, dtype=("float32",), rtol=None, atol=None, **kw):
-    """cases.case, where rtol/atol may be {dtype: value}: one declaration per dtype then."""
-    if not isinstance(rtol, dict) and not isinstance(atol, dict):
-        return cases.case(function, dtype=dtype, rtol=rtol, atol=atol, **kw)
-
-    def register(body):
-        for d in dtype:
-            r = rtol.get(d) if isinstance(rtol, dict) else rtol
-            a = atol.get(d) if isinstance(atol, dict) else atol
-            cases.case(function, dtype=[d], rtol=r, atol=a, **kw)(body)
-        return body
-
-    return register
+# cases.case takes rtol/atol per dtype ({dtype: value}) itself.
+case = cases.case
 
 
 def _host(t: Ctx, shape=None, kind: str = "randn", dtype: str | None = None):

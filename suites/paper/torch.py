@@ -23,42 +23,16 @@ import math
 from mudjack_probe.api import np  # numpy loads on first use: listing needs none
 
 from mudjack_probe.api import Ctx, Cases
+from _torch_common import ACCUMULATING, FLOATS, LARGE, all_true as _all_true, declare, flag as _flag
 
 cases = Cases("torch")
+_case = declare(cases)
 
-FLOATS = ["float16", "bfloat16", "float32", "float64"]
 INTS = ["int8", "int16", "int32", "int64", "uint8"]
-LARGE = 1 << 20  # about a million elements: the op, not the launch, dominates
 
 # "transposed" names the shape of a non-contiguous view: the body builds the
 # reversed shape and calls .t(), so the kernel sees strides (1, n).
 SHAPES = {"scalar": (), "empty": (0,), "small": (1000,), "transposed": (48, 64), "large": (LARGE,)}
-
-# Tolerances for results that accumulate many products (matmul, conv, losses,
-# their gradients): another device may sum in another order. Values follow the
-# toleranceOverride()s of PyTorch's own OpInfos; float64 keeps the default.
-ACCUMULATING = {
-    "float16": (1e-2, 1e-2),
-    "bfloat16": (5e-2, 5e-2),
-    "float32": (1e-4, 1e-4),
-    "complex64": (1e-4, 1e-4),
-}
-
-
-def _case(function: str, *, dtype=("float32",), tol: dict | None = None, **kw):
-    """cases.case, with a tolerance per dtype (the engine takes one per declaration):
-    one declaration per dtype, in the same order, so case ids are unchanged."""
-    dtypes = list(dtype)
-
-    def register(body):
-        if tol is None:
-            return cases.case(function, dtype=dtypes, **kw)(body)
-        for d in dtypes:
-            rtol, atol = tol.get(d, (None, None))
-            cases.case(function, dtype=[d], rtol=rtol, atol=atol, **kw)(body)
-        return body
-
-    return register
 
 
 def _input(t: Ctx) -> object:
@@ -70,16 +44,6 @@ def _input(t: Ctx) -> object:
 def _compiled_only_for(dtype: str, shape: str):
     """where=: every eager case, and compiled for one (dtype, shape): compiling is slow."""
     return lambda d, s, m, p: m == "eager" or (d == dtype and s == shape)
-
-
-def _flag(t: Ctx, *values: bool):
-    """Python booleans as one bool tensor on the case's device: the probe saves and compares arrays, and
-    checks that the (first) output lives on the device under test."""
-    return t.fw.tensor([bool(v) for v in values], device=t.device)
-
-
-def _all_true(outs: list[np.ndarray], ins: list[np.ndarray]) -> bool:
-    return bool(np.all(outs[0]))
 
 
 # ---------------------------------------------------------------- torch.argsort

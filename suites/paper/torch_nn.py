@@ -21,43 +21,10 @@ import math
 from mudjack_probe.api import np  # numpy loads on first use: listing needs none
 
 from mudjack_probe.api import Ctx, Cases
+from _torch_common import ACCUMULATING, FLOATS, LARGE, all_true as _all_true, declare, flag as _flag
 
 cases = Cases("torch")
-
-FLOATS = ["float16", "bfloat16", "float32", "float64"]
-LARGE = 1 << 20
-
-ACCUMULATING = {
-    "float16": (1e-2, 1e-2),
-    "bfloat16": (5e-2, 5e-2),
-    "float32": (1e-4, 1e-4),
-    "complex64": (1e-4, 1e-4),
-}
-
-
-def _case(function: str, *, dtype=("float32",), tol: dict | None = ACCUMULATING, **kw):
-    """cases.case with a tolerance per dtype: one declaration per dtype, ids unchanged."""
-    dtypes = list(dtype)
-
-    def register(body):
-        if tol is None:
-            return cases.case(function, dtype=dtypes, **kw)(body)
-        for d in dtypes:
-            rtol, atol = tol.get(d, (None, None))
-            cases.case(function, dtype=[d], rtol=rtol, atol=atol, **kw)(body)
-        return body
-
-    return register
-
-
-def _flag(t: Ctx, *values: bool):
-    """Python booleans as one bool tensor on the case's device: the probe saves and compares arrays, and
-    checks that the (first) output lives on the device under test."""
-    return t.fw.tensor([bool(v) for v in values], device=t.device)
-
-
-def _all_true(outs, ins) -> bool:
-    return bool(np.all(outs[0]))
+_case = declare(cases, ACCUMULATING)
 
 
 def _last_true(outs, ins) -> bool:

@@ -30,7 +30,8 @@ std::vector<std::string> lines(const fs::path& p) {
 }
 
 nlohmann::json listing() {
-  auto out = fs::temp_directory_path() / ("mudjack-catalogue-" + std::to_string(::getpid()) + ".json");
+  auto out =
+      fs::temp_directory_path() / ("mudjack-catalogue-" + std::to_string(::getpid()) + ".json");
   // A bare interpreter: listing must not need any framework.
   std::string cmd = std::string(MUDJACK_BINARY) +
                     " list --suite paper --json --python numpy=/usr/bin/python3 > " + out.string();
@@ -96,7 +97,8 @@ TEST_F(Catalogue, CaseIdsMatchTheGoldenList) {
     if (!golden.count(id)) added << "  " << id << "\n";
   }
   EXPECT_TRUE(removed.str().empty())
-      << "case ids vanished (renamed or removed: history keyed on them breaks):\n" << removed.str();
+      << "case ids vanished (renamed or removed: history keyed on them breaks):\n"
+      << removed.str();
   EXPECT_TRUE(added.str().empty())
       << "new case ids: if intended, regenerate suites/paper/case-ids.txt "
          "(scripts/update-case-ids.sh):\n"

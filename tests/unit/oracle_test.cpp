@@ -362,9 +362,8 @@ TEST(OracleCompare, ExactToleranceForIntegers) {
 }
 
 TEST(OracleCompare, MessageNamesCountAndWorstMultiDimensionalIndex) {
-  const Comparison c =
-      compare(real({2, 3}, {0, 1, 2, 3.5, 0.5, 5}), real({2, 3}, {0, 1.1, 2, 3, 0.5001, 5}),
-              Tolerance{1.3e-6, 1e-5});
+  const Comparison c = compare(real({2, 3}, {0, 1, 2, 3.5, 0.5, 5}),
+                               real({2, 3}, {0, 1.1, 2, 3, 0.5001, 5}), Tolerance{1.3e-6, 1e-5});
   EXPECT_FALSE(c.equal);
   EXPECT_EQ(c.message, "3 of 6 elements beyond rtol=1.3e-06 atol=1e-05; worst at [1, 0]: 3.5 vs 3");
 }
