@@ -554,7 +554,8 @@ int main(int argc, char** argv) {
   install_signal_handlers();
   CLI::App app{
       "mudjack: do the framework functions you rely on run, agree and run fast on this chip?"};
-  app.set_version_flag("--version", std::string(util::version()) + " (" + std::string(util::revision()) + ")");
+  app.set_version_flag("--version",
+                       std::string(util::version()) + " (" + std::string(util::revision()) + ")");
   app.require_subcommand(1);
 
   DevicesArgs devices_args;
