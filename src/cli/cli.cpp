@@ -22,6 +22,7 @@
 #include "util/error.hpp"
 #include "util/time.hpp"
 #include "util/version.hpp"
+#include "verdict/intolerable.hpp"
 #include "verdict/verdict.hpp"
 
 namespace mudjack::cli {
@@ -52,6 +53,7 @@ struct Common {
   std::string profile;
   std::vector<std::string> python;  // framework=PATH
   bool json = false;
+  std::optional<std::string> intolerable;  // thresholds file (run, report)
 };
 
 struct Settings {
@@ -86,6 +88,15 @@ Settings settings(const Common& c) {
     s.python[fw] = kv.substr(eq + 1);
   }
   return s;
+}
+
+std::optional<fs::path> intolerable_path(const Common& c) {
+  return c.intolerable ? std::optional<fs::path>(*c.intolerable) : std::nullopt;
+}
+
+void add_intolerable(CLI::App* app, Common& c) {
+  app->add_option("--intolerable", c.intolerable,
+                  "Latency thresholds file (default ./intolerable.toml if present, else 10x)");
 }
 
 void add_common(CLI::App* app, Common& c) {
@@ -337,6 +348,7 @@ int finish_run(store::Store& store, const std::string& run_id, bool completed, c
   auto results = store.results(run_id);
   verdict::Options vo;
   vo.baseline = run.baseline;
+  vo = verdict::thresholds_for(intolerable_path(a.common), vo);
   auto verdicts = verdict::compute(results, vo);
   auto run_dir = s.results_dir / "runs" / run_id;
   report::write_all(run_dir, run, results, verdicts);
@@ -369,6 +381,8 @@ int cmd_run(const RunArgs& a) {
                              "partial_failure, divergent, intolerable_latency, portable");
     }
   }
+  // A bad thresholds file fails now, not after the run.
+  verdict::thresholds_for(intolerable_path(a.common), verdict::Options{});
   auto s = settings(a.common);
   auto store = open_store(s.results_dir);
 
@@ -515,6 +529,7 @@ int cmd_report(const ReportArgs& a) {
   auto results = store->results(id);
   verdict::Options vo;
   vo.baseline = a.baseline.empty() ? run.baseline : a.baseline;
+  vo = verdict::thresholds_for(intolerable_path(a.common), vo);
   auto verdicts = verdict::compute(results, vo);
   std::cout << report::render(a.common.json ? "json" : a.format, run, results, verdicts);
   return 0;
@@ -588,6 +603,7 @@ int main(int argc, char** argv) {
       {"run", "Run a suite on every local device; store outcomes; write reports",
        [&](CLI::App* c) {
          add_common(c, run_args.common);
+         add_intolerable(c, run_args.common);
          add_selection(c, run_args.sel);
          c->add_option("--device", run_args.devices,
                        "Only these devices (cpu, cuda:0, ...; repeatable)");
@@ -617,6 +633,7 @@ int main(int argc, char** argv) {
       {"report", "Render a stored run: json, csv, junit or md",
        [&](CLI::App* c) {
          add_common(c, report_args.common);
+         add_intolerable(c, report_args.common);
          c->add_option("run", report_args.run, "Run id, or 'latest'")->required();
          c->add_option("--format", report_args.format, "json | csv | junit | md (default md)");
          c->add_option("--baseline", report_args.baseline, "Baseline device (default: the run's)");

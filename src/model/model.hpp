@@ -148,7 +148,11 @@ struct VerdictRow {
   std::vector<std::string> failing;  // case ids that failed, crashed, timed out
   std::vector<std::string> mismatching;
   std::optional<double> latency_ratio;  // geometric mean of device/baseline medians
-  std::string reason;                   // one line: why this verdict
+  // 95% percentile-bootstrap interval of latency_ratio (stats::bootstrap_ratio);
+  // absent when the cases carry no raw samples.
+  std::optional<double> latency_ratio_low;
+  std::optional<double> latency_ratio_high;
+  std::string reason;  // one line: why this verdict
 };
 
 // A run as stored: provenance and the options it ran with.

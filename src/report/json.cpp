@@ -238,6 +238,8 @@ model::VerdictRow verdict_from_json(const json& v, std::string_view source) {
   row.failing = list<std::string>(v, "failing");
   row.mismatching = list<std::string>(v, "mismatching");
   row.latency_ratio = opt<double>(v, "latency_ratio");
+  row.latency_ratio_low = opt<double>(v, "latency_ratio_low");
+  row.latency_ratio_high = opt<double>(v, "latency_ratio_high");
   row.reason = str(v, "reason");
   return row;
 }
@@ -338,6 +340,8 @@ json verdict_to_json(const model::VerdictRow& v) {
       {"failing", v.failing},
       {"mismatching", v.mismatching},
       {"latency_ratio", optional(v.latency_ratio)},
+      {"latency_ratio_low", optional(v.latency_ratio_low)},
+      {"latency_ratio_high", optional(v.latency_ratio_high)},
       {"reason", v.reason},
   };
 }

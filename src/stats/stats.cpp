@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
 namespace mudjack::stats {
@@ -143,6 +144,74 @@ std::optional<model::LatencyStats> summarize(std::span<const double> samples_ns)
   s.min_ns = sorted.front();
   s.n = static_cast<int64_t>(sorted.size());
   return s;
+}
+
+namespace {
+
+// The median of a with-replacement resample of `sorted` (n values), drawn
+// exactly without resampling: picking index floor(U * n) for uniform U is
+// monotone, so the resample's median sits at the median order statistic of n
+// uniforms, which is Beta(k, n + 1 - k); the next order statistic, given that
+// one at u, is u + (1 - u) Beta(1, n - k). O(1) per draw, whatever n is.
+double resampled_median(const std::vector<double>& sorted, std::mt19937_64& rng) {
+  const size_t n = sorted.size();
+  if (n == 1) return sorted[0];
+  auto beta = [&rng](double a, double b) {
+    std::gamma_distribution<double> ga(a, 1.0), gb(b, 1.0);
+    const double x = ga(rng);
+    const double y = gb(rng);
+    return x / (x + y);
+  };
+  auto at = [&](double u) {
+    return sorted[std::min(n - 1, static_cast<size_t>(u * static_cast<double>(n)))];
+  };
+  const auto dn = static_cast<double>(n);
+  if (n % 2 == 1) {
+    const double k = (dn + 1) / 2;
+    return at(beta(k, dn + 1 - k));
+  }
+  const double k = dn / 2;
+  const double u1 = beta(k, dn + 1 - k);
+  const double u2 = u1 + (1 - u1) * beta(1, dn - k);
+  return (at(u1) + at(u2)) / 2;
+}
+
+}  // namespace
+
+std::optional<RatioInterval> bootstrap_ratio(std::span<const SamplePair> pairs, int iterations,
+                                             double confidence, uint64_t seed) {
+  if (pairs.empty() || iterations < 1 || !(confidence > 0 && confidence < 1)) return std::nullopt;
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> sorted;
+  sorted.reserve(pairs.size());
+  double log_sum = 0;
+  for (const auto& p : pairs) {
+    if (p.device.empty() || p.baseline.empty() || has_nan(p.device) || has_nan(p.baseline)) {
+      return std::nullopt;
+    }
+    sorted.emplace_back(sorted_copy(p.device), sorted_copy(p.baseline));
+    const double d = percentile_sorted(sorted.back().first, 50);
+    const double b = percentile_sorted(sorted.back().second, 50);
+    if (!(d > 0) || !(b > 0)) return std::nullopt;
+    log_sum += std::log(d / b);
+  }
+  const auto count = static_cast<double>(pairs.size());
+  RatioInterval out;
+  out.ratio = std::exp(log_sum / count);
+  std::mt19937_64 rng(seed);
+  std::vector<double> estimates;
+  estimates.reserve(static_cast<size_t>(iterations));
+  for (int i = 0; i < iterations; ++i) {
+    double total = 0;
+    for (const auto& [device, baseline] : sorted) {
+      total += std::log(resampled_median(device, rng) / resampled_median(baseline, rng));
+    }
+    estimates.push_back(std::exp(total / count));
+  }
+  std::sort(estimates.begin(), estimates.end());
+  const double tail = (1 - confidence) / 2 * 100;
+  out.low = percentile_sorted(estimates, tail);
+  out.high = percentile_sorted(estimates, 100 - tail);
+  return out;
 }
 
 }  // namespace mudjack::stats

@@ -16,6 +16,7 @@
 //   ceil(h). The interpolation uses numpy's own formula so results agree with
 //   numpy.percentile bit for bit.
 
+#include <cstdint>
 #include <optional>
 #include <span>
 
@@ -53,5 +54,25 @@ std::optional<double> geometric_mean(std::span<const double> xs);
 // nanoseconds out; cv is unitless): median, p10, p90, iqr = p75 - p25, mean,
 // stddev (n - 1), cv, min, n. nullopt if samples is empty or holds NaN.
 std::optional<model::LatencyStats> summarize(std::span<const double> samples_ns);
+
+// Two sample sets of one case: the device's and the baseline's.
+struct SamplePair {
+  std::span<const double> device;
+  std::span<const double> baseline;
+};
+
+struct RatioInterval {
+  double ratio = 0;  // geometric mean over pairs of median(device) / median(baseline)
+  double low = 0;    // percentile bootstrap interval of that statistic
+  double high = 0;
+};
+
+// Percentile bootstrap of the geometric mean of median ratios: each of
+// `iterations` rounds resamples every pair's two sample sets with
+// replacement (drawing each resample's median exactly, in O(1)).
+// Deterministic for a given seed. nullopt when pairs is empty, a side is
+// empty or holds NaN, or a median is not positive.
+std::optional<RatioInterval> bootstrap_ratio(std::span<const SamplePair> pairs, int iterations,
+                                             double confidence, uint64_t seed);
 
 }  // namespace mudjack::stats

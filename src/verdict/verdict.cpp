@@ -105,10 +105,17 @@ std::string explain(const model::VerdictRow& row, const Counts& n,
   const std::string all =
       n.attempted == 1 ? "the only " + noun : "all " + std::to_string(n.attempted) + " " + noun;
   const std::string of_all = " of " + std::to_string(n.attempted) + " " + noun;
-  const std::string ratio_text =
-      row.latency_ratio ? "latency ratio " + format_ratio(*row.latency_ratio, threshold) +
-                              (intolerable ? " > " : " <= ") + format_g("%g", threshold) + "x"
-                        : "";
+  std::string ratio_text;
+  if (row.latency_ratio) {
+    ratio_text = "latency ratio " + format_ratio(*row.latency_ratio, threshold);
+    // A degenerate interval (noise-free samples) adds nothing to say.
+    if (row.latency_ratio_low && row.latency_ratio_high &&
+        *row.latency_ratio_low != *row.latency_ratio_high) {
+      ratio_text += " (95% CI " + format_g("%.3g", *row.latency_ratio_low) + "-" +
+                    format_g("%.3g", *row.latency_ratio_high) + "x)";
+    }
+    ratio_text += (intolerable ? " > " : " <= ") + format_g("%g", threshold) + "x";
+  }
   switch (row.verdict) {
     case Verdict::kUnavailable: {
       reason = "no case could be attempted";
@@ -166,6 +173,7 @@ model::VerdictRow judge(const std::vector<const CaseResult*>& cases,
 
   Counts n;
   std::vector<double> ratios;
+  std::vector<stats::SamplePair> samples;  // for the interval; only when every pair has them
   for (const CaseResult* r : cases) {
     ++n.cases;
     if (attempted(r->outcome)) {
@@ -195,18 +203,27 @@ model::VerdictRow judge(const std::vector<const CaseResult*>& cases,
     }
     if (const auto baseline_ns = timed_median_ns(*it->second)) {
       ratios.push_back(*device_ns / *baseline_ns);
+      samples.push_back({r->latency.samples_ns, it->second->latency.samples_ns});
     }
   }
   std::sort(row.failing.begin(), row.failing.end());
   std::sort(row.mismatching.begin(), row.mismatching.end());
   row.cases = n.cases;
   row.latency_ratio = stats::geometric_mean(ratios);
+  if (row.latency_ratio && samples.size() == ratios.size()) {
+    if (auto ci = stats::bootstrap_ratio(samples, options.bootstrap_iterations, 0.95,
+                                         options.bootstrap_seed)) {
+      row.latency_ratio_low = ci->low;
+      row.latency_ratio_high = ci->high;
+    }
+  }
 
-  const auto override_it = options.function_ratios.find(row.function);
-  const double threshold = override_it != options.function_ratios.end() ? override_it->second
-                                                                        : options.intolerable_ratio;
-  const bool intolerable =
-      row.latency_ratio && *row.latency_ratio > threshold * (1 + kThresholdSlack);
+  const double threshold = options.threshold(row.function, row.device);
+  // With raw samples, only an interval wholly above the threshold is
+  // intolerable: noise cannot make a verdict. Without them, the point ratio.
+  const std::optional<double> judged =
+      row.latency_ratio_low ? row.latency_ratio_low : row.latency_ratio;
+  const bool intolerable = judged && *judged > threshold * (1 + kThresholdSlack);
 
   if (n.attempted == 0) {
     row.verdict = Verdict::kUnavailable;
@@ -256,6 +273,15 @@ std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& res
     rows.push_back(judge(cases, baseline, options));
   }
   return rows;
+}
+
+double Options::threshold(const std::string& function, const std::string& device) const {
+  for (const auto& key :
+       {std::tuple{function, baseline, device}, std::tuple{std::string(), baseline, device}}) {
+    if (auto it = pair_ratios.find(key); it != pair_ratios.end()) return it->second;
+  }
+  if (auto it = function_ratios.find(function); it != function_ratios.end()) return it->second;
+  return intolerable_ratio;
 }
 
 }  // namespace mudjack::verdict

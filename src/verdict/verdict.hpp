@@ -9,7 +9,11 @@
 //   latency stats with median_ns > 0, and whose same case id on the baseline
 //   device also ran with median_ns > 0, of device median / baseline median.
 //   None when no case pairs up, and never for the baseline device itself.
-// - intolerable: the latency ratio is strictly greater than the threshold
+// - latency interval: the 95% percentile bootstrap of that ratio
+//   (stats::bootstrap_ratio, fixed seed), when the paired cases carry raw
+//   samples.
+// - intolerable: the interval's lower bound (else, with no samples, the
+//   latency ratio itself) is strictly greater than the threshold
 //   (Options::intolerable_ratio, or the function's entry in
 //   Options::function_ratios). A ratio within 1e-9 (relative) of the
 //   threshold counts as equal to it, so rounding in the geometric mean cannot
@@ -29,8 +33,10 @@
 // hold alongside a verdict that outranks them. skip never raises a flag (the
 // case declared a requirement this machine does not meet).
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "model/model.hpp"
@@ -43,6 +49,14 @@ struct Options {
   // Per-function thresholds, keyed by CaseInfo::function; they override
   // intolerable_ratio (intolerable.toml's per-function entries).
   std::map<std::string, double> function_ratios;
+  // Per device pair, optionally per function (key function "" = every
+  // function): {function, baseline, device} -> ratio. Most specific wins:
+  // function and pair, then pair, then function, then the default.
+  std::map<std::tuple<std::string, std::string, std::string>, double> pair_ratios;
+  int bootstrap_iterations = 1000;
+  uint64_t bootstrap_seed = 0;  // fixed: the same results give the same verdicts
+
+  double threshold(const std::string& function, const std::string& device) const;
 };
 
 // One row per (framework, function, device) present in results, sorted by

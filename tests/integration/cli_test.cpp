@@ -269,6 +269,7 @@ TEST_F(Cli, BadInputGetsOneClearLineAndExitTwo) {
   std::ofstream(dir_ / "unknown-key.toml") << "profile = \"current\"\nspeed = 11\n";
   std::ofstream(dir_ / "bad-type.toml") << "[run]\ntimeout_s = \"soon\"\n";
   std::ofstream(dir_ / "not-toml.toml") << "[python\ntorch = \n";
+  std::ofstream(dir_ / "bad-intolerable.toml") << "default = 0.5\n";
   std::ofstream(dir_ / "bad-framework.toml") << "[python]\ncaffe = \"/usr/bin/python3\"\n";
   std::vector<BadInput> cases = {
       {{"run", "--suite-dir", hostile, "--framework", "caffe"}, "unknown framework 'caffe'"},
@@ -298,6 +299,8 @@ TEST_F(Cli, BadInputGetsOneClearLineAndExitTwo) {
        "config file"},
       {{"run", "--suite-dir", hostile, "--python", "numpy=/nonexistent/python"},
        "not an executable"},
+      {{"run", "--suite-dir", hostile, "--intolerable", (dir_ / "bad-intolerable.toml").string()},
+       "default must be greater than 1"},
   };
   for (const auto& c : cases) {
     auto r = mudjack(c.args);

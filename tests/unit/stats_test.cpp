@@ -170,3 +170,64 @@ TEST(StatsSummarize, EmptyOrNaNHasNoSummary) {
 
 }  // namespace
 }  // namespace mudjack::stats
+
+namespace mudjack::stats {
+namespace {
+
+TEST(Bootstrap, IdenticalSamplesGiveAPointInterval) {
+  std::vector<double> device(50, 20.0), baseline(40, 10.0);
+  SamplePair pairs[] = {{device, baseline}};
+  auto ci = bootstrap_ratio(pairs, 200, 0.95, 1);
+  ASSERT_TRUE(ci.has_value());
+  EXPECT_EQ(ci->ratio, 2.0);
+  EXPECT_EQ(ci->low, 2.0);
+  EXPECT_EQ(ci->high, 2.0);
+}
+
+TEST(Bootstrap, IntervalHoldsTheRatioAndShrinksWithMoreSamples) {
+  auto noisy = [](size_t n, double centre) {
+    std::vector<double> v;
+    for (size_t i = 0; i < n; ++i)
+      v.push_back(centre * (0.8 + 0.4 * static_cast<double>(i) / static_cast<double>(n - 1)));
+    return v;
+  };
+  auto few_d = noisy(9, 30), few_b = noisy(9, 10);
+  auto many_d = noisy(901, 30), many_b = noisy(901, 10);
+  SamplePair few[] = {{few_d, few_b}};
+  SamplePair many[] = {{many_d, many_b}};
+  auto a = bootstrap_ratio(few, 1000, 0.95, 7);
+  auto b = bootstrap_ratio(many, 1000, 0.95, 7);
+  ASSERT_TRUE(a && b);
+  EXPECT_DOUBLE_EQ(a->ratio, 3.0);
+  EXPECT_LT(a->low, 3.0);
+  EXPECT_GT(a->high, 3.0);
+  EXPECT_LE(b->low, 3.0);
+  EXPECT_GE(b->high, 3.0);
+  EXPECT_LT(b->high - b->low, (a->high - a->low) / 3)
+      << "901 samples pin the median far better than 9";
+}
+
+TEST(Bootstrap, GeometricMeanOverCasesAndDeterminism) {
+  std::vector<double> d1(11, 40.0), b1(11, 10.0), d2(11, 10.0), b2(11, 10.0);
+  SamplePair pairs[] = {{d1, b1}, {d2, b2}};
+  auto x = bootstrap_ratio(pairs, 100, 0.9, 3);
+  auto y = bootstrap_ratio(pairs, 100, 0.9, 3);
+  ASSERT_TRUE(x && y);
+  EXPECT_DOUBLE_EQ(x->ratio, 2.0);  // sqrt(4 * 1)
+  EXPECT_EQ(x->low, y->low);
+  EXPECT_EQ(x->high, y->high);
+}
+
+TEST(Bootstrap, RefusesWhatItCannotMeasure) {
+  std::vector<double> some(5, 1.0), none, zeros(5, 0.0);
+  SamplePair empty_side[] = {{some, none}};
+  SamplePair zero_median[] = {{some, zeros}};
+  EXPECT_FALSE(bootstrap_ratio(empty_side, 10, 0.95, 0));
+  EXPECT_FALSE(bootstrap_ratio(zero_median, 10, 0.95, 0));
+  EXPECT_FALSE(bootstrap_ratio({}, 10, 0.95, 0));
+  SamplePair ok[] = {{some, some}};
+  EXPECT_FALSE(bootstrap_ratio(ok, 10, 1.5, 0));
+}
+
+}  // namespace
+}  // namespace mudjack::stats

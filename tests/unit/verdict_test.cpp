@@ -3,6 +3,8 @@
 
 #include "verdict/verdict.hpp"
 
+#include "stats/stats.hpp"
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -346,6 +348,50 @@ TEST(Verdict, SameFunctionNameInTwoFrameworksStaysApart) {
   EXPECT_EQ(rows[1].latency_ratio, 50.0);
   EXPECT_EQ(rows[3].framework, "torch");
   EXPECT_EQ(rows[3].latency_ratio, 1.0);
+}
+
+}  // namespace
+}  // namespace mudjack::verdict
+
+namespace mudjack::verdict {
+namespace {
+
+model::CaseResult timed(const std::string& device, const std::string& variant,
+                        std::vector<double> samples) {
+  model::CaseResult r;
+  r.info.id = "torch/torch.sum/" + variant;
+  r.info.framework = "torch";
+  r.info.function = "torch.sum";
+  r.info.variant = variant;
+  r.device = device;
+  r.outcome = model::Outcome::kPass;
+  r.latency.samples_ns = samples;
+  r.latency.stats = stats::summarize(r.latency.samples_ns);
+  return r;
+}
+
+TEST(VerdictInterval, NoisyRatioAboveThresholdIsNotIntolerableUnlessTheWholeIntervalIs) {
+  // Device medians 11x the baseline, but the device samples spread from 1x to 21x:
+  // the point ratio clears 10x, the interval's lower bound does not.
+  std::vector<double> wide;
+  for (int i = 0; i <= 20; ++i) wide.push_back(10.0 * (1 + i));
+  std::vector<model::CaseResult> results = {timed("cpu", "v", std::vector<double>(21, 10.0)),
+                                            timed("cuda:0", "v", wide)};
+  auto rows = compute(results, Options{});
+  ASSERT_EQ(rows.size(), 2u);
+  const auto& gpu = rows[1];
+  ASSERT_TRUE(gpu.latency_ratio && gpu.latency_ratio_low && gpu.latency_ratio_high);
+  EXPECT_DOUBLE_EQ(*gpu.latency_ratio, 11.0);
+  EXPECT_LT(*gpu.latency_ratio_low, 10.0);
+  EXPECT_EQ(gpu.verdict, model::Verdict::kPortable);
+  EXPECT_NE(gpu.reason.find("95% CI"), std::string::npos) << gpu.reason;
+
+  // Tight samples at 20x: the whole interval is above 10x.
+  results = {timed("cpu", "v", std::vector<double>(21, 10.0)),
+             timed("cuda:0", "v", std::vector<double>(21, 200.0))};
+  rows = compute(results, Options{});
+  EXPECT_EQ(rows[1].verdict, model::Verdict::kIntolerableLatency);
+  EXPECT_DOUBLE_EQ(*rows[1].latency_ratio_low, 20.0);
 }
 
 }  // namespace
