@@ -1,5 +1,7 @@
 #include "report/markdown.hpp"
 
+#include "verdict/verdict.hpp"
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -281,6 +283,35 @@ std::string to_markdown(const model::RunInfo& run, const std::vector<model::Case
         out += " | " + std::to_string(it == tally.end() ? 0 : it->second);
       }
       out += " |\n";
+    }
+
+    // Failure reasons, grouped as the paper grouped them.
+    std::map<std::string, std::map<std::string_view, int>> reasons;
+    for (const auto& r : cases) {
+      if (r.info.framework != framework) {
+        continue;
+      }
+      if (auto reason = verdict::paper_reason(r); !reason.empty()) {
+        ++reasons[r.device][reason];
+      }
+    }
+    if (!reasons.empty()) {
+      out += "\nFailure reasons (cases, grouped as the paper grouped them):\n\n| Device";
+      for (auto reason : verdict::kPaperReasons) {
+        out += " | " + std::string(reason);
+      }
+      out += " |\n|---";
+      for (size_t i = 0; i < verdict::kPaperReasons.size(); ++i) {
+        out += "|--:";
+      }
+      out += "|\n";
+      for (const auto& device : order) {
+        out += "| " + device_label(run.environment, device);
+        for (auto reason : verdict::kPaperReasons) {
+          out += " | " + std::to_string(reasons[device][reason]);
+        }
+        out += " |\n";
+      }
     }
   }
 

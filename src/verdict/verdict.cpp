@@ -284,4 +284,34 @@ double Options::threshold(const std::string& function, const std::string& device
   return intolerable_ratio;
 }
 
+std::string_view paper_reason(const model::CaseResult& r) {
+  using model::ErrorKind;
+  switch (r.outcome) {
+    case Outcome::kPass:
+    case Outcome::kSkip:
+      return "";
+    case Outcome::kMismatch:
+      return "float precision";
+    case Outcome::kTimeout:
+      return "timeout";
+    case Outcome::kUnavailable:
+      return "unavailable";
+    case Outcome::kCrash:
+      return r.error.kind == ErrorKind::kOutOfMemory ? "memory" : "crash";
+    case Outcome::kFail:
+      switch (r.error.kind) {
+        case ErrorKind::kNotImplemented:
+        case ErrorKind::kUnsupportedDtype:
+          return "not implemented";
+        case ErrorKind::kTypeError:
+          return "type";
+        case ErrorKind::kOutOfMemory:
+          return "memory";
+        default:
+          return "other";
+      }
+  }
+  return "other";
+}
+
 }  // namespace mudjack::verdict

@@ -33,9 +33,11 @@
 // hold alongside a verdict that outranks them. skip never raises a flag (the
 // case declared a requirement this machine does not meet).
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -58,6 +60,16 @@ struct Options {
 
   double threshold(const std::string& function, const std::string& device) const;
 };
+
+// The paper's grouping of failure reasons (DESIGN.md): not implemented <-
+// not_implemented, unsupported_dtype; type <- type_error; timeout; memory <-
+// out_of_memory (a fail, or a crash over the memory limit); float precision
+// <- mismatch; plus crash, unavailable and other (device_error, other).
+// Empty for pass and skip.
+inline constexpr std::array<std::string_view, 8> kPaperReasons = {
+    "not implemented", "type",  "timeout",     "memory",
+    "float precision", "crash", "unavailable", "other"};
+std::string_view paper_reason(const model::CaseResult& r);
 
 // One row per (framework, function, device) present in results, sorted by
 // framework, then function, then device. Case ids within a row (failing,

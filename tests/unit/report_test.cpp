@@ -642,6 +642,18 @@ TEST(ReportMarkdown, SummarisesVerdictsAndOutcomesPerFrameworkAndDevice) {
             std::string::npos);
   EXPECT_NE(md.find("| `cpu` | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 |", jax), std::string::npos);
 
+  // Failure reasons as the paper grouped them, per device; none for jax, which passed.
+  EXPECT_NE(md.find("| Device | not implemented | type | timeout | memory | float precision | "
+                    "crash | unavailable | other |",
+                    torch),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `cpu` | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 0 |", torch), std::string::npos) << md;
+  EXPECT_NE(md.find("| `cuda:0` (NVIDIA H100) | 1 | 0 | 1 | 0 | 1 | 0 | 1 | 0 |", torch),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.substr(jax, torch - jax).find("Failure reasons"), std::string::npos);
+
   // Every non-portable function, with reason and first failing case, one line each.
   EXPECT_NE(md.find("## Not portable (6)\n"), std::string::npos);
   EXPECT_NE(md.find("- **torch** `torch.histc` on `cuda:0`: partial failure (also intolerable "

@@ -396,3 +396,32 @@ TEST(VerdictInterval, NoisyRatioAboveThresholdIsNotIntolerableUnlessTheWholeInte
 
 }  // namespace
 }  // namespace mudjack::verdict
+
+namespace mudjack::verdict {
+namespace {
+
+TEST(PaperReason, MapsOutcomesAndErrorKindsAsDesignSays) {
+  using model::ErrorKind;
+  using model::Outcome;
+  auto reason = [](Outcome o, ErrorKind k) {
+    model::CaseResult r;
+    r.outcome = o;
+    r.error.kind = k;
+    return std::string(paper_reason(r));
+  };
+  EXPECT_EQ(reason(Outcome::kPass, ErrorKind::kNone), "");
+  EXPECT_EQ(reason(Outcome::kSkip, ErrorKind::kNone), "");
+  EXPECT_EQ(reason(Outcome::kFail, ErrorKind::kNotImplemented), "not implemented");
+  EXPECT_EQ(reason(Outcome::kFail, ErrorKind::kUnsupportedDtype), "not implemented");
+  EXPECT_EQ(reason(Outcome::kFail, ErrorKind::kTypeError), "type");
+  EXPECT_EQ(reason(Outcome::kFail, ErrorKind::kOutOfMemory), "memory");
+  EXPECT_EQ(reason(Outcome::kCrash, ErrorKind::kOutOfMemory), "memory");
+  EXPECT_EQ(reason(Outcome::kCrash, ErrorKind::kOther), "crash");
+  EXPECT_EQ(reason(Outcome::kTimeout, ErrorKind::kOther), "timeout");
+  EXPECT_EQ(reason(Outcome::kMismatch, ErrorKind::kOther), "float precision");
+  EXPECT_EQ(reason(Outcome::kUnavailable, ErrorKind::kNone), "unavailable");
+  EXPECT_EQ(reason(Outcome::kFail, ErrorKind::kDeviceError), "other");
+}
+
+}  // namespace
+}  // namespace mudjack::verdict
