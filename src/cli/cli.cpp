@@ -14,8 +14,10 @@
 
 #include "cli/config.hpp"
 #include "cli/progress.hpp"
+#include "compare/compare.hpp"
 #include "envs/envs.hpp"
 #include "plan/plan.hpp"
+#include "report/json.hpp"
 #include "report/write.hpp"
 #include "store/store.hpp"
 #include "supervisor/supervisor.hpp"
@@ -498,6 +500,68 @@ int cmd_run(const RunArgs& a) {
   return finish_run(*store, run_id, completed, s, a);
 }
 
+// ---- compare -----------------------------------------------------------------
+
+struct CompareArgs {
+  Common common;
+  std::string a, b;
+  double threshold = 1.2;
+  double alpha = 0.01;
+  std::string format = "md";
+};
+
+std::string resolve_run_id(store::Store& store, const std::string& id, const fs::path& dir);
+
+// SPEC is RUN[@DEVICE] (a run id in the results folder, or 'latest') or
+// FILE[@DEVICE] (a results.json).
+compare::Side load_side(const std::string& spec, const Settings& s) {
+  compare::Side side;
+  std::string what = spec;
+  if (auto at = spec.rfind('@'); at != std::string::npos) {
+    what = spec.substr(0, at);
+    side.device = spec.substr(at + 1);
+  }
+  std::error_code ec;
+  if (fs::is_regular_file(what, ec)) {
+    side.results = report::load_json(what).cases;
+  } else {
+    auto db = s.results_dir / "mudjack.db";
+    if (!fs::exists(db)) {
+      throw util::FatalError("'" + what +
+                             "' is neither a results.json nor a run (no results database at " +
+                             db.string() + ")");
+    }
+    auto store = store::Store::open(db);
+    auto id = resolve_run_id(*store, what, s.results_dir);
+    side.results = store->results(id);
+    what = "run " + id;
+  }
+  if (!side.device.empty() &&
+      std::none_of(side.results.begin(), side.results.end(),
+                   [&](const model::CaseResult& r) { return r.device == side.device; })) {
+    throw util::FatalError("no results for device '" + side.device + "' in " + what);
+  }
+  side.label = what + (side.device.empty() ? "" : " @ " + side.device);
+  return side;
+}
+
+int cmd_compare(const CompareArgs& a) {
+  if (a.format != "md" && a.format != "json") {
+    throw util::FatalError("unknown compare format '" + a.format + "' (known: md, json)");
+  }
+  auto s = settings(a.common);
+  compare::Options o;
+  o.threshold = a.threshold;
+  o.alpha = a.alpha;
+  auto report = compare::compare(load_side(a.a, s), load_side(a.b, s), o);
+  if (a.common.json || a.format == "json") {
+    std::cout << compare::to_json(report).dump(1) << "\n";
+  } else {
+    std::cout << compare::to_markdown(report);
+  }
+  return report.regressed() ? 1 : 0;
+}
+
 // ---- report / runs -----------------------------------------------------------
 
 struct ReportArgs {
@@ -578,6 +642,7 @@ int main(int argc, char** argv) {
   RunArgs run_args;
   ReportArgs report_args;
   Common runs_args;
+  CompareArgs compare_args;
   int rc = 0;
 
   // The command table: --help prints it (STYLE.md rule 5).
@@ -639,11 +704,27 @@ int main(int argc, char** argv) {
          c->add_option("--baseline", report_args.baseline, "Baseline device (default: the run's)");
        },
        [&] { return cmd_report(report_args); }},
+      {"compare", "Compare two runs or devices case by case; exit 1 on a regression",
+       [&](CLI::App* c) {
+         add_common(c, compare_args.common);
+         c->add_option("a", compare_args.a, "RUN[@DEVICE] or results.json[@DEVICE] (the reference)")
+             ->required();
+         c->add_option("b", compare_args.b, "RUN[@DEVICE] or results.json[@DEVICE]")->required();
+         c->add_option("--threshold", compare_args.threshold,
+                       "Median ratio counted as a change, either way (default 1.2)")
+             ->check(CLI::Range(1.0, 1e9));
+         c->add_option("--alpha", compare_args.alpha,
+                       "Significance level of the U test (default 0.01)")
+             ->check(CLI::Range(0.0, 1.0));
+         c->add_option("--format", compare_args.format, "md | json (default md)");
+       },
+       [&] { return cmd_compare(compare_args); }},
       {"runs", "List the runs in a results folder", [&](CLI::App* c) { add_common(c, runs_args); },
        [&] { return cmd_runs(runs_args); }},
   };
   app.footer(
-      "Exit codes: 0 run completed (whatever the verdicts), 1 --fail-on matched, "
+      "Exit codes: 0 run completed (whatever the verdicts), 1 --fail-on matched or compare found a "
+      "regression or new failure, "
       "2 bad usage or input, 130 interrupted.");
   for (auto& cmd : commands) {
     auto* sub = app.add_subcommand(cmd.name, cmd.summary);

@@ -214,4 +214,39 @@ std::optional<RatioInterval> bootstrap_ratio(std::span<const SamplePair> pairs, 
   return out;
 }
 
+std::optional<UTest> mann_whitney_u(std::span<const double> a, std::span<const double> b) {
+  if (a.empty() || b.empty() || has_nan(a) || has_nan(b)) return std::nullopt;
+  // Midranks over the pooled samples; tie groups feed the variance correction.
+  std::vector<std::pair<double, bool>> pooled;  // value, from a
+  pooled.reserve(a.size() + b.size());
+  for (double x : a) pooled.emplace_back(x, true);
+  for (double x : b) pooled.emplace_back(x, false);
+  std::sort(pooled.begin(), pooled.end(),
+            [](const auto& l, const auto& r) { return l.first < r.first; });
+  const auto n = static_cast<double>(pooled.size());
+  double rank_sum_a = 0;
+  double tie_term = 0;
+  for (size_t i = 0; i < pooled.size();) {
+    size_t j = i;
+    while (j < pooled.size() && pooled[j].first == pooled[i].first) ++j;
+    const double midrank = (static_cast<double>(i + j) + 1) / 2;  // ranks i+1 .. j
+    const auto t = static_cast<double>(j - i);
+    tie_term += t * t * t - t;
+    for (size_t k = i; k < j; ++k) {
+      if (pooled[k].second) rank_sum_a += midrank;
+    }
+    i = j;
+  }
+  const auto n1 = static_cast<double>(a.size());
+  const auto n2 = static_cast<double>(b.size());
+  UTest out;
+  out.u = rank_sum_a - n1 * (n1 + 1) / 2;
+  const double mu = n1 * n2 / 2;
+  const double variance = n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1)));
+  if (!(variance > 0)) return out;  // every value ties: no evidence of a difference
+  const double z = (std::abs(out.u - mu) - 0.5) / std::sqrt(variance);
+  out.p = std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+  return out;
+}
+
 }  // namespace mudjack::stats

@@ -55,6 +55,16 @@ std::optional<double> geometric_mean(std::span<const double> xs);
 // stddev (n - 1), cv, min, n. nullopt if samples is empty or holds NaN.
 std::optional<model::LatencyStats> summarize(std::span<const double> samples_ns);
 
+// Mann-Whitney U test, two-sided, normal approximation with tie and
+// continuity corrections (scipy.stats.mannwhitneyu, method="asymptotic").
+// u is the statistic of `a`; p is 1 when every value ties. nullopt when a
+// side is empty or holds NaN.
+struct UTest {
+  double u = 0;
+  double p = 1;
+};
+std::optional<UTest> mann_whitney_u(std::span<const double> a, std::span<const double> b);
+
 // Two sample sets of one case: the device's and the baseline's.
 struct SamplePair {
   std::span<const double> device;

@@ -329,4 +329,48 @@ TEST_F(Cli, ReportRendersEveryFormatFromTheStore) {
   EXPECT_EQ(bad.code, 2);
 }
 
+TEST_F(Cli, CompareRunsFilesAndDevicesAndFailsOnNewFailures) {
+  auto out = dir_ / "results";
+  auto hostile = (kFixtures / "suites" / "hostile").string();
+  for (int i = 0; i < 2; ++i) {
+    auto r = mudjack({"run", "--suite-dir", hostile, "--out", out.string(), "--filter", "ok\\.",
+                      "--budget-ms", "5"});
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  auto list = runs(out);
+  ASSERT_EQ(list.size(), 2u);
+  auto newer = list[0]["id"].get<std::string>();
+  auto older = list[1]["id"].get<std::string>();
+  // Timing noise between two runs must not read as a regression at a lax threshold.
+  auto r =
+      mudjack({"compare", older, newer + "@cpu", "--out", out.string(), "--threshold", "1000"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("# Compare: run " + older + " → run " + newer + " @ cpu"), std::string::npos)
+      << r.out;
+
+  // The same run as a file, with one case turned into a failure: exit 1, named.
+  auto original = out / "runs" / older / "results.json";
+  auto doc = json::parse(slurp(original));
+  for (auto& c : doc["cases"]) {
+    if (c["function"] == "ok.add") {
+      c["outcome"] = "fail";
+      c["error"] = {{"kind", "not_implemented"}, {"message", "gone"}, {"signal", nullptr},
+                    {"exit_code", nullptr},      {"stderr_tail", ""}, {"traceback", ""}};
+    }
+  }
+  auto broken = dir_ / "broken.json";
+  std::ofstream(broken) << doc.dump();
+  r = mudjack({"compare", original.string(), broken.string(), "--format", "json"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  auto report = json::parse(r.out);
+  EXPECT_EQ(report["counts"]["new_failure"], 1);
+
+  r = mudjack({"compare", "no-such-run", newer, "--out", out.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown run 'no-such-run'"), std::string::npos) << r.err;
+  r = mudjack({"compare", older + "@cuda:7", newer, "--out", out.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no results for device 'cuda:7'"), std::string::npos) << r.err;
+}
+
 }  // namespace

@@ -231,3 +231,38 @@ TEST(Bootstrap, RefusesWhatItCannotMeasure) {
 
 }  // namespace
 }  // namespace mudjack::stats
+
+namespace mudjack::stats {
+namespace {
+
+// Expected values from scipy.stats.mannwhitneyu(a, b, alternative="two-sided",
+// method="asymptotic", use_continuity=True), scipy 1.17.1.
+TEST(MannWhitneyU, MatchesScipyWithoutTies) {
+  std::vector<double> a = {1.1, 2.2, 3.3, 4.4, 5.5}, b = {6.6, 7.7, 8.8, 9.9, 10.0, 11.1};
+  auto t = mann_whitney_u(a, b);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->u, 0.0);
+  EXPECT_NEAR(t->p, 0.00811311726556578, 1e-12);
+}
+
+TEST(MannWhitneyU, MatchesScipyWithTies) {
+  std::vector<double> a = {1, 2, 2, 3, 3, 3, 4}, b = {3, 4, 4, 5, 5, 6};
+  auto t = mann_whitney_u(a, b);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->u, 3.5);
+  EXPECT_NEAR(t->p, 0.012999854364387305, 1e-12);
+}
+
+TEST(MannWhitneyU, AllTiesAndBadInput) {
+  std::vector<double> a = {5, 5, 5}, b = {5, 5, 5, 5}, none;
+  auto t = mann_whitney_u(a, b);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->u, 6.0);
+  EXPECT_EQ(t->p, 1.0);
+  EXPECT_FALSE(mann_whitney_u(a, none));
+  std::vector<double> with_nan = {1, std::nan("")};
+  EXPECT_FALSE(mann_whitney_u(with_nan, b));
+}
+
+}  // namespace
+}  // namespace mudjack::stats

@@ -1,0 +1,54 @@
+#pragma once
+// Two sets of results, case by case: which got slower or faster beyond a
+// threshold with statistical confidence (Mann-Whitney U on the raw samples),
+// which started or stopped failing. `mudjack compare A B` renders this and
+// exits 1 on a regression or a new failure, for CI. Pure functions.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/model.hpp"
+
+namespace mudjack::compare {
+
+struct Side {
+  std::string label;  // how the reports name it ("run r1 @ cuda:0")
+  std::vector<model::CaseResult> results;
+  std::string device;  // empty: match cases on (case id, device)
+};
+
+struct Options {
+  double threshold = 1.2;  // ratio B/A beyond which a significant change counts
+  double alpha = 0.01;     // significance level of the U test
+};
+
+enum class Change { kRegression, kImprovement, kNewFailure, kFixed, kUnchanged, kOnlyA, kOnlyB };
+std::string_view to_string(Change c);
+
+struct Row {
+  std::string case_id;
+  std::string device_a, device_b;
+  std::optional<model::Outcome> a, b;
+  std::optional<double> median_a_ns, median_b_ns;
+  std::optional<double> ratio;  // median B / median A
+  std::optional<double> p;      // U test
+  Change change = Change::kUnchanged;
+  std::string detail;  // B's error when it newly fails
+};
+
+struct Report {
+  std::string label_a, label_b;
+  Options options;
+  std::vector<Row> rows;  // sorted by case id
+  int count(Change c) const;
+  bool regressed() const { return count(Change::kRegression) + count(Change::kNewFailure) > 0; }
+};
+
+Report compare(const Side& a, const Side& b, const Options& options);
+nlohmann::json to_json(const Report& report);
+std::string to_markdown(const Report& report);
+
+}  // namespace mudjack::compare

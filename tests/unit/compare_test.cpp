@@ -1,0 +1,76 @@
+#include "compare/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include "stats/stats.hpp"
+
+namespace mudjack::compare {
+namespace {
+
+model::CaseResult result(const std::string& id, const std::string& device, model::Outcome o,
+                         double centre = 0) {
+  model::CaseResult r;
+  r.info.id = id;
+  r.device = device;
+  r.outcome = o;
+  if (centre > 0) {
+    for (int i = 0; i < 30; ++i) r.latency.samples_ns.push_back(centre * (1 + 0.01 * (i % 5)));
+    r.latency.stats = stats::summarize(r.latency.samples_ns);
+  }
+  if (o == model::Outcome::kFail) r.error.message = "no kernel | here";
+  return r;
+}
+
+TEST(Compare, ClassifiesEveryKindOfChange) {
+  using model::Outcome;
+  Side a{
+      "A",
+      {result("slower", "cpu", Outcome::kPass, 100), result("faster", "cpu", Outcome::kPass, 100),
+       result("same", "cpu", Outcome::kPass, 100), result("breaks", "cpu", Outcome::kPass, 100),
+       result("heals", "cpu", Outcome::kFail), result("gone", "cpu", Outcome::kPass, 100)},
+      ""};
+  Side b{"B",
+         {result("slower", "cpu", Outcome::kPass, 150), result("faster", "cpu", Outcome::kPass, 50),
+          result("same", "cpu", Outcome::kPass, 101), result("breaks", "cpu", Outcome::kFail),
+          result("heals", "cpu", Outcome::kPass, 100), result("new", "cpu", Outcome::kPass, 100)},
+         ""};
+  auto r = compare(a, b, Options{});
+  std::map<std::string, Change> by_case;
+  for (const auto& row : r.rows) by_case[row.case_id] = row.change;
+  EXPECT_EQ(by_case["slower"], Change::kRegression);
+  EXPECT_EQ(by_case["faster"], Change::kImprovement);
+  EXPECT_EQ(by_case["same"], Change::kUnchanged);
+  EXPECT_EQ(by_case["breaks"], Change::kNewFailure);
+  EXPECT_EQ(by_case["heals"], Change::kFixed);
+  EXPECT_EQ(by_case["gone"], Change::kOnlyA);
+  EXPECT_EQ(by_case["new"], Change::kOnlyB);
+  EXPECT_TRUE(r.regressed());
+  auto md = to_markdown(r);
+  EXPECT_NE(md.find("| 1 | 1 | 1 | 1 | 1 | 1 | 1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("no kernel / here"), std::string::npos) << "pipes cannot break the table";
+  auto j = to_json(r);
+  EXPECT_EQ(j["counts"]["regression"], 1);
+  EXPECT_EQ(j["rows"].size(), 7u);
+}
+
+TEST(Compare, DevicesOfOneRunAndInsignificantNoise) {
+  using model::Outcome;
+  std::vector<model::CaseResult> run = {result("c", "cpu", Outcome::kPass, 100),
+                                        result("c", "cuda:0", Outcome::kPass, 100.5)};
+  auto r = compare(Side{"cpu", run, "cpu"}, Side{"gpu", run, "cuda:0"}, Options{});
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].device_a, "cpu");
+  EXPECT_EQ(r.rows[0].device_b, "cuda:0");
+  EXPECT_EQ(r.rows[0].change, Change::kUnchanged);
+  EXPECT_FALSE(r.regressed());
+  // Big ratio but a threshold above it: unchanged.
+  Options lenient;
+  lenient.threshold = 3;
+  std::vector<model::CaseResult> slow = {result("c", "cpu", Outcome::kPass, 100),
+                                         result("c", "cuda:0", Outcome::kPass, 200)};
+  EXPECT_EQ(compare(Side{"a", slow, "cpu"}, Side{"b", slow, "cuda:0"}, lenient).rows[0].change,
+            Change::kUnchanged);
+}
+
+}  // namespace
+}  // namespace mudjack::compare
