@@ -1,6 +1,7 @@
 #include "model/model.hpp"
 
 #include <array>
+#include <charconv>
 #include <utility>
 
 namespace mudjack::model {
@@ -71,6 +72,20 @@ std::optional<ErrorKind> parse_error_kind(std::string_view s) {
 }
 std::optional<Verdict> parse_verdict(std::string_view s) {
   return value_of(kVerdicts, s);
+}
+
+std::optional<std::pair<int, int>> parse_schema_version(std::string_view v) {
+  auto dot = v.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == v.size()) return std::nullopt;
+  int major = 0;
+  int minor = 0;
+  auto a = std::from_chars(v.data(), v.data() + dot, major);
+  auto b = std::from_chars(v.data() + dot + 1, v.data() + v.size(), minor);
+  if (a.ec != std::errc() || a.ptr != v.data() + dot || b.ec != std::errc() ||
+      b.ptr != v.data() + v.size() || major < 0 || minor < 0) {
+    return std::nullopt;
+  }
+  return std::pair{major, minor};
 }
 
 }  // namespace mudjack::model

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -46,6 +47,8 @@ std::string_view to_string(Verdict v);
 std::optional<Outcome> parse_outcome(std::string_view s);
 std::optional<ErrorKind> parse_error_kind(std::string_view s);
 std::optional<Verdict> parse_verdict(std::string_view s);
+// "MAJOR.MINOR" (schema_version) -> (major, minor); nullopt if malformed.
+std::optional<std::pair<int, int>> parse_schema_version(std::string_view v);
 
 // Static metadata of one case, as the probe's `list` reply declares it.
 struct CaseInfo {

@@ -41,24 +41,8 @@ bool has_error(const model::ErrorInfo& e) {
          !e.stderr_tail.empty() || !e.traceback.empty();
 }
 
-std::optional<std::pair<int, int>> parse_version(std::string_view v) {
-  auto dot = v.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 == v.size()) {
-    return std::nullopt;
-  }
-  int major = 0;
-  int minor = 0;
-  auto a = std::from_chars(v.data(), v.data() + dot, major);
-  auto b = std::from_chars(v.data() + dot + 1, v.data() + v.size(), minor);
-  if (a.ec != std::errc() || a.ptr != v.data() + dot || b.ec != std::errc() ||
-      b.ptr != v.data() + v.size()) {
-    return std::nullopt;
-  }
-  return std::pair{major, minor};
-}
-
 int my_major() {
-  auto v = parse_version(model::kSchemaVersion);
+  auto v = model::parse_schema_version(model::kSchemaVersion);
   return v ? v->first : 0;
 }
 
@@ -403,7 +387,7 @@ Results from_json(const json& doc, std::string_view source) {
     throw FatalError(src + " has no schema_version");
   }
   std::string version = sv->get<std::string>();
-  auto parsed = parse_version(version);
+  auto parsed = model::parse_schema_version(version);
   if (!parsed) {
     throw FatalError(src + " has an unreadable schema_version '" + version + "'");
   }

@@ -112,25 +112,8 @@ const std::vector<std::string> kSchema_1_0 = {
     "CREATE INDEX outcome_changes_by_run ON outcome_changes (run_id, id)",
 };
 
-// "MAJOR.MINOR" -> (major, minor); nullopt if malformed.
-std::optional<std::pair<int, int>> parse_version(std::string_view v) {
-  auto dot = v.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 == v.size()) {
-    return std::nullopt;
-  }
-  int major = 0;
-  int minor = 0;
-  auto a = std::from_chars(v.data(), v.data() + dot, major);
-  auto b = std::from_chars(v.data() + dot + 1, v.data() + v.size(), minor);
-  if (a.ec != std::errc() || a.ptr != v.data() + dot || b.ec != std::errc() ||
-      b.ptr != v.data() + v.size() || major < 0 || minor < 0) {
-    return std::nullopt;
-  }
-  return std::pair{major, minor};
-}
-
 std::pair<int, int> must_parse_version(std::string_view v) {
-  auto parsed = parse_version(v);
+  auto parsed = model::parse_schema_version(v);
   if (!parsed) {
     throw FatalError("migration list has a bad version '" + std::string(v) + "'");
   }
@@ -597,7 +580,7 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& db_path,
 
   const auto mine = must_parse_version(steps.empty() ? "0.0" : steps.back().version);
   std::string stored = read_version(db, db_path);
-  auto have = parse_version(stored);
+  auto have = model::parse_schema_version(stored);
   if (!have) {
     throw FatalError(db_path.string() + " has an unreadable schema version '" + stored + "'");
   }
@@ -626,7 +609,7 @@ void Store::migrate(const std::vector<Migration>& steps) {
     const auto target = must_parse_version(step.version);
     Transaction tx(db_, path_);
     // Re-read inside the write lock: another process may have migrated.
-    auto have = parse_version(read_version(db_, path_));
+    auto have = model::parse_schema_version(read_version(db_, path_));
     if (have && *have >= target) {
       continue;  // rolls back an empty transaction
     }
