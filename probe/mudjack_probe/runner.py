@@ -157,7 +157,8 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
             result.update(timing)
             result["output_device"] = adapter.output_device(out)
             arrays = adapter.to_numpy(out)
-            failed = [c.name for c in call.checks if not _check_ok(c.fn, arrays, adapter.to_numpy(args))]
+            inputs = adapter.to_numpy(args) if call.checks else []
+            failed = [c.name for c in call.checks if not _check_ok(c.fn, arrays, inputs)]
     except Unavailable as exc:
         result.update(status="unavailable", error={"kind": "other", "message": str(exc)})
         return result

@@ -137,7 +137,17 @@ void ensure_writable(const fs::path& dir) {
 
 std::unique_ptr<store::Store> open_store(const fs::path& results_dir) {
   ensure_writable(results_dir);
-  return store::Store::open(results_dir / "mudjack.db");
+  return store::Store::open(store::default_db_path(results_dir));
+}
+
+// For commands that read results: a missing database is an error, not a new one.
+std::unique_ptr<store::Store> open_existing_store(const fs::path& results_dir,
+                                                  const std::string& context = "") {
+  auto db = store::default_db_path(results_dir);
+  if (!fs::exists(db)) {
+    throw util::FatalError(context + "no results database at " + db.string());
+  }
+  return store::Store::open(db);
 }
 
 std::string read_first_line(const std::string& path, const std::string& prefix) {
@@ -525,13 +535,8 @@ compare::Side load_side(const std::string& spec, const Settings& s) {
   if (fs::is_regular_file(what, ec)) {
     side.results = report::load_json(what).cases;
   } else {
-    auto db = s.results_dir / "mudjack.db";
-    if (!fs::exists(db)) {
-      throw util::FatalError("'" + what +
-                             "' is neither a results.json nor a run (no results database at " +
-                             db.string() + ")");
-    }
-    auto store = store::Store::open(db);
+    auto store =
+        open_existing_store(s.results_dir, "'" + what + "' is neither a results.json nor a run: ");
     auto id = resolve_run_id(*store, what, s.results_dir);
     side.results = store->results(id);
     what = "run " + id;
@@ -585,9 +590,7 @@ std::string resolve_run_id(store::Store& store, const std::string& id, const fs:
 
 int cmd_report(const ReportArgs& a) {
   auto s = settings(a.common);
-  auto db = s.results_dir / "mudjack.db";
-  if (!fs::exists(db)) throw util::FatalError("no results database at " + db.string());
-  auto store = store::Store::open(db);
+  auto store = open_existing_store(s.results_dir);
   auto id = resolve_run_id(*store, a.run, s.results_dir);
   auto run = *store->get_run(id);
   auto results = store->results(id);
@@ -601,9 +604,7 @@ int cmd_report(const ReportArgs& a) {
 
 int cmd_runs(const Common& c) {
   auto s = settings(c);
-  auto db = s.results_dir / "mudjack.db";
-  if (!fs::exists(db)) throw util::FatalError("no results database at " + db.string());
-  auto store = store::Store::open(db);
+  auto store = open_existing_store(s.results_dir);
   auto runs = store->list_runs();
   if (c.json) {
     json out = json::array();
