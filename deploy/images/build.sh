@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Builds MudJack's container images with podman:
+#
+#   deploy/images/build.sh [--profile current|paper-2023] [--arch amd64|arm64]
+#                          [--push REGISTRY] VARIANT...
+#   deploy/images/build.sh --list
+#
+# VARIANT is <framework>-<accelerator> from deploy/images/variants.txt
+# (numpy-cpu, torch-cuda, jax-tpu, ...). Each becomes
+#   localhost/mudjack:<variant>-<profile>-<arch>
+# and, with --push, REGISTRY/mudjack:<variant>-<profile>-<arch> is tagged and
+# pushed. The Debian 12 base image is built first with debootstrap when it
+# is missing (deploy/images/base.sh). Variants whose vendor wheels live outside
+# PyPI need MUDJACK_PIP_EXTRA_INDEX_URL or MUDJACK_PIP_FIND_LINKS in the
+# environment (the pin file says which index); the build refuses to start
+# without it. (The host's own PIP_* settings never reach the image.)
+#
+# Podman reads deploy/containers.conf (runc, ulimits, host network) unless
+# CONTAINERS_CONF is set. RUN steps use the host network.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+export CONTAINERS_CONF=${CONTAINERS_CONF:-$root/deploy/containers.conf}
+
+profile=current
+arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+push=""
+variants=()
+say() { printf 'build: %s\n' "$*" >&2; }
+die() { say "$*"; exit 2; }
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --profile) profile=$2; shift 2 ;;
+    --arch) arch=$2; shift 2 ;;
+    --push) push=$2; shift 2 ;;
+    --list) grep -v '^#' "$here/variants.txt"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -*) die "unknown option $1" ;;
+    *) variants+=("$1"); shift ;;
+  esac
+done
+[ ${#variants[@]} -gt 0 ] || die "name at least one variant (--list shows them)"
+case $profile in current|paper-2023) ;; *) die "unknown profile $profile" ;; esac
+command -v podman >/dev/null || die "podman is missing: run deploy/install.sh"
+
+# The build context: only what the image needs, copied from the working tree
+# (uncommitted changes included), so build/ and results never travel.
+context=$(mktemp -d "${TMPDIR:-/var/tmp}/mudjack-context.XXXXXX")
+trap 'rm -rf "$context"' EXIT
+(cd "$root" && cp -r --parents CMakeLists.txt src probe suites schemas envs intolerable.toml \
+  deploy/images "$context"/)
+find "$context" -name __pycache__ -prune -exec rm -rf {} +
+revision=$(git -C "$root" describe --always --dirty --tags 2>/dev/null || echo unknown)
+
+"$here/base.sh" --arch "$arch"
+base=localhost/mudjack-base:bookworm-$arch
+
+for variant in "${variants[@]}"; do
+  row=$(awk -v v="$variant" '$1 == v' "$here/variants.txt")
+  [ -n "$row" ] || die "unknown variant $variant (--list shows them)"
+  read -r _ arches need_current need_paper <<<"$row"
+  need=$need_current; [ "$profile" = paper-2023 ] && need=$need_paper
+  [[ ",$arches," == *",$arch,"* ]] || die "$variant is built for $arches, not $arch"
+  [ "$need" != unsupported ] || die "$variant has no $profile build: see deploy/images/variants.txt"
+  if [ "$need" != - ] && [ -z "${!need:-}" ]; then
+    die "$variant ($profile) needs $need: the vendor's wheel index named in deploy/images/pins/$profile/$variant.txt"
+  fi
+  framework=${variant%-*} accel=${variant##*-}
+  tag=localhost/mudjack:$variant-$profile-$arch
+  say "$tag"
+  start=$(date +%s)
+  podman build --format docker --network host --arch "$arch" \
+    -f "$here/Containerfile" -t "$tag" \
+    --build-arg BASE="$base" --build-arg FRAMEWORK="$framework" --build-arg ACCEL="$accel" \
+    --build-arg PROFILE="$profile" --build-arg REVISION="$revision" \
+    --build-arg PIP_EXTRA_INDEX_URL="${MUDJACK_PIP_EXTRA_INDEX_URL:-}" \
+    --build-arg PIP_FIND_LINKS="${MUDJACK_PIP_FIND_LINKS:-}" \
+    "$context"
+  size=$(podman image inspect --format '{{.Size}}' "$tag")
+  say "$tag built in $(( $(date +%s) - start )) s, $(( size / 1000000 )) MB"
+  if [ -n "$push" ]; then
+    podman tag "$tag" "$push/mudjack:$variant-$profile-$arch"
+    podman push "$push/mudjack:$variant-$profile-$arch"
+  fi
+done

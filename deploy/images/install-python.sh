@@ -1,0 +1,27 @@
+#!/bin/sh
+# Runs inside the image build (runtime stage): installs the Python a profile
+# needs from Debian's packages.
+#   current     Debian 12's python3 (3.11)
+#   paper-2023  python3.9 from Debian 11 (bullseye): the study's wheels
+#               (torch 1.12.1, TensorFlow 2.11, jaxlib 0.4.7) need Python <= 3.10
+#               and Debian 12 has none. Bullseye comes from the same archives the
+#               image's own apt sources name (copied from the host by base.sh),
+#               pinned low so nothing else is taken from it.
+set -eu
+profile=$1
+case $profile in
+  current)
+    apt-get install -y -qq --no-install-recommends python3 python3-venv >/dev/null
+    ln -sf /usr/bin/python3 /usr/local/bin/mudjack-python ;;
+  paper-2023)
+    for f in /etc/apt/sources.list.d/host-*; do
+      sed 's/\bbookworm\b/bullseye/g; s/\bbookworm-/bullseye-/g' "$f" \
+        > "/etc/apt/sources.list.d/paper-bullseye-${f##*/host-}"
+    done
+    printf 'Package: *\nPin: release n=bullseye\nPin-Priority: 100\n' > /etc/apt/preferences.d/paper-bullseye
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends python3.9 python3.9-venv >/dev/null
+    ln -sf /usr/bin/python3.9 /usr/local/bin/mudjack-python ;;
+  *) echo "install-python.sh: unknown profile $profile" >&2; exit 2 ;;
+esac
+mudjack-python --version
