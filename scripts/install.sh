@@ -5,7 +5,10 @@
 #      envs/$MUDJACK_PROFILE/<framework>.txt, cached outside the checkout at
 #      $MUDJACK_CACHE_DIR/envs/<framework>-<profile>-<sha256 of pins, 16 hex>
 #      so every clone on the machine reuses them;
-#   3. build/mudjack with CMake.
+#   3. the tools environment of the deploy tests (tests/deploy/requirements.txt:
+#      offline Kubernetes schema validation), cached the same way at
+#      $MUDJACK_CACHE_DIR/envs/tools-<sha256 of pins, 16 hex>;
+#   4. build/mudjack with CMake.
 # Idempotent: what is already there is kept. A framework whose environment
 # cannot be installed is reported and skipped; its cases run as `unavailable`.
 set -euo pipefail
@@ -54,6 +57,24 @@ for fw in $frameworks; do
     rm -rf "$tmp"
   fi
 done
+
+# Tools for the deploy tests, independent of the framework profile.
+pins=tests/deploy/requirements.txt
+dir="$cache/envs/tools-$(sha256sum "$pins" | cut -c1-16)"
+if [ ! -f "$dir/.mudjack-complete" ]; then
+  say "tools: building $dir from $pins"
+  tmp="$dir.partial.$$"
+  rm -rf "$tmp"
+  "$python" -m venv "$tmp"
+  if "$tmp/bin/python" -m pip install -q --no-input -r "$pins"; then
+    touch "$tmp/.mudjack-complete"
+    rm -rf "$dir"
+    mv "$tmp" "$dir"
+  else
+    say "tools: pip could not install $pins; the deploy_manifests tests will fail"
+    rm -rf "$tmp"
+  fi
+fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j2
