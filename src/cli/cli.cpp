@@ -1,7 +1,6 @@
 #include "cli/cli.hpp"
 
 #include <signal.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +18,7 @@
 #include "plan/plan.hpp"
 #include "report/json.hpp"
 #include "report/write.hpp"
+#include "server/server.hpp"
 #include "store/store.hpp"
 #include "supervisor/supervisor.hpp"
 #include "util/error.hpp"
@@ -150,52 +150,6 @@ std::unique_ptr<store::Store> open_existing_store(const fs::path& results_dir,
   return store::Store::open(db);
 }
 
-std::string read_first_line(const std::string& path, const std::string& prefix) {
-  std::ifstream f(path);
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind(prefix, 0) == 0) {
-      auto colon = line.find(':');
-      auto v = line.substr(colon + 1);
-      v.erase(0, v.find_first_not_of(" \t"));
-      return v;
-    }
-  }
-  return "";
-}
-
-// Provenance of this machine and of every framework that answered.
-json machine_environment(const plan::Discovery& d) {
-  json m;
-  char host[256] = {0};
-  gethostname(host, sizeof(host) - 1);
-  utsname u{};
-  uname(&u);
-  m["host"] = host;
-  m["os"] = std::string(u.sysname) + " " + u.release;
-  m["arch"] = u.machine;
-  m["cpu_model"] = read_first_line("/proc/cpuinfo", "model name");
-  m["memory_total"] = read_first_line("/proc/meminfo", "MemTotal");
-  m["mudjack_version"] = util::version();
-  m["mudjack_revision"] = util::revision();
-  m["frameworks"] = json::object();
-  for (const auto& [fw, rt] : d.runtimes) {
-    json f{{"python_executable", rt.python.string()}};
-    if (auto h = d.hellos.find(fw); h != d.hellos.end()) {
-      f["version"] = h->second.framework_version;
-      f["python"] = h->second.python;
-      f["probe_version"] = h->second.probe_version;
-      f["devices"] = json::array();
-      for (const auto& dev : h->second.devices) f["devices"].push_back(dev.id);
-    }
-    if (!rt.unavailable.empty()) f["unavailable"] = rt.unavailable;
-    m["frameworks"][fw] = f;
-  }
-  m["devices"] = json::array();
-  for (const auto& dev : d.devices) m["devices"].push_back(dev.raw);
-  return json{{"machines", json::array({m})}};
-}
-
 // ---- devices ---------------------------------------------------------------
 
 struct DevicesArgs {
@@ -209,7 +163,7 @@ int cmd_devices(const DevicesArgs& a) {
   plan::filter({}, fws, "");  // validates names
   auto d = plan::discover(fws, s.config.profile, s.python, g_interrupted);
   if (a.common.json) {
-    json out = machine_environment(d);
+    json out = plan::environment_json(d);
     std::cout << out.dump(2) << "\n";
     return 0;
   }
@@ -465,11 +419,11 @@ int cmd_run(const RunArgs& a) {
     run.created_at = util::now_iso8601();
     run.baseline = a.baseline;
     run.options = options;
-    run.environment = machine_environment(discovery);
+    run.environment = plan::environment_json(discovery);
     store->create_run(run);
     store->add_plan(run_id, cases, work_ids);
   } else {
-    store->set_environment(run_id, machine_environment(discovery));
+    store->set_environment(run_id, plan::environment_json(discovery));
     store->set_run_state(run_id, "running", "");
     work_ids = store->remaining(run_id);
   }
@@ -628,6 +582,62 @@ int cmd_runs(const Common& c) {
   return 0;
 }
 
+// ---- serve -------------------------------------------------------------------
+
+struct ServeArgs {
+  Common common;
+  std::vector<std::string> suites;
+  std::vector<std::string> suite_dirs;
+  std::vector<std::string> frameworks;
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  std::optional<std::string> port_file;
+  std::optional<std::string> token_file;
+  bool no_auth = false;
+  int backlog = 4096;
+  size_t threads = 32;
+  size_t max_body_bytes = server::kDefaultMaxBodyBytes;
+  double drain_s = 0;
+  double keepalive_s = 15;
+  std::optional<double> timeout_s;
+  std::optional<double> budget_ms;
+  std::optional<double> memory_limit_mb;
+};
+
+int cmd_serve(const ServeArgs& a) {
+  auto s = settings(a.common);
+  verdict::thresholds_for(intolerable_path(a.common), verdict::Options{});  // fail now, not later
+  server::ServeOptions o;
+  o.host = a.host;
+  o.port = a.port;
+  o.backlog = a.backlog;
+  o.threads = a.threads;
+  o.max_body_bytes = a.max_body_bytes;
+  o.no_auth = a.no_auth;
+  o.token = server::resolve_token(
+      a.token_file ? std::optional<fs::path>(*a.token_file) : std::nullopt, a.no_auth);
+  if (a.port_file) o.port_file = fs::path(*a.port_file);
+  for (const auto& n : a.suites) o.suites.push_back(plan::resolve_suite(n));
+  for (const auto& d : a.suite_dirs) o.suites.push_back(plan::suite_from_dir(d));
+  o.frameworks = split_commas(a.frameworks);
+  plan::filter({}, o.frameworks, "");  // validates names
+  o.defaults.results_dir = s.results_dir;
+  o.defaults.profile = s.config.profile;
+  o.defaults.python = s.python;
+  o.defaults.timeout_s = a.timeout_s.value_or(s.config.timeout_s.value_or(120));
+  o.defaults.budget_ms = a.budget_ms.value_or(s.config.budget_ms.value_or(100));
+  o.defaults.memory_limit_bytes =
+      a.memory_limit_mb || s.config.memory_limit_mb
+          ? static_cast<int64_t>(a.memory_limit_mb.value_or(s.config.memory_limit_mb.value_or(0)) *
+                                 1048576)
+          : default_memory_limit_bytes();
+  o.defaults.intolerable = intolerable_path(a.common);
+  o.drain_grace = std::chrono::milliseconds(static_cast<int64_t>(a.drain_s * 1000));
+  o.keepalive = std::chrono::milliseconds(static_cast<int64_t>(a.keepalive_s * 1000));
+  auto store = open_store(s.results_dir);
+  return server::serve(o, *store, g_interrupted);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -644,6 +654,7 @@ int main(int argc, char** argv) {
   ReportArgs report_args;
   Common runs_args;
   CompareArgs compare_args;
+  ServeArgs serve_args;
   int rc = 0;
 
   // The command table: --help prints it (STYLE.md rule 5).
@@ -722,6 +733,45 @@ int main(int argc, char** argv) {
        [&] { return cmd_compare(compare_args); }},
       {"runs", "List the runs in a results folder", [&](CLI::App* c) { add_common(c, runs_args); },
        [&] { return cmd_runs(runs_args); }},
+      {"serve", "Serve the HTTP API: start runs, follow their events, fetch results",
+       [&](CLI::App* c) {
+         add_common(c, serve_args.common);
+         add_intolerable(c, serve_args.common);
+         c->add_option("--suite", serve_args.suites,
+                       "Suites offered (default: every known suite; repeatable)");
+         c->add_option("--suite-dir", serve_args.suite_dirs, "Offer a folder of case files too")
+             ->check(CLI::ExistingDirectory);
+         c->add_option("--framework", serve_args.frameworks,
+                       "Frameworks offered (default all; repeatable or comma list)");
+         c->add_option("--host", serve_args.host, "Address to bind (default 127.0.0.1)");
+         c->add_option("--port", serve_args.port, "Port (default 8080; 0 picks a free one)")
+             ->check(CLI::Range(0, 65535));
+         c->add_option("--port-file", serve_args.port_file, "Write the bound port to this file");
+         c->add_option("--token-file", serve_args.token_file,
+                       "Bearer token file (default: $MUDJACK_TOKEN)");
+         c->add_flag("--no-auth", serve_args.no_auth, "Serve without a token (trusted networks)");
+         c->add_option("--backlog", serve_args.backlog, "listen(2) backlog (default 4096)")
+             ->check(CLI::Range(1, 1 << 20));
+         c->add_option("--threads", serve_args.threads, "HTTP worker threads (default 32)")
+             ->check(CLI::Range(5, 4096));
+         c->add_option("--max-body-bytes", serve_args.max_body_bytes,
+                       "Largest request body (default 65536)")
+             ->check(CLI::Range(64, 64 << 20));
+         c->add_option("--drain-s", serve_args.drain_s,
+                       "On SIGTERM, seconds running runs get to finish before cancel (default 0)")
+             ->check(CLI::NonNegativeNumber);
+         c->add_option("--keepalive-s", serve_args.keepalive_s,
+                       "Comment on an idle event stream every N seconds (default 15)")
+             ->check(CLI::Range(0.05, 3600.0));
+         c->add_option("--timeout-s", serve_args.timeout_s, "Default deadline per case, seconds")
+             ->check(CLI::PositiveNumber);
+         c->add_option("--budget-ms", serve_args.budget_ms, "Default timing budget per case, ms")
+             ->check(CLI::PositiveNumber);
+         c->add_option("--memory-limit-mb", serve_args.memory_limit_mb,
+                       "Resident memory limit per probe (default 3/4 of RAM)")
+             ->check(CLI::PositiveNumber);
+       },
+       [&] { return cmd_serve(serve_args); }},
   };
   app.footer(
       "Exit codes: 0 run completed (whatever the verdicts), 1 --fail-on matched or compare found a "

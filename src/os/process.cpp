@@ -1,10 +1,12 @@
 #include "os/process.hpp"
 
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,6 +96,9 @@ std::unique_ptr<Child> Child::spawn(const SpawnOptions& options, std::string* er
     dup2(in[0], 0);
     dup2(out[1], 1);
     dup2(err[1], 2);
+    // A probe inherits nothing but its three pipes: descriptors other threads
+    // opened without O_CLOEXEC (a server's accepted connections) close at exec.
+    syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
     if (!options.cpu_affinity.empty()) sched_setaffinity(0, sizeof(cpus), &cpus);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
       int e = errno;

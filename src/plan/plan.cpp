@@ -1,11 +1,16 @@
 #include "plan/plan.hpp"
 
+#include <sys/utsname.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <thread>
 
 #include "util/error.hpp"
+#include "util/version.hpp"
 
 namespace mudjack::plan {
 namespace fs = std::filesystem;
@@ -154,6 +159,56 @@ Discovery discover(const std::vector<std::string>& frameworks, const std::string
     d.runtimes[fw] = f.runtime;
   }
   return d;
+}
+
+namespace {
+
+std::string read_first_line(const std::string& path, const std::string& prefix) {
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind(prefix, 0) == 0) {
+      auto colon = line.find(':');
+      auto v = line.substr(colon + 1);
+      v.erase(0, v.find_first_not_of(" \t"));
+      return v;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+nlohmann::json environment_json(const Discovery& d) {
+  using nlohmann::json;
+  json m;
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  utsname u{};
+  uname(&u);
+  m["host"] = host;
+  m["os"] = std::string(u.sysname) + " " + u.release;
+  m["arch"] = u.machine;
+  m["cpu_model"] = read_first_line("/proc/cpuinfo", "model name");
+  m["memory_total"] = read_first_line("/proc/meminfo", "MemTotal");
+  m["mudjack_version"] = util::version();
+  m["mudjack_revision"] = util::revision();
+  m["frameworks"] = json::object();
+  for (const auto& [fw, rt] : d.runtimes) {
+    json f{{"python_executable", rt.python.string()}};
+    if (auto h = d.hellos.find(fw); h != d.hellos.end()) {
+      f["version"] = h->second.framework_version;
+      f["python"] = h->second.python;
+      f["probe_version"] = h->second.probe_version;
+      f["devices"] = json::array();
+      for (const auto& dev : h->second.devices) f["devices"].push_back(dev.id);
+    }
+    if (!rt.unavailable.empty()) f["unavailable"] = rt.unavailable;
+    m["frameworks"][fw] = f;
+  }
+  m["devices"] = json::array();
+  for (const auto& dev : d.devices) m["devices"].push_back(dev.raw);
+  return json{{"machines", json::array({m})}};
 }
 
 std::vector<std::pair<std::string, std::string>> pairs(const std::vector<model::CaseInfo>& cases,

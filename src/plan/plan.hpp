@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "envs/envs.hpp"
 #include "model/model.hpp"
 #include "protocol/protocol.hpp"
@@ -46,6 +48,11 @@ struct Discovery {
 Discovery discover(const std::vector<std::string>& frameworks, const std::string& profile,
                    const std::map<std::string, std::string>& python_overrides,
                    const std::atomic<bool>& interrupted);
+
+// Provenance of this machine and of every framework that answered, as stored
+// in RunInfo::environment: {machines: [{host, os, arch, cpu_model,
+// memory_total, mudjack_version, mudjack_revision, frameworks, devices}]}.
+nlohmann::json environment_json(const Discovery& discovery);
 
 // Pairs in plan order: for each case, each selected device its framework sees;
 // a framework that could not start is planned on every device any other

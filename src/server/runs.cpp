@@ -1,0 +1,539 @@
+#include "server/runs.hpp"
+
+#include <algorithm>
+
+#include "envs/envs.hpp"
+#include "report/json.hpp"
+#include "report/write.hpp"
+#include "supervisor/supervisor.hpp"
+#include "util/error.hpp"
+#include "util/time.hpp"
+#include "verdict/intolerable.hpp"
+#include "verdict/verdict.hpp"
+
+namespace mudjack::server {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Final runs kept in memory (their event logs); older ones replay from the store.
+constexpr size_t kFinalRecordsKept = 32;
+// Rendered reports cached for final runs.
+constexpr size_t kCachedReports = 64;
+
+}  // namespace
+
+struct RunManager::Record {
+  std::string id;
+  std::string suite;
+  std::vector<std::pair<model::CaseInfo, std::string>> work;  // what this execution runs
+  std::set<std::string> devices;
+  std::set<std::string> frameworks;
+  json options;
+  std::string baseline;
+  State state = State::kQueued;
+  size_t planned = 0;  // every planned pair of the run
+  size_t done = 0;     // pairs with an outcome
+  std::map<std::string, size_t> counts;
+  std::string error;
+  std::string created_at, started_at, finished_at;
+  bool cancel_requested = false;
+  std::atomic<bool> interrupt{false};
+  std::vector<Event> events;
+  std::thread thread;
+};
+
+const char* RunManager::name(State s) {
+  switch (s) {
+    case State::kQueued:
+      return "queued";
+    case State::kRunning:
+      return "running";
+    case State::kComplete:
+      return "complete";
+    case State::kIncomplete:
+      return "incomplete";
+    case State::kCancelled:
+      return "cancelled";
+    case State::kFailed:
+      return "failed";
+  }
+  return "failed";
+}
+
+RunManager::RunManager(store::Store& store, Catalog catalog, plan::Discovery discovery,
+                       RunDefaults defaults, Metrics& metrics)
+    : store_(store),
+      catalog_(std::move(catalog)),
+      discovery_(std::move(discovery)),
+      defaults_(std::move(defaults)),
+      metrics_(metrics) {}
+
+RunManager::~RunManager() {
+  shutdown(std::chrono::milliseconds(0));
+}
+
+Reply RunManager::submit(const RunRequest& request) {
+  if (draining_.load()) {
+    return {503, {{"error", "server is shutting down; no new runs"}}};
+  }
+  try {
+    return request.resume.empty() ? submit_new(request) : submit_resume(request.resume);
+  } catch (const util::FatalError& e) {
+    // The store failed (disk full, I/O error): the server's problem, not the client's.
+    return {500, {{"error", std::string("cannot store the run: ") + e.what()}}};
+  }
+}
+
+Reply RunManager::submit_new(const RunRequest& request) {
+  auto cases = select_cases(request, catalog_);
+  if (cases.empty()) {
+    return {400, {{"error", "no cases match the request (suites, frameworks and filter)"}}};
+  }
+  std::vector<std::pair<std::string, std::string>> work_ids;
+  try {
+    work_ids = plan::pairs(cases, discovery_, request.devices);
+  } catch (const util::FatalError& e) {
+    return {400, {{"error", e.what()}}};
+  }
+  if (work_ids.empty()) {
+    return {400, {{"error", "nothing to run: no selected device for these cases"}}};
+  }
+  json options = {{"suites", json::array()},
+                  {"frameworks", request.frameworks},
+                  {"devices", request.devices},
+                  {"filter", request.filter},
+                  {"profile", defaults_.profile},
+                  {"timeout_s", request.timeout_s.value_or(defaults_.timeout_s)},
+                  {"budget_ms", request.budget_ms.value_or(defaults_.budget_ms)},
+                  {"min_samples", request.min_samples.value_or(defaults_.min_samples)},
+                  {"max_samples", request.max_samples.value_or(std::max(
+                                      defaults_.max_samples, request.min_samples.value_or(0)))},
+                  {"warmup_ms", request.warmup_ms.value_or(defaults_.warmup_ms)},
+                  {"memory_limit_bytes", defaults_.memory_limit_bytes},
+                  {"seed", request.seed},
+                  {"serial", request.serial},
+                  {"python", defaults_.python},
+                  {"params", request.params},
+                  {"via", "serve"}};
+  if (options["min_samples"].get<int>() > options["max_samples"].get<int>()) {
+    return {400, {{"error", "'min_samples' must not exceed 'max_samples'"}}};
+  }
+  std::string suite_names;
+  for (const auto& s : request.suites) {
+    options["suites"].push_back({{"name", s}, {"dir", catalog_.suites.at(s).string()}});
+    suite_names += (suite_names.empty() ? "" : ",") + s;
+  }
+
+  auto rec = std::make_shared<Record>();
+  model::RunInfo run;
+  run.suite = suite_names;
+  run.state = "queued";
+  run.created_at = util::now_iso8601();
+  run.baseline = request.baseline;
+  run.options = options;
+  run.environment = plan::environment_json(discovery_);
+  for (int attempt = 0;; ++attempt) {  // ids carry 16 random bits: retry a collision
+    run.id = util::new_run_id();
+    if (!store_.get_run(run.id)) break;
+    if (attempt == 20) return {500, {{"error", "cannot find a free run id"}}};
+  }
+  store_.create_run(run);
+  store_.add_plan(run.id, cases, work_ids);
+
+  std::map<std::string, const model::CaseInfo*> by_id;
+  for (const auto& c : cases) by_id[c.id] = &c;
+  rec->id = run.id;
+  rec->suite = run.suite;
+  rec->options = options;
+  rec->baseline = run.baseline;
+  rec->created_at = run.created_at;
+  rec->planned = work_ids.size();
+  for (const auto& [case_id, device] : work_ids) {
+    rec->work.emplace_back(*by_id.at(case_id), device);
+    rec->devices.insert(device);
+    rec->frameworks.insert(by_id.at(case_id)->framework);
+  }
+  return admit(rec);
+}
+
+Reply RunManager::submit_resume(const std::string& run_id) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = records_.find(run_id);
+    if (it != records_.end() && !final(it->second->state)) {
+      return {409, {{"error", "run '" + run_id + "' is already " + name(it->second->state)}}};
+    }
+  }
+  auto run = store_.get_run(run_id);
+  if (!run) return {404, {{"error", "unknown run '" + run_id + "'"}}};
+  if (run->state == "complete") {
+    return {409, {{"error", "run '" + run_id + "' is complete; nothing to resume"}}};
+  }
+  // Only runs made from this server's own suites: a run stored by another
+  // command may name any folder.
+  for (const auto& s : run->options.value("suites", json::array())) {
+    auto name_it = catalog_.suites.find(s.value("name", ""));
+    if (name_it == catalog_.suites.end() || name_it->second.string() != s.value("dir", "")) {
+      return {409, {{"error", "run '" + run_id + "' was not made from this server's suites"}}};
+    }
+  }
+  auto cases = store_.cases(run_id);
+  auto remaining = store_.remaining(run_id);
+  std::map<std::string, const model::CaseInfo*> by_id;
+  for (const auto& c : cases) by_id[c.id] = &c;
+  auto rec = std::make_shared<Record>();
+  rec->id = run->id;
+  rec->suite = run->suite;
+  rec->options = run->options;
+  rec->baseline = run->baseline;
+  rec->created_at = run->created_at;
+  rec->planned = store_.plan(run_id).size();
+  rec->done = rec->planned - remaining.size();
+  for (const auto& [case_id, device] : remaining) {
+    auto c = by_id.find(case_id);
+    if (c == by_id.end()) continue;  // a plan row without metadata cannot run
+    rec->work.emplace_back(*c->second, device);
+    rec->devices.insert(device);
+    rec->frameworks.insert(c->second->framework);
+  }
+  store_.set_environment(run_id, plan::environment_json(discovery_));
+  store_.set_run_state(run_id, "queued", "");
+  return admit(rec);
+}
+
+Reply RunManager::admit(std::shared_ptr<Record> rec) {
+  std::lock_guard lock(mu_);
+  if (draining_.load()) {
+    store_.set_run_state(rec->id, "incomplete", util::now_iso8601());
+    return {503, {{"error", "server is shutting down; no new runs"}}};
+  }
+  evict_finished();
+  records_[rec->id] = rec;
+  queue_.push_back(rec->id);
+  metrics_.count_run_accepted();
+  emit(*rec, "state", {{"state", "queued"}, {"done", rec->done}, {"planned", rec->planned}});
+  schedule();
+  return {202, status_json(*rec)};
+}
+
+void RunManager::schedule() {
+  std::set<std::string> blocked = busy_;
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    auto rec = records_.at(*it);
+    bool free = std::none_of(rec->devices.begin(), rec->devices.end(),
+                             [&](const std::string& d) { return blocked.count(d) > 0; });
+    // A waiting run holds its devices against later ones, so none starves.
+    blocked.insert(rec->devices.begin(), rec->devices.end());
+    if (!free) {
+      ++it;
+      continue;
+    }
+    busy_.insert(rec->devices.begin(), rec->devices.end());
+    rec->state = State::kRunning;
+    rec->started_at = util::now_iso8601();
+    emit(*rec, "state", {{"state", "running"}, {"done", rec->done}, {"planned", rec->planned}});
+    rec->thread = std::thread([this, rec] { execute(rec); });
+    it = queue_.erase(it);
+  }
+}
+
+void RunManager::emit(Record& rec, const std::string& event_name, const json& data) {
+  rec.events.push_back(Event{rec.events.size() + 1, event_name, report::dump_json(data, -1)});
+  changed_.notify_all();
+}
+
+void RunManager::execute(const std::shared_ptr<Record>& rec) {
+  State final_state = State::kFailed;
+  std::string error;
+  try {
+    store_.set_run_state(rec->id, "running", "");
+    supervisor::RunSpec spec;
+    spec.run_id = rec->id;
+    spec.work = rec->work;
+    spec.frameworks = discovery_.runtimes;
+    spec.probe_dir = envs::data_dir() / "probe";
+    for (const auto& sref : rec->options["suites"])
+      spec.suite_dirs.emplace_back(sref["dir"].get<std::string>());
+    auto run_dir = defaults_.results_dir / "runs" / rec->id;
+    spec.artifact_root = run_dir / "artifacts";
+    spec.policy.budget_ms = rec->options["budget_ms"].get<double>();
+    spec.policy.min_samples = rec->options["min_samples"].get<int>();
+    spec.policy.max_samples = rec->options["max_samples"].get<int>();
+    spec.policy.warmup_ms = rec->options["warmup_ms"].get<double>();
+    spec.limits.case_timeout = std::chrono::milliseconds(
+        static_cast<int64_t>(rec->options["timeout_s"].get<double>() * 1000));
+    spec.limits.memory_limit_bytes = rec->options["memory_limit_bytes"].get<int64_t>();
+    spec.baseline = rec->baseline;
+    spec.seed = rec->options["seed"].get<int64_t>();
+    spec.parallel = !rec->options["serial"].get<bool>();
+
+    bool completed = supervisor::execute(
+        spec, store_,
+        [&](const model::CaseResult& r) {
+          metrics_.count_outcome(r.info.framework, r.device, model::to_string(r.outcome));
+          std::lock_guard lock(mu_);
+          ++rec->done;
+          ++rec->counts[std::string(model::to_string(r.outcome))];
+          emit(*rec, "outcome",
+               {{"done", rec->done}, {"planned", rec->planned}, {"case", report::case_to_json(r)}});
+          emit(*rec, "progress", {{"done", rec->done}, {"planned", rec->planned}});
+        },
+        rec->interrupt);
+
+    store_.set_run_state(rec->id, completed ? "complete" : "incomplete", util::now_iso8601());
+    auto run = *store_.get_run(rec->id);
+    auto results = store_.results(rec->id);
+    verdict::Options vo;
+    vo.baseline = run.baseline;
+    vo = verdict::thresholds_for(defaults_.intolerable, vo);
+    report::write_all(run_dir, run, results, verdict::compute(results, vo));
+    if (completed) {
+      final_state = State::kComplete;
+    } else {
+      std::lock_guard lock(mu_);
+      final_state = rec->cancel_requested ? State::kCancelled : State::kIncomplete;
+    }
+  } catch (const std::exception& e) {  // the store or a report could not be written
+    error = e.what();
+    try {
+      store_.set_run_state(rec->id, "incomplete", util::now_iso8601());
+    } catch (const std::exception&) {  // nothing more to keep
+    }
+  }
+  std::lock_guard lock(mu_);
+  for (const auto& d : rec->devices) busy_.erase(d);
+  finish(*rec, final_state, error);
+  schedule();
+}
+
+void RunManager::finish(Record& rec, State state, const std::string& error) {
+  rec.state = state;
+  rec.error = error;
+  rec.finished_at = util::now_iso8601();
+  metrics_.count_run_finished(name(state));
+  json end = {{"state", name(state)}, {"done", rec.done}, {"planned", rec.planned}};
+  if (!error.empty()) end["error"] = error;
+  emit(rec, "end", end);
+}
+
+Reply RunManager::cancel(const std::string& run_id) {
+  std::unique_lock lock(mu_);
+  auto it = records_.find(run_id);
+  if (it == records_.end()) {
+    lock.unlock();
+    auto run = store_.get_run(run_id);
+    if (!run) return {404, {{"error", "unknown run '" + run_id + "'"}}};
+    return {409, {{"error", "run '" + run_id + "' is not active here (state " + run->state + ")"}}};
+  }
+  auto& rec = *it->second;
+  if (final(rec.state)) {
+    return {409, {{"error", "run '" + run_id + "' already finished (" + name(rec.state) + ")"}}};
+  }
+  rec.cancel_requested = true;
+  if (rec.state == State::kQueued) {
+    queue_.erase(std::remove(queue_.begin(), queue_.end(), run_id), queue_.end());
+    store_.set_run_state(run_id, "incomplete", util::now_iso8601());
+    finish(rec, State::kCancelled, "");
+    schedule();  // a later run may have waited behind this one
+    return {200, status_json(rec)};
+  }
+  rec.interrupt.store(true);
+  auto body = status_json(rec);
+  body["state"] = "cancelling";
+  return {202, body};
+}
+
+json RunManager::status_json(const Record& rec) const {
+  json j = {{"id", rec.id},
+            {"state", name(rec.state)},
+            {"suite", rec.suite},
+            {"created_at", rec.created_at},
+            {"started_at", rec.started_at},
+            {"finished_at", rec.finished_at},
+            {"planned", rec.planned},
+            {"done", rec.done},
+            {"counts", rec.counts},
+            {"devices", rec.devices},
+            {"frameworks", rec.frameworks},
+            {"links",
+             {{"self", "/v1/runs/" + rec.id},
+              {"events", "/v1/runs/" + rec.id + "/events"},
+              {"results", "/v1/runs/" + rec.id + "/results"}}}};
+  if (rec.state == State::kQueued) {
+    auto pos = std::find(queue_.begin(), queue_.end(), rec.id);
+    j["queue_position"] = pos - queue_.begin();
+  }
+  if (!rec.error.empty()) j["error"] = rec.error;
+  return j;
+}
+
+Reply RunManager::status(const std::string& run_id) const {
+  {
+    std::lock_guard lock(mu_);
+    auto it = records_.find(run_id);
+    if (it != records_.end()) return {200, status_json(*it->second)};
+  }
+  auto run = store_.get_run(run_id);
+  if (!run) return {404, {{"error", "unknown run '" + run_id + "'"}}};
+  auto results = store_.results(run_id);
+  std::map<std::string, size_t> counts;
+  for (const auto& r : results) ++counts[std::string(model::to_string(r.outcome))];
+  // A run stored as running or queued that no thread here holds was left
+  // by a process that died: it is incomplete until resumed.
+  std::string state = run->state == "complete" ? "complete" : "incomplete";
+  return {200,
+          {{"id", run->id},
+           {"state", state},
+           {"suite", run->suite},
+           {"created_at", run->created_at},
+           {"started_at", ""},
+           {"finished_at", run->finished_at},
+           {"planned", store_.plan(run_id).size()},
+           {"done", results.size()},
+           {"counts", counts},
+           {"links",
+            {{"self", "/v1/runs/" + run->id},
+             {"events", "/v1/runs/" + run->id + "/events"},
+             {"results", "/v1/runs/" + run->id + "/results"}}}}};
+}
+
+RunManager::Batch RunManager::events_after(const std::string& run_id, uint64_t after_id,
+                                           std::chrono::milliseconds wait) const {
+  Batch batch;
+  {
+    std::unique_lock lock(mu_);
+    auto it = records_.find(run_id);
+    if (it != records_.end()) {
+      auto rec = it->second;  // keeps the record alive across the wait
+      auto pending = [&] { return rec->events.size() > after_id; };
+      changed_.wait_for(lock, wait, pending);
+      for (size_t i = after_id; i < rec->events.size(); ++i) batch.events.push_back(rec->events[i]);
+      // A final run's last event is its end.
+      batch.ended = final(rec->state) && after_id + batch.events.size() >= rec->events.size();
+      return batch;
+    }
+  }
+  // Not held here: replay the stored outcomes, then the end.
+  auto run = store_.get_run(run_id);
+  if (!run) {
+    batch.known = false;
+    return batch;
+  }
+  auto results = store_.results(run_id);
+  auto planned = store_.plan(run_id).size();
+  uint64_t id = 0;
+  size_t done = 0;
+  for (const auto& r : results) {
+    ++done;
+    if (++id > after_id) {
+      batch.events.push_back(
+          {id, "outcome",
+           report::dump_json(
+               {{"done", done}, {"planned", planned}, {"case", report::case_to_json(r)}}, -1)});
+    }
+  }
+  if (++id > after_id) {
+    std::string state = run->state == "complete" ? "complete" : "incomplete";
+    batch.events.push_back(
+        {id, "end",
+         report::dump_json({{"state", state}, {"done", done}, {"planned", planned}}, -1)});
+  }
+  batch.ended = true;
+  return batch;
+}
+
+std::optional<std::shared_ptr<const std::string>> RunManager::results(const std::string& run_id,
+                                                                      const std::string& format) {
+  bool cacheable = false;
+  {
+    std::lock_guard lock(mu_);
+    auto it = records_.find(run_id);
+    cacheable = it == records_.end() || final(it->second->state);
+  }
+  if (cacheable) {
+    std::lock_guard lock(cache_mu_);
+    auto it = cache_.find({run_id, format});
+    if (it != cache_.end()) return it->second;
+  }
+  auto run = store_.get_run(run_id);
+  if (!run) return std::nullopt;
+  auto results = store_.results(run_id);
+  verdict::Options vo;
+  vo.baseline = run->baseline;
+  vo = verdict::thresholds_for(defaults_.intolerable, vo);
+  auto text = std::make_shared<const std::string>(
+      report::render(format, *run, results, verdict::compute(results, vo)));
+  // A run another process still writes is never cached (state running/queued).
+  if (cacheable && (run->state == "complete" || run->state == "incomplete")) {
+    std::lock_guard lock(cache_mu_);
+    if (cache_.size() >= kCachedReports) cache_.erase(cache_.begin());
+    cache_[{run_id, format}] = text;
+  }
+  return text;
+}
+
+void RunManager::evict_finished() {
+  std::vector<std::string> final_ids;
+  for (const auto& [id, rec] : records_) {
+    if (final(rec->state)) final_ids.push_back(id);
+  }
+  // Run ids sort by time: drop the oldest final records beyond the limit.
+  for (size_t i = 0; i + kFinalRecordsKept < final_ids.size(); ++i) {
+    auto rec = records_.at(final_ids[i]);
+    if (rec->thread.joinable()) rec->thread.join();  // it only returns after finish()
+    records_.erase(final_ids[i]);
+  }
+}
+
+void RunManager::shutdown(std::chrono::milliseconds grace) {
+  std::vector<std::shared_ptr<Record>> all;
+  {
+    std::lock_guard lock(mu_);
+    if (shut_down_) return;
+    draining_.store(true);
+    for (const auto& id : queue_) {
+      auto& rec = *records_.at(id);
+      rec.cancel_requested = true;
+      store_.set_run_state(id, "incomplete", util::now_iso8601());
+      finish(rec, State::kCancelled, "");
+    }
+    queue_.clear();
+    for (const auto& [id, rec] : records_) all.push_back(rec);
+  }
+  {
+    std::unique_lock lock(mu_);
+    changed_.wait_for(lock, grace, [&] {
+      return std::all_of(all.begin(), all.end(),
+                         [](const std::shared_ptr<Record>& r) { return final(r->state); });
+    });
+    for (const auto& rec : all) {
+      if (!final(rec->state)) {
+        rec->cancel_requested = true;
+        rec->interrupt.store(true);
+      }
+    }
+  }
+  for (const auto& rec : all) {
+    if (rec->thread.joinable()) rec->thread.join();
+  }
+  std::lock_guard lock(mu_);
+  shut_down_ = true;
+  changed_.notify_all();
+}
+
+Gauges RunManager::gauges() const {
+  Gauges g;
+  std::lock_guard lock(mu_);
+  g.draining = draining_.load();
+  g.runs_queued = queue_.size();
+  for (const auto& [id, rec] : records_) {
+    if (rec->state == State::kRunning) ++g.runs_running;
+  }
+  for (const auto& d : catalog_.devices) g.device_busy[d] = busy_.count(d) > 0;
+  g.event_streams = streams_.load();
+  return g;
+}
+
+}  // namespace mudjack::server

@@ -1,0 +1,150 @@
+#pragma once
+// The runs a server holds: accepted requests become runs in the same SQLite
+// store `mudjack run` writes (so `mudjack runs` / `report` / `run --resume`
+// work on them), queued so that each device serves one run at a time, each
+// run executed by the supervisor on a thread of its own, its progress kept as
+// a numbered event log that event streams follow.
+//
+// Threads: every public method may be called from any thread (HTTP workers);
+// one mutex guards the records, one condition variable wakes event readers.
+// Run threads call into the supervisor and the store without that mutex,
+// except to append events. shutdown() blocks until every run thread ended.
+//
+// States (API): queued -> running -> complete | incomplete | cancelled |
+// failed. In the store, a cancelled run is `incomplete` (its unreached pairs
+// run on resume) and a queued one is `queued`.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plan/plan.hpp"
+#include "server/metrics.hpp"
+#include "server/request.hpp"
+#include "store/store.hpp"
+
+namespace mudjack::server {
+
+// Server-wide defaults and places, fixed at start-up by `mudjack serve`.
+struct RunDefaults {
+  std::filesystem::path results_dir;  // reports go to <results_dir>/runs/<id>/
+  std::string profile = "current";
+  std::map<std::string, std::string> python;  // framework -> interpreter (operator's)
+  double timeout_s = 120;
+  double budget_ms = 100;
+  double warmup_ms = 20;
+  int min_samples = 5;
+  int max_samples = 1000;
+  int64_t memory_limit_bytes = 0;
+  std::optional<std::filesystem::path> intolerable;  // thresholds file for verdicts
+};
+
+struct Event {
+  uint64_t id = 0;   // 1, 2, ... within a run
+  std::string name;  // state | outcome | progress | end
+  std::string data;  // compact JSON
+};
+
+// What POST /v1/runs and DELETE answer: an HTTP status and a JSON body.
+struct Reply {
+  int status = 200;
+  nlohmann::json body;
+};
+
+class RunManager {
+ public:
+  RunManager(store::Store& store, Catalog catalog, plan::Discovery discovery, RunDefaults defaults,
+             Metrics& metrics);
+  ~RunManager();  // shutdown(0) if not done
+  RunManager(const RunManager&) = delete;
+  RunManager& operator=(const RunManager&) = delete;
+
+  // 202 {id, state, planned, ...}; 400 no cases / no device; 404 resume of
+  // an unknown run; 409 resume of an active or complete run; 503 draining.
+  Reply submit(const RunRequest& request);
+  // 200 status; 404 unknown (neither here nor in the store).
+  Reply status(const std::string& run_id) const;
+  // 200 cancelled (queued) / 202 cancelling (running); 409 already
+  // finished; 404 unknown.
+  Reply cancel(const std::string& run_id);
+
+  // The events after `after_id`, waiting up to `wait` for one to come.
+  // `ended`: the run is final and every event was returned. `known`: false
+  // for an id neither here nor in the store. Runs not held in memory (made
+  // by another process, or before a restart) replay from the store.
+  struct Batch {
+    bool known = true;
+    bool ended = false;
+    std::vector<Event> events;
+  };
+  Batch events_after(const std::string& run_id, uint64_t after_id,
+                     std::chrono::milliseconds wait) const;
+
+  // A stored run rendered with report::render (format checked by the
+  // caller); nullopt for an unknown run. Final runs are rendered once and
+  // cached.
+  std::optional<std::shared_ptr<const std::string>> results(const std::string& run_id,
+                                                            const std::string& format);
+
+  // SIGTERM: refuse new runs, cancel queued ones, give running ones up to
+  // `grace` to finish, then interrupt them; returns once every run thread
+  // has stored its outcomes and reports.
+  void shutdown(std::chrono::milliseconds grace);
+  bool draining() const { return draining_.load(); }
+
+  Gauges gauges() const;
+  void event_stream_opened() { ++streams_; }
+  void event_stream_closed() { --streams_; }
+  size_t event_streams() const { return streams_.load(); }
+
+  const Catalog& catalog() const { return catalog_; }
+  const plan::Discovery& discovery() const { return discovery_; }
+
+ private:
+  enum class State { kQueued, kRunning, kComplete, kIncomplete, kCancelled, kFailed };
+  struct Record;
+
+  static const char* name(State s);
+  static bool final(State s) { return s != State::kQueued && s != State::kRunning; }
+  Reply submit_new(const RunRequest& request);
+  Reply submit_resume(const std::string& run_id);
+  Reply admit(std::shared_ptr<Record> rec);          // takes mu_
+  void schedule();                                   // caller holds mu_
+  void execute(const std::shared_ptr<Record>& rec);  // on the run's thread
+  void emit(Record& rec, const std::string& name, const nlohmann::json& data);  // holds mu_
+  void finish(Record& rec, State state, const std::string& error);              // holds mu_
+  nlohmann::json status_json(const Record& rec) const;                          // holds mu_
+  void evict_finished();                                                        // holds mu_
+
+  store::Store& store_;
+  const Catalog catalog_;
+  const plan::Discovery discovery_;
+  const RunDefaults defaults_;
+  Metrics& metrics_;
+
+  mutable std::mutex mu_;
+  mutable std::condition_variable changed_;
+  std::map<std::string, std::shared_ptr<Record>> records_;
+  std::vector<std::string> queue_;  // queued run ids, oldest first
+  std::set<std::string> busy_;      // devices a running run holds
+  std::vector<std::thread> threads_;
+  std::atomic<bool> draining_{false};
+  std::atomic<size_t> streams_{0};
+  bool shut_down_ = false;
+
+  std::mutex cache_mu_;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const std::string>> cache_;
+};
+
+}  // namespace mudjack::server
