@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Runs a MudJack image for real with podman and checks that its API answers
+# from inside the container on 127.0.0.1; then does the same with the local
+# kustomize overlay through `podman kube play`.
+#
+#   deploy/images/smoke.sh [IMAGE]     (default localhost/mudjack:numpy-cpu-current-<arch>)
+#
+# 1. `podman run --network host` (never podman's bridge network), server bound
+#    to 127.0.0.1 on a free port, token from the environment: /healthz and
+#    /readyz open; /v1/info 401 without or with a wrong token, 200 with it,
+#    naming the image's framework as available on the cpu device; one real run
+#    of a few cases through POST /v1/runs, its results fetched; the image's
+#    HEALTHCHECK passes; the server runs as uid 10001 and listens on
+#    127.0.0.1 only; SIGTERM stops it with exit status 0.
+# 2. `kubectl kustomize deploy/k8s/overlays/local | podman kube play`: the
+#    rendered ConfigMap and Deployment (podman plays those kinds, not Service
+#    or Job), the token from a podman secret for the Deployment's secretKeyRef,
+#    the port moved off 8080 to a free one; /healthz, /readyz and /v1/info
+#    answer on 127.0.0.1; `podman kube down` removes it.
+# Exit 0 when everything holds; 1 with the first failure.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+export CONTAINERS_CONF=${CONTAINERS_CONF:-$root/deploy/containers.conf}
+arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+image=${1:-localhost/mudjack:numpy-cpu-current-$arch}
+name=mudjack-smoke-$$
+secret=mudjack-token
+work=$(mktemp -d "${TMPDIR:-/tmp}/mudjack-smoke.XXXXXX")
+token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+kube=""
+# Python with PyYAML: the deploy tests' tools environment (scripts/install.sh).
+cache=${MUDJACK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mudjack}
+py="$cache/envs/tools-$(sha256sum "$root/tests/deploy/requirements.txt" | cut -c1-16)/bin/python"
+[ -x "$py" ] || py=python3
+
+ok() { printf 'smoke: ok   %s\n' "$*"; }
+fail() {
+  printf 'smoke: FAIL %s\n' "$*" >&2
+  [ -n "$kube" ] || podman logs --tail 30 "$name" >&2 2>/dev/null || true
+  exit 1
+}
+cleanup() {
+  podman rm -f -t 0 "$name" >/dev/null 2>&1 || true
+  if [ -n "$kube" ]; then podman kube down "$kube" >/dev/null 2>&1 || true; fi
+  podman secret rm "$secret" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+free_port() {
+  "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# status URL [TOKEN]: the HTTP status code; the body lands in $work/body.
+status() {
+  local auth=()
+  [ $# -lt 2 ] || auth=(-H "Authorization: Bearer $2")
+  curl -s -o "$work/body" -w '%{http_code}' --max-time 10 "${auth[@]}" "$1" || echo 000
+}
+wait_ready() {  # URL SECONDS
+  local i
+  for ((i = 0; i < $2 * 2; i++)); do
+    [ "$(status "$1/readyz")" = 200 ] && return 0
+    sleep 0.5
+  done
+  return 1
+}
+json() { "$py" -c "import json, sys; d = json.load(open('$work/body')); print($1)"; }
+
+check_api() {  # BASE_URL WHAT
+  local url=$1 what=$2
+  [ "$(status "$url/healthz")" = 200 ] || fail "$what: /healthz is not 200"
+  [ "$(status "$url/readyz")" = 200 ] || fail "$what: /readyz is not 200"
+  ok "$what: /healthz and /readyz answer 200 without a token"
+  [ "$(status "$url/v1/info")" = 401 ] || fail "$what: /v1/info without a token is not 401"
+  [ "$(status "$url/v1/info" "wrong-token-0123456789")" = 401 ] || fail "$what: /v1/info with a wrong token is not 401"
+  ok "$what: /v1/info is 401 without a token and with a wrong one"
+  [ "$(status "$url/v1/info" "$token")" = 200 ] || fail "$what: /v1/info with the token is not 200"
+  local fw
+  fw=$(json "d['frameworks']['$framework']['available'] and 'cpu' in d['frameworks']['$framework']['devices']")
+  [ "$fw" = True ] || fail "$what: /v1/info does not report $framework available on cpu: $(cat "$work/body")"
+  ok "$what: /v1/info: $framework $(json "d['frameworks']['$framework'].get('version')") on cpu," \
+     "python $(json "d['frameworks']['$framework'].get('python')"), profile $(json "d['profile']")," \
+     "revision $(json "d['revision']")"
+}
+
+"$py" -c 'import yaml' 2>/dev/null || fail "$py lacks PyYAML (scripts/install.sh builds the tools environment)"
+podman image exists "$image" || fail "no image $image (deploy/images/build.sh numpy-cpu)"
+framework=$(podman image inspect --format '{{index .Labels "io.mudjack.framework"}}' "$image")
+[ -n "$framework" ] || fail "$image has no io.mudjack.framework label: not a MudJack image"
+ok "image $image ($framework), $(($(podman image inspect --format '{{.Size}}' "$image") / 1000000)) MB"
+
+# ---- 1. podman run on the host network ---------------------------------------
+port=$(free_port)
+url=http://127.0.0.1:$port
+podman run -d --name "$name" --network host -e MUDJACK_TOKEN="$token" "$image" \
+  --config /etc/mudjack/mudjack.toml --host 127.0.0.1 --port "$port" --framework "$framework" >/dev/null
+wait_ready "$url" 180 || fail "podman run: not ready on $url within 180 s"
+check_api "$url" "podman run"
+
+# A real run inside the container: a few cases of the image's framework.
+body="{\"suite\": \"paper\", \"frameworks\": [\"$framework\"], \"filter\": \"^$framework/$framework.argsort/float32\"}"
+code=$(curl -s -o "$work/body" -w '%{http_code}' --max-time 10 -H "Authorization: Bearer $token" \
+  -H 'Content-Type: application/json' -d "$body" "$url/v1/runs")
+[ "$code" = 202 ] || fail "POST /v1/runs answered $code: $(cat "$work/body")"
+run=$(json "d['id']")
+for ((i = 0; i < 240; i++)); do
+  status "$url/v1/runs/$run" "$token" >/dev/null
+  state=$(json "d['state']")
+  case $state in queued|running) sleep 0.5 ;; *) break ;; esac
+done
+[ "$state" = complete ] || fail "run $run ended $state: $(cat "$work/body")"
+[ "$(status "$url/v1/runs/$run/results" "$token")" = 200 ] || fail "GET results of $run is not 200"
+summary=$(json "', '.join(sorted({c['outcome'] for c in d['cases']})) + ' in ' + str(len(d['cases'])) + ' cases'")
+passes=$(json "sum(c['outcome'] == 'pass' for c in d['cases'])")
+[ "$passes" -gt 0 ] || fail "run $run passed no case: $summary"
+ok "run $run: $state, outcomes $summary"
+
+podman healthcheck run "$name" >/dev/null || fail "the image's HEALTHCHECK failed"
+ok "HEALTHCHECK (curl $url/healthz inside the container) passes"
+uid=$(podman exec "$name" id -u)
+[ "$uid" = 10001 ] || fail "the server runs as uid $uid, not 10001"
+ok "the server runs as uid 10001 (non-root)"
+listen=$(ss -Hltn "sport = :$port" | awk '{print $4}' | sort -u | tr '\n' ' ')
+[ "$listen" = "127.0.0.1:$port " ] || fail "listening on '$listen', expected 127.0.0.1:$port only"
+ok "listening on 127.0.0.1:$port only"
+podman stop -t 30 "$name" >/dev/null
+code=$(podman inspect --format '{{.State.ExitCode}}' "$name")
+[ "$code" = 0 ] || fail "after SIGTERM the server exited $code"
+ok "SIGTERM: the server stopped with exit status 0"
+podman rm "$name" >/dev/null
+
+# ---- 2. podman kube play of the local overlay --------------------------------
+command -v kubectl >/dev/null || fail "kubectl is needed to render deploy/k8s/overlays/local"
+port=$(free_port)
+url=http://127.0.0.1:$port
+kube=$work/mudjack-local.yaml
+kubectl kustomize "$root/deploy/k8s/overlays/local" > "$work/rendered.yaml"
+# podman plays ConfigMaps and Deployments; the Service has no meaning on the
+# host network. The port moves to a free one so a server already on 8080
+# can't answer in this one's place.
+"$py" - "$work/rendered.yaml" "$kube" "$port" "$image" <<'EOF'
+import sys, yaml
+src, dst, port, image = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+docs = [d for d in yaml.safe_load_all(open(src)) if d and d["kind"] in ("ConfigMap", "Deployment")]
+for d in docs:
+    if d["kind"] == "Deployment":
+        c = d["spec"]["template"]["spec"]["containers"][0]
+        c["args"] = [f"--port={port}" if a.startswith("--port=") else a for a in c["args"]]
+        for p in c["ports"]:
+            p["containerPort"] = port
+        c["image"] = image
+yaml.safe_dump_all(docs, open(dst, "w"), sort_keys=False)
+EOF
+# The Deployment's secretKeyRef (mudjack-token/token) reads a podman secret
+# holding a Kubernetes Secret.
+printf 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\ndata:\n  token: %s\n' \
+  "$secret" "$(printf %s "$token" | base64 -w0)" | podman secret create "$secret" - >/dev/null
+podman kube play "$kube" >/dev/null || fail "podman kube play refused the local overlay"
+wait_ready "$url" 180 || fail "kube play: not ready on $url within 180 s"
+check_api "$url" "kube play"
+podman kube down "$kube" >/dev/null
+kube=""
+[ "$(status "$url/healthz")" = 000 ] || fail "after kube down something still answers on $url"
+ok "podman kube down: the pod is gone"
+echo "smoke: all checks passed"
