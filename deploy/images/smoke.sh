@@ -54,7 +54,7 @@ free_port() {
 status() {
   local auth=()
   [ $# -lt 2 ] || auth=(-H "Authorization: Bearer $2")
-  curl -s -o "$work/body" -w '%{http_code}' --max-time 10 "${auth[@]}" "$1" || echo 000
+  curl -s -o "$work/body" -w "%{http_code}" --max-time 10 "${auth[@]}" "$1" || true  # 000: no answer
 }
 wait_ready() {  # URL SECONDS
   local i
@@ -92,8 +92,11 @@ ok "image $image ($framework), $(($(podman image inspect --format '{{.Size}}' "$
 # ---- 1. podman run on the host network ---------------------------------------
 port=$(free_port)
 url=http://127.0.0.1:$port
-podman run -d --name "$name" --network host -e MUDJACK_TOKEN="$token" "$image" \
-  --config /etc/mudjack/mudjack.toml --host 127.0.0.1 --port "$port" --framework "$framework" >/dev/null
+# (podman's complaints that it has no systemd to time the HEALTHCHECK with go
+# to podman.log: the check is run on demand below.)
+podman run -d --name "$name" --network host -e MUDJACK_TOKEN="$token" -e MUDJACK_PORT="$port" "$image" \
+  --config /etc/mudjack/mudjack.toml --host 127.0.0.1 --port "$port" --framework "$framework" \
+  >/dev/null 2>>"$work/podman.log" || { cat "$work/podman.log" >&2; fail "podman run failed"; }
 wait_ready "$url" 180 || fail "podman run: not ready on $url within 180 s"
 check_api "$url" "podman run"
 
@@ -123,11 +126,11 @@ ok "the server runs as uid 10001 (non-root)"
 listen=$(ss -Hltn "sport = :$port" | awk '{print $4}' | sort -u | tr '\n' ' ')
 [ "$listen" = "127.0.0.1:$port " ] || fail "listening on '$listen', expected 127.0.0.1:$port only"
 ok "listening on 127.0.0.1:$port only"
-podman stop -t 30 "$name" >/dev/null
+podman stop -t 30 "$name" >/dev/null 2>>"$work/podman.log"
 code=$(podman inspect --format '{{.State.ExitCode}}' "$name")
 [ "$code" = 0 ] || fail "after SIGTERM the server exited $code"
 ok "SIGTERM: the server stopped with exit status 0"
-podman rm "$name" >/dev/null
+podman rm "$name" >/dev/null 2>>"$work/podman.log"
 
 # ---- 2. podman kube play of the local overlay --------------------------------
 command -v kubectl >/dev/null || fail "kubectl is needed to render deploy/k8s/overlays/local"
@@ -135,30 +138,29 @@ port=$(free_port)
 url=http://127.0.0.1:$port
 kube=$work/mudjack-local.yaml
 kubectl kustomize "$root/deploy/k8s/overlays/local" > "$work/rendered.yaml"
-# podman plays ConfigMaps and Deployments; the Service has no meaning on the
-# host network. The port moves to a free one so a server already on 8080
-# can't answer in this one's place.
+# The port moves to a free one, so a server already on 8080 can't answer in
+# this one's place.
 "$py" - "$work/rendered.yaml" "$kube" "$port" "$image" <<'EOF'
 import sys, yaml
 src, dst, port, image = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-docs = [d for d in yaml.safe_load_all(open(src)) if d and d["kind"] in ("ConfigMap", "Deployment")]
+docs = [d for d in yaml.safe_load_all(open(src)) if d]
 for d in docs:
     if d["kind"] == "Deployment":
         c = d["spec"]["template"]["spec"]["containers"][0]
         c["args"] = [f"--port={port}" if a.startswith("--port=") else a for a in c["args"]]
-        for p in c["ports"]:
-            p["containerPort"] = port
+        for probe in ("readinessProbe", "livenessProbe"):
+            c[probe]["httpGet"]["port"] = port
         c["image"] = image
 yaml.safe_dump_all(docs, open(dst, "w"), sort_keys=False)
 EOF
-# The Deployment's secretKeyRef (mudjack-token/token) reads a podman secret
-# holding a Kubernetes Secret.
-printf 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\ndata:\n  token: %s\n' \
-  "$secret" "$(printf %s "$token" | base64 -w0)" | podman secret create "$secret" - >/dev/null
-podman kube play "$kube" >/dev/null || fail "podman kube play refused the local overlay"
+# The Deployment's secretKeyRef (mudjack-token, key token) reads a podman
+# secret of that name holding a JSON object of base64 values, key -> value.
+printf '{"token": "%s"}' "$(printf %s "$token" | base64 -w0)" | podman secret create "$secret" - >/dev/null
+podman kube play "$kube" >/dev/null 2>>"$work/podman.log" ||
+  { cat "$work/podman.log" >&2; fail "podman kube play refused the local overlay"; }
 wait_ready "$url" 180 || fail "kube play: not ready on $url within 180 s"
 check_api "$url" "kube play"
-podman kube down "$kube" >/dev/null
+podman kube down "$kube" >/dev/null 2>>"$work/podman.log"
 kube=""
 [ "$(status "$url/healthz")" = 000 ] || fail "after kube down something still answers on $url"
 ok "podman kube down: the pod is gone"

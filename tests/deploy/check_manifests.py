@@ -110,9 +110,12 @@ def args_map(container: dict) -> dict[str, str]:
     return out
 
 
-def check_base_shape(base: list[dict], docs: list[dict], prefix: str, where: str, bad: Problems) -> None:
-    """An overlay may rename, relabel and patch, but adds nothing the base lacks."""
-    base_kinds = sorted(d["kind"] for d in base)
+def check_base_shape(base: list[dict], docs: list[dict], prefix: str, where: str, bad: Problems,
+                     host_network: bool = False) -> None:
+    """An overlay may rename, relabel and patch, but adds nothing the base lacks.
+    On the host network (the local overlay, for podman) it drops the Service
+    and the containerPort, which mean nothing there."""
+    base_kinds = sorted(d["kind"] for d in base if not (host_network and d["kind"] == "Service"))
     kinds = sorted(d["kind"] for d in docs)
     if kinds != base_kinds:
         bad(where, f"resources {kinds} differ from the base's {base_kinds}")
@@ -135,19 +138,21 @@ def check_base_shape(base: list[dict], docs: list[dict], prefix: str, where: str
             if c["name"] not in bc:
                 bad(where, f"container {c['name']} is not the base's")
                 continue
-            extra = set(c) - set(bc[c["name"]])
+            extra = set(c) - set(bc[c["name"]]) - ({"ports"} if host_network else set())
             if extra:
                 bad(where, f"container {c['name']} adds fields the base lacks: {sorted(extra)}")
-            if [p["containerPort"] for p in c.get("ports", [])] != [p["containerPort"] for p in bc[c["name"]]["ports"]]:
-                bad(where, "container ports differ from the base's")
+            base_ports = [] if host_network else [p["containerPort"] for p in bc[c["name"]]["ports"]]
+            if [p["containerPort"] for p in c.get("ports", [])] != base_ports:
+                bad(where, f"container ports differ from the base's ({base_ports})")
             if {m["name"] for m in c.get("volumeMounts", [])} != {m["name"] for m in bc[c["name"]]["volumeMounts"]}:
                 bad(where, "volume mounts differ from the base's")
         if {v["name"] for v in spec.get("volumes", [])} != {v["name"] for v in bdep["volumes"]}:
             bad(where, "volumes differ from the base's")
 
 
-def check_server(docs: list[dict], where: str, bad: Problems, host: str) -> None:
-    """Probes, ports, token, config and Service wiring of every Deployment."""
+def check_server(docs: list[dict], where: str, bad: Problems, host: str, host_network: bool = False) -> None:
+    """Probes, ports, token, config and Service wiring of every Deployment.
+    On the host network there is no containerPort: probes name the port."""
     configmaps = {d["metadata"]["name"]: d for d in by_kind(docs, "ConfigMap")}
     deployments = by_kind(docs, "Deployment")
     for dep in deployments:
@@ -161,7 +166,10 @@ def check_server(docs: list[dict], where: str, bad: Problems, host: str) -> None
         c = spec["containers"][0]
         args = args_map(c)
         ports = {p.get("name"): p["containerPort"] for p in c.get("ports", [])}
-        if args.get("port") != str(PORT) or ports.get("http") != PORT:
+        if host_network:
+            if args.get("port") != str(PORT) or ports:
+                bad(where, f"{name}: on the host network the server port must be {PORT} and no containerPort set")
+        elif args.get("port") != str(PORT) or ports.get("http") != PORT:
             bad(where, f"{name}: server port {args.get('port')} and containerPort {ports.get('http')} must both be {PORT}")
         if args.get("host") != host:
             bad(where, f"{name}: server binds {args.get('host')}, expected {host}")
@@ -382,8 +390,8 @@ def run(k8s: Path, images: Path) -> list[str]:
     try:
         local = render(k8s / "overlays" / "local")
         validate(local, "overlays/local", bad)
-        check_server(local, "overlays/local", bad, host="127.0.0.1")
-        check_base_shape(base, local, "local", "overlays/local", bad)
+        check_server(local, "overlays/local", bad, host="127.0.0.1", host_network=True)
+        check_base_shape(base, local, "local", "overlays/local", bad, host_network=True)
         check_local(local, "overlays/local", bad)
     except RuntimeError as e:
         bad("overlays/local", str(e))

@@ -58,6 +58,8 @@ MUTATIONS = [
      "the local overlay must use the host network"),
     ("k8s/overlays/local/kustomization.yaml", "--host=127.0.0.1", "--host=0.0.0.0",
      "server binds 0.0.0.0, expected 127.0.0.1"),
+    ("k8s/overlays/local/kustomization.yaml", "readinessProbe/httpGet/port\n        value: 8080",
+     "readinessProbe/httpGet/port\n        value: 8081", "readinessProbe port 8081 is not the server's port"),
     ("k8s/sweep/targets.toml", 'url = "http://h100-torch-mudjack:8080"', 'url = "http://h100-pytorch-mudjack:8080"',
      "is no Service of the chip overlays"),
     ("k8s/sweep/job.yaml", "            - --out=/results", "            - --out=/tmp/results",
