@@ -18,7 +18,23 @@ case $profile in
       sed 's/\bbookworm\b/bullseye/g; s/\bbookworm-/bullseye-/g' "$f" \
         > "/etc/apt/sources.list.d/paper-bullseye-${f##*/host-}"
     done
-    printf 'Package: *\nPin: release n=bullseye\nPin-Priority: 100\n' > /etc/apt/preferences.d/paper-bullseye
+    # Nothing comes from bullseye unless asked for (priority 100), except the
+    # python3 packages python3.9-venv needs through python3-distutils (which
+    # want python3 < 3.10): those are preferred from bullseye. python3.9 itself
+    # is bullseye-security's, the only candidate.
+    cat > /etc/apt/preferences.d/paper-bullseye <<'EOF'
+Package: *
+Pin: release n=bullseye
+Pin-Priority: 100
+
+Package: *
+Pin: release n=bullseye-security
+Pin-Priority: 100
+
+Package: python3 python3-minimal libpython3-stdlib python3-distutils python3-lib2to3
+Pin: release n=bullseye
+Pin-Priority: 600
+EOF
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends python3.9 python3.9-venv >/dev/null
     ln -sf /usr/bin/python3.9 /usr/local/bin/mudjack-python ;;

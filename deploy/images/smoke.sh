@@ -140,11 +140,16 @@ kube=$work/mudjack-local.yaml
 kubectl kustomize "$root/deploy/k8s/overlays/local" > "$work/rendered.yaml"
 # The port moves to a free one, so a server already on 8080 can't answer in
 # this one's place.
-"$py" - "$work/rendered.yaml" "$kube" "$port" "$image" <<'EOF'
+# The ConfigMap's profile follows the image's (the overlay's is `current`).
+profile=$(podman image inspect --format '{{index .Labels "io.mudjack.profile"}}' "$image")
+"$py" - "$work/rendered.yaml" "$kube" "$port" "$image" "$profile" <<'EOF'
 import sys, yaml
-src, dst, port, image = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+src, dst, port, image, profile = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 docs = [d for d in yaml.safe_load_all(open(src)) if d]
 for d in docs:
+    if d["kind"] == "ConfigMap" and "mudjack.toml" in d["data"]:
+        d["data"]["mudjack.toml"] = d["data"]["mudjack.toml"].replace(
+            'profile = "current"', f'profile = "{profile}"')
     if d["kind"] == "Deployment":
         c = d["spec"]["template"]["spec"]["containers"][0]
         c["args"] = [f"--port={port}" if a.startswith("--port=") else a for a in c["args"]]
