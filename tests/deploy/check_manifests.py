@@ -194,6 +194,17 @@ def check_server(docs: list[dict], where: str, bad: Problems, host: str, host_ne
             bad(where, f"{name}: config volume names ConfigMap {cm}, which the overlay does not render")
         elif "mudjack.toml" not in configmaps[cm].get("data", {}):
             bad(where, f"{name}: ConfigMap {cm} has no mudjack.toml")
+        else:
+            # The engine looks for the framework environment of the configured
+            # profile; an image holds only its own profile's.
+            try:
+                profile = tomllib.loads(configmaps[cm]["data"]["mudjack.toml"]).get("profile", "current")
+            except tomllib.TOMLDecodeError as e:
+                bad(where, f"{name}: mudjack.toml in ConfigMap {cm} is not TOML: {e}")
+                profile = None
+            tag = image_variant(c["image"])[1]
+            if profile is not None and tag and f"-{profile}-" not in tag:
+                bad(where, f"{name}: mudjack.toml says profile {profile}, but the image is {tag}")
         config = args.get("config", "")
         if os.path.dirname(config) != mounts.get("config") or os.path.basename(config) != "mudjack.toml":
             bad(where, f"{name}: --config={config} is not the mounted ConfigMap's mudjack.toml")
@@ -213,8 +224,12 @@ def check_server(docs: list[dict], where: str, bad: Problems, host: str, host_ne
 
 
 def image_variant(image: str) -> tuple[str, str]:
-    name, _, tag = image.rpartition(":")
-    return name, tag
+    """(name, tag); the tag is empty when there is none (a registry port is no tag)."""
+    slash = image.rfind("/")
+    colon = image.rfind(":")
+    if colon <= slash:
+        return image, ""
+    return image[:colon], image[colon + 1:]
 
 
 def check_chip(chip: str, want: dict, docs: list[dict], variants: dict, images: Path,

@@ -42,6 +42,8 @@ MUTATIONS = [
      "fails the Kubernetes 1.32.0 schema"),
     ("k8s/base/deployment.yaml", "              key: token", "              key: tokn",
      "MUDJACK_TOKEN must come from Secret mudjack-token key token"),
+    ("k8s/base/mudjack.toml", 'profile = "current"', 'profile = "paper-2023"',
+     "mudjack.toml says profile paper-2023, but the image is"),
     ("k8s/base/service.yaml", "  ports:\n", "  ports\n",
      "kubectl kustomize failed"),
     ("k8s/overlays/nvidia-a100/jax/kustomization.yaml", "resources:\n  - ../../../base\n",
