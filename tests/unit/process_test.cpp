@@ -67,8 +67,12 @@ TEST(Process, KillReachesTheWholeProcessGroup) {
 TEST(Process, AChildInheritsOnlyItsThreePipes) {
   // A descriptor another thread opened without O_CLOEXEC (a server's
   // accepted connection) must not leak into a probe.
-  int leaky[2];
-  ASSERT_EQ(::pipe(leaky), 0);
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  int leaky[2] = {::dup2(pipe_fds[0], 200), ::dup2(pipe_fds[1], 201)};
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+  ASSERT_EQ(leaky[0], 200);
   std::string error;
   auto c = sh("ls /proc/self/fd", &error);
   ASSERT_TRUE(c) << error;

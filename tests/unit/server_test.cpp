@@ -8,10 +8,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <httplib.h>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <httplib.h>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
