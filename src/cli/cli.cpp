@@ -657,7 +657,7 @@ struct ServeArgs {
   std::optional<std::string> token_file;
   bool no_auth = false;
   int backlog = 4096;
-  size_t threads = 32;
+  size_t threads = 64;
   size_t max_body_bytes = server::kDefaultMaxBodyBytes;
   double drain_s = 0;
   double keepalive_s = 15;
@@ -853,7 +853,7 @@ int main(int argc, char** argv) {
          c->add_flag("--no-auth", serve_args.no_auth, "Serve without a token (trusted networks)");
          c->add_option("--backlog", serve_args.backlog, "listen(2) backlog (default 4096)")
              ->check(CLI::Range(1, 1 << 20));
-         c->add_option("--threads", serve_args.threads, "HTTP worker threads (default 32)")
+         c->add_option("--threads", serve_args.threads, "HTTP worker threads (default 64)")
              ->check(CLI::Range(5, 4096));
          c->add_option("--max-body-bytes", serve_args.max_body_bytes,
                        "Largest request body (default 65536)")
