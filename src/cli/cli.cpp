@@ -15,6 +15,8 @@
 #include "cli/progress.hpp"
 #include "compare/compare.hpp"
 #include "envs/envs.hpp"
+#include "fleet/merge.hpp"
+#include "fleet/sweep.hpp"
 #include "plan/plan.hpp"
 #include "report/json.hpp"
 #include "report/write.hpp"
@@ -292,7 +294,9 @@ void print_summary(const std::vector<model::VerdictRow>& verdicts, const fs::pat
     ++table[{v.framework, v.device}][std::string(model::to_string(v.verdict))];
   std::printf("\nrun %s (%s): verdicts per framework and device\n", run.id.c_str(),
               run.state.c_str());
-  std::printf("%-11s %-8s %9s %9s %9s %9s %12s %11s\n", "FRAMEWORK", "DEVICE", "portable",
+  int width = 8;
+  for (const auto& v : verdicts) width = std::max(width, static_cast<int>(v.device.size()));
+  std::printf("%-11s %-*s %9s %9s %9s %9s %12s %11s\n", "FRAMEWORK", width, "DEVICE", "portable",
               "partial", "complete", "divergent", "intolerable", "unavailable");
   for (const auto& [key, by_verdict] : table) {
     const auto& counts = by_verdict;  // a lambda may not capture a structured binding in clang
@@ -300,9 +304,9 @@ void print_summary(const std::vector<model::VerdictRow>& verdicts, const fs::pat
       auto it = counts.find(k);
       return it == counts.end() ? 0 : it->second;
     };
-    std::printf("%-11s %-8s %9d %9d %9d %9d %12d %11d\n", key.first.c_str(), key.second.c_str(),
-                n("portable"), n("partial_failure"), n("complete_failure"), n("divergent"),
-                n("intolerable_latency"), n("unavailable"));
+    std::printf("%-11s %-*s %9d %9d %9d %9d %12d %11d\n", key.first.c_str(), width,
+                key.second.c_str(), n("portable"), n("partial_failure"), n("complete_failure"),
+                n("divergent"), n("intolerable_latency"), n("unavailable"));
   }
   std::printf("reports: %s/{results.json,results.csv,junit.xml,summary.md}\n", run_dir.c_str());
 }
@@ -521,6 +525,64 @@ int cmd_compare(const CompareArgs& a) {
   return report.regressed() ? 1 : 0;
 }
 
+// ---- merge -------------------------------------------------------------------
+
+struct MergeArgs {
+  Common common;
+  std::vector<std::string> sources;
+};
+
+// SOURCE is FILE[=LABEL] (a results.json) or RUN[=LABEL] (a run in --out).
+fleet::Source load_source(const std::string& spec, const Settings& s) {
+  fleet::Source src;
+  std::string what = spec;
+  if (auto eq = spec.rfind('='); eq != std::string::npos) {
+    what = spec.substr(0, eq);
+    src.label = spec.substr(eq + 1);
+  }
+  std::error_code ec;
+  if (fs::is_regular_file(what, ec)) {
+    src.results = report::load_json(what);
+    src.origin = what;
+  } else {
+    auto store =
+        open_existing_store(s.results_dir, "'" + what + "' is neither a results.json nor a run: ");
+    auto id = resolve_run_id(*store, what, s.results_dir);
+    src.results.schema_version = std::string(model::kResultsSchemaVersion);
+    src.results.run = *store->get_run(id);
+    src.results.cases = store->results(id);
+    src.origin = "run " + id;
+  }
+  if (src.label.empty()) src.label = fleet::default_label(src.results);
+  return src;
+}
+
+int cmd_merge(const MergeArgs& a) {
+  verdict::thresholds_for(intolerable_path(a.common), verdict::Options{});
+  auto s = settings(a.common);
+  std::vector<fleet::Source> sources;
+  for (const auto& spec : a.sources) sources.push_back(load_source(spec, s));
+  auto merged = fleet::merge(sources, util::now_iso8601());
+  auto store = open_store(s.results_dir);
+  fleet::save(*store, merged);
+  verdict::Options vo;
+  vo.baseline = merged.run.baseline;
+  vo = verdict::thresholds_for(intolerable_path(a.common), vo);
+  auto verdicts = verdict::compute(merged.cases, vo);
+  auto run_dir = s.results_dir / "runs" / merged.run.id;
+  report::write_all(run_dir, merged.run, merged.cases, verdicts);
+  if (a.common.json) {
+    std::cout << report::render("json", merged.run, merged.cases, verdicts) << "\n";
+  } else {
+    for (const auto& src : sources) {
+      std::printf("%-24s %-28s %zu results\n", src.label.c_str(), src.origin.c_str(),
+                  src.results.cases.size());
+    }
+    print_summary(verdicts, run_dir, merged.run);
+  }
+  return 0;
+}
+
 // ---- report / runs -----------------------------------------------------------
 
 struct ReportArgs {
@@ -595,7 +657,7 @@ struct ServeArgs {
   std::optional<std::string> token_file;
   bool no_auth = false;
   int backlog = 4096;
-  size_t threads = 32;
+  size_t threads = 64;
   size_t max_body_bytes = server::kDefaultMaxBodyBytes;
   double drain_s = 0;
   double keepalive_s = 15;
@@ -638,6 +700,34 @@ int cmd_serve(const ServeArgs& a) {
   return server::serve(o, *store, g_interrupted);
 }
 
+// ---- sweep -------------------------------------------------------------------
+
+struct SweepArgs {
+  Common common;
+  std::string targets;
+  bool resume = false;
+  int retries = 5;
+  double backoff_ms = 500;
+  double connect_timeout_s = 5;
+  double read_timeout_s = 60;
+};
+
+int cmd_sweep(const SweepArgs& a) {
+  verdict::thresholds_for(intolerable_path(a.common), verdict::Options{});
+  if (a.common.out.empty()) throw util::FatalError("sweep needs --out DIR");
+  fleet::SweepOptions o;
+  o.targets_file = a.targets;
+  o.out = a.common.out;
+  o.resume = a.resume;
+  o.retries = a.retries;
+  o.backoff = std::chrono::milliseconds(static_cast<int64_t>(a.backoff_ms));
+  o.connect_timeout = std::chrono::milliseconds(static_cast<int64_t>(a.connect_timeout_s * 1000));
+  o.read_timeout = std::chrono::milliseconds(static_cast<int64_t>(a.read_timeout_s * 1000));
+  o.intolerable = intolerable_path(a.common);
+  o.json = a.common.json;
+  return fleet::sweep(o, g_interrupted);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -654,7 +744,9 @@ int main(int argc, char** argv) {
   ReportArgs report_args;
   Common runs_args;
   CompareArgs compare_args;
+  MergeArgs merge_args;
   ServeArgs serve_args;
+  SweepArgs sweep_args;
   int rc = 0;
 
   // The command table: --help prints it (STYLE.md rule 5).
@@ -731,6 +823,15 @@ int main(int argc, char** argv) {
          c->add_option("--format", compare_args.format, "md | json (default md)");
        },
        [&] { return cmd_compare(compare_args); }},
+      {"merge", "Merge runs of several machines into one run, devices labelled by machine",
+       [&](CLI::App* c) {
+         add_common(c, merge_args.common);
+         add_intolerable(c, merge_args.common);
+         c->add_option("sources", merge_args.sources,
+                       "results.json[=LABEL] or RUN[=LABEL] (default label: the chip model)")
+             ->required();
+       },
+       [&] { return cmd_merge(merge_args); }},
       {"runs", "List the runs in a results folder", [&](CLI::App* c) { add_common(c, runs_args); },
        [&] { return cmd_runs(runs_args); }},
       {"serve", "Serve the HTTP API: start runs, follow their events, fetch results",
@@ -752,7 +853,7 @@ int main(int argc, char** argv) {
          c->add_flag("--no-auth", serve_args.no_auth, "Serve without a token (trusted networks)");
          c->add_option("--backlog", serve_args.backlog, "listen(2) backlog (default 4096)")
              ->check(CLI::Range(1, 1 << 20));
-         c->add_option("--threads", serve_args.threads, "HTTP worker threads (default 32)")
+         c->add_option("--threads", serve_args.threads, "HTTP worker threads (default 64)")
              ->check(CLI::Range(5, 4096));
          c->add_option("--max-body-bytes", serve_args.max_body_bytes,
                        "Largest request body (default 65536)")
@@ -772,6 +873,31 @@ int main(int argc, char** argv) {
              ->check(CLI::PositiveNumber);
        },
        [&] { return cmd_serve(serve_args); }},
+      {"sweep", "Run on every endpoint of a targets file; merge into one cross-chip report",
+       [&](CLI::App* c) {
+         c->add_option("--targets", sweep_args.targets, "Targets file (TOML, or JSON by .json)")
+             ->required()
+             ->check(CLI::ExistingFile);
+         c->add_option("--out", sweep_args.common.out,
+                       "Sweep folder: state, per-target results, merged store and reports")
+             ->required();
+         add_intolerable(c, sweep_args.common);
+         c->add_flag("--json", sweep_args.common.json, "The merged results.json on stdout");
+         c->add_flag("--resume", sweep_args.resume, "Continue the sweep in --out");
+         c->add_option("--retries", sweep_args.retries,
+                       "Retries of a failing call before a target is given up (default 5)")
+             ->check(CLI::Range(0, 100));
+         c->add_option("--backoff-ms", sweep_args.backoff_ms,
+                       "First retry delay, doubling up to 10 s (default 500)")
+             ->check(CLI::Range(1.0, 600000.0));
+         c->add_option("--connect-timeout-s", sweep_args.connect_timeout_s,
+                       "Connection timeout (default 5)")
+             ->check(CLI::Range(0.01, 600.0));
+         c->add_option("--read-timeout-s", sweep_args.read_timeout_s,
+                       "Silence that counts as a lost target (default 60)")
+             ->check(CLI::Range(0.05, 3600.0));
+       },
+       [&] { return cmd_sweep(sweep_args); }},
   };
   app.footer(
       "Exit codes: 0 run completed (whatever the verdicts), 1 --fail-on matched or compare found a "

@@ -19,10 +19,25 @@ httplib::Headers headers_for(const std::string& token) {
   return h;
 }
 
+std::string describe(httplib::Error e) {
+  switch (e) {
+    case httplib::Error::Connection:
+      return "cannot connect";
+    case httplib::Error::ConnectionTimeout:
+      return "connection timed out";
+    case httplib::Error::Read:
+      return "connection lost while reading (or no data within the read timeout)";
+    case httplib::Error::Write:
+      return "connection lost while writing";
+    default:
+      return "HTTP client error: " + httplib::to_string(e);
+  }
+}
+
 Response from(const httplib::Result& r) {
   Response out;
   if (!r) {
-    out.error = httplib::to_string(r.error());
+    out.error = describe(r.error());
     return out;
   }
   out.status = r->status;
@@ -97,7 +112,7 @@ Response Client::follow_events(const std::string& run_id, uint64_t after,
         }
         return true;
       });
-  if (!result && !stopped_by_us) out.error = httplib::to_string(result.error());
+  if (!result && !stopped_by_us) out.error = describe(result.error());
   return out;
 }
 

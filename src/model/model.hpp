@@ -14,8 +14,11 @@
 
 namespace mudjack::model {
 
-// Version of results.json and of the database schema (DESIGN.md: MAJOR.MINOR).
+// Version of the database schema (DESIGN.md: MAJOR.MINOR).
 inline constexpr std::string_view kSchemaVersion = "1.0";
+// Version of results.json. 1.1 added each case's latency_ratio and the
+// top-level `reasons` counts.
+inline constexpr std::string_view kResultsSchemaVersion = "1.1";
 
 // The closed list of outcomes (DESIGN.md). Every planned case x device of a
 // completed run ends with exactly one.

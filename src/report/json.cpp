@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "util/error.hpp"
+#include "verdict/verdict.hpp"
 
 namespace mudjack::report {
 namespace {
@@ -42,7 +43,7 @@ bool has_error(const model::ErrorInfo& e) {
 }
 
 int my_major() {
-  auto v = model::parse_schema_version(model::kSchemaVersion);
+  auto v = model::parse_schema_version(model::kResultsSchemaVersion);
   return v ? v->first : 0;
 }
 
@@ -352,7 +353,7 @@ json counts_to_json(const std::vector<model::CaseResult>& cases) {
 json to_json(const model::RunInfo& run, const std::vector<model::CaseResult>& cases,
              const std::vector<model::VerdictRow>& verdicts) {
   json doc = json::object();
-  doc["schema_version"] = model::kSchemaVersion;
+  doc["schema_version"] = model::kResultsSchemaVersion;
   doc["run"] = {
       {"id", run.id},
       {"suite", run.suite},
@@ -363,9 +364,22 @@ json to_json(const model::RunInfo& run, const std::vector<model::CaseResult>& ca
       {"options", run.options.is_null() ? json::object() : run.options},
   };
   doc["environment"] = run.environment.is_null() ? json::object() : run.environment;
+  verdict::Options vo;
+  vo.baseline = run.baseline;
+  const auto ratios = verdict::case_ratios(cases, vo);
   json cs = json::array();
   for (const auto& r : cases) {
-    cs.push_back(case_to_json(r));
+    json c = case_to_json(r);
+    if (auto it = ratios.find({r.info.id, r.device}); it != ratios.end()) {
+      const verdict::CaseRatio& q = it->second;
+      c["latency_ratio"] = {{"baseline", q.baseline},
+                            {"ratio", number(q.ratio)},
+                            {"low", q.low ? number(*q.low) : json(nullptr)},
+                            {"high", q.high ? number(*q.high) : json(nullptr)}};
+    } else {
+      c["latency_ratio"] = nullptr;
+    }
+    cs.push_back(std::move(c));
   }
   doc["cases"] = std::move(cs);
   json vs = json::array();
@@ -374,6 +388,7 @@ json to_json(const model::RunInfo& run, const std::vector<model::CaseResult>& ca
   }
   doc["verdicts"] = std::move(vs);
   doc["counts"] = counts_to_json(cases);
+  doc["reasons"] = verdict::reason_counts(cases);
   return doc;
 }
 

@@ -4,8 +4,8 @@
 // describes exactly what to_json writes.
 //
 // Shape (a contract; extend it only with a MINOR bump of
-// model::kSchemaVersion):
-//   { schema_version: "1.0",
+// model::kResultsSchemaVersion):
+//   { schema_version: "1.1",
 //     run: {id, suite, state, created_at, finished_at, baseline, options},
 //     environment: <RunInfo::environment as is>,
 //     cases: [ {id, framework, function, variant, device, dtype, shape, mode,
@@ -19,10 +19,12 @@
 //               memory: {peak_device_bytes, peak_host_bytes},
 //               numeric: {max_abs_err, max_rel_err, compared_with, message},
 //               outputs: [{path, dtype, saved_dtype, shape[]}],
-//               extra, started_at, finished_at, wall_s} ],
+//               extra, started_at, finished_at, wall_s,
+//               latency_ratio: null | {baseline, ratio, low, high}} ],   (1.1)
 //     verdicts: [ {framework, function, device, verdict, flags[], cases,
 //                  failing[], mismatching[], latency_ratio, reason} ],
-//     counts: {framework: {device: {outcome: n, ... all seven}}} }
+//     counts: {framework: {device: {outcome: n, ... all seven}}},
+//     reasons: {framework: {device: {paper reason: n, ... all eight}}} }  (1.1)
 // Conventions: strings are always strings ("" when empty); an absent optional
 // number is null; NaN and infinities are written as null; `error` is null
 // when the result carries no error information at all, and error.kind is null

@@ -1,14 +1,15 @@
 #include "server/metrics.hpp"
 
-#include <cstdio>
+#include <charconv>
 
 namespace mudjack::server {
 namespace {
 
+// The shortest text that reads back as the same double (0.0005, not 0.00050000000000000001).
 std::string number(double v) {
   char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.17g", v);
-  return buf;
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed);
+  return ec == std::errc() ? std::string(buf, end) : "NaN";
 }
 
 void header(std::string& out, const char* name, const char* type, const char* help) {

@@ -42,6 +42,12 @@ struct RunManager::Record {
   std::atomic<bool> interrupt{false};
   std::vector<Event> events;
   std::thread thread;
+
+  // The manager joins a record's thread before dropping it; a record whose
+  // last owner is its own thread (it ended after eviction) lets it go.
+  ~Record() {
+    if (thread.joinable()) thread.detach();
+  }
 };
 
 const char* RunManager::name(State s) {
@@ -89,7 +95,13 @@ Reply RunManager::submit(const RunRequest& request) {
 Reply RunManager::submit_new(const RunRequest& request) {
   auto cases = select_cases(request, catalog_);
   if (cases.empty()) {
-    return {400, {{"error", "no cases match the request (suites, frameworks and filter)"}}};
+    std::string what = "no cases match: suites ";
+    for (const auto& x : request.suites) what += x + " ";
+    what += "frameworks ";
+    for (const auto& x : request.frameworks.empty() ? catalog_.frameworks : request.frameworks)
+      what += x + " ";
+    what += "filter '" + request.filter + "'";
+    return {400, {{"error", what}}};
   }
   std::vector<std::pair<std::string, std::string>> work_ids;
   try {
@@ -210,7 +222,16 @@ Reply RunManager::admit(std::shared_ptr<Record> rec) {
     return {503, {{"error", "server is shutting down; no new runs"}}};
   }
   evict_finished();
+  if (auto old = records_.find(rec->id); old != records_.end() && old->second->thread.joinable()) {
+    old->second->thread.join();  // a resumed run: its last execution has ended
+  }
   records_[rec->id] = rec;
+  {
+    std::lock_guard cache_lock(cache_mu_);  // a resumed run's reports change
+    for (auto it = cache_.begin(); it != cache_.end();) {
+      it = it->first.first == rec->id ? cache_.erase(it) : std::next(it);
+    }
+  }
   queue_.push_back(rec->id);
   metrics_.count_run_accepted();
   emit(*rec, "state", {{"state", "queued"}, {"done", rec->done}, {"planned", rec->planned}});
@@ -447,10 +468,17 @@ RunManager::Batch RunManager::events_after(const std::string& run_id, uint64_t a
 std::optional<std::shared_ptr<const std::string>> RunManager::results(const std::string& run_id,
                                                                       const std::string& format) {
   bool cacheable = false;
+  const Record* holder = nullptr;  // the record at the start: a resume replaces it
+  auto still_final = [&] {
+    auto it = records_.find(run_id);
+    return it == records_.end() ? holder == nullptr
+                                : it->second.get() == holder && final(it->second->state);
+  };
   {
     std::lock_guard lock(mu_);
     auto it = records_.find(run_id);
-    cacheable = it == records_.end() || final(it->second->state);
+    if (it != records_.end()) holder = it->second.get();
+    cacheable = still_final();
   }
   if (cacheable) {
     std::lock_guard lock(cache_mu_);
@@ -467,7 +495,9 @@ std::optional<std::shared_ptr<const std::string>> RunManager::results(const std:
       report::render(format, *run, results, verdict::compute(results, vo)));
   // A run another process still writes is never cached (state running/queued).
   if (cacheable && (run->state == "complete" || run->state == "incomplete")) {
-    std::lock_guard lock(cache_mu_);
+    std::lock_guard lock(mu_);
+    if (!still_final()) return text;
+    std::lock_guard cache_lock(cache_mu_);
     if (cache_.size() >= kCachedReports) cache_.erase(cache_.begin());
     cache_[{run_id, format}] = text;
   }

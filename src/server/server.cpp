@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -185,6 +186,9 @@ int listen_socket(const std::string& host, int port, int backlog, int* bound_por
     }
     int yes = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    // Accepted connections inherit it: a response written as headers then
+    // body must not wait 40 ms for the client's delayed ACK (Nagle).
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
     if (::bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && ::listen(fd, backlog) == 0) break;
     last_error = std::strerror(errno);
     ::close(fd);
@@ -286,8 +290,11 @@ int serve(const ServeOptions& o, store::Store& store, const std::atomic<bool>& s
   Http http;
   http.new_task_queue = [n = o.threads] { return new httplib::ThreadPool(n); };
   http.set_payload_max_length(o.max_body_bytes);
-  http.set_keep_alive_max_count(1000);
-  http.set_keep_alive_timeout(5);
+  // A kept-alive connection holds a worker thread: rotate them (fairness
+  // when clients outnumber workers) and let idle ones go soon.
+  http.set_keep_alive_max_count(100);
+  http.set_keep_alive_timeout(2);
+  http.set_tcp_nodelay(true);
   http.set_read_timeout(10);
   http.set_write_timeout(10);
 

@@ -34,7 +34,7 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8080;      // 0: any free port (see port_file)
   int backlog = 4096;   // listen(2) backlog; the kernel caps it at somaxconn
-  size_t threads = 32;  // HTTP worker threads
+  size_t threads = 64;  // HTTP worker threads
   size_t max_body_bytes = kDefaultMaxBodyBytes;
   std::string token;  // bearer token; empty only when no_auth
   bool no_auth = false;

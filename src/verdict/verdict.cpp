@@ -163,7 +163,7 @@ std::string explain(const model::VerdictRow& row, const Counts& n,
 }
 
 model::VerdictRow judge(const std::vector<const CaseResult*>& cases,
-                        const std::unordered_map<std::string, const CaseResult*>& baseline,
+                        const std::unordered_map<std::string, const CaseResult*>* baseline,
                         const Options& options) {
   const CaseResult& first = *cases.front();
   model::VerdictRow row;
@@ -193,12 +193,12 @@ model::VerdictRow judge(const std::vector<const CaseResult*>& cases,
     if (r->outcome == Outcome::kSkip) {
       ++n.skipped;
     }
-    if (row.device == options.baseline) {
-      continue;
+    if (baseline == nullptr) {
+      continue;  // the baseline itself, or a device whose baseline did not run
     }
     const auto device_ns = timed_median_ns(*r);
-    const auto it = baseline.find(r->info.id);
-    if (!device_ns || it == baseline.end()) {
+    const auto it = baseline->find(r->info.id);
+    if (!device_ns || it == baseline->end()) {
       continue;
     }
     if (const auto baseline_ns = timed_median_ns(*it->second)) {
@@ -260,24 +260,76 @@ std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& res
                                        const Options& options) {
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<const CaseResult*>>
       groups;
-  std::unordered_map<std::string, const CaseResult*> baseline;
+  // baseline device -> case id -> its result there
+  std::map<std::string, std::unordered_map<std::string, const CaseResult*>> baselines;
   for (const CaseResult& r : results) {
     groups[{r.info.framework, r.info.function, r.device}].push_back(&r);
-    if (r.device == options.baseline) {
-      baseline[r.info.id] = &r;
+    if (r.device == options.baseline_for(r.device)) {
+      baselines[r.device][r.info.id] = &r;
     }
   }
   std::vector<model::VerdictRow> rows;
   rows.reserve(groups.size());
   for (const auto& [key, cases] : groups) {
-    rows.push_back(judge(cases, baseline, options));
+    const std::string& device = std::get<2>(key);
+    const std::string base = options.baseline_for(device);
+    const auto it = baselines.find(base);
+    rows.push_back(
+        judge(cases, device == base || it == baselines.end() ? nullptr : &it->second, options));
   }
   return rows;
 }
 
+std::map<std::pair<std::string, std::string>, CaseRatio> case_ratios(
+    const std::vector<model::CaseResult>& results, const Options& options) {
+  std::map<std::pair<std::string, std::string>, const CaseResult*> by_pair;
+  for (const CaseResult& r : results) by_pair[{r.info.id, r.device}] = &r;
+  std::map<std::pair<std::string, std::string>, CaseRatio> out;
+  for (const CaseResult& r : results) {
+    const std::string base = options.baseline_for(r.device);
+    const auto device_ns = timed_median_ns(r);
+    if (r.device == base || !device_ns) continue;
+    const auto it = by_pair.find({r.info.id, base});
+    if (it == by_pair.end()) continue;
+    const auto baseline_ns = timed_median_ns(*it->second);
+    if (!baseline_ns) continue;
+    CaseRatio c{base, *device_ns / *baseline_ns, std::nullopt, std::nullopt};
+    const std::array<stats::SamplePair, 1> pair{
+        stats::SamplePair{r.latency.samples_ns, it->second->latency.samples_ns}};
+    if (auto ci = stats::bootstrap_ratio(pair, options.bootstrap_iterations, 0.95,
+                                         options.bootstrap_seed)) {
+      c.low = ci->low;
+      c.high = ci->high;
+    }
+    out.emplace(std::pair{r.info.id, r.device}, std::move(c));
+  }
+  return out;
+}
+
+std::map<std::string, std::map<std::string, std::map<std::string, int>>> reason_counts(
+    const std::vector<model::CaseResult>& results) {
+  std::map<std::string, std::map<std::string, std::map<std::string, int>>> out;
+  for (const CaseResult& r : results) {
+    auto& counts = out[r.info.framework][r.device];
+    if (counts.empty()) {
+      for (auto reason : kPaperReasons) counts[std::string(reason)] = 0;
+    }
+    if (auto reason = paper_reason(r); !reason.empty()) ++counts[std::string(reason)];
+  }
+  return out;
+}
+
+std::string Options::baseline_for(std::string_view device) const {
+  const auto slash = device.find('/');
+  if (slash == std::string_view::npos) return baseline;
+  return std::string(device.substr(0, slash + 1)) + baseline;
+}
+
 double Options::threshold(const std::string& function, const std::string& device) const {
+  const auto slash = device.find('/');
+  const std::string bare = slash == std::string::npos ? device : device.substr(slash + 1);
   for (const auto& key :
-       {std::tuple{function, baseline, device}, std::tuple{std::string(), baseline, device}}) {
+       {std::tuple{function, baseline, bare}, std::tuple{std::string(), baseline, bare}}) {
     if (auto it = pair_ratios.find(key); it != pair_ratios.end()) return it->second;
   }
   if (auto it = function_ratios.find(function); it != function_ratios.end()) return it->second;

@@ -2,6 +2,9 @@
 // Verdicts: the paper's portability categories, plus numeric divergence, per
 // (framework, function, device). A pure function of the case results.
 //
+// A device is judged against Options::baseline_for(device): the baseline, or
+// in a merged run its own machine's baseline.
+//
 // Rules. Within one group of cases (same framework, function and device):
 // - attempted: cases whose outcome is neither unavailable nor skip.
 // - failed: fail, crash or timeout. ran: pass or mismatch.
@@ -58,6 +61,12 @@ struct Options {
   int bootstrap_iterations = 1000;
   uint64_t bootstrap_seed = 0;  // fixed: the same results give the same verdicts
 
+  // The device `device` is compared with: `baseline`, or for a device of a
+  // merged run ("h200/cuda:0", fleet::merge) that machine's own baseline
+  // ("h200/cpu").
+  std::string baseline_for(std::string_view device) const;
+  // Pair entries name unlabelled devices ("cpu", "cuda:0"); a merged run's
+  // devices match them by their unlabelled part.
   double threshold(const std::string& function, const std::string& device) const;
 };
 
@@ -70,6 +79,25 @@ inline constexpr std::array<std::string_view, 8> kPaperReasons = {
     "not implemented", "type",  "timeout",     "memory",
     "float precision", "crash", "unavailable", "other"};
 std::string_view paper_reason(const model::CaseResult& r);
+
+// Latency of one case on one device against the same case on its baseline
+// device: ratio of medians with its 95% percentile-bootstrap interval (when
+// both carry raw samples).
+struct CaseRatio {
+  std::string baseline;  // the device compared with
+  double ratio = 0;
+  std::optional<double> low;
+  std::optional<double> high;
+};
+// Keyed by (case id, device); only for non-baseline devices where both sides
+// ran and were timed (the pairs that enter a verdict's latency ratio).
+std::map<std::pair<std::string, std::string>, CaseRatio> case_ratios(
+    const std::vector<model::CaseResult>& results, const Options& options);
+
+// Counts of failure reasons (kPaperReasons) per framework and device:
+// {framework: {device: {reason: n}}}, every reason present (0 if none).
+std::map<std::string, std::map<std::string, std::map<std::string, int>>> reason_counts(
+    const std::vector<model::CaseResult>& results);
 
 // One row per (framework, function, device) present in results, sorted by
 // framework, then function, then device. Case ids within a row (failing,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <thread>
 
 namespace mudjack::os {
@@ -61,6 +62,31 @@ TEST(Process, KillReachesTheWholeProcessGroup) {
     std::this_thread::sleep_for(milliseconds(20));
   }
   EXPECT_NE(::kill(grandchild, 0), 0) << "a probe's children die with it";
+}
+
+TEST(Process, AChildInheritsOnlyItsThreePipes) {
+  // A descriptor another thread opened without O_CLOEXEC (a server's
+  // accepted connection) must not leak into a probe.
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  int leaky[2] = {::dup2(pipe_fds[0], 200), ::dup2(pipe_fds[1], 201)};
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+  ASSERT_EQ(leaky[0], 200);
+  std::string error;
+  auto c = sh("ls /proc/self/fd", &error);
+  ASSERT_TRUE(c) << error;
+  std::vector<std::string> fds;
+  std::string line;
+  while (c->read_line(line, milliseconds(5000)) == Child::Read::kLine) fds.push_back(line);
+  c->wait_or_kill(milliseconds(5000));
+  ::close(leaky[0]);
+  ::close(leaky[1]);
+  // 0, 1, 2 and the directory ls itself reads.
+  EXPECT_EQ(fds.size(), 4u) << "inherited: " << ::testing::PrintToString(fds);
+  for (int fd : leaky) {
+    EXPECT_EQ(std::count(fds.begin(), fds.end(), std::to_string(fd)), 0) << fd;
+  }
 }
 
 TEST(Process, ReportsExitCodesAndSignals) {

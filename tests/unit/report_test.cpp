@@ -193,7 +193,7 @@ CaseResult full_case() {
 TEST(ReportJson, WritesTheDocumentedShape) {
   Fixture f;
   json doc = to_json(f.run, f.cases, f.verdicts);
-  EXPECT_EQ(doc["schema_version"], "1.0");
+  EXPECT_EQ(doc["schema_version"], "1.1");
   EXPECT_EQ(doc["run"]["id"], "r42");
   EXPECT_EQ(doc["run"]["options"]["budget_s"], 2);
   EXPECT_EQ(doc["environment"], f.run.environment);
@@ -238,6 +238,28 @@ TEST(ReportJson, WritesTheDocumentedShape) {
   EXPECT_EQ(counts["torch"]["cuda:0"]["mismatch"], 1);
   EXPECT_EQ(counts["jax"]["cpu"]["pass"], 1);
   EXPECT_FALSE(counts["jax"].contains("cuda:0"));
+
+  // 1.1: per-case ratio to the baseline, null on the baseline and where a side did not run.
+  EXPECT_TRUE(doc["cases"][0]["latency_ratio"].is_null());
+  const json& ratio = doc["cases"][1]["latency_ratio"];
+  EXPECT_EQ(ratio["baseline"], "cpu");
+  EXPECT_DOUBLE_EQ(ratio["ratio"].get<double>(), 1.0);
+  EXPECT_LE(ratio["low"].get<double>(), 1.0);
+  EXPECT_GE(ratio["high"].get<double>(), 1.0);
+  EXPECT_TRUE(doc["cases"][5]["latency_ratio"].is_null());  // the failed case
+
+  // 1.1: the paper's failure reasons per framework and device, every reason present.
+  const json& reasons = doc["reasons"];
+  EXPECT_EQ(reasons["torch"]["cuda:0"], (json{{"not implemented", 1},
+                                              {"type", 0},
+                                              {"timeout", 1},
+                                              {"memory", 0},
+                                              {"float precision", 1},
+                                              {"crash", 0},
+                                              {"unavailable", 1},
+                                              {"other", 0}}));
+  EXPECT_EQ(reasons["torch"]["cpu"]["crash"], 1);
+  EXPECT_EQ(reasons["jax"]["cpu"]["not implemented"], 0);
 }
 
 TEST(ReportJson, NonFiniteNumbersBecomeNull) {
@@ -260,7 +282,7 @@ TEST(ReportJson, RoundTripThroughTextKeepsEveryField) {
   f.cases.push_back(full_case());
   json doc = to_json(f.run, f.cases, f.verdicts);
   Results back = from_json(json::parse(dump_json(doc)));
-  EXPECT_EQ(back.schema_version, "1.0");
+  EXPECT_EQ(back.schema_version, "1.1");
   EXPECT_EQ(back.run.id, f.run.id);
   EXPECT_EQ(back.run.environment, f.run.environment);
   EXPECT_EQ(back.run.options, f.run.options);

@@ -1,0 +1,459 @@
+#include "fleet/sweep.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fleet/client.hpp"
+#include "fleet/merge.hpp"
+#include "fleet/targets.hpp"
+#include "report/json.hpp"
+#include "report/write.hpp"
+#include "store/store.hpp"
+#include "util/error.hpp"
+#include "util/time.hpp"
+#include "verdict/intolerable.hpp"
+#include "verdict/verdict.hpp"
+
+namespace mudjack::fleet {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::chrono::milliseconds backoff_delay(const SweepOptions& o, int attempt) {
+  auto delay = o.backoff;
+  for (int i = 0; i < attempt && delay < o.backoff_max; ++i) delay *= 2;
+  return std::min(delay, o.backoff_max);
+}
+
+namespace {
+
+constexpr const char* kStateFile = "sweep.json";
+
+struct TargetState {
+  Target target;
+  std::string token;
+  std::string status = "pending";  // pending | running | complete | failed | interrupted
+  std::string run_id;
+  std::string suite;         // as the target named the run
+  std::string remote_state;  // the run's final state on the target
+  std::string error;
+  size_t outcomes = 0;  // outcome events kept in events.jsonl
+  size_t planned = 0;
+  bool partial = false;  // results.json rebuilt from events, not fetched
+};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+bool retryable(const Response& r) {
+  return !r.transport_ok() || r.status >= 500 || r.status == 429;
+}
+
+class Sweep {
+ public:
+  Sweep(const SweepOptions& o, const std::atomic<bool>& interrupted)
+      : o_(o), interrupted_(interrupted) {}
+
+  int run();
+
+ private:
+  fs::path dir(const TargetState& t) const { return o_.out / "targets" / t.target.label; }
+  void save();
+  void follow(TargetState& t);
+  bool sleep_backoff(int attempt);
+  Response with_retries(const std::function<Response()>& call);
+  void keep_partial(TargetState& t, const json& info);
+  void fail(TargetState& t, const std::string& error);
+  void set(TargetState& t, const std::string& status);
+
+  const SweepOptions& o_;
+  const std::atomic<bool>& interrupted_;
+  std::mutex mu_;
+  std::vector<TargetState> states_;
+  std::string merged_run_;  // the last merge, as sweep.json records it
+};
+
+void Sweep::save() {
+  // Callers hold mu_.
+  json targets = json::object();
+  for (const auto& s : states_) {
+    targets[s.target.label] = {{"url", s.target.url},
+                               {"chip", s.target.chip},
+                               {"framework", s.target.framework},
+                               {"image", s.target.image},
+                               {"status", s.status},
+                               {"run_id", s.run_id},
+                               {"suite", s.suite},
+                               {"remote_state", s.remote_state},
+                               {"error", s.error},
+                               {"outcomes", s.outcomes},
+                               {"planned", s.planned},
+                               {"partial", s.partial}};
+  }
+  json doc = {{"schema_version", "1.0"},
+              {"targets_file", fs::absolute(o_.targets_file).string()},
+              {"updated_at", util::now_iso8601()},
+              {"merged_run", merged_run_},
+              {"targets", targets}};
+  report::write_file_atomically(o_.out / kStateFile, report::dump_json(doc, 1) + "\n");
+}
+
+void Sweep::set(TargetState& t, const std::string& status) {
+  std::lock_guard lock(mu_);
+  t.status = status;
+  save();
+}
+
+void Sweep::fail(TargetState& t, const std::string& error) {
+  std::lock_guard lock(mu_);
+  t.status = "failed";
+  t.error = error;
+  save();
+}
+
+bool Sweep::sleep_backoff(int attempt) {
+  auto end = std::chrono::steady_clock::now() + backoff_delay(o_, attempt);
+  while (std::chrono::steady_clock::now() < end) {
+    if (interrupted_.load()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return !interrupted_.load();
+}
+
+Response Sweep::with_retries(const std::function<Response()>& call) {
+  Response r;
+  for (int attempt = 0;; ++attempt) {
+    r = call();
+    if (!retryable(r) || attempt >= o_.retries || !sleep_backoff(attempt)) return r;
+  }
+}
+
+// What a target finished, from the outcome events it sent, as a results.json.
+void Sweep::keep_partial(TargetState& t, const json& info) {
+  json cases = json::array();
+  std::ifstream f(dir(t) / "events.jsonl");
+  std::string line;
+  while (std::getline(f, line)) {
+    auto e = json::parse(line, nullptr, false);
+    if (e.is_object() && e.contains("case")) cases.push_back(e["case"]);
+  }
+  if (cases.empty()) return;
+  json doc = {{"schema_version", std::string(model::kSchemaVersion)},
+              {"run",
+               {{"id", t.run_id},
+                {"suite", t.suite},
+                {"state", "incomplete"},
+                {"created_at", ""},
+                {"finished_at", ""},
+                {"baseline", t.target.request.value("baseline", "cpu")},
+                {"options", t.target.request}}},
+              {"environment", info.value("environment", json::object())},
+              {"cases", cases},
+              {"verdicts", json::array()}};
+  report::from_json(doc, "events of " + t.target.label);  // same checks as a fetched file
+  report::write_file_atomically(dir(t) / "results.json", report::dump_json(doc, 1) + "\n");
+  std::lock_guard lock(mu_);
+  t.partial = true;
+  save();
+}
+
+void Sweep::follow(TargetState& t) {
+  Client client(t.target.host, t.target.port, t.token, o_.connect_timeout, o_.read_timeout);
+  fs::create_directories(dir(t));
+  auto info_r = with_retries([&] { return client.get("/v1/info"); });
+  if (interrupted_.load()) return set(t, "interrupted");
+  if (info_r.status != 200) {
+    return fail(t,
+                (info_r.status == 401 ? "token rejected: " : "unreachable: ") + info_r.message());
+  }
+  json info = json::parse(info_r.body, nullptr, false);
+  if (!info.is_object()) return fail(t, "GET /v1/info did not return a JSON object");
+  report::write_file_atomically(dir(t) / "info.json", report::dump_json(info, 1) + "\n");
+
+  auto events_file = dir(t) / "events.jsonl";
+  uint64_t after = 0;
+  if (!t.run_id.empty()) {  // --resume: what does the target say of our run?
+    auto st = with_retries([&] { return client.get("/v1/runs/" + t.run_id); });
+    auto doc = json::parse(st.body, nullptr, false);
+    std::string state = doc.is_object() ? doc.value("state", "") : "";
+    if (st.status == 200) t.suite = doc.value("suite", t.suite);
+    if (st.status == 404) {
+      t.run_id.clear();  // the target lost it (a new container): start again
+    } else if (st.status != 200) {
+      return fail(t, "cannot read run " + t.run_id + ": " + st.message());
+    } else if (state == "incomplete" || state == "cancelled" || state == "failed") {
+      auto r = with_retries([&] { return client.post_json("/v1/runs", {{"resume", t.run_id}}); });
+      if (r.status != 202) return fail(t, "cannot resume run " + t.run_id + ": " + r.message());
+    }
+    if (!t.run_id.empty()) {
+      std::ifstream f(events_file);
+      std::string line;
+      while (std::getline(f, line)) {
+        auto e = json::parse(line, nullptr, false);
+        if (e.is_object()) after = std::max<uint64_t>(after, e.value("id", 0));
+      }
+    }
+  }
+  if (t.run_id.empty()) {
+    std::error_code ec;
+    fs::remove(events_file, ec);
+    fs::remove(dir(t) / "results.json", ec);
+    auto r = with_retries([&] { return client.post_json("/v1/runs", t.target.request); });
+    if (interrupted_.load()) return set(t, "interrupted");
+    if (r.status != 202) return fail(t, "target refused the run: " + r.message());
+    auto doc = json::parse(r.body, nullptr, false);
+    std::lock_guard lock(mu_);
+    t.run_id = doc.value("id", "");
+    t.suite = doc.value("suite", "");
+    t.planned = doc.value("planned", size_t{0});
+    t.outcomes = 0;
+    t.partial = false;
+    t.status = "running";
+    save();
+  } else {
+    set(t, "running");
+  }
+
+  std::ofstream events(events_file, std::ios::app);
+  std::string end_state;
+  int failures = 0;
+  std::string last_error;
+  while (end_state.empty()) {
+    bool progressed = false;
+    auto r = client.follow_events(
+        t.run_id, after,
+        [&](const server::SseEvent& e) {
+          auto data = json::parse(e.data, nullptr, false);
+          uint64_t id = std::strtoull(e.id.c_str(), nullptr, 10);
+          if (id > after) after = id;
+          progressed = true;
+          if (e.name == "outcome" && data.is_object() && data.contains("case")) {
+            events << report::dump_json({{"id", id}, {"case", data["case"]}}, -1) << "\n";
+            events.flush();
+            std::lock_guard lock(mu_);
+            ++t.outcomes;
+            t.planned = data.value("planned", t.planned);
+          } else if (e.name == "end") {
+            end_state = data.is_object() ? data.value("state", "failed") : "failed";
+            return false;
+          }
+          return true;
+        },
+        interrupted_);
+    if (interrupted_.load()) {
+      std::lock_guard lock(mu_);
+      t.status = "interrupted";
+      save();
+      return;
+    }
+    if (!end_state.empty()) break;
+    if (progressed) failures = 0;
+    if (r.status == 404) {
+      last_error = "the target no longer knows run " + t.run_id;
+      failures = o_.retries + 1;
+    } else if (r.transport_ok() && r.status != 200 && !retryable(r)) {
+      last_error = r.message();
+      failures = o_.retries + 1;
+    } else {
+      last_error = r.transport_ok()
+                       ? (r.status == 200 ? "event stream closed before the end" : r.message())
+                       : r.error;
+    }
+    if (++failures > o_.retries || !sleep_backoff(failures - 1)) {
+      if (interrupted_.load()) return set(t, "interrupted");
+      {
+        std::lock_guard lock(mu_);
+        t.remote_state = "unknown";
+      }
+      fail(t, "lost the target mid-run (" + last_error + "); kept " + std::to_string(t.outcomes) +
+                  " finished outcomes");
+      keep_partial(t, info);
+      return;
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    t.remote_state = end_state;
+  }
+  auto res =
+      with_retries([&] { return client.get("/v1/runs/" + t.run_id + "/results?format=json"); });
+  if (res.status != 200) {
+    fail(t, "cannot fetch results: " + res.message() + "; kept " + std::to_string(t.outcomes) +
+                " outcomes from events");
+    keep_partial(t, info);
+    return;
+  }
+  try {
+    report::from_json(json::parse(res.body), "results of " + t.target.label);
+  } catch (const std::exception& e) {
+    fail(t, std::string("target sent unreadable results: ") + e.what());
+    keep_partial(t, info);
+    return;
+  }
+  report::write_file_atomically(dir(t) / "results.json", res.body);
+  if (end_state == "complete") return set(t, "complete");
+  fail(t, "the run ended " + end_state + " on the target; its finished outcomes are kept");
+}
+
+int Sweep::run() {
+  auto targets = load_targets(o_.targets_file);
+  std::error_code ec;
+  fs::create_directories(o_.out, ec);
+  if (ec || !fs::is_directory(o_.out)) {
+    throw util::FatalError("cannot create sweep folder " + o_.out.string());
+  }
+  json previous;
+  bool exists = fs::exists(o_.out / kStateFile);
+  if (o_.resume) {
+    if (!exists) {
+      throw util::FatalError("no sweep to resume in " + o_.out.string() + " (no " + kStateFile +
+                             ")");
+    }
+    previous = json::parse(read_text(o_.out / kStateFile), nullptr, false);
+    if (!previous.is_object() || !previous.contains("targets")) {
+      throw util::FatalError((o_.out / kStateFile).string() + " is not a sweep state file");
+    }
+    merged_run_ = previous.value("merged_run", "");
+  } else if (exists) {
+    throw util::FatalError(o_.out.string() +
+                           " already holds a sweep; pass --resume to continue it or choose "
+                           "another --out");
+  }
+  for (auto& target : targets) {
+    TargetState s;
+    if (target.token_file) {
+      std::ifstream f(*target.token_file);
+      if (!f) {
+        throw util::FatalError("target '" + target.label + "': cannot read token file " +
+                               target.token_file->string());
+      }
+      std::getline(f, s.token);
+      while (!s.token.empty() && (s.token.back() == '\r' || s.token.back() == ' '))
+        s.token.pop_back();
+    } else if (const char* env = std::getenv("MUDJACK_TOKEN")) {
+      s.token = env;
+    }
+    if (previous.is_object()) {
+      auto p = previous["targets"].value(target.label, json::object());
+      s.run_id = p.value("run_id", "");
+      s.suite = p.value("suite", "");
+      s.status = p.value("status", "pending");
+      s.remote_state = p.value("remote_state", "");
+      s.outcomes = p.value("outcomes", size_t{0});
+      s.planned = p.value("planned", size_t{0});
+      s.partial = p.value("partial", false);
+      s.error = p.value("error", "");
+    }
+    s.target = std::move(target);
+    states_.push_back(std::move(s));
+  }
+  {
+    std::lock_guard lock(mu_);
+    save();
+  }
+
+  std::vector<std::thread> threads;
+  for (auto& s : states_) {
+    if (s.status == "complete" && fs::exists(dir(s) / "results.json")) continue;  // resume: done
+    s.error.clear();
+    threads.emplace_back([this, &s] {
+      try {
+        follow(s);
+      } catch (const std::exception& e) {  // a file of ours could not be written
+        fail(s, e.what());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+
+  if (interrupted_.load()) {
+    std::fprintf(stderr,
+                 "mudjack: sweep interrupted; the targets' runs go on. Continue with: mudjack "
+                 "sweep --targets %s --out %s --resume\n",
+                 o_.targets_file.c_str(), o_.out.c_str());
+    return 130;
+  }
+
+  std::vector<Source> sources;
+  for (const auto& s : states_) {
+    auto file = dir(s) / "results.json";
+    if (!fs::exists(file)) continue;
+    auto results = report::load_json(file);
+    // Each machine's provenance names the target it came from.
+    for (auto& m : results.run.environment["machines"]) {
+      m["target"] = {{"label", s.target.label}, {"url", s.target.url},
+                     {"chip", s.target.chip},   {"framework", s.target.framework},
+                     {"image", s.target.image}, {"status", s.status},
+                     {"run_id", s.run_id}};
+    }
+    sources.push_back(Source{s.target.label, s.target.url, std::move(results)});
+  }
+  std::string merged_id;
+  if (threads.empty() && !merged_run_.empty() &&
+      fs::exists(o_.out / "runs" / merged_run_ / "results.json")) {
+    merged_id = merged_run_;  // --resume of a finished sweep: nothing new to merge
+    if (o_.json) std::cout << read_text(o_.out / "runs" / merged_id / "results.json");
+  } else if (!sources.empty()) {
+    // One store and one cross-chip report in the sweep folder.
+    auto merged = merge(sources, util::now_iso8601());
+    auto store = store::Store::open(store::default_db_path(o_.out));
+    // The id hashes the sources: a run already there is this very merge
+    // (a --resume that found nothing new).
+    if (!store->get_run(merged.run.id)) fleet::save(*store, merged);
+    verdict::Options vo;
+    vo.baseline = merged.run.baseline;
+    vo = verdict::thresholds_for(o_.intolerable, vo);
+    auto verdicts = verdict::compute(merged.cases, vo);
+    report::write_all(o_.out / "runs" / merged.run.id, merged.run, merged.cases, verdicts);
+    merged_id = merged.run.id;
+    std::lock_guard lock(mu_);
+    merged_run_ = merged_id;
+    save();
+    if (o_.json) std::cout << report::render("json", merged.run, merged.cases, verdicts) << "\n";
+  }
+
+  bool all_complete = true;
+  if (!o_.json) {
+    std::printf("\nsweep of %zu targets", states_.size());
+    if (!merged_id.empty()) {
+      std::printf(" -> merged run %s; reports in %s/runs/%s/", merged_id.c_str(), o_.out.c_str(),
+                  merged_id.c_str());
+    }
+    std::printf("\n%-20s %-10s %-22s %9s  %s\n", "TARGET", "STATUS", "RUN", "OUTCOMES", "NOTE");
+  }
+  for (const auto& s : states_) {
+    all_complete = all_complete && s.status == "complete";
+    if (o_.json) continue;
+    std::string outcomes = std::to_string(s.outcomes) + "/" + std::to_string(s.planned);
+    std::printf("%-20s %-10s %-22s %9s  %s\n", s.target.label.c_str(), s.status.c_str(),
+                s.run_id.c_str(), outcomes.c_str(), s.error.c_str());
+  }
+  for (const auto& s : states_) {
+    if (s.status != "complete") {
+      std::fprintf(stderr, "mudjack: target %s failed: %s\n", s.target.label.c_str(),
+                   s.error.c_str());
+    }
+  }
+  return all_complete ? 0 : 1;
+}
+
+}  // namespace
+
+int sweep(const SweepOptions& options, const std::atomic<bool>& interrupted) {
+  Sweep s(options, interrupted);
+  return s.run();
+}
+
+}  // namespace mudjack::fleet
