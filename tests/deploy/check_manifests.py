@@ -324,11 +324,12 @@ def check_sweep(docs: list[dict], services: dict[str, dict], where: str, bad: Pr
     args = args_map(c)
     mounts = {m["mountPath"]: m["name"] for m in c.get("volumeMounts", [])}
     vols = {v["name"]: v for v in spec.get("volumes", [])}
-    out = args.get("out")
-    claim = vols.get(mounts.get(out, ""), {}).get("persistentVolumeClaim", {}).get("claimName")
+    out = args.get("out", "")
+    under = [m for m in mounts if out == m or out.startswith(m.rstrip("/") + "/")]
+    claim = vols.get(mounts[under[0]] if under else "", {}).get("persistentVolumeClaim", {}).get("claimName")
     claims = {d["metadata"]["name"] for d in by_kind(docs, "PersistentVolumeClaim")}
     if claim not in claims:
-        bad(where, f"--out={out} is not a mounted PersistentVolumeClaim the sweep renders")
+        bad(where, f"--out={out} is not on a mounted PersistentVolumeClaim the sweep renders")
     targets = args.get("targets", "")
     cm = vols.get(mounts.get(os.path.dirname(targets), ""), {}).get("configMap", {}).get("name")
     cms = {d["metadata"]["name"]: d for d in by_kind(docs, "ConfigMap")}

@@ -64,8 +64,8 @@ MUTATIONS = [
      "readinessProbe/httpGet/port\n        value: 8081", "readinessProbe port 8081 is not the server's port"),
     ("k8s/sweep/targets.toml", 'url = "http://h100-torch-mudjack:8080"', 'url = "http://h100-pytorch-mudjack:8080"',
      "is no Service of the chip overlays"),
-    ("k8s/sweep/job.yaml", "            - --out=/results", "            - --out=/tmp/results",
-     "--out=/tmp/results is not a mounted PersistentVolumeClaim"),
+    ("k8s/sweep/job.yaml", "            - --out=/results/", "            - --out=/tmp/results/",
+     "--out=/tmp/results/$(MUDJACK_SWEEP_ID) is not on a mounted PersistentVolumeClaim"),
 ]
 
 
