@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs a MudJack image for real with podman and checks that its API answers
 # from inside the container on 127.0.0.1; then does the same with the local
-# kustomize overlay through `podman kube play`.
+# kustomize overlay through `podman kube play`, and runs the sweep Job's
+# command in a container against two servers.
 #
-#   deploy/images/smoke.sh [IMAGE]     (default localhost/mudjack:numpy-cpu-current-<arch>)
+#   deploy/images/smoke.sh [IMAGE [IMAGE2]]
+#   (IMAGE defaults to localhost/mudjack:numpy-cpu-current-<arch>, IMAGE2 to IMAGE)
 #
 # 1. `podman run --network host` (never podman's bridge network), server bound
 #    to 127.0.0.1 on a free port, token from the environment: /healthz and
@@ -13,10 +15,15 @@
 #    HEALTHCHECK passes; the server runs as uid 10001 and listens on
 #    127.0.0.1 only; SIGTERM stops it with exit status 0.
 # 2. `kubectl kustomize deploy/k8s/overlays/local | podman kube play`: the
-#    rendered ConfigMap and Deployment (podman plays those kinds, not Service
-#    or Job), the token from a podman secret for the Deployment's secretKeyRef,
-#    the port moved off 8080 to a free one; /healthz, /readyz and /v1/info
-#    answer on 127.0.0.1; `podman kube down` removes it.
+#    rendered ConfigMap and Deployment, the token from a podman secret for the
+#    Deployment's secretKeyRef, the port moved off 8080 to a free one (image
+#    and profile set to IMAGE's); /healthz, /readyz and /v1/info answer on
+#    127.0.0.1; `podman kube down` removes it.
+# 3. The sweep Job's container command (`mudjack sweep --targets FILE --out
+#    DIR`, as deploy/k8s/sweep runs it; podman plays no Jobs) run with podman
+#    on the host network against two servers from IMAGE and IMAGE2 (default
+#    IMAGE), its output on a mounted folder: the sweep completes both targets
+#    and the merged results hold each target's cpu device.
 # Exit 0 when everything holds; 1 with the first failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +31,7 @@ root=$(cd "$here/../.." && pwd)
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$root/deploy/containers.conf}
 arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
 image=${1:-localhost/mudjack:numpy-cpu-current-$arch}
+image2=${2:-$image}
 name=mudjack-smoke-$$
 secret=mudjack-token
 work=$(mktemp -d "${TMPDIR:-/tmp}/mudjack-smoke.XXXXXX")
@@ -41,7 +49,7 @@ fail() {
   exit 1
 }
 cleanup() {
-  podman rm -f -t 0 "$name" >/dev/null 2>&1 || true
+  podman rm -f -t 0 "$name" "$name-a" "$name-b" "$name-sweep" >/dev/null 2>&1 || true
   if [ -n "$kube" ]; then podman kube down "$kube" >/dev/null 2>&1 || true; fi
   podman secret rm "$secret" >/dev/null 2>&1 || true
   rm -rf "$work"
@@ -169,4 +177,47 @@ podman kube down "$kube" >/dev/null 2>>"$work/podman.log"
 kube=""
 [ "$(status "$url/healthz")" = 000 ] || fail "after kube down something still answers on $url"
 ok "podman kube down: the pod is gone"
+
+# ---- 3. the sweep Job's command in a container --------------------------------
+fw2=$(podman image inspect --format '{{index .Labels "io.mudjack.framework"}}' "$image2") ||
+  fail "no image $image2"
+pa=$(free_port)
+pb=$(free_port)
+podman run -d --name "$name-a" --network host -e MUDJACK_TOKEN="$token" -e MUDJACK_PORT="$pa" "$image" \
+  --config /etc/mudjack/mudjack.toml --host 127.0.0.1 --port "$pa" >/dev/null 2>>"$work/podman.log"
+podman run -d --name "$name-b" --network host -e MUDJACK_TOKEN="$token" -e MUDJACK_PORT="$pb" "$image2" \
+  --config /etc/mudjack/mudjack.toml --host 127.0.0.1 --port "$pb" >/dev/null 2>>"$work/podman.log"
+wait_ready "http://127.0.0.1:$pa" 180 || fail "sweep target a: not ready"
+wait_ready "http://127.0.0.1:$pb" 180 || fail "sweep target b: not ready"
+mkdir -p "$work/sweep" "$work/results"
+chmod 0777 "$work/results"  # the container's user (10001) writes here
+cat > "$work/sweep/targets.toml" <<EOF
+[run]
+suite = "paper"
+filter = "^($framework|$fw2)/[a-z]+.argsort/float32"
+
+[[target]]
+label = "a"
+url = "http://127.0.0.1:$pa"
+chip = "local"
+framework = "$framework"
+image = "$image"
+
+[[target]]
+label = "b"
+url = "http://127.0.0.1:$pb"
+chip = "local"
+framework = "$fw2"
+image = "$image2"
+EOF
+podman run --name "$name-sweep" --network host -e MUDJACK_TOKEN="$token" \
+  -v "$work/sweep:/etc/mudjack-sweep:ro" -v "$work/results:/results" \
+  --entrypoint /opt/mudjack/bin/mudjack "$image" \
+  sweep --targets=/etc/mudjack-sweep/targets.toml --out=/results/smoke --json \
+  > "$work/body" 2>>"$work/podman.log" || { tail -20 "$work/podman.log" >&2; fail "the sweep failed"; }
+devices=$(json "' '.join(sorted({c['device'] for c in d['cases']}))")
+[ "$devices" = "a/cpu b/cpu" ] || fail "merged results hold devices '$devices', expected 'a/cpu b/cpu'"
+ls "$work/results/smoke/runs/"*/results.json >/dev/null 2>&1 || fail "no merged results.json under --out"
+ok "sweep container: both targets complete; merged results ($(json "len(d['cases'])") cases) hold a/cpu and b/cpu"
+podman rm -f -t 5 "$name-a" "$name-b" "$name-sweep" >/dev/null 2>>"$work/podman.log"
 echo "smoke: all checks passed"
