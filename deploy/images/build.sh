@@ -48,7 +48,7 @@ command -v podman >/dev/null || die "podman is missing: run deploy/install.sh"
 # (uncommitted changes included), so build/ and results never travel.
 context=$(mktemp -d "${TMPDIR:-/var/tmp}/mudjack-context.XXXXXX")
 trap 'rm -rf "$context"' EXIT
-(cd "$root" && cp -r --parents CMakeLists.txt src probe suites schemas envs intolerable.toml \
+(cd "$root" && cp -r --parents CMakeLists.txt src bench probe suites schemas envs intolerable.toml \
   deploy/images "$context"/)
 find "$context" -name __pycache__ -prune -exec rm -rf {} +
 revision=$(git -C "$root" describe --always --dirty --tags 2>/dev/null || echo unknown)
