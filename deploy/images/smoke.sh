@@ -51,6 +51,9 @@ fail() {
 cleanup() {
   podman rm -f -t 0 "$name" "$name-a" "$name-b" "$name-sweep" >/dev/null 2>&1 || true
   if [ -n "$kube" ]; then podman kube down "$kube" >/dev/null 2>&1 || true; fi
+  if [ -f "$work/mudjack-local.yaml.volumes" ]; then
+    xargs -r podman volume rm -f < "$work/mudjack-local.yaml.volumes" >/dev/null 2>&1 || true
+  fi
   podman secret rm "$secret" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
@@ -165,6 +168,8 @@ for d in docs:
             c[probe]["httpGet"]["port"] = port
         c["image"] = image
 yaml.safe_dump_all(docs, open(dst, "w"), sort_keys=False)
+# podman keeps each ConfigMap as a volume of that name after `kube down`.
+open(dst + ".volumes", "w").write("".join(d["metadata"]["name"] + "\n" for d in docs if d["kind"] == "ConfigMap"))
 EOF
 # The Deployment's secretKeyRef (mudjack-token, key token) reads a podman
 # secret of that name holding a JSON object of base64 values, key -> value.
