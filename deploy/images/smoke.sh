@@ -16,8 +16,8 @@
 #    127.0.0.1 only; SIGTERM stops it with exit status 0.
 # 2. `kubectl kustomize deploy/k8s/overlays/local | podman kube play`: the
 #    rendered ConfigMap and Deployment, the token from a podman secret for the
-#    Deployment's secretKeyRef, the port moved off 8080 to a free one (image
-#    and profile set to IMAGE's); /healthz, /readyz and /v1/info answer on
+#    Deployment's secretKeyRef, the port moved off 8080 to a free one (image,
+#    profile and framework set to IMAGE's); /healthz, /readyz and /v1/info answer on
 #    127.0.0.1; `podman kube down` removes it.
 # 3. The sweep Job's container command (`mudjack sweep --targets FILE --out
 #    DIR`, as deploy/k8s/sweep runs it; podman plays no Jobs) run with podman
@@ -75,6 +75,16 @@ wait_ready() {  # URL SECONDS
   done
   return 1
 }
+# A few quick paper-suite cases of a framework.
+cases_of() {
+  case $1 in
+    numpy) echo '^numpy/numpy.argsort/float32' ;;
+    torch) echo '^torch/torch.argsort/float32-(small|empty)-eager' ;;
+    jax) echo '^jax/jax.numpy.add/float32-small-eager' ;;
+    tensorflow) echo '^tensorflow/tf.cast/float32' ;;
+    *) fail "no quick cases known for framework $1" ;;
+  esac
+}
 json() { "$py" -c "import json, sys; d = json.load(open('$work/body')); print($1)"; }
 
 check_api() {  # BASE_URL WHAT
@@ -112,7 +122,7 @@ wait_ready "$url" 180 || fail "podman run: not ready on $url within 180 s"
 check_api "$url" "podman run"
 
 # A real run inside the container: a few cases of the image's framework.
-body="{\"suite\": \"paper\", \"frameworks\": [\"$framework\"], \"filter\": \"^$framework/$framework.argsort/float32\"}"
+body="{\"suite\": \"paper\", \"frameworks\": [\"$framework\"], \"filter\": \"$(cases_of "$framework")\"}"
 code=$(curl -s -o "$work/body" -w '%{http_code}' --max-time 10 -H "Authorization: Bearer $token" \
   -H 'Content-Type: application/json' -d "$body" "$url/v1/runs")
 [ "$code" = 202 ] || fail "POST /v1/runs answered $code: $(cat "$work/body")"
@@ -153,9 +163,9 @@ kubectl kustomize "$root/deploy/k8s/overlays/local" > "$work/rendered.yaml"
 # this one's place.
 # The ConfigMap's profile follows the image's (the overlay's is `current`).
 profile=$(podman image inspect --format '{{index .Labels "io.mudjack.profile"}}' "$image")
-"$py" - "$work/rendered.yaml" "$kube" "$port" "$image" "$profile" <<'EOF'
+"$py" - "$work/rendered.yaml" "$kube" "$port" "$image" "$profile" "$framework" <<'EOF'
 import sys, yaml
-src, dst, port, image, profile = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+src, dst, port, image, profile, framework = sys.argv[1:3] + [int(sys.argv[3])] + sys.argv[4:7]
 docs = [d for d in yaml.safe_load_all(open(src)) if d]
 for d in docs:
     if d["kind"] == "ConfigMap" and "mudjack.toml" in d["data"]:
@@ -163,7 +173,8 @@ for d in docs:
             'profile = "current"', f'profile = "{profile}"')
     if d["kind"] == "Deployment":
         c = d["spec"]["template"]["spec"]["containers"][0]
-        c["args"] = [f"--port={port}" if a.startswith("--port=") else a for a in c["args"]]
+        c["args"] = [f"--port={port}" if a.startswith("--port=") else
+                     f"--framework={framework}" if a.startswith("--framework=") else a for a in c["args"]]
         for probe in ("readinessProbe", "livenessProbe"):
             c[probe]["httpGet"]["port"] = port
         c["image"] = image
@@ -199,7 +210,7 @@ chmod 0777 "$work/results"  # the container's user (10001) writes here
 cat > "$work/sweep/targets.toml" <<EOF
 [run]
 suite = "paper"
-filter = "^($framework|$fw2)/[a-z]+.argsort/float32"
+filter = "($(cases_of "$framework"))|($(cases_of "$fw2"))"
 
 [[target]]
 label = "a"
