@@ -479,7 +479,7 @@ int serve(const ServeOptions& o, store::Store& store, const std::atomic<bool>& s
             return sink.write(comment.data(), comment.size());
           }
           for (const auto& e : batch.events) {
-            auto text = sse_event(e.id, e.name, json::parse(e.data));
+            auto text = sse_event_raw(e.id, e.name, e.data);
             if (!sink.write(text.data(), text.size())) return false;
             *cursor = e.id;
           }

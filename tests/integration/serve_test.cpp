@@ -607,6 +607,51 @@ TEST_F(SweepTest, InterruptedSweepResumesWithoutRepeatingOrLosingOutcomes) {
   EXPECT_EQ(json::parse(runs.out).size(), 1u) << "one merged run, not one per resume";
 }
 
+TEST_F(SweepTest, ARunCancelledOnTheTargetIsResumedThereByResume) {
+  auto& slow = numpy_fixtures("slow");
+  auto file = targets("[run]\nsuite = \"slow\"\nbudget_ms = 5\n\n" + target("box", slow, ""));
+  auto out = dir_ / "sweep";
+  pid_t sweep =
+      spawn({"sweep", "--targets", file.string(), "--out", out.string()}, dir_ / "sweep.log");
+  std::string run_id;
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto state = json::parse(slurp(out / "sweep.json"), nullptr, false);
+        if (!state.is_object()) return false;
+        run_id = state["targets"]["box"].value("run_id", "");
+        return !run_id.empty() && get_json(slow, "/v1/runs/" + run_id)["done"] >= 2;
+      },
+      seconds(60)));
+  auto del = client(slow).Delete("/v1/runs/" + run_id, auth());
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->status, 202);
+  EXPECT_EQ(wait_exit(sweep, seconds(60)), 1) << slurp(dir_ / "sweep.log");
+  EXPECT_NE(slurp(dir_ / "sweep.log").find("the run ended cancelled on the target"),
+            std::string::npos)
+      << slurp(dir_ / "sweep.log");
+  auto partial = json::parse(slurp(out / "targets" / "box" / "results.json"));
+  size_t kept = partial["cases"].size();
+  EXPECT_GE(kept, 2u);
+  EXPECT_LT(kept, 8u);
+
+  auto r = mudjack({"sweep", "--targets", file.string(), "--out", out.string(), "--resume"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  auto state = json::parse(slurp(out / "sweep.json"));
+  EXPECT_EQ(state["targets"]["box"]["status"], "complete");
+  EXPECT_EQ(state["targets"]["box"]["run_id"], run_id) << "the same run, resumed on the target";
+  EXPECT_EQ(state["targets"]["box"]["outcomes"], 8);
+  auto results = json::parse(slurp(out / "targets" / "box" / "results.json"));
+  ASSERT_EQ(results["cases"].size(), 8u);
+  std::map<std::string, std::string> started;
+  for (const auto& c : partial["cases"]) started[c["id"]] = c["started_at"];
+  for (const auto& c : results["cases"]) {
+    auto it = started.find(c["id"]);
+    if (it != started.end()) {
+      EXPECT_EQ(c["started_at"], it->second) << "a finished case ran again";
+    }
+  }
+}
+
 TEST_F(SweepTest, WrongTokensAndBadFilesAreClearFailures) {
   auto& s = numpy_fixtures("auth");
   std::ofstream(dir_ / "wrong") << "wrong-token-0123456789\n";
