@@ -47,7 +47,7 @@ struct RunRequest {
 };
 
 // The largest body the server reads by default, and the bounds on options.
-inline constexpr size_t kDefaultMaxBodyBytes = 64 * 1024;
+inline constexpr size_t kDefaultMaxBodyBytes = size_t{64} * 1024;
 inline constexpr size_t kMaxFilterChars = 1024;
 inline constexpr double kMaxTimeoutS = 24 * 3600;
 inline constexpr double kMaxBudgetMs = 600'000;

@@ -215,7 +215,7 @@ Reply RunManager::submit_resume(const std::string& run_id) {
   return admit(rec);
 }
 
-Reply RunManager::admit(std::shared_ptr<Record> rec) {
+Reply RunManager::admit(const std::shared_ptr<Record>& rec) {
   std::lock_guard lock(mu_);
   if (draining_.load()) {
     store_.set_run_state(rec->id, "incomplete", util::now_iso8601());

@@ -119,7 +119,7 @@ class RunManager {
   static bool final(State s) { return s != State::kQueued && s != State::kRunning; }
   Reply submit_new(const RunRequest& request);
   Reply submit_resume(const std::string& run_id);
-  Reply admit(std::shared_ptr<Record> rec);          // takes mu_
+  Reply admit(const std::shared_ptr<Record>& rec);   // takes mu_
   void schedule();                                   // caller holds mu_
   void execute(const std::shared_ptr<Record>& rec);  // on the run's thread
   void emit(Record& rec, const std::string& name, const nlohmann::json& data);  // holds mu_

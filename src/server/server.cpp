@@ -339,7 +339,7 @@ int serve(const ServeOptions& o, store::Store& store, const std::atomic<bool>& s
     return httplib::Server::HandlerResponse::Handled;
   }));
   http.set_exception_handler(
-      [&](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+      [&](const httplib::Request&, httplib::Response& res, const std::exception_ptr& ep) {
         std::string what = "internal error";
         try {
           std::rethrow_exception(ep);
