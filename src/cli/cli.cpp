@@ -353,7 +353,8 @@ void print_summary(const std::vector<model::VerdictRow>& verdicts, const fs::pat
                 key.second.c_str(), n("portable"), n("partial_failure"), n("complete_failure"),
                 n("divergent"), n("intolerable_latency"), n("unavailable"));
   }
-  std::printf("reports: %s/{results.json,results.csv,junit.xml,summary.md}\n", run_dir.c_str());
+  std::printf("reports: %s/{results.json,results.csv,junit.xml,summary.md,report.html}\n",
+              run_dir.c_str());
 }
 
 int finish_run(store::Store& store, const std::string& run_id, bool completed, const Settings& s,
@@ -586,6 +587,11 @@ fleet::Source load_source(const std::string& spec, const Settings& s) {
     src.label = spec.substr(eq + 1);
   }
   std::error_code ec;
+  const bool looks_like_file =
+      what.find('/') != std::string::npos || (what.size() > 5 && what.ends_with(".json"));
+  if (looks_like_file && !fs::exists(what, ec)) {
+    throw util::FatalError("cannot read " + what + ": no such file");
+  }
   if (fs::is_regular_file(what, ec)) {
     src.results = report::load_json(what);
     src.origin = what;
@@ -758,12 +764,13 @@ int main(int argc, char** argv) {
          c->add_flag("--serial", run_args.serial, "Run devices one after another");
        },
        [&] { return cmd_run(run_args); }},
-      {"report", "Render a stored run: json, csv, junit or md",
+      {"report", "Render a stored run: json, csv, junit, md or html",
        [&](CLI::App* c) {
          add_common(c, report_args.common);
          add_intolerable(c, report_args.common);
          c->add_option("run", report_args.run, "Run id, or 'latest'")->required();
-         c->add_option("--format", report_args.format, "json | csv | junit | md (default md)");
+         c->add_option("--format", report_args.format,
+                       "json | csv | junit | md | html (default md)");
          c->add_option("--baseline", report_args.baseline, "Baseline device (default: the run's)");
        },
        [&] { return cmd_report(report_args); }},
