@@ -161,6 +161,28 @@ def main() -> int:
                 result = run_case(adapter, case, int(request.get("seed", 0)), policy, request.get("artifact_dir"))
                 result["case_ns"] = time.perf_counter_ns() - started_ns  # all the probe spent on it
                 send(result)
+            elif kind == "repro":
+                if adapter is None:
+                    send({"type": "error", "message": "no framework is loaded in this probe: " + str(hello["unavailable"])})
+                    continue
+                if cases is None:
+                    cases = load_suites(args.suite_dir, args.framework)
+                case = cases.get(request.get("case", ""))
+                if case is None:
+                    send({"type": "error", "message": f"unknown case {request.get('case')!r}"})
+                    continue
+                from .repro import CannotWrite, make_script
+
+                try:
+                    script = make_script(adapter, case, int(request.get("seed", 0)), adapter.device_id,
+                                         str(request.get("seen", "")), list(request.get("expected", [])),
+                                         float(request.get("rtol", 1e-3)), float(request.get("atol", 1e-3)))
+                    send({"type": "repro", "case": case.id, "script": script, "unwritable": None})
+                except CannotWrite as exc:
+                    send({"type": "repro", "case": case.id, "script": "", "unwritable": str(exc)})
+                except Exception as exc:  # the case body itself failed while building inputs
+                    send({"type": "repro", "case": case.id, "script": "",
+                          "unwritable": f"the case body raised while building its call: {type(exc).__name__}: {exc}"})
             else:
                 send({"type": "error", "message": f"unknown request type {kind!r}"})
         except ValueError as exc:

@@ -17,6 +17,7 @@
 #include "compare/compare.hpp"
 #include "envs/envs.hpp"
 #include "fleet/merge.hpp"
+#include "oracle/compare.hpp"
 #include "plan/plan.hpp"
 #include "report/json.hpp"
 #include "report/write.hpp"
@@ -634,6 +635,118 @@ int cmd_merge(const MergeArgs& a) {
   return 0;
 }
 
+// ---- repro -------------------------------------------------------------------
+
+struct ReproArgs {
+  Common common;
+  Selection sel;
+  std::string case_id;
+  std::string device = "cpu";
+  std::string run;
+  std::string output;
+};
+
+int cmd_repro(const ReproArgs& a) {
+  auto s = settings(a.common);
+  auto all =
+      plan::list_cases(suites_of(a.sel), envs::listing_interpreter(s.config.profile, s.python));
+  auto found = std::find_if(all.begin(), all.end(),
+                            [&](const model::CaseInfo& c) { return c.id == a.case_id; });
+  if (found == all.end()) {
+    throw util::FatalError("unknown case '" + a.case_id +
+                           "' (see: mudjack list; --suite or --suite-dir for other suites)");
+  }
+  const model::CaseInfo info = *found;
+
+  protocol::ReproRequest req;
+  req.case_id = info.id;
+  auto tol = oracle::default_tolerance(info.dtype);
+  // What a run saw, when there is one: the outcome, the seed, the baseline's outputs.
+  std::error_code ec;
+  if (!a.run.empty() || fs::exists(s.results_dir / "mudjack.db", ec)) {
+    auto store = open_existing_store(s.results_dir);
+    std::string run_id;
+    if (!a.run.empty()) {
+      run_id = resolve_run_id(*store, a.run, s.results_dir);
+    } else {
+      for (const auto& r : store->list_runs()) {
+        if (store->result(r.id, info.id, a.device)) {
+          run_id = r.id;
+          break;
+        }
+      }
+    }
+    if (!run_id.empty()) {
+      auto run = *store->get_run(run_id);
+      req.seed = run.options.value("seed", int64_t{0});
+      if (auto seen = store->result(run_id, info.id, a.device)) {
+        req.seen =
+            std::string(model::to_string(seen->outcome)) + " on " + a.device + " in run " + run_id;
+        const std::string msg =
+            !seen->error.message.empty() ? seen->error.message : seen->numeric.message;
+        if (!msg.empty()) req.seen += ": " + msg.substr(0, msg.find('\n'));
+      } else if (!a.run.empty()) {
+        throw util::FatalError("run " + run_id + " has no result for " + info.id + " on " +
+                               a.device);
+      }
+      if (a.device != run.baseline) {
+        if (auto base = store->result(run_id, info.id, run.baseline)) {
+          for (const auto& o : base->outputs) {
+            if (!fs::exists(o.path, ec)) {
+              req.expected.clear();
+              break;
+            }
+            req.expected.push_back(o.path);
+            tol = oracle::default_tolerance(o.dtype);
+          }
+        }
+      }
+    }
+  }
+  if (info.rtol) tol.rtol = *info.rtol;
+  if (info.atol) tol.atol = *info.atol;
+  req.rtol = tol.rtol;
+  req.atol = tol.atol;
+
+  auto discovery = plan::discover({info.framework}, s.config.profile, s.python, g_interrupted);
+  const auto& rt = discovery.runtimes.at(info.framework);
+  if (rt.python.empty() || !rt.unavailable.empty()) {
+    throw util::FatalError(info.framework + " is unavailable here: " + rt.unavailable);
+  }
+  supervisor::ProbeCommand cmd;
+  cmd.python = rt.python;
+  cmd.probe_dir = envs::data_dir() / "probe";
+  for (const auto& ref : suites_of(a.sel)) cmd.suite_dirs.push_back(ref.dir);
+  cmd.framework = info.framework;
+  cmd.device = a.device;
+  std::string error;
+  auto session = supervisor::ProbeSession::start(cmd, {}, g_interrupted, &error);
+  if (!session) throw util::FatalError("probe did not start: " + error.substr(0, error.find('\n')));
+  if (!session->hello().unavailable.empty()) {
+    throw util::FatalError(info.framework + " cannot run on " + a.device + ": " +
+                           session->hello().unavailable);
+  }
+  auto repro = session->repro(req, &error);
+  session->stop();
+  if (!repro)
+    throw util::FatalError("probe failed to write the script: " +
+                           error.substr(0, error.find('\n')));
+  if (!repro->unwritable.empty()) {
+    throw util::FatalError("cannot write " + info.id + " as a script: " + repro->unwritable, 1);
+  }
+  if (a.output.empty()) {
+    std::cout << repro->script;
+  } else {
+    report::write_file_atomically(a.output, repro->script);
+    fs::permissions(a.output,
+                    fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                    fs::perm_options::add, ec);
+    std::fprintf(stderr, "wrote %s (run it with %s's python)\n", a.output.c_str(),
+                 info.framework.c_str());
+  }
+  return 0;
+}
+
 // ---- report / runs -----------------------------------------------------------
 
 struct ReportArgs {
@@ -712,6 +825,7 @@ int main(int argc, char** argv) {
   Common runs_args;
   CompareArgs compare_args;
   MergeArgs merge_args;
+  ReproArgs repro_args;
   int rc = 0;
 
   // The command table: --help prints it (STYLE.md rule 5).
@@ -798,6 +912,20 @@ int main(int argc, char** argv) {
              ->required();
        },
        [&] { return cmd_merge(merge_args); }},
+      {"repro", "Write one case as a standalone Python script for a bug report",
+       [&](CLI::App* c) {
+         add_common(c, repro_args.common);
+         c->add_option("--suite", repro_args.sel.suites, "Suite name (default paper; repeatable)");
+         c->add_option("--suite-dir", repro_args.sel.suite_dirs, "A folder of your own case files")
+             ->check(CLI::ExistingDirectory);
+         c->add_option("case", repro_args.case_id, "Case id (see: mudjack list)")->required();
+         c->add_option("--device", repro_args.device, "Device to reproduce on (default cpu)");
+         c->add_option("--run", repro_args.run,
+                       "Run whose outcome and baseline outputs to use (default: the newest run "
+                       "with this case on this device, if any)");
+         c->add_option("-o,--output", repro_args.output, "Write the script here (default stdout)");
+       },
+       [&] { return cmd_repro(repro_args); }},
       {"runs", "List the runs in a results folder", [&](CLI::App* c) { add_common(c, runs_args); },
        [&] { return cmd_runs(runs_args); }},
   };
