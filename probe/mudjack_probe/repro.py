@@ -57,6 +57,10 @@ def scope(): return contextlib.nullcontext()
 def compile_fn(fn): return torch.compile(fn)
 def sync(out):
     if DEVICE.type == "cuda": torch.cuda.synchronize(DEVICE)
+def _module(m, state, training, dtype):
+    m = m.to(device=DEVICE, dtype=getattr(torch, dtype) if dtype else None)
+    m.load_state_dict(state)
+    return m.train(training)
 """,
     "jax": """
 import numpy as np
@@ -139,6 +143,9 @@ class _Writer:
             return self.module(v)
         if isinstance(v, (types.FunctionType, types.BuiltinFunctionType)) or callable(v) and hasattr(v, "__qualname__"):
             return self.function(v, where)
+        special = self._framework_object(v, where)
+        if special is not None:
+            return special
         # A framework array: its values, placed on the device as the case did.
         try:
             arrays = self.adapter.to_numpy(v)
@@ -153,6 +160,28 @@ class _Writer:
             if rep.startswith(prefix) and "(" not in rep and " " not in rep:
                 return rep  # a dtype such as torch.float32
         raise CannotWrite(f"{where} is a {type(v).__module__}.{type(v).__qualname__}, which cannot be written as source")
+
+    def _framework_object(self, v: Any, where: str) -> str | None:
+        """torch devices and simple torch.nn modules (rebuilt from their
+        one-line repr, then loaded with their exact weights)."""
+        if type(v).__module__.split(".")[0] != "torch":
+            return None
+        import torch
+
+        if isinstance(v, torch.device):
+            return "DEVICE"
+        if isinstance(v, torch.nn.Module):
+            text = repr(v)
+            cls = type(v)
+            if "\n" in text or getattr(torch.nn, cls.__name__, None) is not cls:
+                raise CannotWrite(f"{where} is a {cls.__qualname__} with submodules, which cannot be written as source")
+            state = v.state_dict()
+            dtypes = {str(t.dtype).replace("torch.", "") for t in state.values() if t.is_floating_point()}
+            entries = ", ".join(f"{k!r}: {self.value(t, f'{where}.{k}')}" for k, t in state.items())
+            ctor = f"{self.module(torch.nn)}.{text}"
+            dtype = repr(dtypes.pop()) if len(dtypes) == 1 else "None"
+            return f"_module({ctor}, {{{entries}}}, {v.training!r}, {dtype})"
+        return None
 
     def module(self, m: Any) -> str:
         name = m._name if isinstance(m, _LazyModule) else m.__name__
