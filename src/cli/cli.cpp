@@ -770,12 +770,22 @@ std::string resolve_run_id(store::Store& store, const std::string& id, const fs:
 
 int cmd_report(const ReportArgs& a) {
   auto s = settings(a.common);
-  auto store = open_existing_store(s.results_dir);
-  auto id = resolve_run_id(*store, a.run, s.results_dir);
-  auto run = *store->get_run(id);
-  auto results = store->results(id);
+  model::RunInfo run;
+  std::vector<model::CaseResult> results;
+  std::error_code ec;
+  if (fs::is_regular_file(a.run, ec)) {  // a results.json, judged again
+    auto doc = report::load_json(a.run);
+    run = std::move(doc.run);
+    results = std::move(doc.cases);
+  } else {
+    auto store = open_existing_store(s.results_dir);
+    auto id = resolve_run_id(*store, a.run, s.results_dir);
+    run = *store->get_run(id);
+    results = store->results(id);
+  }
+  if (!a.baseline.empty()) run.baseline = a.baseline;
   verdict::Options vo;
-  vo.baseline = a.baseline.empty() ? run.baseline : a.baseline;
+  vo.baseline = run.baseline;
   vo = verdict::thresholds_for(intolerable_path(a.common), vo);
   auto verdicts = verdict::compute(results, vo);
   std::cout << report::render(a.common.json ? "json" : a.format, run, results, verdicts);
@@ -882,7 +892,8 @@ int main(int argc, char** argv) {
        [&](CLI::App* c) {
          add_common(c, report_args.common);
          add_intolerable(c, report_args.common);
-         c->add_option("run", report_args.run, "Run id, or 'latest'")->required();
+         c->add_option("run", report_args.run, "Run id, 'latest', or a results.json file")
+             ->required();
          c->add_option("--format", report_args.format,
                        "json | csv | junit | md | html (default md)");
          c->add_option("--baseline", report_args.baseline, "Baseline device (default: the run's)");

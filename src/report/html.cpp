@@ -30,6 +30,7 @@ constexpr std::array<Outcome, 7> kOutcomes = {
     Outcome::kPass,    Outcome::kFail,        Outcome::kMismatch, Outcome::kCrash,
     Outcome::kTimeout, Outcome::kUnavailable, Outcome::kSkip};
 
+// Heatmaps come in the paper's order of frameworks, then any other by name.
 // Ratios drawn on the log axis are clamped to this range.
 constexpr double kAxisMin = 0.01;
 constexpr double kAxisMax = 1000;
@@ -164,7 +165,7 @@ function open(key){
 for(const td of document.querySelectorAll('td.cell')){
   td.addEventListener('click',()=>{if(open(td.dataset.key))history.replaceState(null,'','#cell='+encodeURIComponent(td.dataset.key));});
   td.addEventListener('keydown',(e)=>{if(e.key==='Enter')td.click();});}
-if(location.hash.startsWith('#cell='))open(decodeURIComponent(location.hash.slice(6)));
+if(location.hash.startsWith('#cell=')){const k=decodeURIComponent(location.hash.slice(6));if(open(k)){const td=[...document.querySelectorAll('td.cell')].find(e=>e.dataset.key===k);if(td)td.scrollIntoView({block:'nearest'});}}
 document.body.dataset.ready='1';
 })();
 )JS";
@@ -254,7 +255,15 @@ void heatmap_section(std::string& h, const model::RunInfo& run,
        esc(run.baseline) +
        "; a merged run compares each machine with its own). Click a cell for its "
        "cases.</span></p>\n";
+  std::vector<std::string> order;
+  for (const char* fw : {"torch", "jax", "tensorflow", "numpy"}) {
+    if (grid.count(fw) != 0) order.emplace_back(fw);
+  }
   for (const auto& [fw, fns] : grid) {
+    if (std::find(order.begin(), order.end(), fw) == order.end()) order.push_back(fw);
+  }
+  for (const auto& fw : order) {
+    const auto& fns = grid.at(fw);
     h += "<h3>" + esc(fw) + "</h3>\n<table class=\"heatmap\" data-framework=\"" + esc(fw) +
          "\"><tr><th>function</th>";
     for (const auto& d : devices[fw]) {
