@@ -59,6 +59,9 @@ def sync(out):
     if DEVICE.type == "cuda": torch.cuda.synchronize(DEVICE)
 def _module(m, state, training, dtype):
     m = m.to(device=DEVICE, dtype=getattr(torch, dtype) if dtype else None)
+    for name, value in state.items():  # buffers given to the constructor (a loss's weight)
+        if name not in m.state_dict() and "." not in name:
+            m.register_buffer(name, value)
     m.load_state_dict(state)
     return m.train(training)
 """,
@@ -154,7 +157,10 @@ class _Writer:
         if len(arrays) == 1 and type(v).__module__.split(".")[0] in ("torch", "jax", "jaxlib", "tensorflow"):
             arr, dtype = arrays[0]
             if np.asarray(arr).dtype.kind in "biufc":
-                return f"to_device({_npy_literal(np.asarray(arr))}, {dtype!r})"
+                text = f"to_device({_npy_literal(np.asarray(arr))}, {dtype!r})"
+                if getattr(v, "requires_grad", False):  # torch: a leaf the case differentiates
+                    text += ".requires_grad_()"
+                return text
         rep = repr(v)
         for prefix in ("torch.", "tf.", "jnp."):
             if rep.startswith(prefix) and "(" not in rep and " " not in rep:
@@ -259,6 +265,16 @@ def _global_names(code: types.CodeType) -> list[str]:
     return names
 
 
+def _names_in(node: ast.AST) -> set[str]:
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            out.add(n.attr)
+    return out
+
+
 def _source_of(fn: types.FunctionType) -> str:
     try:
         src = textwrap.dedent(inspect.getsource(fn))
@@ -281,11 +297,16 @@ def _source_of(fn: types.FunctionType) -> str:
                 continue
             lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
             want = list(fn.__code__.co_varnames[: fn.__code__.co_argcount])
-            for node in lambdas:
-                if [a.arg for a in node.args.args] == want:
-                    text = ast.get_source_segment(attempt, node)
-                    if text:
-                        return "(" + text + ")"
+            # Several lambdas may share the line and the argument names: the
+            # one whose names are the function's (globals, attributes and
+            # closure variables) is it.
+            names = set(fn.__code__.co_names) | set(fn.__code__.co_freevars)
+            candidates = [n for n in lambdas if [a.arg for a in n.args.args] == want]
+            candidates.sort(key=lambda n: _names_in(n.body) - set(want) != names)
+            for node in candidates:
+                text = ast.get_source_segment(attempt, node)
+                if text:
+                    return "(" + text + ")"
     raise CannotWrite(f"the lambda of {fn.__qualname__} could not be isolated from its source line")
 
 

@@ -69,6 +69,14 @@ class Repro(unittest.TestCase):
             if code:
                 self.assertIn("differs from the baseline", done.stderr)
 
+    def test_the_called_lambda_is_told_from_its_neighbours(self) -> None:
+        def body(t: api.Ctx) -> api.Call:
+            k = 2
+            return t.call(lambda a: a * k, t.randn()).check("twice", lambda a: np.sum(a) is not None)
+
+        script = make_script(self.adapter, self.case(body), 0, "cpu")
+        self.assertIn("fn = (lambda a: a * k)", script)
+
     def test_a_failing_call_fails_the_same_way(self) -> None:
         def body(t: api.Ctx) -> api.Call:
             return t.call(lambda a: np.linalg.inv(a), t.from_numpy(np.zeros((3, 3), np.float32)))
