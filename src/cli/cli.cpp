@@ -527,6 +527,35 @@ struct CompareArgs {
 
 std::string resolve_run_id(store::Store& store, const std::string& id, const fs::path& dir);
 
+struct Loaded {
+  report::Results results;
+  std::string origin;  // the file, or "run <id>"
+};
+
+// WHAT is a results.json file, or a run id (or 'latest') in the results folder.
+Loaded load_run_or_file(const std::string& what, const Settings& s) {
+  Loaded out;
+  std::error_code ec;
+  const bool looks_like_file =
+      what.find('/') != std::string::npos || (what.size() > 5 && what.ends_with(".json"));
+  if (looks_like_file && !fs::exists(what, ec)) {
+    throw util::FatalError("cannot read " + what + ": no such file");
+  }
+  if (fs::is_regular_file(what, ec)) {
+    out.results = report::load_json(what);
+    out.origin = what;
+    return out;
+  }
+  auto store =
+      open_existing_store(s.results_dir, "'" + what + "' is neither a results.json nor a run: ");
+  auto id = resolve_run_id(*store, what, s.results_dir);
+  out.results.schema_version = std::string(model::kResultsSchemaVersion);
+  out.results.run = *store->get_run(id);
+  out.results.cases = store->results(id);
+  out.origin = "run " + id;
+  return out;
+}
+
 // SPEC is RUN[@DEVICE] (a run id in the results folder, or 'latest') or
 // FILE[@DEVICE] (a results.json).
 compare::Side load_side(const std::string& spec, const Settings& s) {
@@ -536,16 +565,9 @@ compare::Side load_side(const std::string& spec, const Settings& s) {
     what = spec.substr(0, at);
     side.device = spec.substr(at + 1);
   }
-  std::error_code ec;
-  if (fs::is_regular_file(what, ec)) {
-    side.results = report::load_json(what).cases;
-  } else {
-    auto store =
-        open_existing_store(s.results_dir, "'" + what + "' is neither a results.json nor a run: ");
-    auto id = resolve_run_id(*store, what, s.results_dir);
-    side.results = store->results(id);
-    what = "run " + id;
-  }
+  auto loaded = load_run_or_file(what, s);
+  side.results = std::move(loaded.results.cases);
+  what = loaded.origin;
   if (!side.device.empty() &&
       std::none_of(side.results.begin(), side.results.end(),
                    [&](const model::CaseResult& r) { return r.device == side.device; })) {
@@ -587,24 +609,9 @@ fleet::Source load_source(const std::string& spec, const Settings& s) {
     what = spec.substr(0, eq);
     src.label = spec.substr(eq + 1);
   }
-  std::error_code ec;
-  const bool looks_like_file =
-      what.find('/') != std::string::npos || (what.size() > 5 && what.ends_with(".json"));
-  if (looks_like_file && !fs::exists(what, ec)) {
-    throw util::FatalError("cannot read " + what + ": no such file");
-  }
-  if (fs::is_regular_file(what, ec)) {
-    src.results = report::load_json(what);
-    src.origin = what;
-  } else {
-    auto store =
-        open_existing_store(s.results_dir, "'" + what + "' is neither a results.json nor a run: ");
-    auto id = resolve_run_id(*store, what, s.results_dir);
-    src.results.schema_version = std::string(model::kResultsSchemaVersion);
-    src.results.run = *store->get_run(id);
-    src.results.cases = store->results(id);
-    src.origin = "run " + id;
-  }
+  auto loaded = load_run_or_file(what, s);
+  src.results = std::move(loaded.results);
+  src.origin = std::move(loaded.origin);
   if (src.label.empty()) src.label = fleet::default_label(src.results);
   return src;
 }
@@ -770,19 +777,9 @@ std::string resolve_run_id(store::Store& store, const std::string& id, const fs:
 
 int cmd_report(const ReportArgs& a) {
   auto s = settings(a.common);
-  model::RunInfo run;
-  std::vector<model::CaseResult> results;
-  std::error_code ec;
-  if (fs::is_regular_file(a.run, ec)) {  // a results.json, judged again
-    auto doc = report::load_json(a.run);
-    run = std::move(doc.run);
-    results = std::move(doc.cases);
-  } else {
-    auto store = open_existing_store(s.results_dir);
-    auto id = resolve_run_id(*store, a.run, s.results_dir);
-    run = *store->get_run(id);
-    results = store->results(id);
-  }
+  auto loaded = load_run_or_file(a.run, s);  // a results.json is judged again
+  model::RunInfo run = std::move(loaded.results.run);
+  std::vector<model::CaseResult> results = std::move(loaded.results.cases);
   if (!a.baseline.empty()) run.baseline = a.baseline;
   verdict::Options vo;
   vo.baseline = run.baseline;
