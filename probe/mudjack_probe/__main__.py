@@ -83,6 +83,22 @@ def load_suites(dirs: list[str], framework: str | None) -> dict[str, api.CaseDef
     return cases
 
 
+def _repro(adapter: Any, case: api.CaseDef, request: dict[str, Any]) -> dict[str, Any]:
+    """The reply to `repro`: the case as a standalone script, or why it cannot be one."""
+    from .repro import CannotWrite, make_script
+
+    reply: dict[str, Any] = {"type": "repro", "case": case.id, "script": "", "unwritable": None}
+    try:
+        reply["script"] = make_script(adapter, case, int(request.get("seed", 0)), adapter.device_id,
+                                      str(request.get("seen", "")), list(request.get("expected", [])),
+                                      float(request.get("rtol", 1e-3)), float(request.get("atol", 1e-3)))
+    except CannotWrite as exc:
+        reply["unwritable"] = str(exc)
+    except Exception as exc:  # the case body itself failed while building its call
+        reply["unwritable"] = f"the case body raised while building its call: {type(exc).__name__}: {exc}"
+    return reply
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="mudjack_probe")
     parser.add_argument("--framework", help="numpy, torch, jax or tensorflow; omit to only list cases")
@@ -144,7 +160,7 @@ def main() -> int:
             if kind == "list":
                 cases = load_suites(args.suite_dir, request.get("framework") or args.framework)
                 send({"type": "cases", "cases": [c.metadata() for c in cases.values()]})
-            elif kind == "run":
+            elif kind in ("run", "repro"):
                 if adapter is None:
                     send({"type": "error", "message": "no framework is loaded in this probe: " + str(hello["unavailable"])})
                     continue
@@ -153,6 +169,9 @@ def main() -> int:
                 case = cases.get(request.get("case", ""))
                 if case is None:
                     send({"type": "error", "message": f"unknown case {request.get('case')!r}"})
+                    continue
+                if kind == "repro":
+                    send(_repro(adapter, case, request))
                     continue
                 from .runner import Policy, run_case  # numpy is needed only to run
 

@@ -211,6 +211,35 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
   return p;
 }
 
+std::string repro_request(const ReproRequest& r) {
+  return json{{"type", "repro"},        {"case", r.case_id}, {"seed", r.seed}, {"seen", r.seen},
+              {"expected", r.expected}, {"rtol", r.rtol},    {"atol", r.atol}}
+      .dump();
+}
+
+Parsed<Repro> parse_repro(std::string_view line) {
+  Parsed<Repro> p;
+  auto j = parse_object(line, &p.error);
+  if (!j) return p;
+  if (str(*j, "type") == "error") {
+    p.error = str(*j, "message");
+    return p;
+  }
+  if (str(*j, "type") != "repro") {
+    p.error = "probe answered repro with something other than a repro";
+    return p;
+  }
+  Repro r;
+  r.script = str(*j, "script");
+  r.unwritable = str(*j, "unwritable");
+  if (r.script.empty() && r.unwritable.empty()) {
+    p.error = "probe sent an empty repro";
+    return p;
+  }
+  p.value = std::move(r);
+  return p;
+}
+
 std::string list_request(std::string_view framework) {
   return json{{"type", "list"}, {"framework", framework}}.dump();
 }

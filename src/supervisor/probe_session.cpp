@@ -131,6 +131,26 @@ std::optional<std::vector<model::CaseInfo>> ProbeSession::list(const std::string
   return std::move(*cases.value);
 }
 
+std::optional<protocol::Repro> ProbeSession::repro(const protocol::ReproRequest& request,
+                                                   std::string* error) {
+  if (!child_->write_line(protocol::repro_request(request))) {
+    *error = "probe closed its input";
+    return std::nullopt;
+  }
+  std::string line;
+  if (wait_line(line, limits_.case_timeout) != Wait::kLine) {
+    child_->kill();
+    *error = "probe did not answer the repro request\n" + last_lines(child_->stderr_tail(), 20);
+    return std::nullopt;
+  }
+  auto r = protocol::parse_repro(line);
+  if (!r.ok()) {
+    *error = r.error;
+    return std::nullopt;
+  }
+  return std::move(*r.value);
+}
+
 model::CaseResult ProbeSession::died(model::CaseResult r, const std::string& why) {
   alive_ = false;
   auto status = child_->kill();

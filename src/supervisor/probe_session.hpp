@@ -63,6 +63,9 @@ class ProbeSession {
                                        int64_t seed, const protocol::Policy& policy,
                                        const std::filesystem::path& artifact_dir);
 
+  // Asks the probe to write one case as a standalone script (protocol
+  // `repro`); nullopt + *error when the probe fails or times out.
+  std::optional<protocol::Repro> repro(const protocol::ReproRequest& request, std::string* error);
   // Polite shutdown, then kill after a grace period.
   void stop();
 

@@ -349,12 +349,14 @@ TEST_F(ServeTest, RunsQueuePerDeviceStreamEventsAndShareTheStore) {
   EXPECT_EQ(tail.size(), ev.size() - 2);
 
   // Every view, and the same store `mudjack runs` and `report` read.
-  for (const char* format : {"json", "csv", "junit", "md"}) {
+  for (const char* format : {"json", "csv", "junit", "md", "html"}) {
     auto r = client(s).Get(
         "/v1/runs/" + second["id"].get<std::string>() + "/results?format=" + format, auth());
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200) << format;
-    auto expected = std::string(format) == "md" ? second["id"].get<std::string>() : "ok.add";
+    auto expected = std::string(format) == "md" || std::string(format) == "html"
+                        ? second["id"].get<std::string>()
+                        : "ok.add";
     EXPECT_NE(r->body.find(expected), std::string::npos) << format;
   }
   auto doc = get_json(s, "/v1/runs/" + second["id"].get<std::string>() + "/results");

@@ -755,8 +755,8 @@ TEST_F(ReportWriteTest, WritesEveryFormatAndNoTemporaryFiles) {
   for (const auto& e : fs::directory_iterator(out)) {
     names.insert(e.path().filename().string());
   }
-  EXPECT_EQ(names,
-            (std::set<std::string>{"results.json", "results.csv", "junit.xml", "summary.md"}));
+  EXPECT_EQ(names, (std::set<std::string>{"results.json", "results.csv", "junit.xml", "summary.md",
+                                          "report.html"}));
   for (size_t i = 0; i < kFormats.size(); ++i) {
     EXPECT_EQ(read_file(out / kFileNames[i]), render(kFormats[i], f.run, f.cases, f.verdicts));
   }
@@ -797,8 +797,8 @@ TEST_F(ReportWriteTest, LoadJsonReportsUnreadableFiles) {
 }
 
 TEST(ReportRender, UnknownFormatListsTheKnownOnes) {
-  EXPECT_EQ(fatal_message([] { render("html", make_run(), {}, {}); }),
-            "unknown report format 'html' (known: json, csv, junit, md)");
+  EXPECT_EQ(fatal_message([] { render("pdf", make_run(), {}, {}); }),
+            "unknown report format 'pdf' (known: json, csv, junit, md, html)");
 }
 
 }  // namespace
