@@ -12,10 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/workload.hpp"
+
 namespace mudjack::model {
 
 // Version of results.json and of the database schema (DESIGN.md: MAJOR.MINOR).
-inline constexpr std::string_view kSchemaVersion = "1.0";
+inline constexpr std::string_view kSchemaVersion = "1.1";
 
 // The closed list of outcomes (DESIGN.md). Every planned case x device of a
 // completed run ends with exactly one.
@@ -136,6 +138,8 @@ struct CaseResult {
   Numeric numeric;
   std::vector<OutputRef> outputs;
   nlohmann::json extra = nlohmann::json::object();  // output_device, checks, warmup_calls...
+  std::optional<Work> work;                         // declared by the case; see workload.hpp
+  Metrics metrics;                                  // measured by the case, beside latency
   std::string started_at;                           // ISO 8601 UTC
   std::string finished_at;                          // ISO 8601 UTC
   double wall_s = 0;                                // wall time the engine spent on this case

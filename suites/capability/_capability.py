@@ -169,6 +169,10 @@ def optimum_close(want_x: Any, want_fun: float) -> Callable[[list[Any], list[Any
 # same order; the optimiser is Adam (lr 1e-3, betas 0.9/0.999, eps 1e-8).
 # Each timed call trains MNIST_EPOCHS epochs from those same initial weights,
 # so every call (and every framework) does the same work.
+# The parameters that shape the training run are the case's params (and so
+# part of its id): a run with other epochs or data is another case.
+MNIST_PARAMS = {"epochs": [MNIST_EPOCHS], "batch": [MNIST_BATCH], "steps": [MNIST_STEPS or "all"],
+                "data": ["idx" if DATA_DIR else "digits"]}
 MNIST_LR = 1e-3
 MNIST_EPS = 1e-8
 MNIST_MIN_ACCURACY = 0.8  # on the held-out split after training (digits: 0.86 after the default 3 epochs of batch 32)

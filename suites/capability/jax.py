@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from _capability import (AUTOGRAD_SHAPES, JIT_SHAPES, MNIST_EPS, MNIST_LR, SCIPY_POINTS, SCIPY_X0,
+from _capability import (AUTOGRAD_SHAPES, JIT_SHAPES, MNIST_EPS, MNIST_LR, MNIST_PARAMS, SCIPY_POINTS, SCIPY_X0,
                          SCIPY_X_TOL, SCIPY_FUN_TOL, XLA_SHAPES, calibration_data, f_close,
                          grad_close, matmul_close, matmul_flop, mnist_batches, mnist_call, mnist_data,
                          mnist_weights, optimum_close, points, scipy_reference)
@@ -103,7 +103,7 @@ def scipy_bfgs(t: Ctx):
             .metric("reshape_call_s", reshape_call_s, "s"))
 
 
-@cases.case("mnist", dtype=["float32"], shape={"cnn": ()}, mode=["compiled"],
+@cases.case("mnist", dtype=["float32"], shape={"cnn": ()}, params=MNIST_PARAMS, mode=["compiled"],
             note="the small CNN in Flax (linen) with optax.adam, train step under jax.jit")
 def mnist(t: Ctx):
     jax = t.fw

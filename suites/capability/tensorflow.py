@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from _capability import (AUTOGRAD_SHAPES, JIT_SHAPES, MNIST_EPS, MNIST_LR, XLA_SHAPES, f_close, grad_close,
+from _capability import (AUTOGRAD_SHAPES, JIT_SHAPES, MNIST_EPS, MNIST_LR, MNIST_PARAMS, XLA_SHAPES, f_close, grad_close,
                          matmul_close, matmul_flop, mnist_batches, mnist_call, mnist_data, mnist_weights,
                          points)
 
@@ -52,7 +52,7 @@ def autograd(t: Ctx):
     return t.call(fn, x).work(n, "element").check("f and f' match the analytic values within 1e-5", grad_close)
 
 
-@cases.case("mnist", dtype=["float32"], shape={"cnn": ()}, mode=["compiled"],
+@cases.case("mnist", dtype=["float32"], shape={"cnn": ()}, params=MNIST_PARAMS, mode=["compiled"],
             note="the small CNN as a Keras Sequential with keras.optimizers.Adam; train step under tf.function(jit_compile=True)")
 def mnist(t: Ctx):
     tf = t.fw

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from _capability import (AUTOGRAD_SHAPES, JIT_SHAPES, MNIST_EPS, MNIST_LR, XLA_SHAPES, f_close, grad_close,
+from _capability import (AUTOGRAD_SHAPES, JIT_SHAPES, MNIST_EPS, MNIST_LR, MNIST_PARAMS, XLA_SHAPES, f_close, grad_close,
                          matmul_close, matmul_flop, mnist_batches, mnist_call, mnist_data, mnist_weights,
                          points)
 
@@ -54,7 +54,7 @@ def autograd(t: Ctx):
             .check("f and f' match the analytic values within 1e-5", grad_close))
 
 
-@cases.case("mnist", dtype=["float32"], shape={"cnn": ()}, mode=["eager"],
+@cases.case("mnist", dtype=["float32"], shape={"cnn": ()}, params=MNIST_PARAMS, mode=["eager"],
             note="the small CNN in torch.nn with torch.optim.Adam, eager")
 def mnist(t: Ctx):
     torch = t.fw
