@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <vector>
 
 namespace mudjack::report {
 namespace {
@@ -28,6 +29,12 @@ std::string seconds(double ns) {
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string ratio(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f" : "%.3g", v);
   return buf;
 }
 
@@ -95,10 +102,11 @@ std::string capability_markdown(const std::vector<model::CaseResult>& results) {
     out += "\n### " + cell(fn) + "\n\n";
     out += "| framework | device | case | outcome | median | cold | throughput | metrics |\n";
     out += "|---|---|---|---|---|---|---|---|\n";
-    // Eager/compiled pairs: (framework, device, dtype, shape, params) -> mode -> result.
-    std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>,
-             std::map<std::string, const model::CaseResult*>>
-        modes;
+    // Eager/compiled pairs: (framework, device, dtype, shape, params) -> mode -> result,
+    // the keys in the order the results came.
+    using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+    std::map<Key, std::map<std::string, const model::CaseResult*>> modes;
+    std::vector<Key> order;
     for (const auto& r : results) {
       if (r.info.function != fn) continue;
       auto med = median_of(r);
@@ -114,11 +122,13 @@ std::string capability_markdown(const std::vector<model::CaseResult>& results) {
              (med ? seconds(*med) : "-") + " | " +
              (r.latency.cold_ns ? seconds(static_cast<double>(*r.latency.cold_ns)) : "-") + " | " +
              (tp ? model::format_si(tp->per_s, tp->unit) : "-") + " | " + cell(metrics) + " |\n";
-      modes[{r.info.framework, r.device, r.info.dtype, r.info.shape, r.info.params.dump()}]
-           [r.info.mode] = &r;
+      Key key{r.info.framework, r.device, r.info.dtype, r.info.shape, r.info.params.dump()};
+      if (!modes.count(key)) order.push_back(key);
+      modes[key][r.info.mode] = &r;
     }
     std::string speedups;
-    for (const auto& [key, by_mode] : modes) {
+    for (const auto& key : order) {
+      const auto& by_mode = modes[key];
       auto e = by_mode.find("eager");
       auto c = by_mode.find("compiled");
       if (e == by_mode.end() || c == by_mode.end()) continue;
@@ -129,7 +139,7 @@ std::string capability_markdown(const std::vector<model::CaseResult>& results) {
       speedups +=
           "| " + cell(std::get<0>(key)) + " | " + cell(std::get<1>(key)) + " | " +
           cell(std::get<2>(key) + "-" + std::get<3>(key)) + " | " + seconds(*em) + " | " +
-          seconds(*cm) + " | " + number(*em / *cm) + "× | " +
+          seconds(*cm) + " | " + ratio(*em / *cm) + "× | " +
           (compiled.latency.cold_ns ? seconds(static_cast<double>(*compiled.latency.cold_ns))
                                     : "-") +
           " |\n";

@@ -73,8 +73,11 @@ def matmul_flop(n: int) -> float:
 
 
 # --- jit and autograd: f(x) = 0.2 x + sin x + cos 2x -------------------------------
-F_AT_3 = 1.7012903690338135  # the study's printed f(3.0)
-DF_AT_3 = -0.23116151988506317  # and f'(3.0)
+# The study's printed f(3.0) and f'(3.0). They are float32 results (float64
+# gives 1.7012902947102333 and -0.2311615002025937), so they are checked within the
+# float32 tolerance below, not to the last digit.
+F_AT_3 = 1.7012903690338135
+DF_AT_3 = -0.23116151988506317
 F_TOL = 1e-5  # float32: |f - f64 reference| <= F_TOL * (1 + |f64 reference|)
 
 
