@@ -43,7 +43,7 @@ std::optional<double> median_of(const model::CaseResult& r) {
   return r.latency.stats->median_ns;
 }
 
-std::string cell(std::string s) {
+std::string cell(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '|') {

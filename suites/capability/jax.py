@@ -89,7 +89,10 @@ def scipy_bfgs(t: Ctx):
         jax.block_until_ready(fn(r2, y2))
         return time.perf_counter() - t0
 
-    return (t.call(fn, r, y).self_compiled()
+    # Iteration counts legitimately differ between devices (float32 rounding
+    # steers the line search), so outputs are not compared device to device;
+    # the oracle is SciPy's optimum, checked on every device.
+    return (t.call(fn, r, y).self_compiled().no_compare()
             .check(f"optimum matches SciPy's (x within {SCIPY_X_TOL}, fun within {SCIPY_FUN_TOL}, relative)",
                    optimum_close(want.x, float(want.fun)))
             .metric("fun", lambda o, i: o[1])
