@@ -1,5 +1,6 @@
 #include "report/capability.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -57,6 +58,60 @@ std::string cell(const std::string& s) {
   return out;
 }
 
+// One row per (experiment, framework, device): cases passed, the best
+// throughput and the range of compiled-over-eager speed-ups.
+std::string headline(const std::set<std::string>& functions,
+                     const std::vector<model::CaseResult>& results) {
+  struct Row {
+    int cases = 0, passed = 0;
+    std::optional<model::Throughput> best;
+    std::string best_case;
+    std::map<std::string, std::map<std::string, double>> medians;  // variant sans mode -> mode
+  };
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, Row> rows;
+  for (const auto& r : results) {
+    if (!functions.count(r.info.function)) continue;
+    auto& row = rows[{r.info.function, r.info.framework, r.device}];
+    ++row.cases;
+    if (r.outcome == model::Outcome::kPass) ++row.passed;
+    auto tp = model::throughput(
+        r.work, r.latency.stats ? std::optional<double>(r.latency.stats->median_ns) : std::nullopt);
+    if (tp && (!row.best || tp->per_s > row.best->per_s)) {
+      row.best = tp;
+      row.best_case = r.info.variant;
+    }
+    if (r.latency.stats) {
+      row.medians[r.info.dtype + "-" + r.info.shape + r.info.params.dump()][r.info.mode] =
+          r.latency.stats->median_ns;
+    }
+  }
+  std::string out =
+      "\n| experiment | framework | device | passed | best throughput (case) | compiled speed-up "
+      "|\n|---|---|---|---|---|---|\n";
+  for (const auto& [key, row] : rows) {
+    double lo = 0, hi = 0;
+    bool any = false;
+    for (const auto& [variant, by_mode] : row.medians) {
+      auto e = by_mode.find("eager");
+      auto c = by_mode.find("compiled");
+      if (e == by_mode.end() || c == by_mode.end() || !(c->second > 0)) continue;
+      double x = e->second / c->second;
+      lo = any ? std::min(lo, x) : x;
+      hi = any ? std::max(hi, x) : x;
+      any = true;
+    }
+    out += "| " + cell(std::get<0>(key)) + " | " + cell(std::get<1>(key)) + " | " +
+           cell(std::get<2>(key)) + " | " + std::to_string(row.passed) + "/" +
+           std::to_string(row.cases) + " | " +
+           (row.best ? model::format_si(row.best->per_s, row.best->unit) + " (" +
+                           cell(row.best_case) + ")"
+                     : "-") +
+           " | " + (any ? ratio(lo) + "×–" + ratio(hi) + "×" : "-") + " |\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<model::Throughput> throughput_of(const model::CaseResult& r) {
@@ -97,7 +152,8 @@ std::string capability_markdown(const std::vector<model::CaseResult>& results) {
   std::string out = "\n## Workloads\n\n";
   out +=
       "Throughput is the work one call does divided by its median latency; cold is the first "
-      "call alone (compilation included).\n";
+      "call alone (compilation included); speed-up is eager median / compiled median.\n";
+  out += headline(functions, results);
   for (const auto& fn : functions) {
     out += "\n### " + cell(fn) + "\n\n";
     out += "| framework | device | case | outcome | median | cold | throughput | metrics |\n";

@@ -285,6 +285,15 @@ TEST(ReportWorkload, SummaryHasAWorkloadsSectionWithSpeedUps) {
   ASSERT_NE(at, std::string::npos) << md;
   std::string section = md.substr(at);
   EXPECT_NE(section.find("### jit"), std::string::npos);
+  // The headline: one row per experiment, framework and device.
+  EXPECT_NE(section.find("| jit | torch | cpu | 2/2 | 1.07 TFLOP/s (float32-n1024-compiled) | "
+                         "4×–4× |"),
+            std::string::npos)
+      << section;
+  EXPECT_NE(
+      section.find("| mnist | jax | cpu | 1/1 | 1.41 ksample/s (float32-n1024-compiled) | - |"),
+      std::string::npos)
+      << section;
   EXPECT_NE(section.find("| torch | cpu | float32-n1024-eager | pass | 8 ms | 5 s | 268 GFLOP/s |"),
             std::string::npos)
       << section;
