@@ -182,12 +182,17 @@ def section_cold(docs: list[tuple[str, dict[str, Any]]]) -> str:
 
 
 def section_agreement() -> str:
-    lines = ["| framework | device | verdicts equal | outcomes equal | cases timed twice | median within ±10% | within ±25% | within 2× | geometric mean run2 ÷ run1 |",
-             "|---|---|--:|--:|--:|--:|--:|--:|--:|"]
-    for fw_dir in H200_RUNS["run1"]:
-        a = load(H200 / "run1" / fw_dir / "results.json.gz")
-        b = load(H200 / "run2" / fw_dir / "results.json.gz")
-        for device in ("cpu", "cuda:0"):
+    lines = ["| runs | framework | device | verdicts equal | outcomes equal | cases timed twice | median within ±10% | within ±25% | within 2× | geometric mean second ÷ first |",
+             "|---|---|---|--:|--:|--:|--:|--:|--:|--:|"]
+    pairs = [("run1, run2: cpu and cuda:0 lanes in parallel", H200 / "run1" / d / "results.json.gz", H200 / "run2" / d / "results.json.gz")
+             for d in H200_RUNS["run1"]]
+    pairs.append(("cuda-alone a, b: cuda:0 only, serial", H200 / "cuda-alone" / "a" / "results.json.gz",
+                  H200 / "cuda-alone" / "b" / "results.json.gz"))
+    for what, path_a, path_b in pairs:
+        a = load(path_a)
+        b = load(path_b)
+        devices = sorted({c["device"] for c in a["cases"]})
+        for device in devices:
             va = {(v["framework"], v["function"]): (v["verdict"], tuple(v["flags"])) for v in a["verdicts"] if v["device"] == device}
             vb = {(v["framework"], v["function"]): (v["verdict"], tuple(v["flags"])) for v in b["verdicts"] if v["device"] == device}
             ca = {c["id"]: c for c in a["cases"] if c["device"] == device}
@@ -209,7 +214,7 @@ def section_agreement() -> str:
                              f"{pct(sum(0.75 <= r <= 1.25 for r in ratios), len(ratios))} | {within(2.0)} | {gm:.2f}"
                 else:
                     timing = "0 | – | – | – | –"
-                lines.append(f"| {fw} | `{device}` | {same_v} of {len(keys)} | {same_o} of {len(ids)} | {timing} |")
+                lines.append(f"| {what} | {fw} | `{device}` | {same_v} of {len(keys)} | {same_o} of {len(ids)} | {timing} |")
     return "\n".join(lines)
 
 

@@ -105,7 +105,13 @@ def main() -> int:
     parser.add_argument("--device", default="", help="device id to bind, e.g. cpu or cuda:0; empty for discovery only")
     parser.add_argument("--suite-dir", action="append", default=[])
     parser.add_argument("--protocol", type=int, default=PROTOCOL_VERSION)
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="a run parameter that suites read with api.param(NAME, default)")
     args = parser.parse_args()
+    try:
+        api.set_params(api.parse_param_args(args.param))
+    except ValueError as exc:
+        parser.error(str(exc))
 
     hello: dict[str, Any] = {
         "type": "hello",
@@ -159,7 +165,8 @@ def main() -> int:
                 return 0
             if kind == "list":
                 cases = load_suites(args.suite_dir, request.get("framework") or args.framework)
-                send({"type": "cases", "cases": [c.metadata() for c in cases.values()]})
+                send({"type": "cases", "cases": [c.metadata() for c in cases.values()],
+                      "params": api.params_read()})
             elif kind in ("run", "repro"):
                 if adapter is None:
                     send({"type": "error", "message": "no framework is loaded in this probe: " + str(hello["unavailable"])})

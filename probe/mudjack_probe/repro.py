@@ -348,14 +348,14 @@ def make_script(adapter: Any, case: CaseDef, seed: int, device: str, seen: str =
         "",
         "with scope():",
         *["    " + line for ln in w.lines for line in ln.splitlines()],
-        f"    fn = {fn_text}",
+        f"    _fn = {fn_text}",
     ]
     if case.mode == "compiled":
-        out.append("    fn = compile_fn(fn)")
+        out.append("    _fn = compile_fn(_fn)")
     out += [
-        f"    args = [{', '.join(args_text)}]",
-        "    out = fn(*args)",
-        "    sync(out)",
+        f"    _args = [{', '.join(args_text)}]",
+        "    _out = _fn(*_args)",
+        "    sync(_out)",
         "",
         "def _flat(x):",
         "    if isinstance(x, (list, tuple)):",
@@ -364,17 +364,17 @@ def make_script(adapter: Any, case: CaseDef, seed: int, device: str, seen: str =
         "        return [y for k in sorted(x) for y in _flat(x[k])]",
         "    return [to_host(x)]",
         "",
-        "got = _flat(out)",
-        "for i, g in enumerate(got):",
-        '    print(f"output {i}: shape {getattr(g, \'shape\', ())} dtype {getattr(g, \'dtype\', type(g).__name__)}")',
+        "_got = _flat(_out)",
+        "for _i, _g in enumerate(_got):",
+        '    print(f"output {_i}: shape {getattr(_g, \'shape\', ())} dtype {getattr(_g, \'dtype\', type(_g).__name__)}")',
     ]
     if expected_text:
         out += [
-            f"expected = [{', '.join(expected_text)}]",
-            f"if len(got) != len(expected): sys.exit(f'{{len(got)}} outputs, the baseline had {{len(expected)}}')",
-            "for i, (g, e) in enumerate(zip(got, expected)):",
-            f"    np.testing.assert_allclose(np.asarray(g, dtype=e.dtype), e, rtol={rtol!r}, atol={atol!r}, equal_nan=True,",
-            '                               err_msg=f"output {i} differs from the baseline device\'s")',
+            f"_expected = [{', '.join(expected_text)}]",
+            f"if len(_got) != len(_expected): sys.exit(f'{{len(_got)}} outputs, the baseline had {{len(_expected)}}')",
+            "for _i, (_g, _e) in enumerate(zip(_got, _expected)):",
+            f"    np.testing.assert_allclose(np.asarray(_g, dtype=_e.dtype), _e, rtol={rtol!r}, atol={atol!r}, equal_nan=True,",
+            '                               err_msg=f"output {_i} differs from the baseline device\'s")',
             'print("matches the baseline output")',
         ]
     return "\n".join(out) + "\n"

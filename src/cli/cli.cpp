@@ -202,9 +202,13 @@ struct Selection {
   std::vector<std::string> suite_dirs;
   std::vector<std::string> frameworks;
   std::string filter;
+  std::vector<std::string> params;  // NAME=VALUE
 };
 
 void add_selection(CLI::App* app, Selection& sel) {
+  app->add_option("--param", sel.params,
+                  "Case parameter NAME=VALUE, e.g. matrix_size=4096 (repeatable; overrides "
+                  "[params] in mudjack.toml)");
   app->add_option("--suite", sel.suites, "Suite name (default paper; repeatable)");
   app->add_option("--suite-dir", sel.suite_dirs,
                   "A folder of your own case files (docs/suite-format.md)")
@@ -223,9 +227,21 @@ std::vector<plan::SuiteRef> suites_of(const Selection& sel) {
   return refs;
 }
 
+// mudjack.toml's [params], then --param on top.
+plan::Params params_of(const Selection& sel, const Settings& s) {
+  plan::Params params = s.config.params;
+  for (const auto& [name, value] : plan::parse_params(sel.params)) params[name] = value;
+  return params;
+}
+
+// A --param no selected suite reads is a typo; [params] in mudjack.toml may
+// hold parameters of suites this run does not select.
 std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s) {
   auto refs = suites_of(sel);
-  auto cases = plan::list_cases(refs, envs::listing_interpreter(s.config.profile, s.python));
+  json read;
+  auto cases = plan::list_cases(refs, envs::listing_interpreter(s.config.profile, s.python),
+                                params_of(sel, s), &read);
+  plan::check_params(plan::parse_params(sel.params), read);
   return plan::filter(cases, split_commas(sel.frameworks), sel.filter);
 }
 
@@ -391,6 +407,7 @@ int cmd_run(const RunArgs& a) {
              : default_memory_limit_bytes()},
         {"seed", a.seed},
         {"serial", a.serial},
+        {"params", plan::params_to_json(params_of(a.sel, s))},
         {"python", s.python}};
     for (const auto& ref : suites_of(a.sel)) {
       options["suites"].push_back({{"name", ref.name}, {"dir", ref.dir.string()}});
@@ -443,6 +460,7 @@ int cmd_run(const RunArgs& a) {
   spec.probe_dir = envs::data_dir() / "probe";
   for (const auto& sref : options["suites"])
     spec.suite_dirs.emplace_back(sref["dir"].get<std::string>());
+  spec.params = plan::params_from_json(options.value("params", json::object()));
   auto run_dir = s.results_dir / "runs" / run_id;
   spec.artifact_root = run_dir / "artifacts";
   spec.policy.budget_ms = options["budget_ms"].get<double>();
@@ -820,6 +838,7 @@ int cmd_serve(const ServeArgs& a) {
                                  1048576)
           : default_memory_limit_bytes();
   o.defaults.intolerable = intolerable_path(a.common);
+  o.defaults.params = s.config.params;
   o.drain_grace = std::chrono::milliseconds(static_cast<int64_t>(a.drain_s * 1000));
   o.keepalive = std::chrono::milliseconds(static_cast<int64_t>(a.keepalive_s * 1000));
   auto store = open_store(s.results_dir);

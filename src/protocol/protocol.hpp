@@ -57,11 +57,17 @@ struct ProbeResult {
   model::Memory memory;
   std::vector<model::OutputRef> outputs;
   nlohmann::json extra = nlohmann::json::object();
+  std::optional<model::Work> work;  // optional `work` field (protocol 1, additive)
+  model::Metrics metrics;           // optional `metrics` field (protocol 1, additive)
 };
 
 // A version mismatch is an error naming both versions.
 Parsed<Hello> parse_hello(std::string_view line);
-Parsed<std::vector<model::CaseInfo>> parse_cases(std::string_view line);
+// `params_read`, when given, receives the reply's optional `params` object
+// (every run parameter the suites read: {name: {type, default, value}}), or
+// an empty object when the probe sent none.
+Parsed<std::vector<model::CaseInfo>> parse_cases(std::string_view line,
+                                                 nlohmann::json* params_read = nullptr);
 Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expected_case);
 
 std::string list_request(std::string_view framework);

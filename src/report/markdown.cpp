@@ -9,6 +9,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "report/capability.hpp"
 #include "report/text.hpp"
 
 namespace mudjack::report {
@@ -246,7 +247,7 @@ std::string to_markdown(const model::RunInfo& run, const std::vector<model::Case
   if (bad.empty()) {
     out += verdicts.empty() ? "No verdicts were computed.\n"
                             : "Every function is portable on every device.\n";
-    return out;
+    return out + capability_markdown(cases);
   }
   for (const auto* v : bad) {
     out += "- **" + escape(v->framework) + "** " + code(v->function) + " on " + code(v->device) +
@@ -292,7 +293,7 @@ std::string to_markdown(const model::RunInfo& run, const std::vector<model::Case
       out += "  - first failing case " + code(first->info.id) + ": " + case_message(*first) + "\n";
     }
   }
-  return out;
+  return out + capability_markdown(cases);
 }
 
 }  // namespace mudjack::report

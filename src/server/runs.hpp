@@ -48,6 +48,7 @@ struct RunDefaults {
   int max_samples = 1000;
   int64_t memory_limit_bytes = 0;
   std::optional<std::filesystem::path> intolerable;  // thresholds file for verdicts
+  plan::Params params;  // the operator's defaults ([params] in mudjack.toml); a request's win
 };
 
 struct Event {

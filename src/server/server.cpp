@@ -89,7 +89,7 @@ Catalog load_catalog(const ServeOptions& o, const plan::Discovery& discovery) {
   for (const auto& ref : refs) {
     if (c.suites.count(ref.name)) throw FatalError("two suites are named '" + ref.name + "'");
     c.suites[ref.name] = ref.dir;
-    c.cases[ref.name] = plan::list_cases({ref}, python);
+    c.cases[ref.name] = plan::list_cases({ref}, python, o.defaults.params);
   }
   c.frameworks = o.frameworks.empty() ? envs::kFrameworks : o.frameworks;
   for (const auto& d : discovery.devices) c.devices.push_back(d.id);

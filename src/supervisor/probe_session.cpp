@@ -39,6 +39,9 @@ os::SpawnOptions spawn_options(const ProbeCommand& command) {
   }
   if (!command.device.empty()) o.argv.insert(o.argv.end(), {"--device", command.device});
   for (const auto& d : command.suite_dirs) o.argv.insert(o.argv.end(), {"--suite-dir", d.string()});
+  for (const auto& [name, value] : command.params) {
+    o.argv.insert(o.argv.end(), {"--param", name + "=" + value});
+  }
   std::string pythonpath = command.probe_dir.string();
   if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing) {
     pythonpath += ":" + std::string(existing);
@@ -112,7 +115,8 @@ ProbeSession::Wait ProbeSession::wait_line(std::string& line, milliseconds timeo
 }
 
 std::optional<std::vector<model::CaseInfo>> ProbeSession::list(const std::string& framework,
-                                                               std::string* error) {
+                                                               std::string* error,
+                                                               nlohmann::json* params_read) {
   if (!child_->write_line(protocol::list_request(framework))) {
     *error = "probe closed its input";
     return std::nullopt;
@@ -123,7 +127,7 @@ std::optional<std::vector<model::CaseInfo>> ProbeSession::list(const std::string
     *error = "probe did not answer the list request\n" + last_lines(child_->stderr_tail(), 20);
     return std::nullopt;
   }
-  auto cases = protocol::parse_cases(line);
+  auto cases = protocol::parse_cases(line, params_read);
   if (!cases.ok()) {
     *error = cases.error;
     return std::nullopt;
@@ -228,6 +232,8 @@ std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
   r.memory = p.memory;
   r.outputs = std::move(p.outputs);
   r.extra = std::move(p.extra);
+  r.work = p.work;
+  r.metrics = std::move(p.metrics);
   return finish(std::move(r));
 }
 

@@ -280,6 +280,12 @@ TEST_F(ServeTest, BadRequestsGetClearJsonErrorsAndTheServerKeepsServing) {
       EXPECT_TRUE(r->has_header("WWW-Authenticate"));
     }
   }
+  // Run parameters reach the listing: a name no suite reads is refused.
+  auto param = c.Post("/v1/runs", auth(), R"({"suite":"hostile","params":{"no_such_knob":3}})",
+                      "application/json");
+  ASSERT_TRUE(param);
+  EXPECT_EQ(param->status, 400) << param->body;
+  EXPECT_NE(param->body.find("no_such_knob"), std::string::npos) << param->body;
   // A real run afterwards: the server is still serving.
   auto run = start_run(s, {{"suite", "hostile"}, {"filter", "ok\\.add"}, {"budget_ms", 5}});
   auto ev = events(s, run["id"]);
@@ -448,6 +454,23 @@ TEST_F(ServeTest, SigtermStopsAcceptingCancelsAndKeepsEveryFinishedOutcome) {
   auto resume = mudjack({"run", "--resume", id, "--out", s.out.string()});
   EXPECT_EQ(resume.code, 0) << resume.err;
   EXPECT_NE(slurp(s.log).find("draining"), std::string::npos);
+}
+
+TEST_F(ServeTest, RunParametersReachTheListingAndTheProbe) {
+  auto& s = serve("params", {"--suite", "capability", "--framework", "numpy"});
+  auto run = start_run(s, {{"suite", "capability"},
+                           {"filter", "^numpy/jit/"},
+                           {"params", {{"jit_size", 1000}}},
+                           {"budget_ms", 5}});
+  EXPECT_EQ(run["planned"], 1) << "the grid follows the parameter: one size";
+  auto ev = events(s, run["id"]);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back().second["state"], "complete");
+  auto doc = get_json(s, "/v1/runs/" + run["id"].get<std::string>() + "/results");
+  ASSERT_EQ(doc["cases"].size(), 1u);
+  EXPECT_EQ(doc["cases"][0]["id"], "numpy/jit/float32-1000-eager");
+  EXPECT_EQ(doc["cases"][0]["outcome"], "pass");
+  EXPECT_EQ(doc["run"]["options"]["params"], (json{{"jit_size", "1000"}}));
 }
 
 TEST_F(ServeTest, StartupProblemsAreOneLineAndExitTwo) {

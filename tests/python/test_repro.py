@@ -75,7 +75,15 @@ class Repro(unittest.TestCase):
             return t.call(lambda a: a * k, t.randn()).check("twice", lambda a: np.sum(a) is not None)
 
         script = make_script(self.adapter, self.case(body), 0, "cpu")
-        self.assertIn("fn = (lambda a: a * k)", script)
+        self.assertIn("_fn = (lambda a: a * k)", script)
+
+    def test_names_the_call_closes_over_cannot_clash_with_the_script_s_own(self) -> None:
+        def body(t: api.Ctx) -> api.Call:
+            fn, args, out = np.add, 1.0, 2.0
+            return t.call(lambda a: fn(a, args) * out, t.randn())
+
+        done = self.run_script(make_script(self.adapter, self.case(body), 0, "cpu"))
+        self.assertEqual(done.returncode, 0, done.stderr)
 
     def test_a_failing_call_fails_the_same_way(self) -> None:
         def body(t: api.Ctx) -> api.Call:
