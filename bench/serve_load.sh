@@ -9,6 +9,11 @@
 # mode, and Debian's wrk (keep-alive) when installed.
 #
 #   bench/serve_load.sh [SECONDS] [CONCURRENCY]     # defaults 8 and 256
+#
+# The --backlog 5 connection-per-request runs take minutes, not SECONDS: a
+# client whose SYN was dropped retries after 1, 3, 7, 15 ... seconds, and the
+# measurement ends when its last request does. Results of one run:
+# bench/results/serve-load-2cpu.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-8}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything MudJack needs on this machine, then builds it:
-#   1. Debian packages for the engine and its tests (apt-get, as root or via sudo);
+#   1. Debian packages for the engine and its tests (apt-get, as root or via sudo;
+#      chromium renders report.html in the tests);
 #   2. one Python environment per framework, from the exact pins in
 #      envs/$MUDJACK_PROFILE/<framework>.txt, cached outside the checkout at
 #      $MUDJACK_CACHE_DIR/envs/<framework>-<profile>-<sha256 of pins, 16 hex>
@@ -23,7 +24,7 @@ say() { printf 'install: %s\n' "$*" >&2; }
 
 packages=(g++ cmake make pkg-config git nlohmann-json3-dev libsqlite3-dev libcli11-dev
   libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
-  python3 python3-venv clang-format clang-tidy wrk)
+  python3 python3-venv clang-format clang-tidy chromium wrk)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

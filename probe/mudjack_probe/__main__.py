@@ -83,13 +83,35 @@ def load_suites(dirs: list[str], framework: str | None) -> dict[str, api.CaseDef
     return cases
 
 
+def _repro(adapter: Any, case: api.CaseDef, request: dict[str, Any]) -> dict[str, Any]:
+    """The reply to `repro`: the case as a standalone script, or why it cannot be one."""
+    from .repro import CannotWrite, make_script
+
+    reply: dict[str, Any] = {"type": "repro", "case": case.id, "script": "", "unwritable": None}
+    try:
+        reply["script"] = make_script(adapter, case, int(request.get("seed", 0)), adapter.device_id,
+                                      str(request.get("seen", "")), list(request.get("expected", [])),
+                                      float(request.get("rtol", 1e-3)), float(request.get("atol", 1e-3)))
+    except CannotWrite as exc:
+        reply["unwritable"] = str(exc)
+    except Exception as exc:  # the case body itself failed while building its call
+        reply["unwritable"] = f"the case body raised while building its call: {type(exc).__name__}: {exc}"
+    return reply
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="mudjack_probe")
     parser.add_argument("--framework", help="numpy, torch, jax or tensorflow; omit to only list cases")
     parser.add_argument("--device", default="", help="device id to bind, e.g. cpu or cuda:0; empty for discovery only")
     parser.add_argument("--suite-dir", action="append", default=[])
     parser.add_argument("--protocol", type=int, default=PROTOCOL_VERSION)
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="a run parameter that suites read with api.param(NAME, default)")
     args = parser.parse_args()
+    try:
+        api.set_params(api.parse_param_args(args.param))
+    except ValueError as exc:
+        parser.error(str(exc))
 
     hello: dict[str, Any] = {
         "type": "hello",
@@ -143,8 +165,9 @@ def main() -> int:
                 return 0
             if kind == "list":
                 cases = load_suites(args.suite_dir, request.get("framework") or args.framework)
-                send({"type": "cases", "cases": [c.metadata() for c in cases.values()]})
-            elif kind == "run":
+                send({"type": "cases", "cases": [c.metadata() for c in cases.values()],
+                      "params": api.params_read()})
+            elif kind in ("run", "repro"):
                 if adapter is None:
                     send({"type": "error", "message": "no framework is loaded in this probe: " + str(hello["unavailable"])})
                     continue
@@ -153,6 +176,9 @@ def main() -> int:
                 case = cases.get(request.get("case", ""))
                 if case is None:
                     send({"type": "error", "message": f"unknown case {request.get('case')!r}"})
+                    continue
+                if kind == "repro":
+                    send(_repro(adapter, case, request))
                     continue
                 from .runner import Policy, run_case  # numpy is needed only to run
 

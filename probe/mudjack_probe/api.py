@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 COMMON = FLOATS + ["complex64", "int32", "int64", "bool"]
@@ -57,11 +57,28 @@ class Check:
 
 
 @dataclass
+class Metric:
+    """A measured figure of the case other than its latency (final loss,
+    accuracy, iterations, an optimum). `value` is a number, or
+    `fn(outputs_as_numpy, inputs_as_numpy) -> number` evaluated once after
+    timing, on the cold call's outputs. `unit` is free text ("" = a count or
+    a plain number; "1" = a fraction; "s"; "FLOP")."""
+
+    name: str
+    value: Any
+    unit: str = ""
+
+
+@dataclass
 class Call:
     fn: Callable[..., Any]
     args: tuple[Any, ...]
     checks: list[Check] = field(default_factory=list)
     compare: bool = True  # False: outputs are not compared across devices (random sampling, ids)
+    work_amount: float | None = None  # work one call of fn does, in work_unit
+    work_unit: str = ""
+    metrics: list[Metric] = field(default_factory=list)
+    compiled_by_case: bool = False  # True: the body compiled fn itself; the runner must not
 
     def check(self, name: str, fn: Callable[..., bool]) -> "Call":
         self.checks.append(Check(name, fn))
@@ -69,6 +86,27 @@ class Call:
 
     def no_compare(self) -> "Call":
         self.compare = False
+        return self
+
+    def work(self, amount: float, unit: str) -> "Call":
+        """Declare the work one call does (2*n**3 "FLOP", n "element", batch
+        "sample"); the engine reports throughput = amount / median latency
+        in `unit`/s."""
+        if not amount > 0:
+            raise ValueError(f"work must be positive, got {amount!r}")
+        self.work_amount = float(amount)
+        self.work_unit = unit
+        return self
+
+    def metric(self, name: str, value: Any, unit: str = "") -> "Call":
+        """Report a measured figure beside the latency (see `Metric`)."""
+        self.metrics.append(Metric(name, value, unit))
+        return self
+
+    def self_compiled(self) -> "Call":
+        """The body compiled what it times (a training step inside a loop, a
+        jitted solver); in `compiled` mode the runner then times fn as is."""
+        self.compiled_by_case = True
         return self
 
 
@@ -180,8 +218,96 @@ class Ctx:
     def call(self, fn: Callable[..., Any], *args: Any) -> Call:
         return Call(fn, args)
 
+    def param(self, name: str, default: T) -> T:
+        """A run parameter (`mudjack run --param NAME=VALUE`); see `param`."""
+        return param(name, default)
+
 
 _ALL: list["Cases"] = []
+
+# Run parameters: `mudjack run --param NAME=VALUE` reaches every probe as
+# `--param NAME=VALUE`. Suites read them with `param(name, default)`, at
+# import time (to shape the case grid: case ids then name the value) or in a
+# body. Every name read is recorded with its type and default, so the listing
+# probe can tell the engine which parameters its suites understand.
+_PARAMS: dict[str, str] = {}
+_READ: dict[str, dict[str, Any]] = {}
+
+T = TypeVar("T")
+
+
+def set_params(values: Mapping[str, str]) -> None:
+    """Called once by the probe's entry point, before any suite is imported."""
+    _PARAMS.clear()
+    _PARAMS.update(values)
+    _READ.clear()
+
+
+def parse_param_args(items: Iterable[str]) -> dict[str, str]:
+    """`["a=1", "b=x,y"]` -> {"a": "1", "b": "x,y"}; ValueError on a bad item."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier():
+            raise ValueError(f"--param {item!r}: expected NAME=VALUE with NAME an identifier")
+        out[name] = value.strip()
+    return out
+
+
+def _type_name(default: Any) -> str:
+    if isinstance(default, tuple):
+        inner = _type_name(default[0]) if default else "str"
+        return f"list[{inner}]"
+    return type(default).__name__
+
+
+def _convert(name: str, text: str, default: Any) -> Any:
+    if isinstance(default, tuple):
+        element = default[0] if default else ""
+        items = [x for x in (s.strip() for s in text.split(",")) if x]
+        if not items:
+            raise ValueError(f"param {name}={text!r}: expected a comma-separated list")
+        return tuple(_convert(name, x, element) for x in items)
+    if isinstance(default, bool):
+        low = text.lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"param {name}={text!r}: expected true or false")
+    if isinstance(default, int):
+        try:
+            value = float(text)  # accepts 1e6
+        except ValueError:
+            raise ValueError(f"param {name}={text!r}: expected an integer") from None
+        if not value.is_integer():
+            raise ValueError(f"param {name}={text!r}: expected an integer")
+        return int(value)
+    if isinstance(default, float):
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"param {name}={text!r}: expected a number") from None
+    if isinstance(default, str):
+        return text
+    raise TypeError(f"param {name}: default of type {type(default).__name__} is not supported")
+
+
+def param(name: str, default: T) -> T:
+    """The value of run parameter `name`, converted to the type of `default`
+    (int, float, bool, str, or a tuple of one of those from a comma-separated
+    list); `default` when the run did not set it. ValueError if the value does
+    not convert."""
+    text = _PARAMS.get(name)
+    value = default if text is None else _convert(name, text, default)
+    _READ[name] = {"type": _type_name(default), "default": _jsonable(default), "value": _jsonable(value)}
+    return value
+
+
+def params_read() -> dict[str, dict[str, Any]]:
+    """Every parameter the imported suites read: {name: {type, default, value}}."""
+    return {k: dict(v) for k, v in _READ.items()}
 
 
 class Cases:
@@ -269,7 +395,9 @@ def collected() -> list["Cases"]:
 
 
 def reset() -> None:
+    """Forget declared cases and the parameters read (not their values)."""
     _ALL.clear()
+    _READ.clear()
 
 
 class _LazyModule:

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .api import Call, CaseDef, Ctx
+from .api import Call, CaseDef, Ctx, Metric
 from .errors import Skip, Unavailable, UnsupportedDtype
 
 
@@ -150,15 +150,16 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
             ctx = Ctx(adapter, case, seed)
             call: Call = case.body(ctx)
             fn = call.fn
-            if case.mode == "compiled":
+            if case.mode == "compiled" and not call.compiled_by_case:
                 fn = adapter.compile(fn)
             args = call.args
             out, timing = measure(lambda: fn(*args), adapter.sync, policy, adapter.block)
             result.update(timing)
             result["output_device"] = adapter.output_device(out)
             arrays = adapter.to_numpy(out)
-            inputs = adapter.to_numpy(args) if call.checks else []
+            inputs = adapter.to_numpy(args) if call.checks or call.metrics else []
             failed = [c.name for c in call.checks if not _check_ok(c.fn, arrays, inputs)]
+            metrics = _metrics(call.metrics, arrays, inputs)
     except Unavailable as exc:
         result.update(status="unavailable", error={"kind": "other", "message": str(exc)})
         return result
@@ -183,6 +184,10 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
         return result
     result["memory"] = {"peak_device_bytes": adapter.peak_device_bytes(), "peak_host_bytes": _host_peak_bytes()}
     result["outputs"] = _save(arrays, case.id, artifact_dir) if call.compare else []
+    if call.work_amount is not None:
+        result["work"] = {"amount": call.work_amount, "unit": call.work_unit}
+    if metrics:
+        result["metrics"] = metrics
     if failed:
         result.update(status="mismatch", error={"kind": "other", "message": "property check failed: " + ", ".join(failed)})
     else:
@@ -198,13 +203,30 @@ def _runs_with_soft_placement(adapter: Any, case: CaseDef, seed: int) -> bool:
     try:
         with adapter.scope(soft=True):
             call = case.body(Ctx(adapter, case, seed))
-            fn = adapter.compile(call.fn) if case.mode == "compiled" else call.fn
+            fn = call.fn
+            if case.mode == "compiled" and not call.compiled_by_case:
+                fn = adapter.compile(fn)
             out = fn(*call.args)
             adapter.block(out)
             adapter.sync()
         return True
     except Exception:
         return False
+
+
+def _metrics(declared: list[Metric], outputs: list[tuple[np.ndarray, str]],
+             inputs: list[tuple[np.ndarray, str]]) -> dict[str, dict[str, Any]]:
+    """{name: {value, unit}}; a value that is not a finite number is null.
+    A metric function that raises fails the case (its own code is broken)."""
+    out: dict[str, dict[str, Any]] = {}
+    for m in declared:
+        value = m.value
+        if callable(value):
+            value = value([a for a, _ in outputs], [a for a, _ in inputs])
+        number = float(np.asarray(value).item()) if value is not None else None
+        out[m.name] = {"value": number if number is not None and math.isfinite(number) else None,
+                       "unit": m.unit}
+    return out
 
 
 def _check_ok(fn: Callable[..., bool], outputs: list[tuple[np.ndarray, str]], inputs: list[tuple[np.ndarray, str]]) -> bool:

@@ -17,6 +17,7 @@
 #include "envs/envs.hpp"
 #include "fleet/merge.hpp"
 #include "fleet/sweep.hpp"
+#include "oracle/compare.hpp"
 #include "plan/plan.hpp"
 #include "report/json.hpp"
 #include "report/write.hpp"
@@ -201,9 +202,13 @@ struct Selection {
   std::vector<std::string> suite_dirs;
   std::vector<std::string> frameworks;
   std::string filter;
+  std::vector<std::string> params;  // NAME=VALUE
 };
 
 void add_selection(CLI::App* app, Selection& sel) {
+  app->add_option("--param", sel.params,
+                  "Case parameter NAME=VALUE, e.g. matrix_size=4096 (repeatable; overrides "
+                  "[params] in mudjack.toml)");
   app->add_option("--suite", sel.suites, "Suite name (default paper; repeatable)");
   app->add_option("--suite-dir", sel.suite_dirs,
                   "A folder of your own case files (docs/suite-format.md)")
@@ -222,9 +227,21 @@ std::vector<plan::SuiteRef> suites_of(const Selection& sel) {
   return refs;
 }
 
+// mudjack.toml's [params], then --param on top.
+plan::Params params_of(const Selection& sel, const Settings& s) {
+  plan::Params params = s.config.params;
+  for (const auto& [name, value] : plan::parse_params(sel.params)) params[name] = value;
+  return params;
+}
+
+// A --param no selected suite reads is a typo; [params] in mudjack.toml may
+// hold parameters of suites this run does not select.
 std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s) {
   auto refs = suites_of(sel);
-  auto cases = plan::list_cases(refs, envs::listing_interpreter(s.config.profile, s.python));
+  json read;
+  auto cases = plan::list_cases(refs, envs::listing_interpreter(s.config.profile, s.python),
+                                params_of(sel, s), &read);
+  plan::check_params(plan::parse_params(sel.params), read);
   return plan::filter(cases, split_commas(sel.frameworks), sel.filter);
 }
 
@@ -308,7 +325,8 @@ void print_summary(const std::vector<model::VerdictRow>& verdicts, const fs::pat
                 key.second.c_str(), n("portable"), n("partial_failure"), n("complete_failure"),
                 n("divergent"), n("intolerable_latency"), n("unavailable"));
   }
-  std::printf("reports: %s/{results.json,results.csv,junit.xml,summary.md}\n", run_dir.c_str());
+  std::printf("reports: %s/{results.json,results.csv,junit.xml,summary.md,report.html}\n",
+              run_dir.c_str());
 }
 
 int finish_run(store::Store& store, const std::string& run_id, bool completed, const Settings& s,
@@ -389,6 +407,7 @@ int cmd_run(const RunArgs& a) {
              : default_memory_limit_bytes()},
         {"seed", a.seed},
         {"serial", a.serial},
+        {"params", plan::params_to_json(params_of(a.sel, s))},
         {"python", s.python}};
     for (const auto& ref : suites_of(a.sel)) {
       options["suites"].push_back({{"name", ref.name}, {"dir", ref.dir.string()}});
@@ -441,6 +460,7 @@ int cmd_run(const RunArgs& a) {
   spec.probe_dir = envs::data_dir() / "probe";
   for (const auto& sref : options["suites"])
     spec.suite_dirs.emplace_back(sref["dir"].get<std::string>());
+  spec.params = plan::params_from_json(options.value("params", json::object()));
   auto run_dir = s.results_dir / "runs" / run_id;
   spec.artifact_root = run_dir / "artifacts";
   spec.policy.budget_ms = options["budget_ms"].get<double>();
@@ -480,6 +500,35 @@ struct CompareArgs {
 
 std::string resolve_run_id(store::Store& store, const std::string& id, const fs::path& dir);
 
+struct Loaded {
+  report::Results results;
+  std::string origin;  // the file, or "run <id>"
+};
+
+// WHAT is a results.json file, or a run id (or 'latest') in the results folder.
+Loaded load_run_or_file(const std::string& what, const Settings& s) {
+  Loaded out;
+  std::error_code ec;
+  const bool looks_like_file =
+      what.find('/') != std::string::npos || (what.size() > 5 && what.ends_with(".json"));
+  if (looks_like_file && !fs::exists(what, ec)) {
+    throw util::FatalError("cannot read " + what + ": no such file");
+  }
+  if (fs::is_regular_file(what, ec)) {
+    out.results = report::load_json(what);
+    out.origin = what;
+    return out;
+  }
+  auto store =
+      open_existing_store(s.results_dir, "'" + what + "' is neither a results.json nor a run: ");
+  auto id = resolve_run_id(*store, what, s.results_dir);
+  out.results.schema_version = std::string(model::kResultsSchemaVersion);
+  out.results.run = *store->get_run(id);
+  out.results.cases = store->results(id);
+  out.origin = "run " + id;
+  return out;
+}
+
 // SPEC is RUN[@DEVICE] (a run id in the results folder, or 'latest') or
 // FILE[@DEVICE] (a results.json).
 compare::Side load_side(const std::string& spec, const Settings& s) {
@@ -489,16 +538,9 @@ compare::Side load_side(const std::string& spec, const Settings& s) {
     what = spec.substr(0, at);
     side.device = spec.substr(at + 1);
   }
-  std::error_code ec;
-  if (fs::is_regular_file(what, ec)) {
-    side.results = report::load_json(what).cases;
-  } else {
-    auto store =
-        open_existing_store(s.results_dir, "'" + what + "' is neither a results.json nor a run: ");
-    auto id = resolve_run_id(*store, what, s.results_dir);
-    side.results = store->results(id);
-    what = "run " + id;
-  }
+  auto loaded = load_run_or_file(what, s);
+  side.results = std::move(loaded.results.cases);
+  what = loaded.origin;
   if (!side.device.empty() &&
       std::none_of(side.results.begin(), side.results.end(),
                    [&](const model::CaseResult& r) { return r.device == side.device; })) {
@@ -540,19 +582,9 @@ fleet::Source load_source(const std::string& spec, const Settings& s) {
     what = spec.substr(0, eq);
     src.label = spec.substr(eq + 1);
   }
-  std::error_code ec;
-  if (fs::is_regular_file(what, ec)) {
-    src.results = report::load_json(what);
-    src.origin = what;
-  } else {
-    auto store =
-        open_existing_store(s.results_dir, "'" + what + "' is neither a results.json nor a run: ");
-    auto id = resolve_run_id(*store, what, s.results_dir);
-    src.results.schema_version = std::string(model::kResultsSchemaVersion);
-    src.results.run = *store->get_run(id);
-    src.results.cases = store->results(id);
-    src.origin = "run " + id;
-  }
+  auto loaded = load_run_or_file(what, s);
+  src.results = std::move(loaded.results);
+  src.origin = std::move(loaded.origin);
   if (src.label.empty()) src.label = fleet::default_label(src.results);
   return src;
 }
@@ -583,6 +615,118 @@ int cmd_merge(const MergeArgs& a) {
   return 0;
 }
 
+// ---- repro -------------------------------------------------------------------
+
+struct ReproArgs {
+  Common common;
+  Selection sel;
+  std::string case_id;
+  std::string device = "cpu";
+  std::string run;
+  std::string output;
+};
+
+int cmd_repro(const ReproArgs& a) {
+  auto s = settings(a.common);
+  auto all =
+      plan::list_cases(suites_of(a.sel), envs::listing_interpreter(s.config.profile, s.python));
+  auto found = std::find_if(all.begin(), all.end(),
+                            [&](const model::CaseInfo& c) { return c.id == a.case_id; });
+  if (found == all.end()) {
+    throw util::FatalError("unknown case '" + a.case_id +
+                           "' (see: mudjack list; --suite or --suite-dir for other suites)");
+  }
+  const model::CaseInfo info = *found;
+
+  protocol::ReproRequest req;
+  req.case_id = info.id;
+  auto tol = oracle::default_tolerance(info.dtype);
+  // What a run saw, when there is one: the outcome, the seed, the baseline's outputs.
+  std::error_code ec;
+  if (!a.run.empty() || fs::exists(s.results_dir / "mudjack.db", ec)) {
+    auto store = open_existing_store(s.results_dir);
+    std::string run_id;
+    if (!a.run.empty()) {
+      run_id = resolve_run_id(*store, a.run, s.results_dir);
+    } else {
+      for (const auto& r : store->list_runs()) {
+        if (store->result(r.id, info.id, a.device)) {
+          run_id = r.id;
+          break;
+        }
+      }
+    }
+    if (!run_id.empty()) {
+      auto run = *store->get_run(run_id);
+      req.seed = run.options.value("seed", int64_t{0});
+      if (auto seen = store->result(run_id, info.id, a.device)) {
+        req.seen =
+            std::string(model::to_string(seen->outcome)) + " on " + a.device + " in run " + run_id;
+        const std::string msg =
+            !seen->error.message.empty() ? seen->error.message : seen->numeric.message;
+        if (!msg.empty()) req.seen += ": " + msg.substr(0, msg.find('\n'));
+      } else if (!a.run.empty()) {
+        throw util::FatalError("run " + run_id + " has no result for " + info.id + " on " +
+                               a.device);
+      }
+      if (a.device != run.baseline) {
+        if (auto base = store->result(run_id, info.id, run.baseline)) {
+          for (const auto& o : base->outputs) {
+            if (!fs::exists(o.path, ec)) {
+              req.expected.clear();
+              break;
+            }
+            req.expected.push_back(o.path);
+            tol = oracle::default_tolerance(o.dtype);
+          }
+        }
+      }
+    }
+  }
+  if (info.rtol) tol.rtol = *info.rtol;
+  if (info.atol) tol.atol = *info.atol;
+  req.rtol = tol.rtol;
+  req.atol = tol.atol;
+
+  auto discovery = plan::discover({info.framework}, s.config.profile, s.python, g_interrupted);
+  const auto& rt = discovery.runtimes.at(info.framework);
+  if (rt.python.empty() || !rt.unavailable.empty()) {
+    throw util::FatalError(info.framework + " is unavailable here: " + rt.unavailable);
+  }
+  supervisor::ProbeCommand cmd;
+  cmd.python = rt.python;
+  cmd.probe_dir = envs::data_dir() / "probe";
+  for (const auto& ref : suites_of(a.sel)) cmd.suite_dirs.push_back(ref.dir);
+  cmd.framework = info.framework;
+  cmd.device = a.device;
+  std::string error;
+  auto session = supervisor::ProbeSession::start(cmd, {}, g_interrupted, &error);
+  if (!session) throw util::FatalError("probe did not start: " + error.substr(0, error.find('\n')));
+  if (!session->hello().unavailable.empty()) {
+    throw util::FatalError(info.framework + " cannot run on " + a.device + ": " +
+                           session->hello().unavailable);
+  }
+  auto repro = session->repro(req, &error);
+  session->stop();
+  if (!repro)
+    throw util::FatalError("probe failed to write the script: " +
+                           error.substr(0, error.find('\n')));
+  if (!repro->unwritable.empty()) {
+    throw util::FatalError("cannot write " + info.id + " as a script: " + repro->unwritable, 1);
+  }
+  if (a.output.empty()) {
+    std::cout << repro->script;
+  } else {
+    report::write_file_atomically(a.output, repro->script);
+    fs::permissions(a.output,
+                    fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                    fs::perm_options::add, ec);
+    std::fprintf(stderr, "wrote %s (run it with %s's python)\n", a.output.c_str(),
+                 info.framework.c_str());
+  }
+  return 0;
+}
+
 // ---- report / runs -----------------------------------------------------------
 
 struct ReportArgs {
@@ -606,12 +750,12 @@ std::string resolve_run_id(store::Store& store, const std::string& id, const fs:
 
 int cmd_report(const ReportArgs& a) {
   auto s = settings(a.common);
-  auto store = open_existing_store(s.results_dir);
-  auto id = resolve_run_id(*store, a.run, s.results_dir);
-  auto run = *store->get_run(id);
-  auto results = store->results(id);
+  auto loaded = load_run_or_file(a.run, s);  // a results.json is judged again
+  model::RunInfo run = std::move(loaded.results.run);
+  std::vector<model::CaseResult> results = std::move(loaded.results.cases);
+  if (!a.baseline.empty()) run.baseline = a.baseline;
   verdict::Options vo;
-  vo.baseline = a.baseline.empty() ? run.baseline : a.baseline;
+  vo.baseline = run.baseline;
   vo = verdict::thresholds_for(intolerable_path(a.common), vo);
   auto verdicts = verdict::compute(results, vo);
   std::cout << report::render(a.common.json ? "json" : a.format, run, results, verdicts);
@@ -694,6 +838,7 @@ int cmd_serve(const ServeArgs& a) {
                                  1048576)
           : default_memory_limit_bytes();
   o.defaults.intolerable = intolerable_path(a.common);
+  o.defaults.params = s.config.params;
   o.drain_grace = std::chrono::milliseconds(static_cast<int64_t>(a.drain_s * 1000));
   o.keepalive = std::chrono::milliseconds(static_cast<int64_t>(a.keepalive_s * 1000));
   auto store = open_store(s.results_dir);
@@ -745,6 +890,7 @@ int main(int argc, char** argv) {
   Common runs_args;
   CompareArgs compare_args;
   MergeArgs merge_args;
+  ReproArgs repro_args;
   ServeArgs serve_args;
   SweepArgs sweep_args;
   int rc = 0;
@@ -799,12 +945,14 @@ int main(int argc, char** argv) {
          c->add_flag("--serial", run_args.serial, "Run devices one after another");
        },
        [&] { return cmd_run(run_args); }},
-      {"report", "Render a stored run: json, csv, junit or md",
+      {"report", "Render a stored run: json, csv, junit, md or html",
        [&](CLI::App* c) {
          add_common(c, report_args.common);
          add_intolerable(c, report_args.common);
-         c->add_option("run", report_args.run, "Run id, or 'latest'")->required();
-         c->add_option("--format", report_args.format, "json | csv | junit | md (default md)");
+         c->add_option("run", report_args.run, "Run id, 'latest', or a results.json file")
+             ->required();
+         c->add_option("--format", report_args.format,
+                       "json | csv | junit | md | html (default md)");
          c->add_option("--baseline", report_args.baseline, "Baseline device (default: the run's)");
        },
        [&] { return cmd_report(report_args); }},
@@ -832,6 +980,20 @@ int main(int argc, char** argv) {
              ->required();
        },
        [&] { return cmd_merge(merge_args); }},
+      {"repro", "Write one case as a standalone Python script for a bug report",
+       [&](CLI::App* c) {
+         add_common(c, repro_args.common);
+         c->add_option("--suite", repro_args.sel.suites, "Suite name (default paper; repeatable)");
+         c->add_option("--suite-dir", repro_args.sel.suite_dirs, "A folder of your own case files")
+             ->check(CLI::ExistingDirectory);
+         c->add_option("case", repro_args.case_id, "Case id (see: mudjack list)")->required();
+         c->add_option("--device", repro_args.device, "Device to reproduce on (default cpu)");
+         c->add_option("--run", repro_args.run,
+                       "Run whose outcome and baseline outputs to use (default: the newest run "
+                       "with this case on this device, if any)");
+         c->add_option("-o,--output", repro_args.output, "Write the script here (default stdout)");
+       },
+       [&] { return cmd_repro(repro_args); }},
       {"runs", "List the runs in a results folder", [&](CLI::App* c) { add_common(c, runs_args); },
        [&] { return cmd_runs(runs_args); }},
       {"serve", "Serve the HTTP API: start runs, follow their events, fetch results",

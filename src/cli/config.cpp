@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <sstream>
 
 #include "envs/envs.hpp"
 #include "util/error.hpp"
@@ -52,7 +53,7 @@ Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
     const auto& where = e.source().begin;
     bad(path, "line " + std::to_string(where.line) + ": " + std::string(e.description()));
   }
-  only_keys(root, {"profile", "results_dir", "python", "run"}, path, "");
+  only_keys(root, {"profile", "results_dir", "python", "run", "params"}, path, "");
   if (const auto* node = root.get("profile")) {
     auto v = node->value<std::string>();
     if (!v) bad(path, "profile must be a string");
@@ -88,6 +89,27 @@ Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
     c.timeout_s = number(*t, "timeout_s", path);
     c.budget_ms = number(*t, "budget_ms", path);
     c.memory_limit_mb = number(*t, "memory_limit_mb", path);
+  }
+  if (const auto* node = root.get("params")) {
+    const auto* t = node->as_table();
+    if (!t) bad(path, "[params] must be a table of NAME = value");
+    for (const auto& [key, value] : *t) {
+      std::string name(key.str());
+      if (auto v = value.value_exact<std::string>()) {
+        c.params[name] = *v;
+      } else if (auto i = value.value_exact<int64_t>()) {
+        c.params[name] = std::to_string(*i);
+      } else if (auto b = value.value_exact<bool>()) {
+        c.params[name] = *b ? "true" : "false";
+      } else if (auto d = value.value_exact<double>()) {
+        std::ostringstream text;
+        text.precision(17);
+        text << *d;
+        c.params[name] = text.str();
+      } else {
+        bad(path, "params." + name + " must be a string, integer, float or boolean");
+      }
+    }
   }
   return c;
 }

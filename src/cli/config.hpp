@@ -10,6 +10,8 @@
 //   timeout_s = 120
 //   budget_ms = 100
 //   memory_limit_mb = 16384
+//   [params]                        # case parameters; --param NAME=VALUE overrides
+//   matrix_size = "1024,4096"       # strings, integers, floats or booleans
 
 #include <filesystem>
 #include <map>
@@ -25,6 +27,7 @@ struct Config {
   std::optional<double> timeout_s;
   std::optional<double> budget_ms;
   std::optional<double> memory_limit_mb;
+  std::map<std::string, std::string> params;  // [params], values as text
 };
 
 // Reads `path` if given (FatalError if missing), else ./mudjack.toml if it

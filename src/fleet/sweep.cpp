@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -188,23 +189,33 @@ void Sweep::follow(TargetState& t) {
     auto st = with_retries([&] { return client.get("/v1/runs/" + t.run_id); });
     auto doc = json::parse(st.body, nullptr, false);
     std::string state = doc.is_object() ? doc.value("state", "") : "";
+    std::unique_lock lock(mu_);  // save() reads these from other threads
     if (st.status == 200) t.suite = doc.value("suite", t.suite);
+    if (st.status == 404) t.run_id.clear();  // the target lost it (a new container): start again
+    lock.unlock();
     if (st.status == 404) {
-      t.run_id.clear();  // the target lost it (a new container): start again
     } else if (st.status != 200) {
       return fail(t, "cannot read run " + t.run_id + ": " + st.message());
     } else if (state == "incomplete" || state == "cancelled" || state == "failed") {
       auto r = with_retries([&] { return client.post_json("/v1/runs", {{"resume", t.run_id}}); });
       if (r.status != 202) return fail(t, "cannot resume run " + t.run_id + ": " + r.message());
     }
-    if (!t.run_id.empty()) {
-      std::ifstream f(events_file);
-      std::string line;
-      while (std::getline(f, line)) {
-        auto e = json::parse(line, nullptr, false);
-        if (e.is_object()) after = std::max<uint64_t>(after, e.value("id", 0));
+  }
+  // Outcomes already kept, so a replay (a resumed run's new event log, a
+  // restarted target replaying its store) adds none twice. Event ids count
+  // per execution on the target, so the stream is read from its start.
+  std::set<std::pair<std::string, std::string>> seen;
+  if (!t.run_id.empty()) {
+    std::ifstream f(events_file);
+    std::string line;
+    while (std::getline(f, line)) {
+      auto e = json::parse(line, nullptr, false);
+      if (e.is_object() && e.contains("case")) {
+        seen.emplace(e["case"].value("id", ""), e["case"].value("device", ""));
       }
     }
+    std::lock_guard lock(mu_);
+    t.outcomes = seen.size();
   }
   if (t.run_id.empty()) {
     std::error_code ec;
@@ -240,6 +251,10 @@ void Sweep::follow(TargetState& t) {
           if (id > after) after = id;
           progressed = true;
           if (e.name == "outcome" && data.is_object() && data.contains("case")) {
+            if (!seen.emplace(data["case"].value("id", ""), data["case"].value("device", ""))
+                     .second) {
+              return true;
+            }
             events << report::dump_json({{"id", id}, {"case", data["case"]}}, -1) << "\n";
             events.flush();
             std::lock_guard lock(mu_);

@@ -12,12 +12,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/workload.hpp"
+
 namespace mudjack::model {
 
-// Version of the database schema (DESIGN.md: MAJOR.MINOR).
-inline constexpr std::string_view kSchemaVersion = "1.0";
-// Version of results.json. 1.1 added each case's latency_ratio and the
-// top-level `reasons` counts.
+// Version of the database schema (DESIGN.md: MAJOR.MINOR). 1.1 added each
+// result's declared work and reported metrics.
+inline constexpr std::string_view kSchemaVersion = "1.1";
+// Version of results.json. 1.1 added each case's work, throughput, metrics
+// and latency_ratio, the run's params, and the top-level `reasons` counts.
 inline constexpr std::string_view kResultsSchemaVersion = "1.1";
 
 // The closed list of outcomes (DESIGN.md). Every planned case x device of a
@@ -139,6 +142,8 @@ struct CaseResult {
   Numeric numeric;
   std::vector<OutputRef> outputs;
   nlohmann::json extra = nlohmann::json::object();  // output_device, checks, warmup_calls...
+  std::optional<Work> work;                         // declared by the case; see workload.hpp
+  Metrics metrics;                                  // measured by the case, beside latency
   std::string started_at;                           // ISO 8601 UTC
   std::string finished_at;                          // ISO 8601 UTC
   double wall_s = 0;                                // wall time the engine spent on this case

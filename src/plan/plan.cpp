@@ -46,21 +46,25 @@ SuiteRef suite_from_dir(const fs::path& dir) {
 }
 
 std::vector<model::CaseInfo> list_cases(const std::vector<SuiteRef>& suites,
-                                        const envs::Interpreter& python) {
+                                        const envs::Interpreter& python, const Params& params,
+                                        nlohmann::json* params_read) {
   if (python.python.empty()) throw util::FatalError(python.missing_reason);
   supervisor::ProbeCommand command;
   command.python = python.python;
   command.probe_dir = envs::data_dir() / "probe";
   for (const auto& s : suites) command.suite_dirs.push_back(s.dir);
+  command.params = params;
   std::atomic<bool> never{false};
   supervisor::ProbeSession::Limits limits;
   limits.start_timeout = std::chrono::milliseconds(60'000);
   std::string error;
   auto session = supervisor::ProbeSession::start(command, limits, never, &error);
   if (!session) throw util::FatalError("cannot list cases: " + error.substr(0, error.find('\n')));
-  auto cases = session->list("", &error);
+  nlohmann::json read;
+  auto cases = session->list("", &error, &read);
   session->stop();
   if (!cases) throw util::FatalError("malformed suite: " + error.substr(0, error.find('\n')));
+  if (params_read) *params_read = std::move(read);
   return *cases;
 }
 

@@ -13,6 +13,7 @@
 
 #include "envs/envs.hpp"
 #include "model/model.hpp"
+#include "plan/params.hpp"
 #include "protocol/protocol.hpp"
 #include "supervisor/supervisor.hpp"
 
@@ -29,9 +30,14 @@ SuiteRef resolve_suite(const std::string& name);
 // A user's own folder of case files (docs/suite-format.md); FatalError if absent.
 SuiteRef suite_from_dir(const std::filesystem::path& dir);
 
-// FatalError when a suite file is malformed or ids collide across suites.
+// FatalError when a suite file is malformed, ids collide across suites, or a
+// parameter's value does not convert. The suites are listed with `params`
+// set, so case grids that depend on a parameter (matrix sizes) name the
+// values the run will use. `params_read`, when given, receives the
+// parameters the suites read (for check_params).
 std::vector<model::CaseInfo> list_cases(const std::vector<SuiteRef>& suites,
-                                        const envs::Interpreter& python);
+                                        const envs::Interpreter& python, const Params& params = {},
+                                        nlohmann::json* params_read = nullptr);
 
 // FatalError for an unknown framework name or a bad regex.
 std::vector<model::CaseInfo> filter(const std::vector<model::CaseInfo>& cases,

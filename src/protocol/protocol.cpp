@@ -117,7 +117,7 @@ Parsed<Hello> parse_hello(std::string_view line) {
   return p;
 }
 
-Parsed<std::vector<model::CaseInfo>> parse_cases(std::string_view line) {
+Parsed<std::vector<model::CaseInfo>> parse_cases(std::string_view line, json* params_read) {
   Parsed<std::vector<model::CaseInfo>> p;
   auto j = parse_object(line, &p.error);
   if (!j) return p;
@@ -135,6 +135,10 @@ Parsed<std::vector<model::CaseInfo>> parse_cases(std::string_view line) {
   } catch (const json::exception& e) {
     p.error = std::string("malformed case metadata: ") + e.what();
     return p;
+  }
+  if (params_read) {
+    auto it = j->find("params");
+    *params_read = it != j->end() && it->is_object() ? *it : json::object();
   }
   p.value = std::move(cases);
   return p;
@@ -204,8 +208,39 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
       r.outputs.push_back(std::move(ref));
     }
   }
+  if (auto it = j->find("work"); it != j->end()) r.work = model::work_from_json(*it);
+  if (auto it = j->find("metrics"); it != j->end()) r.metrics = model::metrics_from_json(*it);
   for (const char* key : {"warmup_calls", "case_ns", "output_device", "checks", "fallback"}) {
     if (j->contains(key) && !(*j)[key].is_null()) r.extra[key] = (*j)[key];
+  }
+  p.value = std::move(r);
+  return p;
+}
+
+std::string repro_request(const ReproRequest& r) {
+  return json{{"type", "repro"},        {"case", r.case_id}, {"seed", r.seed}, {"seen", r.seen},
+              {"expected", r.expected}, {"rtol", r.rtol},    {"atol", r.atol}}
+      .dump();
+}
+
+Parsed<Repro> parse_repro(std::string_view line) {
+  Parsed<Repro> p;
+  auto j = parse_object(line, &p.error);
+  if (!j) return p;
+  if (str(*j, "type") == "error") {
+    p.error = str(*j, "message");
+    return p;
+  }
+  if (str(*j, "type") != "repro") {
+    p.error = "probe answered repro with something other than a repro";
+    return p;
+  }
+  Repro r;
+  r.script = str(*j, "script");
+  r.unwritable = str(*j, "unwritable");
+  if (r.script.empty() && r.unwritable.empty()) {
+    p.error = "probe sent an empty repro";
+    return p;
   }
   p.value = std::move(r);
   return p;

@@ -57,17 +57,44 @@ struct ProbeResult {
   model::Memory memory;
   std::vector<model::OutputRef> outputs;
   nlohmann::json extra = nlohmann::json::object();
+  std::optional<model::Work> work;  // optional `work` field (protocol 1, additive)
+  model::Metrics metrics;           // optional `metrics` field (protocol 1, additive)
 };
 
 // A version mismatch is an error naming both versions.
 Parsed<Hello> parse_hello(std::string_view line);
-Parsed<std::vector<model::CaseInfo>> parse_cases(std::string_view line);
+// `params_read`, when given, receives the reply's optional `params` object
+// (every run parameter the suites read: {name: {type, default, value}}), or
+// an empty object when the probe sent none.
+Parsed<std::vector<model::CaseInfo>> parse_cases(std::string_view line,
+                                                 nlohmann::json* params_read = nullptr);
 Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expected_case);
 
 std::string list_request(std::string_view framework);
 std::string run_request(std::string_view case_id, std::string_view device, int64_t seed,
                         const Policy& policy, std::string_view artifact_dir);
 std::string shutdown_request();
+
+// `repro`: the probe writes case `case_id` as a standalone script. `seen` is
+// what the engine recorded for it (one line, for the script's docstring);
+// `expected` the baseline device's saved outputs (.npy) the script compares
+// with, within rtol/atol.
+struct ReproRequest {
+  std::string case_id;
+  int64_t seed = 0;
+  std::string seen;
+  std::vector<std::string> expected;
+  double rtol = 1e-3;
+  double atol = 1e-3;
+};
+std::string repro_request(const ReproRequest& r);
+// The reply: the script, or why the case cannot be written as one (then
+// value->script is empty and value->unwritable says why).
+struct Repro {
+  std::string script;
+  std::string unwritable;
+};
+Parsed<Repro> parse_repro(std::string_view line);
 
 model::DeviceInfo device_from_json(const nlohmann::json& j);
 model::CaseInfo case_from_json(const nlohmann::json& j);  // throws nlohmann errors on bad types

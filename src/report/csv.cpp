@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "report/capability.hpp"
 #include "report/text.hpp"
 
 namespace mudjack::report {
@@ -63,6 +64,7 @@ std::string to_csv(const std::vector<model::CaseResult>& cases) {
   row(kCsvColumns);
   for (const auto& r : cases) {
     const auto& s = r.latency.stats;
+    auto tp = throughput_of(r);
     const std::array<std::string, kCsvColumns.size()> fields = {
         r.run_id,
         r.info.id,
@@ -85,6 +87,12 @@ std::string to_csv(const std::vector<model::CaseResult>& cases) {
         num(r.memory.peak_host_bytes),
         num(r.numeric.max_abs_err),
         num(r.numeric.max_rel_err),
+        r.work ? num(r.work->amount) : "",
+        r.work ? r.work->unit : "",
+        tp ? num(tp->per_s) : "",
+        tp ? tp->unit : "",
+        metrics_text(r.metrics),
+        r.info.params.is_object() && !r.info.params.empty() ? r.info.params.dump() : "",
     };
     row(fields);
   }

@@ -18,11 +18,18 @@
 
 namespace mudjack::report {
 
-inline constexpr std::array<std::string_view, 21> kCsvColumns = {
-    "run_id",          "case_id",     "framework",   "function", "variant",    "device",
-    "dtype",           "shape",       "mode",        "outcome",  "error_kind", "error_message",
-    "cold_ns",         "median_ns",   "p10_ns",      "p90_ns",   "n",          "peak_device_bytes",
+// The last six (results 1.1) come from report/capability.hpp: work, throughput
+// at the median, metrics as "name=value unit; ...", and the case's params as JSON.
+inline constexpr std::array<std::string_view, 27> kCsvColumns = {
+    "run_id",          "case_id",     "framework",
+    "function",        "variant",     "device",
+    "dtype",           "shape",       "mode",
+    "outcome",         "error_kind",  "error_message",
+    "cold_ns",         "median_ns",   "p10_ns",
+    "p90_ns",          "n",           "peak_device_bytes",
     "peak_host_bytes", "max_abs_err", "max_rel_err",
+    "work_amount",     "work_unit",   "throughput_per_s",
+    "throughput_unit", "metrics",     "params",
 };
 
 // The whole file: header row then one row per result, in the given order.

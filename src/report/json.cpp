@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "report/capability.hpp"
 #include "util/error.hpp"
 #include "verdict/verdict.hpp"
 
@@ -193,6 +194,7 @@ model::CaseResult case_from_json(const json& c, const std::string& run_id,
     }
   }
   r.extra = object_or(c, "extra", json::object());
+  workload_from_json(c, r);
   r.started_at = str(c, "started_at");
   r.finished_at = str(c, "finished_at");
   // Missing (a writer without it) reads as 0; null (NaN was written) as NaN.
@@ -304,6 +306,7 @@ json case_to_json(const model::CaseResult& r) {
   }
   c["outputs"] = std::move(outputs);
   c["extra"] = r.extra.is_null() ? json::object() : r.extra;
+  workload_to_json(r, c);
   c["started_at"] = r.started_at;
   c["finished_at"] = r.finished_at;
   c["wall_s"] = number(r.wall_s);

@@ -9,14 +9,13 @@
 #include <string_view>
 #include <tuple>
 
+#include "report/capability.hpp"
 #include "report/text.hpp"
 
 namespace mudjack::report {
 namespace {
 
 using nlohmann::json;
-
-constexpr size_t kMaxMessageBytes = 200;
 
 constexpr std::array<model::Verdict, 6> kVerdictColumns = {
     model::Verdict::kPortable,           model::Verdict::kPartialFailure,
@@ -56,75 +55,6 @@ std::string code(std::string_view s) {
   return "`` " + std::string(s) + " ``";
 }
 
-// Probe text made safe for one Markdown line: invalid UTF-8 repaired, ANSI
-// escape sequences removed, TAB made a space, other control characters
-// dropped.
-std::string plain(std::string_view s) {
-  std::string v = valid_utf8(s);
-  std::string out;
-  out.reserve(v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    auto c = static_cast<unsigned char>(v[i]);
-    if (c == 0x1b) {
-      if (i + 1 < v.size() && v[i + 1] == '[') {
-        i += 2;
-        while (i < v.size() && !(v[i] >= 0x40 && v[i] <= 0x7e)) {
-          ++i;
-        }
-      }
-      continue;
-    }
-    if (c == '\t') {
-      out += ' ';
-    } else if (c >= 0x20 && c != 0x7f) {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
-// The first non-empty line, cleaned, cut to kMaxMessageBytes on a UTF-8
-// boundary.
-std::string one_line(std::string_view text) {
-  size_t start = text.find_first_not_of(" \t\r\n");
-  if (start == std::string_view::npos) {
-    return {};
-  }
-  text.remove_prefix(start);
-  std::string line = plain(text.substr(0, text.find_first_of("\r\n")));
-  std::string_view s = line;
-  while (!s.empty() && s.back() == ' ') {
-    s.remove_suffix(1);
-  }
-  if (s.size() <= kMaxMessageBytes) {
-    return std::string(s);
-  }
-  size_t cut = kMaxMessageBytes;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) {
-    --cut;
-  }
-  return std::string(s.substr(0, cut)) + "…";
-}
-
-std::string last_line(std::string_view s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) {
-    s.remove_suffix(1);
-  }
-  auto nl = s.find_last_of("\r\n");
-  return std::string(nl == std::string_view::npos ? s : s.substr(nl + 1));
-}
-
-// The environment is {"machines": [{"host": ..., "devices": [...]}, ...]}:
-// one entry per machine whose results are in this report.
-const json& machines(const json& env) {
-  static const json kNone = json::array();
-  if (!env.is_object()) {
-    return kNone;
-  }
-  auto it = env.find("machines");
-  return it != env.end() && it->is_array() ? *it : kNone;
-}
-
 std::string hosts(const json& env) {
   std::string all;
   for (const auto& m : machines(env)) {
@@ -137,21 +67,8 @@ std::string hosts(const json& env) {
 }
 
 std::string device_label(const json& env, const std::string& id) {
-  for (const auto& m : machines(env)) {
-    if (!m.is_object() || !m.contains("devices") || !m["devices"].is_array()) {
-      continue;
-    }
-    for (const auto& d : m["devices"]) {
-      if (!d.is_object() || d.value("id", json()) != json(id)) {
-        continue;
-      }
-      auto model = d.find("model");
-      if (model != d.end() && model->is_string() && !model->get<std::string>().empty()) {
-        return code(id) + " (" + escape(model->get<std::string>()) + ")";
-      }
-    }
-  }
-  return code(id);
+  const std::string model = device_model(env, id);
+  return model.empty() ? code(id) : code(id) + " (" + escape(model) + ")";
 }
 
 // Why a case did not pass, in one line.
@@ -330,7 +247,7 @@ std::string to_markdown(const model::RunInfo& run, const std::vector<model::Case
   if (bad.empty()) {
     out += verdicts.empty() ? "No verdicts were computed.\n"
                             : "Every function is portable on every device.\n";
-    return out;
+    return out + capability_markdown(cases);
   }
   for (const auto* v : bad) {
     out += "- **" + escape(v->framework) + "** " + code(v->function) + " on " + code(v->device) +
@@ -376,7 +293,7 @@ std::string to_markdown(const model::RunInfo& run, const std::vector<model::Case
       out += "  - first failing case " + code(first->info.id) + ": " + case_message(*first) + "\n";
     }
   }
-  return out;
+  return out + capability_markdown(cases);
 }
 
 }  // namespace mudjack::report

@@ -57,4 +57,93 @@ std::string valid_utf8(std::string_view s) {
   return out;
 }
 
+std::string plain(std::string_view s) {
+  std::string v = valid_utf8(s);
+  std::string out;
+  out.reserve(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    auto c = static_cast<unsigned char>(v[i]);
+    if (c == 0x1b) {
+      if (i + 1 < v.size() && v[i + 1] == '[') {
+        i += 2;
+        while (i < v.size() && !(v[i] >= 0x40 && v[i] <= 0x7e)) {
+          ++i;
+        }
+      }
+      continue;
+    }
+    if (c == '\t') {
+      out += ' ';
+    } else if (c >= 0x20 && c != 0x7f) {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string one_line(std::string_view text, size_t max_bytes) {
+  size_t start = text.find_first_not_of(" \t\r\n");
+  if (start == std::string_view::npos) {
+    return {};
+  }
+  text.remove_prefix(start);
+  std::string line = plain(text.substr(0, text.find_first_of("\r\n")));
+  std::string_view s = line;
+  while (!s.empty() && s.back() == ' ') {
+    s.remove_suffix(1);
+  }
+  if (s.size() <= max_bytes) {
+    return std::string(s);
+  }
+  size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  return std::string(s.substr(0, cut)) + "…";
+}
+
+std::string last_line(std::string_view s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) {
+    s.remove_suffix(1);
+  }
+  auto nl = s.find_last_of("\r\n");
+  return std::string(nl == std::string_view::npos ? s : s.substr(nl + 1));
+}
+
+const nlohmann::json& machines(const nlohmann::json& env) {
+  static const nlohmann::json kNone = nlohmann::json::array();
+  if (!env.is_object()) {
+    return kNone;
+  }
+  auto it = env.find("machines");
+  return it != env.end() && it->is_array() ? *it : kNone;
+}
+
+std::string device_model(const nlohmann::json& env, const std::string& id) {
+  std::string label;
+  std::string bare = id;
+  if (auto slash = id.find('/'); slash != std::string::npos) {
+    label = id.substr(0, slash);
+    bare = id.substr(slash + 1);
+  }
+  for (const auto& m : machines(env)) {
+    if (!m.is_object() || !m.contains("devices") || !m["devices"].is_array()) {
+      continue;
+    }
+    if (!label.empty() && m.value("label", nlohmann::json()) != nlohmann::json(label)) {
+      continue;
+    }
+    for (const auto& d : m["devices"]) {
+      if (!d.is_object() || d.value("id", nlohmann::json()) != nlohmann::json(bare)) {
+        continue;
+      }
+      auto model = d.find("model");
+      if (model != d.end() && model->is_string() && !model->get<std::string>().empty()) {
+        return model->get<std::string>();
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace mudjack::report

@@ -8,7 +8,12 @@
 #include <string_view>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 namespace mudjack::report {
+
+// Longest message a view prints on one line, in bytes.
+inline constexpr size_t kMaxMessageBytes = 200;
 
 // Decodes the UTF-8 sequence starting at s[i] (i < s.size()). Returns the code
 // point and the sequence length, or {-1, 1} for an invalid, overlong or
@@ -17,5 +22,26 @@ std::pair<long, size_t> decode_utf8(std::string_view s, size_t i);
 
 // `s` with every invalid UTF-8 sequence replaced by U+FFFD.
 std::string valid_utf8(std::string_view s);
+
+// Probe text made safe for one line: invalid UTF-8 repaired, ANSI escape
+// sequences removed, TAB made a space, other control characters dropped.
+std::string plain(std::string_view s);
+
+// The first non-empty line, cleaned (plain), cut to max_bytes on a UTF-8
+// boundary with "…" appended when cut.
+std::string one_line(std::string_view text, size_t max_bytes = kMaxMessageBytes);
+
+// The last line of s, trailing newlines and spaces ignored.
+std::string last_line(std::string_view s);
+
+// The environment is {"machines": [{"host", "devices": [...], "label"?}, ...]}:
+// one entry per machine whose results are in the report (a merged run's
+// machines carry the label their devices are prefixed with). An empty array
+// when env has no such list.
+const nlohmann::json& machines(const nlohmann::json& env);
+
+// The model of device `id` ("cuda:0", or "h200/cuda:0" in a merged run: the
+// machine labelled "h200"), or "" when the environment does not say.
+std::string device_model(const nlohmann::json& env, const std::string& id);
 
 }  // namespace mudjack::report

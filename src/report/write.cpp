@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "report/csv.hpp"
+#include "report/html.hpp"
 #include "report/json.hpp"
 #include "report/junit.hpp"
 #include "report/markdown.hpp"
@@ -46,6 +47,9 @@ std::string render(std::string_view format, const model::RunInfo& run,
   }
   if (format == "md") {
     return to_markdown(run, cases, verdicts);
+  }
+  if (format == "html") {
+    return to_html(run, cases, verdicts);
   }
   throw FatalError("unknown report format '" + std::string(format) +
                    "' (known: " + known_formats() + ")");

@@ -1,6 +1,6 @@
 #pragma once
-// Writes a run's reports: results.json (primary), results.csv, junit.xml and
-// summary.md, all renderings of the one results model (STYLE.md rule 8).
+// Writes a run's reports: results.json (primary), results.csv, junit.xml,
+// summary.md and report.html, all renderings of the one results model (STYLE.md rule 8).
 //
 // Called by the CLI at the end of a run (and by `report` on stored results);
 // blocks on file I/O. Thread-safe as long as two callers do not write the
@@ -17,9 +17,9 @@
 namespace mudjack::report {
 
 // The formats render() knows, and the file each is written to by write_all().
-inline constexpr std::array<std::string_view, 4> kFormats = {"json", "csv", "junit", "md"};
-inline constexpr std::array<std::string_view, 4> kFileNames = {"results.json", "results.csv",
-                                                               "junit.xml", "summary.md"};
+inline constexpr std::array<std::string_view, 5> kFormats = {"json", "csv", "junit", "md", "html"};
+inline constexpr std::array<std::string_view, 5> kFileNames = {
+    "results.json", "results.csv", "junit.xml", "summary.md", "report.html"};
 
 // One report as text. results.json is pretty-printed with a 1-space indent.
 // FatalError for a format outside kFormats, listing the known ones.

@@ -167,8 +167,23 @@ ParsedRequest parse_run_request(std::string_view body, const Catalog& catalog) {
 
   if (doc.contains("params")) {
     if (!doc["params"].is_object()) return fail("'params' must be an object");
-    if (!doc["params"].empty()) {
-      return fail("case parameters ('params') are not supported by this server yet");
+    static const std::regex name_re("^[A-Za-z_][A-Za-z0-9_]*$");
+    for (const auto& [name, value] : doc["params"].items()) {
+      if (!std::regex_match(name, name_re)) {
+        return fail("parameter name '" + name + "' is not an identifier");
+      }
+      // Values travel as text (`--param NAME=VALUE`); the suite converts them.
+      if (value.is_string()) {
+        r.params[name] = value.get<std::string>();
+      } else if (value.is_number() || value.is_boolean()) {
+        r.params[name] = value.dump();
+      } else {
+        return fail("parameter '" + name + "' must be a string, number or boolean");
+      }
+      if (r.params[name].get_ref<const std::string&>().size() > kMaxFilterChars) {
+        return fail("parameter '" + name + "' is longer than " + std::to_string(kMaxFilterChars) +
+                    " characters");
+      }
     }
   }
 

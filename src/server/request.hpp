@@ -34,6 +34,8 @@ struct RunRequest {
   std::vector<std::string> frameworks;  // empty: every offered framework
   std::vector<std::string> devices;     // empty: every device
   std::string filter;                   // ECMAScript regex over case ids; empty: all
+  // Run parameters {name: "value"} (plan/params.hpp): the suites are listed
+  // again with them, and a name no selected suite reads is refused.
   nlohmann::json params = nlohmann::json::object();
   std::optional<double> timeout_s;
   std::optional<double> budget_ms;
@@ -47,7 +49,7 @@ struct RunRequest {
 };
 
 // The largest body the server reads by default, and the bounds on options.
-inline constexpr size_t kDefaultMaxBodyBytes = 64 * 1024;
+inline constexpr size_t kDefaultMaxBodyBytes = size_t{64} * 1024;
 inline constexpr size_t kMaxFilterChars = 1024;
 inline constexpr double kMaxTimeoutS = 24 * 3600;
 inline constexpr double kMaxBudgetMs = 600'000;
@@ -62,7 +64,7 @@ struct ParsedRequest {
 
 // Parses and checks a body against the catalog: unknown fields, wrong types,
 // unknown suites/frameworks/devices, a bad regex, out-of-range numbers and
-// case parameters (not supported yet) are errors.
+// malformed parameters are errors.
 ParsedRequest parse_run_request(std::string_view body, const Catalog& catalog);
 
 // The request's cases: its suites' cases, filtered by framework and regex.

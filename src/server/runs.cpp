@@ -93,7 +93,30 @@ Reply RunManager::submit(const RunRequest& request) {
 }
 
 Reply RunManager::submit_new(const RunRequest& request) {
-  auto cases = select_cases(request, catalog_);
+  auto params = defaults_.params;
+  for (const auto& [name, value] : request.params.items()) params[name] = value.get<std::string>();
+  std::vector<model::CaseInfo> cases;
+  if (request.params.empty()) {
+    cases = select_cases(request, catalog_);
+  } else {
+    // Case grids may depend on parameters: list the suites again with them.
+    try {
+      std::vector<plan::SuiteRef> refs;
+      for (const auto& s : request.suites) refs.push_back({s, catalog_.suites.at(s)});
+      nlohmann::json read;
+      auto listed = plan::list_cases(
+          refs, envs::listing_interpreter(defaults_.profile, defaults_.python), params, &read);
+      plan::check_params(plan::params_from_json(request.params), read);
+      Catalog with_params = catalog_;
+      with_params.cases.clear();
+      with_params.cases[request.suites.front()] = std::move(listed);
+      RunRequest one = request;
+      one.suites = {request.suites.front()};
+      cases = select_cases(one, with_params);
+    } catch (const util::FatalError& e) {
+      return {400, {{"error", e.what()}}};
+    }
+  }
   if (cases.empty()) {
     std::string what = "no cases match: suites ";
     for (const auto& x : request.suites) what += x + " ";
@@ -127,7 +150,7 @@ Reply RunManager::submit_new(const RunRequest& request) {
                   {"seed", request.seed},
                   {"serial", request.serial},
                   {"python", defaults_.python},
-                  {"params", request.params},
+                  {"params", plan::params_to_json(params)},
                   {"via", "serve"}};
   if (options["min_samples"].get<int>() > options["max_samples"].get<int>()) {
     return {400, {{"error", "'min_samples' must not exceed 'max_samples'"}}};
@@ -215,7 +238,7 @@ Reply RunManager::submit_resume(const std::string& run_id) {
   return admit(rec);
 }
 
-Reply RunManager::admit(std::shared_ptr<Record> rec) {
+Reply RunManager::admit(const std::shared_ptr<Record>& rec) {
   std::lock_guard lock(mu_);
   if (draining_.load()) {
     store_.set_run_state(rec->id, "incomplete", util::now_iso8601());
@@ -289,6 +312,7 @@ void RunManager::execute(const std::shared_ptr<Record>& rec) {
     spec.baseline = rec->baseline;
     spec.seed = rec->options["seed"].get<int64_t>();
     spec.parallel = !rec->options["serial"].get<bool>();
+    spec.params = plan::params_from_json(rec->options.value("params", json::object()));
 
     bool completed = supervisor::execute(
         spec, store_,

@@ -48,6 +48,7 @@ struct RunDefaults {
   int max_samples = 1000;
   int64_t memory_limit_bytes = 0;
   std::optional<std::filesystem::path> intolerable;  // thresholds file for verdicts
+  plan::Params params;  // the operator's defaults ([params] in mudjack.toml); a request's win
 };
 
 struct Event {
@@ -119,7 +120,7 @@ class RunManager {
   static bool final(State s) { return s != State::kQueued && s != State::kRunning; }
   Reply submit_new(const RunRequest& request);
   Reply submit_resume(const std::string& run_id);
-  Reply admit(std::shared_ptr<Record> rec);          // takes mu_
+  Reply admit(const std::shared_ptr<Record>& rec);   // takes mu_
   void schedule();                                   // caller holds mu_
   void execute(const std::shared_ptr<Record>& rec);  // on the run's thread
   void emit(Record& rec, const std::string& name, const nlohmann::json& data);  // holds mu_

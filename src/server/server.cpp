@@ -89,7 +89,7 @@ Catalog load_catalog(const ServeOptions& o, const plan::Discovery& discovery) {
   for (const auto& ref : refs) {
     if (c.suites.count(ref.name)) throw FatalError("two suites are named '" + ref.name + "'");
     c.suites[ref.name] = ref.dir;
-    c.cases[ref.name] = plan::list_cases({ref}, python);
+    c.cases[ref.name] = plan::list_cases({ref}, python, o.defaults.params);
   }
   c.frameworks = o.frameworks.empty() ? envs::kFrameworks : o.frameworks;
   for (const auto& d : discovery.devices) c.devices.push_back(d.id);
@@ -339,7 +339,7 @@ int serve(const ServeOptions& o, store::Store& store, const std::atomic<bool>& s
     return httplib::Server::HandlerResponse::Handled;
   }));
   http.set_exception_handler(
-      [&](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+      [&](const httplib::Request&, httplib::Response& res, const std::exception_ptr& ep) {
         std::string what = "internal error";
         try {
           std::rethrow_exception(ep);
@@ -479,7 +479,7 @@ int serve(const ServeOptions& o, store::Store& store, const std::atomic<bool>& s
             return sink.write(comment.data(), comment.size());
           }
           for (const auto& e : batch.events) {
-            auto text = sse_event(e.id, e.name, json::parse(e.data));
+            auto text = sse_event_raw(e.id, e.name, e.data);
             if (!sink.write(text.data(), text.size())) return false;
             *cursor = e.id;
           }

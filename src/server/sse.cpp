@@ -13,6 +13,15 @@ std::string sse_event(uint64_t id, std::string_view name, const nlohmann::json& 
   return out;
 }
 
+std::string sse_event_raw(uint64_t id, std::string_view name, std::string_view data) {
+  std::string out = "id: " + std::to_string(id) + "\nevent: ";
+  out.append(name);
+  out += "\ndata: ";
+  out.append(data);
+  out += "\n\n";
+  return out;
+}
+
 std::string sse_comment(std::string_view text) {
   std::string out = ": ";
   out.append(text);

@@ -18,6 +18,8 @@ namespace mudjack::server {
 // One event as written: `id` counts from 1 within a run, so a client that
 // reconnects with Last-Event-ID: N gets the events after N.
 std::string sse_event(uint64_t id, std::string_view name, const nlohmann::json& data);
+// The same with `data` already compact JSON (one line, as dump_json(-1) writes).
+std::string sse_event_raw(uint64_t id, std::string_view name, std::string_view data);
 // A comment line that keeps idle connections (and proxies) alive.
 std::string sse_comment(std::string_view text);
 

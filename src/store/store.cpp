@@ -112,6 +112,14 @@ const std::vector<std::string> kSchema_1_0 = {
     "CREATE INDEX outcome_changes_by_run ON outcome_changes (run_id, id)",
 };
 
+// 1.1: what a case declares and measures besides latency (model/workload.hpp):
+// the work one timed call does, and named metrics. Older rows read as no work
+// and no metrics.
+const std::vector<std::string> kSchema_1_1 = {
+    "ALTER TABLE results ADD COLUMN work_json TEXT NOT NULL DEFAULT 'null'",
+    "ALTER TABLE results ADD COLUMN metrics_json TEXT NOT NULL DEFAULT '{}'",
+};
+
 std::pair<int, int> must_parse_version(std::string_view v) {
   auto parsed = model::parse_schema_version(v);
   if (!parsed) {
@@ -377,8 +385,8 @@ constexpr std::string_view kResultColumns =
     "r.calls_per_sample, r.median_ns, r.p10_ns, r.p90_ns, r.iqr_ns, r.mean_ns, r.stddev_ns, "
     "r.cv, r.min_ns, r.n, r.peak_device_bytes, r.peak_host_bytes, r.max_abs_err, "
     "r.max_rel_err, r.compared_with, r.numeric_message, r.outputs_json, r.extra_json, "
-    "r.started_at, r.finished_at, r.wall_s";
-constexpr int kResultColumnCount = 33;
+    "r.started_at, r.finished_at, r.wall_s, r.work_json, r.metrics_json";
+constexpr int kResultColumnCount = 35;
 
 model::CaseResult result_from_row(const Stmt& q, const std::filesystem::path& path) {
   model::CaseResult r;
@@ -454,6 +462,8 @@ model::CaseResult result_from_row(const Stmt& q, const std::filesystem::path& pa
   r.started_at = q.col_text(30);
   r.finished_at = q.col_text(31);
   r.wall_s = q.col_real(32);
+  r.work = model::work_from_json(q.col_json(33, "work"));
+  r.metrics = model::metrics_from_json(q.col_json(34, "metrics"));
   if (q.is_null(kResultColumnCount)) {
     // No stored metadata (cannot happen through record()); keep the id.
     r.info.id = case_id;
@@ -499,6 +509,7 @@ std::filesystem::path default_db_path(const std::filesystem::path& results_dir) 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> kMigrations = {
       {"1.0", kSchema_1_0},
+      {"1.1", kSchema_1_1},
   };
   return kMigrations;
 }
@@ -770,9 +781,9 @@ void Store::record(const model::CaseResult& r) {
          "cold_ns, samples_json, calls_per_sample, median_ns, p10_ns, p90_ns, iqr_ns, mean_ns, "
          "stddev_ns, cv, min_ns, n, peak_device_bytes, peak_host_bytes, max_abs_err, "
          "max_rel_err, compared_with, numeric_message, outputs_json, extra_json, started_at, "
-         "finished_at, wall_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-         "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, "
-         "?31, ?32, ?33)");
+         "finished_at, wall_s, work_json, metrics_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+         "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
+         "?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)");
   const auto opt_int = [](std::optional<int> v) -> std::optional<int64_t> {
     if (v) {
       return *v;
@@ -818,6 +829,8 @@ void Store::record(const model::CaseResult& r) {
       .text(31, r.started_at)
       .text(32, r.finished_at)
       .real(33, r.wall_s)
+      .text(34, dump(model::work_to_json(r.work)))
+      .text(35, dump(model::metrics_to_json(r.metrics)))
       .run();
   tx.commit();
 }

@@ -39,6 +39,9 @@ os::SpawnOptions spawn_options(const ProbeCommand& command) {
   }
   if (!command.device.empty()) o.argv.insert(o.argv.end(), {"--device", command.device});
   for (const auto& d : command.suite_dirs) o.argv.insert(o.argv.end(), {"--suite-dir", d.string()});
+  for (const auto& [name, value] : command.params) {
+    o.argv.insert(o.argv.end(), {"--param", name + "=" + value});
+  }
   std::string pythonpath = command.probe_dir.string();
   if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing) {
     pythonpath += ":" + std::string(existing);
@@ -112,7 +115,8 @@ ProbeSession::Wait ProbeSession::wait_line(std::string& line, milliseconds timeo
 }
 
 std::optional<std::vector<model::CaseInfo>> ProbeSession::list(const std::string& framework,
-                                                               std::string* error) {
+                                                               std::string* error,
+                                                               nlohmann::json* params_read) {
   if (!child_->write_line(protocol::list_request(framework))) {
     *error = "probe closed its input";
     return std::nullopt;
@@ -123,12 +127,32 @@ std::optional<std::vector<model::CaseInfo>> ProbeSession::list(const std::string
     *error = "probe did not answer the list request\n" + last_lines(child_->stderr_tail(), 20);
     return std::nullopt;
   }
-  auto cases = protocol::parse_cases(line);
+  auto cases = protocol::parse_cases(line, params_read);
   if (!cases.ok()) {
     *error = cases.error;
     return std::nullopt;
   }
   return std::move(*cases.value);
+}
+
+std::optional<protocol::Repro> ProbeSession::repro(const protocol::ReproRequest& request,
+                                                   std::string* error) {
+  if (!child_->write_line(protocol::repro_request(request))) {
+    *error = "probe closed its input";
+    return std::nullopt;
+  }
+  std::string line;
+  if (wait_line(line, limits_.case_timeout) != Wait::kLine) {
+    child_->kill();
+    *error = "probe did not answer the repro request\n" + last_lines(child_->stderr_tail(), 20);
+    return std::nullopt;
+  }
+  auto r = protocol::parse_repro(line);
+  if (!r.ok()) {
+    *error = r.error;
+    return std::nullopt;
+  }
+  return std::move(*r.value);
 }
 
 model::CaseResult ProbeSession::died(model::CaseResult r, const std::string& why) {
@@ -208,6 +232,8 @@ std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
   r.memory = p.memory;
   r.outputs = std::move(p.outputs);
   r.extra = std::move(p.extra);
+  r.work = p.work;
+  r.metrics = std::move(p.metrics);
   return finish(std::move(r));
 }
 

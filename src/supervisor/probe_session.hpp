@@ -30,6 +30,8 @@ struct ProbeCommand {
   std::string device;     // empty: discovery only
   std::map<std::string, std::string> env;
   std::vector<int> cpu_affinity;
+  // Run parameters, passed as `--param NAME=VALUE` (schemas/probe-protocol-v1.md).
+  std::map<std::string, std::string> params;
 };
 
 os::SpawnOptions spawn_options(const ProbeCommand& command);
@@ -53,8 +55,10 @@ class ProbeSession {
   bool alive() const { return alive_; }
 
   // Lists the cases of the probe's suites; nullopt + *error on failure.
-  std::optional<std::vector<model::CaseInfo>> list(const std::string& framework,
-                                                   std::string* error);
+  // `params_read`, when given, receives the run parameters the suites read
+  // (protocol::parse_cases).
+  std::optional<std::vector<model::CaseInfo>> list(const std::string& framework, std::string* error,
+                                                   nlohmann::json* params_read = nullptr);
 
   // Runs one case and returns its outcome. Never returns without one unless
   // the engine was interrupted (then nullopt: the case will run again on
@@ -63,6 +67,9 @@ class ProbeSession {
                                        int64_t seed, const protocol::Policy& policy,
                                        const std::filesystem::path& artifact_dir);
 
+  // Asks the probe to write one case as a standalone script (protocol
+  // `repro`); nullopt + *error when the probe fails or times out.
+  std::optional<protocol::Repro> repro(const protocol::ReproRequest& request, std::string* error);
   // Polite shutdown, then kill after a grace period.
   void stop();
 

@@ -110,6 +110,7 @@ void run_lane(const Lane& lane, const RunSpec& spec, Shared& shared,
       command.python = rt_it->second.python;
       command.probe_dir = spec.probe_dir;
       command.suite_dirs = spec.suite_dirs;
+      command.params = spec.params;
       command.framework = fw;
       command.device = lane.device;
       command.env = lane.env;

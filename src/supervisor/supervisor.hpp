@@ -42,6 +42,9 @@ struct RunSpec {
   std::map<std::string, FrameworkRuntime> frameworks;
   std::filesystem::path probe_dir;
   std::vector<std::filesystem::path> suite_dirs;
+  // Run parameters (`--param NAME=VALUE`), given to every probe; the same
+  // ones the plan was listed with, so case ids match.
+  std::map<std::string, std::string> params;
   std::filesystem::path artifact_root;  // <run folder>/artifacts
   protocol::Policy policy;
   ProbeSession::Limits limits;

@@ -280,6 +280,12 @@ TEST_F(ServeTest, BadRequestsGetClearJsonErrorsAndTheServerKeepsServing) {
       EXPECT_TRUE(r->has_header("WWW-Authenticate"));
     }
   }
+  // Run parameters reach the listing: a name no suite reads is refused.
+  auto param = c.Post("/v1/runs", auth(), R"({"suite":"hostile","params":{"no_such_knob":3}})",
+                      "application/json");
+  ASSERT_TRUE(param);
+  EXPECT_EQ(param->status, 400) << param->body;
+  EXPECT_NE(param->body.find("no_such_knob"), std::string::npos) << param->body;
   // A real run afterwards: the server is still serving.
   auto run = start_run(s, {{"suite", "hostile"}, {"filter", "ok\\.add"}, {"budget_ms", 5}});
   auto ev = events(s, run["id"]);
@@ -349,12 +355,14 @@ TEST_F(ServeTest, RunsQueuePerDeviceStreamEventsAndShareTheStore) {
   EXPECT_EQ(tail.size(), ev.size() - 2);
 
   // Every view, and the same store `mudjack runs` and `report` read.
-  for (const char* format : {"json", "csv", "junit", "md"}) {
+  for (const char* format : {"json", "csv", "junit", "md", "html"}) {
     auto r = client(s).Get(
         "/v1/runs/" + second["id"].get<std::string>() + "/results?format=" + format, auth());
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200) << format;
-    auto expected = std::string(format) == "md" ? second["id"].get<std::string>() : "ok.add";
+    auto expected = std::string(format) == "md" || std::string(format) == "html"
+                        ? second["id"].get<std::string>()
+                        : "ok.add";
     EXPECT_NE(r->body.find(expected), std::string::npos) << format;
   }
   auto doc = get_json(s, "/v1/runs/" + second["id"].get<std::string>() + "/results");
@@ -446,6 +454,23 @@ TEST_F(ServeTest, SigtermStopsAcceptingCancelsAndKeepsEveryFinishedOutcome) {
   auto resume = mudjack({"run", "--resume", id, "--out", s.out.string()});
   EXPECT_EQ(resume.code, 0) << resume.err;
   EXPECT_NE(slurp(s.log).find("draining"), std::string::npos);
+}
+
+TEST_F(ServeTest, RunParametersReachTheListingAndTheProbe) {
+  auto& s = serve("params", {"--suite", "capability", "--framework", "numpy"});
+  auto run = start_run(s, {{"suite", "capability"},
+                           {"filter", "^numpy/jit/"},
+                           {"params", {{"jit_size", 1000}}},
+                           {"budget_ms", 5}});
+  EXPECT_EQ(run["planned"], 1) << "the grid follows the parameter: one size";
+  auto ev = events(s, run["id"]);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back().second["state"], "complete");
+  auto doc = get_json(s, "/v1/runs/" + run["id"].get<std::string>() + "/results");
+  ASSERT_EQ(doc["cases"].size(), 1u);
+  EXPECT_EQ(doc["cases"][0]["id"], "numpy/jit/float32-1000-eager");
+  EXPECT_EQ(doc["cases"][0]["outcome"], "pass");
+  EXPECT_EQ(doc["run"]["options"]["params"], (json{{"jit_size", "1000"}}));
 }
 
 TEST_F(ServeTest, StartupProblemsAreOneLineAndExitTwo) {
@@ -605,6 +630,51 @@ TEST_F(SweepTest, InterruptedSweepResumesWithoutRepeatingOrLosingOutcomes) {
   auto runs = mudjack({"runs", "--out", out.string(), "--json"});
   ASSERT_EQ(runs.code, 0) << runs.err;
   EXPECT_EQ(json::parse(runs.out).size(), 1u) << "one merged run, not one per resume";
+}
+
+TEST_F(SweepTest, ARunCancelledOnTheTargetIsResumedThereByResume) {
+  auto& slow = numpy_fixtures("slow");
+  auto file = targets("[run]\nsuite = \"slow\"\nbudget_ms = 5\n\n" + target("box", slow, ""));
+  auto out = dir_ / "sweep";
+  pid_t sweep =
+      spawn({"sweep", "--targets", file.string(), "--out", out.string()}, dir_ / "sweep.log");
+  std::string run_id;
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto state = json::parse(slurp(out / "sweep.json"), nullptr, false);
+        if (!state.is_object()) return false;
+        run_id = state["targets"]["box"].value("run_id", "");
+        return !run_id.empty() && get_json(slow, "/v1/runs/" + run_id)["done"] >= 2;
+      },
+      seconds(60)));
+  auto del = client(slow).Delete("/v1/runs/" + run_id, auth());
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->status, 202);
+  EXPECT_EQ(wait_exit(sweep, seconds(60)), 1) << slurp(dir_ / "sweep.log");
+  EXPECT_NE(slurp(dir_ / "sweep.log").find("the run ended cancelled on the target"),
+            std::string::npos)
+      << slurp(dir_ / "sweep.log");
+  auto partial = json::parse(slurp(out / "targets" / "box" / "results.json"));
+  size_t kept = partial["cases"].size();
+  EXPECT_GE(kept, 2u);
+  EXPECT_LT(kept, 8u);
+
+  auto r = mudjack({"sweep", "--targets", file.string(), "--out", out.string(), "--resume"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  auto state = json::parse(slurp(out / "sweep.json"));
+  EXPECT_EQ(state["targets"]["box"]["status"], "complete");
+  EXPECT_EQ(state["targets"]["box"]["run_id"], run_id) << "the same run, resumed on the target";
+  EXPECT_EQ(state["targets"]["box"]["outcomes"], 8);
+  auto results = json::parse(slurp(out / "targets" / "box" / "results.json"));
+  ASSERT_EQ(results["cases"].size(), 8u);
+  std::map<std::string, std::string> started;
+  for (const auto& c : partial["cases"]) started[c["id"]] = c["started_at"];
+  for (const auto& c : results["cases"]) {
+    auto it = started.find(c["id"]);
+    if (it != started.end()) {
+      EXPECT_EQ(c["started_at"], it->second) << "a finished case ran again";
+    }
+  }
 }
 
 TEST_F(SweepTest, WrongTokensAndBadFilesAreClearFailures) {

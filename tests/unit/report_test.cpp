@@ -193,7 +193,7 @@ CaseResult full_case() {
 TEST(ReportJson, WritesTheDocumentedShape) {
   Fixture f;
   json doc = to_json(f.run, f.cases, f.verdicts);
-  EXPECT_EQ(doc["schema_version"], "1.1");
+  EXPECT_EQ(doc["schema_version"], model::kResultsSchemaVersion);
   EXPECT_EQ(doc["run"]["id"], "r42");
   EXPECT_EQ(doc["run"]["options"]["budget_s"], 2);
   EXPECT_EQ(doc["environment"], f.run.environment);
@@ -282,7 +282,7 @@ TEST(ReportJson, RoundTripThroughTextKeepsEveryField) {
   f.cases.push_back(full_case());
   json doc = to_json(f.run, f.cases, f.verdicts);
   Results back = from_json(json::parse(dump_json(doc)));
-  EXPECT_EQ(back.schema_version, "1.1");
+  EXPECT_EQ(back.schema_version, model::kResultsSchemaVersion);
   EXPECT_EQ(back.run.id, f.run.id);
   EXPECT_EQ(back.run.environment, f.run.environment);
   EXPECT_EQ(back.run.options, f.run.options);
@@ -509,7 +509,8 @@ TEST(ReportCsv, QuotesCommasQuotesAndNewlines) {
   EXPECT_EQ(rows[0], header);
   EXPECT_EQ(text.rfind("run_id,case_id,framework,function,variant,device,dtype,shape,mode,"
                        "outcome,error_kind,error_message,cold_ns,median_ns,p10_ns,p90_ns,n,"
-                       "peak_device_bytes,peak_host_bytes,max_abs_err,max_rel_err\r\n",
+                       "peak_device_bytes,peak_host_bytes,max_abs_err,max_rel_err,work_amount,"
+                       "work_unit,throughput_per_s,throughput_unit,metrics,params\r\n",
                        0),
             0u);
   for (const auto& row : rows) {
@@ -755,8 +756,8 @@ TEST_F(ReportWriteTest, WritesEveryFormatAndNoTemporaryFiles) {
   for (const auto& e : fs::directory_iterator(out)) {
     names.insert(e.path().filename().string());
   }
-  EXPECT_EQ(names,
-            (std::set<std::string>{"results.json", "results.csv", "junit.xml", "summary.md"}));
+  EXPECT_EQ(names, (std::set<std::string>{"results.json", "results.csv", "junit.xml", "summary.md",
+                                          "report.html"}));
   for (size_t i = 0; i < kFormats.size(); ++i) {
     EXPECT_EQ(read_file(out / kFileNames[i]), render(kFormats[i], f.run, f.cases, f.verdicts));
   }
@@ -797,8 +798,8 @@ TEST_F(ReportWriteTest, LoadJsonReportsUnreadableFiles) {
 }
 
 TEST(ReportRender, UnknownFormatListsTheKnownOnes) {
-  EXPECT_EQ(fatal_message([] { render("html", make_run(), {}, {}); }),
-            "unknown report format 'html' (known: json, csv, junit, md)");
+  EXPECT_EQ(fatal_message([] { render("pdf", make_run(), {}, {}); }),
+            "unknown report format 'pdf' (known: json, csv, junit, md, html)");
 }
 
 }  // namespace

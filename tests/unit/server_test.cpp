@@ -58,7 +58,7 @@ TEST(RunRequest, AcceptsAFullRequest) {
   auto p = parse(R"({"suite": ["paper", "small"], "frameworks": ["torch"], "device": "cuda:0",
                     "filter": "sum", "timeout_s": 30, "budget_ms": 5, "warmup_ms": 0,
                     "min_samples": 2, "max_samples": 9, "seed": -3, "baseline": "cpu",
-                    "serial": true, "params": {}})");
+                    "serial": true, "params": {"matrix_size": 64, "fast": true, "dir": "/d"}})");
   ASSERT_TRUE(p.request) << p.error;
   const auto& r = *p.request;
   EXPECT_EQ(r.suites, (std::vector<std::string>{"paper", "small"}));
@@ -72,6 +72,8 @@ TEST(RunRequest, AcceptsAFullRequest) {
   EXPECT_EQ(*r.max_samples, 9);
   EXPECT_EQ(r.seed, -3);
   EXPECT_TRUE(r.serial);
+  EXPECT_EQ(r.params, (json{{"matrix_size", "64"}, {"fast", "true"}, {"dir", "/d"}}))
+      << "values travel as text";
   auto cases = select_cases(r, catalog());
   ASSERT_EQ(cases.size(), 1u) << "torch/sum/v is in both suites: listed once";
   EXPECT_EQ(cases[0].id, "torch/sum/v");
@@ -116,7 +118,9 @@ TEST(RunRequest, RejectsEveryBadBodyWithAClearMessage) {
       {R"({"suite": "paper", "filter": "(unclosed"})", "'filter' is not a valid regex"},
       {R"({"suite": "paper", "filter": 7})", "'filter' must be a string"},
       {R"({"suite": "paper", "filter": ")" + std::string(2000, 'a') + R"("})", "longer than"},
-      {R"({"suite": "paper", "params": {"n": 3}})", "case parameters ('params') are not supported"},
+      {R"({"suite": "paper", "params": {"n": [3]}})",
+       "parameter 'n' must be a string, number or boolean"},
+      {R"({"suite": "paper", "params": {"1n": 3}})", "parameter name '1n' is not an identifier"},
       {R"({"suite": "paper", "params": [1]})", "'params' must be an object"},
       {R"({"suite": "paper", "timeout_s": 0})", "'timeout_s' must be in (0, 86400]"},
       {R"({"suite": "paper", "timeout_s": "soon"})", "'timeout_s' must be a number"},

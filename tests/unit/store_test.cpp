@@ -150,6 +150,9 @@ CaseResult full_result(const std::string& run_id) {
   r.outputs = {{"artifacts/a.npy", "bfloat16", "float32", {2, 3}},
                {"artifacts/b.npy", "int64", "int64", {}}};
   r.extra = {{"output_device", "cuda:0"}, {"warmup_calls", 3}, {"checks", {true, false}}};
+  r.work = model::Work{2.0 * 1024 * 1024 * 1024, "FLOP"};
+  r.metrics = {
+      {"accuracy", {0.9765, "1"}}, {"final_loss", {std::nullopt, ""}}, {"compile_s", {3.5, "s"}}};
   r.started_at = "2024-05-01T12:00:00Z";
   r.finished_at = "2024-05-01T12:00:01Z";
   r.wall_s = 1.25;
@@ -216,6 +219,8 @@ void expect_same(const CaseResult& a, const CaseResult& b) {
     EXPECT_EQ(a.outputs[i].shape, b.outputs[i].shape);
   }
   EXPECT_EQ(a.extra, b.extra);
+  EXPECT_EQ(model::work_to_json(a.work), model::work_to_json(b.work));
+  EXPECT_EQ(model::metrics_to_json(a.metrics), model::metrics_to_json(b.metrics));
   EXPECT_EQ(a.started_at, b.started_at);
   EXPECT_EQ(a.finished_at, b.finished_at);
   EXPECT_EQ(a.wall_s, b.wall_s);
@@ -227,7 +232,8 @@ TEST_F(StoreTest, OpenCreatesFolderInWalModeWithSchemaVersion) {
   EXPECT_EQ(store->path(), db());
   EXPECT_EQ(store->schema_version(), model::kSchemaVersion);
   EXPECT_EQ(raw_query(db(), "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(raw_query(db(), "SELECT value FROM meta WHERE key='schema_version'"), "1.0");
+  EXPECT_EQ(raw_query(db(), "SELECT value FROM meta WHERE key='schema_version'"),
+            model::kSchemaVersion);
   ASSERT_FALSE(migrations().empty());
   EXPECT_EQ(migrations().back().version, model::kSchemaVersion);
 }
@@ -455,7 +461,7 @@ TEST_F(StoreTest, ReopenAfterCloseKeepsData) {
   expect_same(full, *got);
   EXPECT_EQ(store->remaining("r1"), (std::vector<CaseDevice>{{full.info.id, "cpu"}}));
   EXPECT_EQ(store->changes("r1").size(), 1u);
-  EXPECT_EQ(store->schema_version(), "1.0");
+  EXPECT_EQ(store->schema_version(), model::kSchemaVersion);
 }
 
 TEST_F(StoreTest, GarbageFileIsRejectedWithAClearMessage) {
@@ -546,13 +552,13 @@ TEST_F(StoreTest, MigrationsApplyInOrderAndOnlyOnce) {
   { Store::open(db())->create_run(make_run("r1", "t")); }
 
   std::vector<Migration> steps = migrations();
-  steps.push_back({"1.1",
+  steps.push_back({"1.8",
                    {"ALTER TABLE results ADD COLUMN energy_j REAL",
                     "CREATE TABLE notes (run_id TEXT, text TEXT)"}});
-  steps.push_back({"1.2", {"INSERT INTO notes VALUES ('r1', 'migrated')"}});
+  steps.push_back({"1.9", {"INSERT INTO notes VALUES ('r1', 'migrated')"}});
   {
     auto store = Store::open(db(), steps);
-    EXPECT_EQ(store->schema_version(), "1.2");
+    EXPECT_EQ(store->schema_version(), "1.9");
     // Old data survives, and writes keep working with the added column.
     EXPECT_TRUE(store->get_run("r1").has_value());
     store->record(full_result("r1"));
@@ -566,19 +572,55 @@ TEST_F(StoreTest, MigrationsApplyInOrderAndOnlyOnce) {
   // duplicate the note).
   { Store::open(db(), steps); }
   EXPECT_EQ(raw_query(db(), "SELECT count(*) FROM notes"), "1");
-  // An older program (1.0 only) reads the 1.2 file.
+  // An older program (without 1.8 and 1.9) reads the 1.9 file.
   auto old = Store::open(db());
-  EXPECT_EQ(old->schema_version(), "1.2");
+  EXPECT_EQ(old->schema_version(), "1.9");
   EXPECT_EQ(old->results("r1").size(), 1u);
+}
+
+// A database written by a 1.0 program (no work or metrics columns) is
+// migrated to 1.1 on open: its results keep every field and read as no work,
+// no metrics; new results carry both.
+TEST_F(StoreTest, OneZeroDatabaseMigratesToOneOneKeepingResults) {
+  CaseResult old = full_result("r1");
+  old.work.reset();
+  old.metrics.clear();
+  {
+    auto store = Store::open(db(), {migrations().front()});
+    EXPECT_EQ(store->schema_version(), "1.0");
+    store->create_run(make_run("r1", "t"));
+    store->add_plan("r1", {old.info}, {{old.info.id, "cuda:0"}});
+  }
+  // What a 1.0 program's record() wrote: the 1.0 columns only.
+  raw_exec(db(),
+           "INSERT INTO results (run_id, case_id, device, outcome, error_kind, error_message, "
+           "error_stderr_tail, error_traceback, samples_json, calls_per_sample, compared_with, "
+           "numeric_message, outputs_json, extra_json, started_at, finished_at, wall_s) VALUES "
+           "('r1', '" +
+               old.info.id +
+               "', 'cuda:0', 'pass', '', '', '', '', '[1.5]', 1, '', "
+               "'', '[]', '{}', 'a', 'b', 0.5)");
+  auto store = Store::open(db());
+  EXPECT_EQ(store->schema_version(), "1.1");
+  auto got = store->result("r1", old.info.id, "cuda:0");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->outcome, Outcome::kPass);
+  EXPECT_EQ(got->latency.samples_ns, (std::vector<double>{1.5}));
+  EXPECT_FALSE(got->work.has_value());
+  EXPECT_TRUE(got->metrics.empty());
+  CaseResult fresh = full_result("r1");
+  store->record(fresh);
+  expect_same(fresh, *store->result("r1", fresh.info.id, "cuda:0"));
 }
 
 TEST_F(StoreTest, FailedMigrationRollsBackAndReports) {
   { Store::open(db()); }
   std::vector<Migration> steps = migrations();
-  steps.push_back({"1.1", {"CREATE TABLE ok_table (x)", "THIS IS NOT SQL"}});
+  steps.push_back({"1.9", {"CREATE TABLE ok_table (x)", "THIS IS NOT SQL"}});
   std::string msg = fatal_message([&] { Store::open(db(), steps); });
   EXPECT_EQ(msg.rfind("results database " + db().string() + ": ", 0), 0u) << msg;
-  EXPECT_EQ(raw_query(db(), "SELECT value FROM meta WHERE key='schema_version'"), "1.0");
+  EXPECT_EQ(raw_query(db(), "SELECT value FROM meta WHERE key='schema_version'"),
+            model::kSchemaVersion);
   EXPECT_EQ(raw_query(db(), "SELECT count(*) FROM sqlite_master WHERE name='ok_table'"), "0");
 }
 

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Writes the generated sections of results/README.md from the committed
+results (results/*/.../results.json.gz), or checks that they are current.
+
+    scripts/results-readme.py            rewrite the sections in place
+    scripts/results-readme.py --check    exit 1, with a diff, if they differ
+
+Every number in a generated section comes from the JSON: the verdicts the
+engine wrote, the cases' outcomes and latencies. Nothing is judged here; this
+only counts and formats. Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import gzip
+import json
+import re
+import statistics
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "results"
+README = RESULTS / "README.md"
+
+CPU_HERE = RESULTS / "2026-11-26-amd-epyc" / "results.json.gz"
+H200 = RESULTS / "2026-11-26-nvidia-h200"
+H200_RUNS = {"run1": ["torch-tensorflow", "jax"], "run2": ["torch-tensorflow", "jax"]}
+FRAMEWORKS = ["torch", "jax", "tensorflow", "numpy"]
+VERDICTS = ["portable", "partial_failure", "complete_failure", "divergent", "intolerable_latency", "unavailable"]
+
+
+def load(path: Path) -> dict[str, Any]:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def columns() -> list[tuple[str, dict[str, Any]]]:
+    """(column label, results document) per source, in report order."""
+    out = [("amd-epyc (here)", load(CPU_HERE))]
+    for fw_dir in H200_RUNS["run1"]:
+        out.append(("nvidia-h200", load(H200 / "run1" / fw_dir / "results.json.gz")))
+    return out
+
+
+def machine(doc: dict[str, Any]) -> dict[str, Any]:
+    return doc["environment"]["machines"][0]
+
+
+def gpu_model(doc: dict[str, Any]) -> str:
+    for d in machine(doc)["devices"]:
+        if d.get("kind") == "cuda":
+            return str(d.get("model", ""))
+    return ""
+
+
+def pct(n: int, total: int) -> str:
+    return f"{100.0 * n / total:.0f}%" if total else "–"
+
+
+def section_runs(docs: list[tuple[str, dict[str, Any]]], run2: list[dict[str, Any]]) -> str:
+    lines = ["| machine | run | started (UTC) | devices | frameworks (versions) | cases × devices | mudjack |",
+             "|---|---|---|---|---|--:|---|"]
+    for label, doc in docs + [("nvidia-h200 (repeat)", d) for d in run2]:
+        m = machine(doc)
+        devices = ", ".join(f"`{d['id']}` {d.get('model', '')}".strip() for d in m["devices"])
+        fws = ", ".join(f"{fw} {v.get('version') or 'not installed'}" for fw, v in sorted(m["frameworks"].items()))
+        lines.append(f"| {label} | `{doc['run']['id']}` | {doc['run']['created_at'][:16].replace('T', ' ')} | {devices} "
+                     f"| {fws} | {len(doc['cases'])} | {m.get('mudjack_revision', '')} |")
+    drivers = sorted({d.get("driver_version", "") for _, doc in docs for d in machine(doc)["devices"] if d.get("kind") == "cuda"})
+    lines.append("")
+    lines.append(f"GPU driver {', '.join(drivers)}; CUDA runtime "
+                 f"{', '.join(sorted({d.get('runtime_version', '') for _, doc in docs for d in machine(doc)['devices'] if d.get('kind') == 'cuda'}))}.")
+    return "\n".join(lines)
+
+
+def verdict_counts(docs: list[tuple[str, dict[str, Any]]]) -> dict[tuple[str, str], Counter[str]]:
+    counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for label, doc in docs:
+        for v in doc["verdicts"]:
+            counts[(v["framework"], f"{label.split(' ')[0]}/{v['device']}")][v["verdict"]] += 1
+    return counts
+
+
+def section_matrix(docs: list[tuple[str, dict[str, Any]]]) -> str:
+    counts = verdict_counts(docs)
+    lines = ["| framework | device | functions | " + " | ".join(v.replace("_", " ") for v in VERDICTS) + " | not portable |",
+             "|---|---|--:|" + "--:|" * len(VERDICTS) + "--:|"]
+    for fw in FRAMEWORKS:
+        for (f, dev), c in sorted(counts.items()):
+            if f != fw:
+                continue
+            total = sum(c.values())
+            attempted = total - c["unavailable"]
+            bad = attempted - c["portable"]
+            cells = " | ".join(str(c[v]) for v in VERDICTS)
+            lines.append(f"| {fw} | `{dev}` | {total} | {cells} | {bad} of {attempted} ({pct(bad, attempted)}) |")
+    return "\n".join(lines)
+
+
+def first_error(doc: dict[str, Any], case_ids: list[str], device: str) -> str:
+    by = {(c["id"], c["device"]): c for c in doc["cases"]}
+    for cid in case_ids:
+        c = by.get((cid, device))
+        if not c:
+            continue
+        err = c.get("error") or {}
+        msg = err.get("message") or (c.get("numeric") or {}).get("message") or c["outcome"]
+        kind = err.get("kind") or c["outcome"]
+        msg = " ".join(str(msg).split())
+        if len(msg) > 140:
+            msg = msg[:140] + "…"
+        return f"{cid.split('/', 2)[2]}: {kind}: {msg}".replace("|", "\\|")
+    return ""
+
+
+def section_problems(docs: list[tuple[str, dict[str, Any]]]) -> str:
+    lines = ["| framework | function | device | verdict | failing / differing cases | first such case and its error |",
+             "|---|---|---|---|--:|---|"]
+    rows = []
+    for label, doc in docs:
+        for v in doc["verdicts"]:
+            if v["verdict"] in ("portable", "unavailable", "intolerable_latency"):
+                continue
+            ids = v["failing"] + v["mismatching"]
+            rows.append((FRAMEWORKS.index(v["framework"]), v["function"], f"{label.split(' ')[0]}/{v['device']}",
+                         v["verdict"].replace("_", " "), f"{len(v['failing'])} / {len(v['mismatching'])} of {v['cases']}",
+                         first_error(doc, ids, v["device"])))
+    for r in sorted(rows):
+        lines.append(f"| {FRAMEWORKS[r[0]]} | `{r[1]}` | `{r[2]}` | {r[3]} | {r[4]} | {r[5]} |")
+    return "\n".join(lines)
+
+
+def section_latency(docs: list[tuple[str, dict[str, Any]]]) -> str:
+    lines = []
+    for label, doc in docs:
+        if not gpu_model(doc):
+            continue
+        gpu = [v for v in doc["verdicts"] if v["device"] != "cpu" and v.get("latency_ratio") is not None]
+        if not gpu:
+            continue
+        fw = gpu[0]["framework"]
+        ratios = sorted(v["latency_ratio"] for v in gpu)
+        slow = [v for v in gpu if (v.get("latency_ratio_low") or v["latency_ratio"]) > 10]
+        fast = [v for v in gpu if (v.get("latency_ratio_high") or v["latency_ratio"]) < 0.1]
+        bands = Counter("< 0.1×" if r < 0.1 else "0.1–1×" if r < 1 else "1–10×" if r <= 10 else "> 10×" for r in ratios)
+        lines.append(f"**{fw}, `cuda:0` against `cpu` of the same {gpu_model(doc)} machine** "
+                     f"({len(ratios)} functions with a ratio; median {statistics.median(ratios):.2f}×): "
+                     + ", ".join(f"{b}: {bands[b]}" for b in ("< 0.1×", "0.1–1×", "1–10×", "> 10×")) + ".")
+        lines.append("")
+        lines.append("- Intolerable on the GPU (95% interval wholly above 10×): "
+                     + (", ".join(f"`{v['function']}` {v['latency_ratio']:.1f}× [{v['latency_ratio_low']:.1f}–{v['latency_ratio_high']:.1f}]"
+                                  for v in sorted(slow, key=lambda v: -v["latency_ratio"])) or "none") + ".")
+        lines.append("- The reverse, the CPU 10× slower than the GPU (interval wholly below 0.1×): "
+                     + (", ".join(f"`{v['function']}` {v['latency_ratio']:.3f}×" for v in sorted(fast, key=lambda v: v["latency_ratio"]))
+                        or "none") + ".")
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+def section_cold(docs: list[tuple[str, dict[str, Any]]]) -> str:
+    lines = ["| machine · device | mode | passing cases | median cold | median warm | median cold ÷ warm | p90 cold ÷ warm |",
+             "|---|---|--:|--:|--:|--:|--:|"]
+    for label, doc in docs:
+        by: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
+        for c in doc["cases"]:
+            lat = c["latency"]
+            if c["framework"] != "jax" or c["outcome"] != "pass" or not lat.get("cold_ns") or not lat.get("median_ns"):
+                continue
+            by[(c["device"], c["mode"])].append((float(lat["cold_ns"]), float(lat["median_ns"])))
+        for (device, mode), pairs in sorted(by.items()):
+            ratios = sorted(cold / warm for cold, warm in pairs)
+            p90 = ratios[min(len(ratios) - 1, int(0.9 * len(ratios)))]
+            lines.append(f"| {label.split(' ')[0]} · `{device}` | {mode} | {len(pairs)} | "
+                         f"{statistics.median(c for c, _ in pairs) / 1e6:.2f} ms | {statistics.median(w for _, w in pairs) / 1e3:.1f} µs | "
+                         f"{statistics.median(ratios):.0f}× | {p90:.0f}× |")
+    return "\n".join(lines)
+
+
+def section_agreement() -> str:
+    lines = ["| runs | framework | device | verdicts equal | outcomes equal | cases timed twice | median within ±10% | within ±25% | within 2× | geometric mean second ÷ first |",
+             "|---|---|---|--:|--:|--:|--:|--:|--:|--:|"]
+    pairs = [("run1, run2: cpu and cuda:0 lanes in parallel", H200 / "run1" / d / "results.json.gz", H200 / "run2" / d / "results.json.gz")
+             for d in H200_RUNS["run1"]]
+    pairs.append(("cuda-alone a, b: cuda:0 only, serial", H200 / "cuda-alone" / "a" / "results.json.gz",
+                  H200 / "cuda-alone" / "b" / "results.json.gz"))
+    for what, path_a, path_b in pairs:
+        a = load(path_a)
+        b = load(path_b)
+        devices = sorted({c["device"] for c in a["cases"]})
+        for device in devices:
+            va = {(v["framework"], v["function"]): (v["verdict"], tuple(v["flags"])) for v in a["verdicts"] if v["device"] == device}
+            vb = {(v["framework"], v["function"]): (v["verdict"], tuple(v["flags"])) for v in b["verdicts"] if v["device"] == device}
+            ca = {c["id"]: c for c in a["cases"] if c["device"] == device}
+            cb = {c["id"]: c for c in b["cases"] if c["device"] == device}
+            for fw in sorted({k[0] for k in va}, key=FRAMEWORKS.index):
+                keys = [k for k in va if k[0] == fw]
+                same_v = sum(va[k] == vb.get(k) for k in keys)
+                ids = [i for i in ca if ca[i]["framework"] == fw]
+                same_o = sum(ca[i]["outcome"] == cb.get(i, {}).get("outcome") for i in ids)
+                ratios = []
+                for i in ids:
+                    ma, mb = ca[i]["latency"].get("median_ns"), cb.get(i, {}).get("latency", {}).get("median_ns")
+                    if ma and mb:
+                        ratios.append(mb / ma)
+                if ratios:
+                    within = lambda t: pct(sum(1 / t <= r <= t for r in ratios), len(ratios))  # noqa: E731
+                    gm = statistics.geometric_mean(ratios)
+                    timing = f"{len(ratios)} | {pct(sum(0.9 <= r <= 1.1 for r in ratios), len(ratios))} | " \
+                             f"{pct(sum(0.75 <= r <= 1.25 for r in ratios), len(ratios))} | {within(2.0)} | {gm:.2f}"
+                else:
+                    timing = "0 | – | – | – | –"
+                lines.append(f"| {what} | {fw} | `{device}` | {same_v} of {len(keys)} | {same_o} of {len(ids)} | {timing} |")
+    return "\n".join(lines)
+
+
+def section_headline(docs: list[tuple[str, dict[str, Any]]]) -> str:
+    counts = verdict_counts(docs)
+
+    def line(fw: str, dev: str) -> str:
+        c = counts[(fw, dev)]
+        attempted = sum(c.values()) - c["unavailable"]
+        failed = c["partial_failure"] + c["complete_failure"]
+        return (f"{failed} of {attempted} functions fail in part or whole ({pct(failed, attempted)}), "
+                f"{c['divergent']} diverge, {c['intolerable_latency']} crawl")
+
+    out = [
+        f"- PyTorch on `nvidia-h200/cuda:0`: {line('torch', 'nvidia-h200/cuda:0')}; on its own CPU: {line('torch', 'nvidia-h200/cpu')}.",
+        f"- JAX on `nvidia-h200/cuda:0`: {line('jax', 'nvidia-h200/cuda:0')}; on its own CPU: {line('jax', 'nvidia-h200/cpu')}.",
+        f"- TensorFlow on this machine's CPU (`amd-epyc/cpu`): {line('tensorflow', 'amd-epyc/cpu')}. "
+        f"On the H200 machine all {sum(counts[('tensorflow', 'nvidia-h200/cuda:0')].values())} of its functions are `unavailable`: "
+        "TensorFlow is not installed there.",
+    ]
+    return "\n".join(out)
+
+
+def generate() -> dict[str, str]:
+    docs = columns()
+    run2 = [load(H200 / "run2" / d / "results.json.gz") for d in H200_RUNS["run2"]]
+    return {
+        "headline": section_headline(docs),
+        "runs": section_runs(docs, run2),
+        "matrix": section_matrix(docs),
+        "problems": section_problems(docs),
+        "latency": section_latency(docs),
+        "cold": section_cold(docs),
+        "agreement": section_agreement(),
+    }
+
+
+def render(text: str, sections: dict[str, str]) -> str:
+    for name, body in sections.items():
+        pattern = re.compile(rf"(<!-- generated:{name} -->\n).*?(<!-- /generated:{name} -->)", re.S)
+        if not pattern.search(text):
+            raise SystemExit(f"results/README.md has no <!-- generated:{name} --> block")
+        text = pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
+    return text
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--check", action="store_true", help="exit 1 if README.md is not what the JSON gives")
+    args = parser.parse_args()
+    current = README.read_text(encoding="utf-8")
+    wanted = render(current, generate())
+    if args.check:
+        if wanted != current:
+            sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), wanted.splitlines(True),
+                                                       "results/README.md", "from the committed JSON"))
+            print("results/README.md differs from what the committed results give: run scripts/results-readme.py",
+                  file=sys.stderr)
+            return 1
+        print("results/README.md matches the committed results")
+        return 0
+    README.write_text(wanted, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,484 @@
+#include "report/html.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string_view>
+#include <tuple>
+
+#include "report/text.hpp"
+#include "util/version.hpp"
+#include "verdict/verdict.hpp"
+
+namespace mudjack::report {
+namespace {
+
+using model::CaseResult;
+using model::Outcome;
+using model::Verdict;
+using model::VerdictRow;
+using nlohmann::json;
+
+constexpr std::array<Verdict, 6> kVerdicts = {
+    Verdict::kPortable,  Verdict::kPartialFailure,     Verdict::kCompleteFailure,
+    Verdict::kDivergent, Verdict::kIntolerableLatency, Verdict::kUnavailable};
+
+constexpr std::array<Outcome, 7> kOutcomes = {
+    Outcome::kPass,    Outcome::kFail,        Outcome::kMismatch, Outcome::kCrash,
+    Outcome::kTimeout, Outcome::kUnavailable, Outcome::kSkip};
+
+// Heatmaps come in the paper's order of frameworks, then any other by name.
+// Ratios drawn on the log axis are clamped to this range.
+constexpr double kAxisMin = 0.01;
+constexpr double kAxisMax = 1000;
+
+std::string esc(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : valid_utf8(s)) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string fmt(const char* format, double v) {
+  std::array<char, 64> buf{};
+  const int n = std::snprintf(buf.data(), buf.size(), format, v);
+  return std::string(buf.data(), static_cast<size_t>(std::max(n, 0)));
+}
+
+std::string ratio_text(double r) {
+  return (r >= 100 ? fmt("%.0f", r) : fmt("%.2g", r)) + "×";
+}
+
+std::string words(std::string_view name) {
+  std::string s(name);
+  std::replace(s.begin(), s.end(), '_', ' ');
+  return s;
+}
+
+std::string cell_key(const std::string& fw, const std::string& fn, const std::string& dev) {
+  return fw + "|" + fn + "|" + dev;
+}
+
+// Why a case did not pass, in one line (empty for a pass).
+std::string case_message(const CaseResult& r) {
+  std::string text = one_line(r.error.message, 400);
+  if (text.empty() && r.outcome == Outcome::kMismatch) text = one_line(r.numeric.message, 400);
+  if (text.empty()) text = one_line(last_line(r.error.stderr_tail), 400);
+  std::string detail;
+  if (r.error.signal) detail = "signal " + std::to_string(*r.error.signal);
+  if (r.error.exit_code) detail = "exit code " + std::to_string(*r.error.exit_code);
+  if (!detail.empty()) text = text.empty() ? detail : detail + ": " + text;
+  return text;
+}
+
+// The JSON the page's script reads, safe inside <script>: "</" cannot close
+// the element.
+std::string script_json(const json& j) {
+  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<') {
+      out += "\\u003c";
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+json number_or_null(std::optional<double> v) {
+  return v && std::isfinite(*v) ? json(*v) : json(nullptr);
+}
+
+const char* kStyle = R"CSS(
+:root{--portable:#a5d6a7;--partial_failure:#ffcc80;--complete_failure:#ef9a9a;--divergent:#ce93d8;
+--intolerable_latency:#fff176;--unavailable:#e0e0e0;--ink:#1d2125;--muted:#5f6b76}
+*{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;
+color:var(--ink);margin:0;padding:24px 32px;max-width:1600px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;
+padding-bottom:4px}h3{font-size:15px;margin:18px 0 6px}.meta{color:var(--muted);margin:0 0 12px}
+table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #d0d7de;padding:3px 7px;
+text-align:left;vertical-align:top}th{background:#f3f5f7;font-weight:600}td.n{text-align:right;
+font-variant-numeric:tabular-nums}.heatmap td.cell{text-align:center;min-width:110px;cursor:pointer;
+font-variant-numeric:tabular-nums}.heatmap td.cell:hover,.heatmap td.cell:focus{outline:2px solid #1565c0}
+.heatmap th.fn{font-family:ui-monospace,monospace;font-weight:500;background:#fff}
+.heatmap th.dev small{display:block;font-weight:400;color:var(--muted)}
+.v-portable{background:var(--portable)}.v-partial_failure{background:var(--partial_failure)}
+.v-complete_failure{background:var(--complete_failure)}.v-divergent{background:var(--divergent)}
+.v-intolerable_latency{background:var(--intolerable_latency)}.v-unavailable{background:var(--unavailable)}
+.legend span{display:inline-block;padding:2px 8px;margin:0 6px 4px 0;border:1px solid #ccc;border-radius:3px}
+.flag{font-size:11px;color:#6a1b9a}code{font-family:ui-monospace,monospace;font-size:12.5px}
+#detail{position:fixed;top:0;right:0;width:min(760px,60vw);height:100vh;overflow:auto;background:#fff;
+border-left:2px solid #1565c0;box-shadow:-4px 0 16px rgba(0,0,0,.15);padding:16px 20px;display:none}
+#detail.open{display:block}#detail button{float:right}#detail td.msg{font-family:ui-monospace,monospace;
+font-size:12px;word-break:break-word;background:#fafafa;color:#37474f;padding-left:24px}td small{display:block;color:var(--muted)}.o-pass{color:#2e7d32}.o-fail,.o-crash,.o-timeout{color:#c62828;
+font-weight:600}.o-mismatch{color:#6a1b9a;font-weight:600}.o-skip,.o-unavailable{color:var(--muted)}
+svg text{font:11px system-ui,sans-serif;fill:var(--ink)}.muted{color:var(--muted)}
+)CSS";
+
+const char* kScript = R"JS(
+(function(){
+const data=JSON.parse(document.getElementById('mj-data').textContent);
+const panel=document.getElementById('detail');
+function el(tag,text,cls){const e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=text;if(cls)e.className=cls;return e;}
+function dur(ns){if(ns===null||ns===undefined)return '';if(ns>=1e9)return (ns/1e9).toPrecision(3)+' s';if(ns>=1e6)return (ns/1e6).toPrecision(3)+' ms';if(ns>=1e3)return (ns/1e3).toPrecision(3)+' µs';return ns.toPrecision(3)+' ns';}
+function rat(r){return r===null||r===undefined?'':(r>=100?r.toFixed(0):r.toPrecision(2))+'×';}
+function open(key){
+  const v=data.verdicts[key];const cases=data.cases[key];if(!v||!cases)return false;
+  panel.replaceChildren();
+  const close=el('button','close');close.addEventListener('click',()=>{panel.classList.remove('open');history.replaceState(null,'',location.pathname);});
+  panel.append(close);
+  const [fw,fn,dev]=key.split('|');
+  panel.append(el('h3',fn+' on '+dev));
+  const p=el('p');p.append(el('span',v.verdict.replace(/_/g,' '),'v-'+v.verdict));p.append(' '+v.reason);panel.append(p);
+  const t=el('table');t.id='detail-cases';
+  const hr=el('tr');for(const h of ['variant','dtype','mode','outcome','median','× baseline','95% interval','cold'])hr.append(el('th',h));t.append(hr);
+  for(const c of cases){const tr=el('tr');tr.className='case';tr.dataset.outcome=c[4];
+    tr.append(el('td',c[0]),el('td',c[1]),el('td',c[3]),el('td',c[4],'o-'+c[4]),el('td',dur(c[5]),'n'),el('td',rat(c[6]),'n'),
+      el('td',c[7]===null?'':rat(c[7])+' – '+rat(c[8]),'n'),el('td',dur(c[9]),'n'));t.append(tr);
+    if(c[10]){const m=el('tr');const td=el('td',c[10],'msg');td.colSpan=8;m.append(td);t.append(m);}}
+  panel.append(t);panel.classList.add('open');panel.dataset.cell=key;return true;}
+for(const td of document.querySelectorAll('td.cell')){
+  td.addEventListener('click',()=>{if(open(td.dataset.key))history.replaceState(null,'','#cell='+encodeURIComponent(td.dataset.key));});
+  td.addEventListener('keydown',(e)=>{if(e.key==='Enter')td.click();});}
+if(location.hash.startsWith('#cell=')){const k=decodeURIComponent(location.hash.slice(6));if(open(k)){const td=[...document.querySelectorAll('td.cell')].find(e=>e.dataset.key===k);if(td)td.scrollIntoView({block:'nearest'});}}
+document.body.dataset.ready='1';
+})();
+)JS";
+
+struct Group {
+  std::string framework, device;
+  bool operator<(const Group& o) const {
+    return std::tie(framework, device) < std::tie(o.framework, o.device);
+  }
+};
+
+std::string device_header(const json& env, const std::string& id) {
+  const std::string model = device_model(env, id);
+  return "<code>" + esc(id) + "</code>" +
+         (model.empty() ? "" : "<small>" + esc(model) + "</small>");
+}
+
+void summary_section(std::string& h, const model::RunInfo& run,
+                     const std::vector<CaseResult>& cases,
+                     const std::vector<VerdictRow>& verdicts) {
+  std::map<Group, std::map<Verdict, int>> by_verdict;
+  std::map<Group, int> functions;
+  for (const auto& v : verdicts) {
+    ++by_verdict[{v.framework, v.device}][v.verdict];
+    ++functions[{v.framework, v.device}];
+  }
+  std::map<Group, std::map<Outcome, int>> by_outcome;
+  for (const auto& r : cases) ++by_outcome[{r.info.framework, r.device}][r.outcome];
+  const auto reasons = verdict::reason_counts(cases);
+
+  h += "<h2 id=\"summary\">Summary</h2>\n<p class=\"meta\">Functions per verdict (share of the "
+       "functions tested on that device), as the paper tabulated them; then case outcomes and the "
+       "paper's failure reasons.</p>\n<table id=\"summary-table\"><tr><th>framework</th>"
+       "<th>device</th><th>functions</th>";
+  for (auto v : kVerdicts) h += "<th>" + esc(words(model::to_string(v))) + "</th>";
+  h += "</tr>\n";
+  for (const auto& [g, counts] : by_verdict) {
+    const int total = functions[g];
+    h += "<tr><td>" + esc(g.framework) + "</td><td>" + device_header(run.environment, g.device) +
+         "</td><td class=\"n\">" + std::to_string(total) + "</td>";
+    for (auto v : kVerdicts) {
+      auto it = counts.find(v);
+      const int n = it == counts.end() ? 0 : it->second;
+      h += "<td class=\"n" + std::string(n > 0 ? " v-" + std::string(model::to_string(v)) : "") +
+           "\">" + std::to_string(n) +
+           (n > 0 && total > 0
+                ? " <span class=\"muted\">(" + fmt("%.0f", 100.0 * n / total) + "%)</span>"
+                : "") +
+           "</td>";
+    }
+    h += "</tr>\n";
+  }
+  h += "</table>\n<table id=\"outcome-table\"><tr><th>framework</th><th>device</th>";
+  for (auto o : kOutcomes) h += "<th>" + esc(model::to_string(o)) + "</th>";
+  for (auto r : verdict::kPaperReasons) h += "<th>" + esc(r) + "</th>";
+  h += "</tr>\n";
+  for (const auto& [g, counts] : by_outcome) {
+    h += "<tr><td>" + esc(g.framework) + "</td><td><code>" + esc(g.device) + "</code></td>";
+    for (auto o : kOutcomes) {
+      auto it = counts.find(o);
+      h += "<td class=\"n\">" + std::to_string(it == counts.end() ? 0 : it->second) + "</td>";
+    }
+    const auto& rc = reasons.at(g.framework).at(g.device);
+    for (auto r : verdict::kPaperReasons) {
+      h += "<td class=\"n\">" + std::to_string(rc.at(std::string(r))) + "</td>";
+    }
+    h += "</tr>\n";
+  }
+  h += "</table>\n";
+}
+
+void heatmap_section(std::string& h, const model::RunInfo& run,
+                     const std::vector<VerdictRow>& verdicts) {
+  std::map<std::string, std::set<std::string>> devices;  // framework -> devices
+  std::map<std::string, std::map<std::string, std::map<std::string, const VerdictRow*>>> grid;
+  for (const auto& v : verdicts) {
+    devices[v.framework].insert(v.device);
+    grid[v.framework][v.function][v.device] = &v;
+  }
+  h += "<h2 id=\"heatmaps\">Verdicts per function and device</h2>\n<p class=\"legend\">";
+  for (auto v : kVerdicts) {
+    h += "<span class=\"v-" + std::string(model::to_string(v)) + "\">" +
+         esc(words(model::to_string(v))) + "</span>";
+  }
+  h += "<br><span class=\"muted\">Each cell: the verdict's colour and the geometric mean of the "
+       "cases' latency ratios to the baseline device (" +
+       esc(run.baseline) +
+       "; a merged run compares each machine with its own). Click a cell for its "
+       "cases.</span></p>\n";
+  std::vector<std::string> order;
+  for (const char* fw : {"torch", "jax", "tensorflow", "numpy"}) {
+    if (grid.count(fw) != 0) order.emplace_back(fw);
+  }
+  for (const auto& [fw, fns] : grid) {
+    if (std::find(order.begin(), order.end(), fw) == order.end()) order.push_back(fw);
+  }
+  for (const auto& fw : order) {
+    const auto& fns = grid.at(fw);
+    h += "<h3>" + esc(fw) + "</h3>\n<table class=\"heatmap\" data-framework=\"" + esc(fw) +
+         "\"><tr><th>function</th>";
+    for (const auto& d : devices[fw]) {
+      h += "<th class=\"dev\">" + device_header(run.environment, d) + "</th>";
+    }
+    h += "</tr>\n";
+    for (const auto& [fn, by_device] : fns) {
+      h += "<tr><th class=\"fn\">" + esc(fn) + "</th>";
+      for (const auto& d : devices[fw]) {
+        auto it = by_device.find(d);
+        if (it == by_device.end()) {
+          h += "<td class=\"muted\">—</td>";
+          continue;
+        }
+        const VerdictRow& v = *it->second;
+        const std::string name(model::to_string(v.verdict));
+        std::string text = v.latency_ratio ? ratio_text(*v.latency_ratio) : "";
+        if (v.verdict == Verdict::kPartialFailure || v.verdict == Verdict::kCompleteFailure) {
+          text = std::to_string(v.failing.size()) + "/" + std::to_string(v.cases) + " failed";
+        } else if (v.verdict == Verdict::kDivergent) {
+          text = std::to_string(v.mismatching.size()) + "/" + std::to_string(v.cases) + " differ";
+        } else if (v.verdict == Verdict::kUnavailable) {
+          text = "unavailable";
+        } else if (text.empty()) {
+          text = "✓";
+        }
+        std::string flags;
+        for (auto f : v.flags)
+          flags += std::string(flags.empty() ? "" : " ") + std::string(model::to_string(f));
+        h += "<td class=\"cell v-" + name + "\" tabindex=\"0\" data-key=\"" +
+             esc(cell_key(fw, fn, d)) + "\" data-verdict=\"" + name + "\" title=\"" +
+             esc(words(name) + ": " + v.reason) + "\">" + esc(text) +
+             (flags.empty() ? "" : "<br><span class=\"flag\">+" + esc(words(flags)) + "</span>") +
+             "</td>";
+      }
+      h += "</tr>\n";
+    }
+    h += "</table>\n";
+  }
+}
+
+// One SVG strip per (framework, non-baseline device): each function's ratio
+// on a log axis from kAxisMin to kAxisMax, with 1x and the default threshold.
+void latency_section(std::string& h, const std::vector<VerdictRow>& verdicts) {
+  std::map<Group, std::vector<const VerdictRow*>> strips;
+  for (const auto& v : verdicts) {
+    if (v.latency_ratio && std::isfinite(*v.latency_ratio) && *v.latency_ratio > 0) {
+      strips[{v.framework, v.device}].push_back(&v);
+    }
+  }
+  h += "<h2 id=\"latency\">Latency ratios to the baseline (log scale)</h2>\n";
+  if (strips.empty()) {
+    h += "<p class=\"muted\">No device other than the baseline ran timed cases.</p>\n";
+    return;
+  }
+  const double width = 900;
+  const double left = 230;
+  const double row = 34;
+  const double height = row * static_cast<double>(strips.size()) + 40;
+  const auto x = [&](double r) {
+    const double c = std::clamp(r, kAxisMin, kAxisMax);
+    return left + (std::log10(c) - std::log10(kAxisMin)) /
+                      (std::log10(kAxisMax) - std::log10(kAxisMin)) * (width - left - 20);
+  };
+  h += "<svg id=\"latency-plot\" width=\"" + fmt("%.0f", width) + "\" height=\"" +
+       fmt("%.0f", height) + "\" role=\"img\" aria-label=\"latency ratios, log scale\">\n";
+  for (double tick : {0.01, 0.1, 1.0, 10.0, 100.0, 1000.0}) {
+    h += "<line x1=\"" + fmt("%.1f", x(tick)) + "\" x2=\"" + fmt("%.1f", x(tick)) +
+         "\" y1=\"10\" y2=\"" + fmt("%.0f", height - 24) + "\" stroke=\"" +
+         (tick == 1.0    ? "#555"
+          : tick == 10.0 ? "#c62828"
+                         : "#ddd") +
+         "\"" + (tick == 10.0 ? " stroke-dasharray=\"4 3\"" : "") + "/>";
+    h += "<text x=\"" + fmt("%.1f", x(tick)) + "\" y=\"" + fmt("%.0f", height - 8) +
+         "\" text-anchor=\"middle\">" + esc(ratio_text(tick)) + "</text>\n";
+  }
+  double y = 26;
+  for (const auto& [g, rows] : strips) {
+    h += "<text x=\"4\" y=\"" + fmt("%.0f", y + 4) + "\">" + esc(g.framework + " " + g.device) +
+         "</text>";
+    for (const VerdictRow* v : rows) {
+      const std::string name(model::to_string(v->verdict));
+      h += "<circle class=\"pt\" cx=\"" + fmt("%.1f", x(*v->latency_ratio)) + "\" cy=\"" +
+           fmt("%.0f", y) + "\" r=\"5\" fill=\"var(--" + name +
+           ")\" stroke=\"#333\" stroke-width=\".6\" fill-opacity=\".85\"><title>" +
+           esc(v->function + ": " + ratio_text(*v->latency_ratio)) + "</title></circle>";
+    }
+    h += "\n";
+    y += row;
+  }
+  h += "</svg>\n<p class=\"muted\">One dot per function (geometric mean over its cases); the grey "
+       "line is 1×, the dashed red line 10×, the paper's cut-off. Ratios beyond the axis are drawn "
+       "at its end.</p>\n";
+}
+
+void problems_section(std::string& h, const std::vector<VerdictRow>& verdicts) {
+  h += "<h2 id=\"problems\">Functions that fail, diverge or crawl</h2>\n";
+  std::string rows;
+  for (const auto& v : verdicts) {
+    if (v.verdict == Verdict::kPortable || v.verdict == Verdict::kUnavailable) continue;
+    const std::string name(model::to_string(v.verdict));
+    rows += "<tr><td>" + esc(v.framework) + "</td><td><code>" + esc(v.function) +
+            "</code></td><td><code>" + esc(v.device) + "</code></td><td class=\"v-" + name + "\">" +
+            esc(words(name)) + "</td><td>" + esc(v.reason) + "</td></tr>\n";
+  }
+  if (rows.empty()) {
+    h += "<p>None: every function that could be attempted is portable.</p>\n";
+    return;
+  }
+  h += "<table id=\"problems-table\"><tr><th>framework</th><th>function</th><th>device</th>"
+       "<th>verdict</th><th>why</th></tr>\n" +
+       rows + "</table>\n";
+}
+
+void environment_section(std::string& h, const model::RunInfo& run) {
+  h += "<h2 id=\"environment\">Environment</h2>\n";
+  const json& ms = machines(run.environment);
+  if (ms.empty()) {
+    h += "<p class=\"muted\">The run recorded no environment.</p>\n";
+    return;
+  }
+  for (const auto& m : ms) {
+    if (!m.is_object()) continue;
+    const std::string label = m.value("label", "");
+    h += "<h3>" + esc(label.empty() ? m.value("host", "machine") : label) +
+         "</h3>\n<p class=\"meta\">" + esc(m.value("cpu_model", "")) + " · " +
+         esc(m.value("os", "")) + " · " + esc(m.value("arch", "")) + " · mudjack " +
+         esc(m.value("mudjack_version", "")) + " (" + esc(m.value("mudjack_revision", "")) + ")" +
+         (m.contains("run_id") ? " · run " + esc(m.value("run_id", "")) : "") + "</p>\n";
+    h += "<table><tr><th>device</th><th>model</th><th>memory</th><th>driver</th><th>runtime</th></"
+         "tr>\n";
+    const json no_devices = json::array();
+    const json& devs = m.contains("devices") && m["devices"].is_array() ? m["devices"] : no_devices;
+    for (const auto& d : devs) {
+      if (!d.is_object()) continue;
+      const auto mem = d.value("memory_bytes", json());
+      h += "<tr><td><code>" + esc(d.value("id", "")) + "</code></td><td>" +
+           esc(d.value("model", "")) + "</td><td class=\"n\">" +
+           (mem.is_number() ? fmt("%.1f GiB", mem.get<double>() / (1024.0 * 1024 * 1024)) : "") +
+           "</td><td>" + esc(d.value("driver_version", "")) + "</td><td>" +
+           esc(d.value("runtime_version", "")) + "</td></tr>\n";
+    }
+    h += "</table>\n<table><tr><th>framework</th><th>version</th><th>python</th><th>note</th></"
+         "tr>\n";
+    const json no_frameworks = json::object();
+    const json& fws =
+        m.contains("frameworks") && m["frameworks"].is_object() ? m["frameworks"] : no_frameworks;
+    for (const auto& [fw, f] : fws.items()) {
+      if (!f.is_object()) continue;
+      h += "<tr><td>" + esc(fw) + "</td><td>" + esc(f.value("version", "")) + "</td><td>" +
+           esc(f.value("python", "")) + "</td><td>" + esc(one_line(f.value("unavailable", ""))) +
+           "</td></tr>\n";
+    }
+    h += "</table>\n";
+  }
+}
+
+}  // namespace
+
+std::string to_html(const model::RunInfo& run, const std::vector<CaseResult>& cases,
+                    const std::vector<VerdictRow>& verdicts) {
+  verdict::Options vo;
+  vo.baseline = run.baseline;
+  const auto ratios = verdict::case_ratios(cases, vo);
+
+  json data{{"verdicts", json::object()}, {"cases", json::object()}};
+  for (const auto& v : verdicts) {
+    json flags = json::array();
+    for (auto f : v.flags) flags.push_back(model::to_string(f));
+    data["verdicts"][cell_key(v.framework, v.function, v.device)] = {
+        {"verdict", model::to_string(v.verdict)}, {"reason", v.reason}, {"flags", flags}};
+  }
+  for (const auto& r : cases) {
+    json row = json::array();
+    row.push_back(r.info.variant);
+    row.push_back(r.info.dtype);
+    row.push_back(r.info.shape);
+    row.push_back(r.info.mode + (r.info.compiler.empty() ? "" : " (" + r.info.compiler + ")"));
+    row.push_back(model::to_string(r.outcome));
+    row.push_back(r.latency.stats ? number_or_null(r.latency.stats->median_ns) : json(nullptr));
+    auto it = ratios.find({r.info.id, r.device});
+    if (it != ratios.end()) {
+      row.push_back(number_or_null(it->second.ratio));
+      row.push_back(number_or_null(it->second.low));
+      row.push_back(number_or_null(it->second.high));
+    } else {
+      row.insert(row.end(), {nullptr, nullptr, nullptr});
+    }
+    row.push_back(r.latency.cold_ns ? json(static_cast<double>(*r.latency.cold_ns))
+                                    : json(nullptr));
+    row.push_back(case_message(r));
+    data["cases"][cell_key(r.info.framework, r.info.function, r.device)].push_back(std::move(row));
+  }
+
+  std::string h;
+  h.reserve(1 << 20);
+  h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>MudJack "
+       "— " +
+       esc(run.suite) + " — " + esc(run.id) + "</title>\n<style>" + kStyle +
+       "</style></head>\n<body>\n";
+  h += "<h1>MudJack: " + esc(run.suite) + " suite</h1>\n<p class=\"meta\">run <code>" +
+       esc(run.id) + "</code> · " + esc(run.state) + " · created " + esc(run.created_at) +
+       (run.finished_at.empty() ? "" : " · finished " + esc(run.finished_at)) +
+       " · baseline <code>" + esc(run.baseline) + "</code> · " + std::to_string(cases.size()) +
+       " results · report by mudjack " + esc(util::version()) + "</p>\n";
+  summary_section(h, run, cases, verdicts);
+  heatmap_section(h, run, verdicts);
+  latency_section(h, verdicts);
+  problems_section(h, verdicts);
+  environment_section(h, run);
+  h += "<aside id=\"detail\" aria-live=\"polite\"></aside>\n<script type=\"application/json\" "
+       "id=\"mj-data\">" +
+       script_json(data) + "</script>\n<script>" + kScript + "</script>\n</body></html>\n";
+  return h;
+}
+
+}  // namespace mudjack::report

@@ -1,0 +1,29 @@
+#pragma once
+// report.html: one self-contained page (inline CSS, inline script, the data
+// it needs embedded; nothing fetched from the network) for reading a run or a
+// merged run offline:
+//   - the paper-style summary: verdicts, outcomes and failure reasons per
+//     framework and device;
+//   - a heatmap per framework, function x device, coloured by verdict, each
+//     cell showing the latency ratio to the baseline; clicking a cell (or
+//     opening the page at #cell=<framework>|<function>|<device>) lists its
+//     cases: dtype, mode, outcome, medians, ratio with its interval, and the
+//     error message;
+//   - latency ratios per device on a log scale (inline SVG);
+//   - every function that failed or diverged, with the reason;
+//   - each machine's environment (devices, drivers, framework versions).
+// The heatmap and tables are plain HTML, readable without the script.
+//
+// Pure and thread-safe.
+
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace mudjack::report {
+
+std::string to_html(const model::RunInfo& run, const std::vector<model::CaseResult>& cases,
+                    const std::vector<model::VerdictRow>& verdicts);
+
+}  // namespace mudjack::report

@@ -1,0 +1,55 @@
+"""The capability suite's NumPy and SciPy cases: the host reference
+implementation of each workload NumPy can express (no compiler, no autograd)."""
+
+from __future__ import annotations
+
+from _capability import (JIT_SHAPES, SCIPY_POINTS, SCIPY_X0, XLA_SHAPES, calibration_data, f_close,
+                         least_squares, matmul_close, matmul_flop, optimum_close, points, rmse_host)
+
+from mudjack_probe.api import Cases, Ctx, np
+
+cases = Cases("numpy")
+
+
+@cases.case("xla", dtype=["float32"], shape=XLA_SHAPES,
+            note="dense matmul, the study's `xla` experiment; NumPy has no bfloat16")
+def xla(t: Ctx):
+    a, b = t.randn(), t.randn()
+    n = t.shape[0]
+    return (t.call(np.matmul, a, b).work(matmul_flop(n), "FLOP")
+            .check("rows match float64 NumPy (error / (|A|@|B|) <= 1e-4)", matmul_close(t.dtype_name)))
+
+
+@cases.case("jit", dtype=["float32"], shape=JIT_SHAPES,
+            note="f(x) = 0.2x + sin x + cos 2x on x evenly spaced on [0, 4 pi]")
+def jit(t: Ctx):
+    x = t.from_numpy(points(t.shape))
+
+    def f(v):
+        return 0.2 * v + np.sin(v) + np.cos(2 * v)
+
+    return t.call(f, x).work(x.size, "element").check("f matches float64 within 1e-5", f_close)
+
+
+@cases.case("scipy", dtype=["float64"], shape={f"n{SCIPY_POINTS}": (SCIPY_POINTS,)},
+            note="calibration fit, scipy.optimize.minimize BFGS with a finite-difference gradient, as the study ran it")
+def scipy_bfgs(t: Ctx):
+    from scipy.optimize import minimize
+
+    raw, ref = calibration_data(t.seed, t.shape[0])
+    exact = least_squares(raw, ref)
+    x0 = np.asarray(SCIPY_X0, dtype=np.float64)
+
+    def fit(r, y):
+        res = minimize(rmse_host, x0, args=(r, y), method="BFGS")
+        return res.x, np.float64(res.fun), np.int64(res.nit), np.int64(res.nfev), np.int64(res.njev)
+
+    return (t.call(fit, raw, ref)
+            .check("optimum matches the closed-form least squares (x within 1e-3, fun within 1e-4)",
+                   optimum_close(exact, rmse_host(exact, raw, ref)))
+            .metric("fun", lambda o, i: o[1])
+            .metric("gain", lambda o, i: o[0][0])
+            .metric("offset", lambda o, i: o[0][1])
+            .metric("iterations", lambda o, i: o[2])
+            .metric("function_evals", lambda o, i: o[3])
+            .metric("gradient_evals", lambda o, i: o[4]))

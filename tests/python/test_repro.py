@@ -1,0 +1,108 @@
+"""mudjack repro's script writer, with the numpy adapter: the script runs on
+its own, reproduces the call, and fails when the output differs from the
+baseline's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+from mudjack_probe import api
+from mudjack_probe.adapters import load
+from mudjack_probe.repro import CannotWrite, make_script
+
+SCALE = 3.0  # a module-level constant the body's helper uses
+
+
+def _helper(x: np.ndarray, k: float) -> np.ndarray:
+    return np.cumsum(x) * k + SCALE
+
+
+class Repro(unittest.TestCase):
+    def setUp(self) -> None:
+        api.reset()
+        self.adapter = load("numpy")
+        self.adapter.select("cpu")
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def case(self, body):  # type: ignore[no-untyped-def]
+        cases = api.Cases("numpy")
+        cases.case("numpy.cumsum", dtype=["float32"], shape={"vec": (5,)})(body)
+        return cases.defs[0]
+
+    def run_script(self, script: str) -> subprocess.CompletedProcess[str]:
+        path = os.path.join(self.tmp.name, "repro.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(script)
+        return subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=60)
+
+    def test_closures_globals_and_inputs_travel(self) -> None:
+        def body(t: api.Ctx) -> api.Call:
+            k = 2.5
+            x = t.randn()
+            return t.call(lambda a, b: _helper(a, k) + b, x, 1)
+
+        case = self.case(body)
+        script = make_script(self.adapter, case, seed=7, device="cpu", seen="pass on cpu")
+        self.assertIn("What MudJack saw: pass on cpu", script)
+        self.assertNotIn("mudjack_probe", script.split('"""', 2)[2], "the script needs no mudjack")
+        done = self.run_script(script)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("output 0: shape (5,) dtype float32", done.stdout)
+
+        # With the baseline's output: equal passes, different fails (exit 1).
+        call = case.body(api.Ctx(self.adapter, case, 7))
+        right = call.fn(*call.args)
+        for expected, code in ((right, 0), (right + 1.0, 1)):
+            npy = os.path.join(self.tmp.name, f"expected{code}.npy")
+            np.save(npy, expected)
+            done = self.run_script(make_script(self.adapter, case, 7, "cpu", expected=[npy], rtol=1e-6, atol=1e-6))
+            self.assertEqual(done.returncode, code, done.stderr)
+            if code:
+                self.assertIn("differs from the baseline", done.stderr)
+
+    def test_the_called_lambda_is_told_from_its_neighbours(self) -> None:
+        def body(t: api.Ctx) -> api.Call:
+            k = 2
+            return t.call(lambda a: a * k, t.randn()).check("twice", lambda a: np.sum(a) is not None)
+
+        script = make_script(self.adapter, self.case(body), 0, "cpu")
+        self.assertIn("_fn = (lambda a: a * k)", script)
+
+    def test_names_the_call_closes_over_cannot_clash_with_the_script_s_own(self) -> None:
+        def body(t: api.Ctx) -> api.Call:
+            fn, args, out = np.add, 1.0, 2.0
+            return t.call(lambda a: fn(a, args) * out, t.randn())
+
+        done = self.run_script(make_script(self.adapter, self.case(body), 0, "cpu"))
+        self.assertEqual(done.returncode, 0, done.stderr)
+
+    def test_a_failing_call_fails_the_same_way(self) -> None:
+        def body(t: api.Ctx) -> api.Call:
+            return t.call(lambda a: np.linalg.inv(a), t.from_numpy(np.zeros((3, 3), np.float32)))
+
+        done = self.run_script(make_script(self.adapter, self.case(body), 0, "cpu"))
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("LinAlgError", done.stderr)
+
+    def test_what_cannot_be_written_is_named(self) -> None:
+        def body(t: api.Ctx) -> api.Call:
+            handle = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - an object no script can rebuild
+            self.addCleanup(handle.close)
+            return t.call(lambda a: (handle, a)[1], t.randn())
+
+        with self.assertRaises(CannotWrite) as caught:
+            make_script(self.adapter, self.case(body), 0, "cpu")
+        self.assertIn("handle", str(caught.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
