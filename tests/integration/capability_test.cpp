@@ -4,6 +4,8 @@
 // throughput and metrics that must land in results.json, results.csv and
 // summary.md.
 
+#include "harness.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,50 +18,18 @@
 #include <string>
 #include <vector>
 
+using namespace mjtest;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-const std::string kBinary = MUDJACK_BINARY;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  }
-  return q + "'";
-}
-
-class Capability : public ::testing::Test {
+class Capability : public Cli {
  protected:
-  void SetUp() override {
-    auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("mudjack-cap-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
   // Runs the binary; returns (exit code, stderr).
-  std::pair<int, std::string> mudjack(const std::vector<std::string>& args) {
-    std::string cmd = quote(kBinary);
-    for (const auto& a : args) cmd += " " + quote(a);
-    auto err = dir_ / "stderr.txt";
-    cmd +=
-        " >" + quote((dir_ / "stdout.txt").string()) + " 2>" + quote(err.string()) + " </dev/null";
-    int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(err)};
+  std::pair<int, std::string> run_cli(const std::vector<std::string>& args) {
+    auto r = mudjack(args);
+    return {r.code, r.err};
   }
 
   fs::path only_run(const fs::path& out) {
@@ -68,8 +38,6 @@ class Capability : public ::testing::Test {
     EXPECT_EQ(runs.size(), 1u);
     return runs.empty() ? fs::path() : runs[0];
   }
-
-  fs::path dir_;
 };
 
 TEST_F(Capability, ParamsShapeTheRunAndWorkAndMetricsLandInEveryView) {
@@ -77,7 +45,7 @@ TEST_F(Capability, ParamsShapeTheRunAndWorkAndMetricsLandInEveryView) {
   // [params] in mudjack.toml, overridden by --param for matrix_size.
   std::ofstream(dir_ / "mudjack.toml") << "[params]\nmatrix_size = 512\nscipy_points = 40\n";
   auto [code, err] =
-      mudjack({"run", "--suite", "capability", "--framework", "numpy", "--config",
+      run_cli({"run", "--suite", "capability", "--framework", "numpy", "--config",
                (dir_ / "mudjack.toml").string(), "--param", "matrix_size=48,64", "--param",
                "jit_size=1000", "--out", out.string(), "--budget-ms", "5", "--min-samples", "2"});
   ASSERT_EQ(code, 0) << err;
@@ -125,18 +93,18 @@ TEST_F(Capability, ParamsShapeTheRunAndWorkAndMetricsLandInEveryView) {
 
 TEST_F(Capability, BadParamsGetOneClearLineAndExitTwo) {
   auto out = (dir_ / "results").string();
-  auto [code, err] = mudjack({"run", "--suite", "capability", "--framework", "numpy", "--param",
+  auto [code, err] = run_cli({"run", "--suite", "capability", "--framework", "numpy", "--param",
                               "matrx_size=64", "--out", out});
   EXPECT_EQ(code, 2);
   EXPECT_NE(err.find("mudjack: error: no selected suite reads --param 'matrx_size'; they read: "),
             std::string::npos)
       << err;
   EXPECT_NE(err.find("matrix_size (list[int])"), std::string::npos) << err;
-  std::tie(code, err) = mudjack({"run", "--suite", "capability", "--framework", "numpy", "--param",
+  std::tie(code, err) = run_cli({"run", "--suite", "capability", "--framework", "numpy", "--param",
                                  "matrix_size=big", "--out", out});
   EXPECT_EQ(code, 2);
   EXPECT_NE(err.find("param matrix_size='big': expected an integer"), std::string::npos) << err;
-  std::tie(code, err) = mudjack({"list", "--suite", "capability", "--param", "matrix_size"});
+  std::tie(code, err) = run_cli({"list", "--suite", "capability", "--param", "matrix_size"});
   EXPECT_EQ(code, 2);
   EXPECT_NE(err.find("expected NAME=VALUE"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(dir_ / "results" / "runs")) << "nothing ran";
