@@ -453,26 +453,11 @@ int cmd_run(const RunArgs& a) {
 
   std::map<std::string, const model::CaseInfo*> by_id;
   for (const auto& c : cases) by_id[c.id] = &c;
-  supervisor::RunSpec spec;
-  spec.run_id = run_id;
-  for (const auto& [case_id, device] : work_ids) spec.work.emplace_back(*by_id.at(case_id), device);
-  spec.frameworks = discovery.runtimes;
-  spec.probe_dir = envs::data_dir() / "probe";
-  for (const auto& sref : options["suites"])
-    spec.suite_dirs.emplace_back(sref["dir"].get<std::string>());
-  spec.params = plan::params_from_json(options.value("params", json::object()));
+  std::vector<std::pair<model::CaseInfo, std::string>> work;
+  for (const auto& [case_id, device] : work_ids) work.emplace_back(*by_id.at(case_id), device);
+  auto spec = plan::run_spec(run_id, options, store->get_run(run_id)->baseline, std::move(work),
+                             discovery.runtimes, s.results_dir);
   auto run_dir = s.results_dir / "runs" / run_id;
-  spec.artifact_root = run_dir / "artifacts";
-  spec.policy.budget_ms = options["budget_ms"].get<double>();
-  spec.policy.min_samples = options["min_samples"].get<int>();
-  spec.policy.max_samples = options["max_samples"].get<int>();
-  spec.policy.warmup_ms = options["warmup_ms"].get<double>();
-  spec.limits.case_timeout =
-      std::chrono::milliseconds(static_cast<int64_t>(options["timeout_s"].get<double>() * 1000));
-  spec.limits.memory_limit_bytes = options["memory_limit_bytes"].get<int64_t>();
-  spec.baseline = store->get_run(run_id)->baseline;
-  spec.seed = options["seed"].get<int64_t>();
-  spec.parallel = !options["serial"].get<bool>();
 
   auto plan_size = store->plan(run_id).size();
   std::map<std::string, size_t> per_device;

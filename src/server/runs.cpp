@@ -293,26 +293,8 @@ void RunManager::execute(const std::shared_ptr<Record>& rec) {
   std::string error;
   try {
     store_.set_run_state(rec->id, "running", "");
-    supervisor::RunSpec spec;
-    spec.run_id = rec->id;
-    spec.work = rec->work;
-    spec.frameworks = discovery_.runtimes;
-    spec.probe_dir = envs::data_dir() / "probe";
-    for (const auto& sref : rec->options["suites"])
-      spec.suite_dirs.emplace_back(sref["dir"].get<std::string>());
-    auto run_dir = defaults_.results_dir / "runs" / rec->id;
-    spec.artifact_root = run_dir / "artifacts";
-    spec.policy.budget_ms = rec->options["budget_ms"].get<double>();
-    spec.policy.min_samples = rec->options["min_samples"].get<int>();
-    spec.policy.max_samples = rec->options["max_samples"].get<int>();
-    spec.policy.warmup_ms = rec->options["warmup_ms"].get<double>();
-    spec.limits.case_timeout = std::chrono::milliseconds(
-        static_cast<int64_t>(rec->options["timeout_s"].get<double>() * 1000));
-    spec.limits.memory_limit_bytes = rec->options["memory_limit_bytes"].get<int64_t>();
-    spec.baseline = rec->baseline;
-    spec.seed = rec->options["seed"].get<int64_t>();
-    spec.parallel = !rec->options["serial"].get<bool>();
-    spec.params = plan::params_from_json(rec->options.value("params", json::object()));
+    auto spec = plan::run_spec(rec->id, rec->options, rec->baseline, rec->work, discovery_.runtimes,
+                               defaults_.results_dir);
 
     bool completed = supervisor::execute(
         spec, store_,
@@ -333,7 +315,8 @@ void RunManager::execute(const std::shared_ptr<Record>& rec) {
     verdict::Options vo;
     vo.baseline = run.baseline;
     vo = verdict::thresholds_for(defaults_.intolerable, vo);
-    report::write_all(run_dir, run, results, verdict::compute(results, vo));
+    report::write_all(defaults_.results_dir / "runs" / rec->id, run, results,
+                      verdict::compute(results, vo));
     if (completed) {
       final_state = State::kComplete;
     } else {
