@@ -350,7 +350,7 @@ def make_script(adapter: Any, case: CaseDef, seed: int, device: str, seen: str =
         *["    " + line for ln in w.lines for line in ln.splitlines()],
         f"    _fn = {fn_text}",
     ]
-    if case.mode == "compiled":
+    if case.mode == "compiled" and not call.compiled_by_case:  # as the runner does
         out.append("    _fn = compile_fn(_fn)")
     out += [
         f"    _args = [{', '.join(args_text)}]",

@@ -20,6 +20,7 @@
 #include "oracle/compare.hpp"
 #include "plan/plan.hpp"
 #include "report/json.hpp"
+#include "report/text.hpp"
 #include "report/write.hpp"
 #include "server/server.hpp"
 #include "store/store.hpp"
@@ -647,9 +648,7 @@ int cmd_repro(const ReproArgs& a) {
       if (auto seen = store->result(run_id, info.id, a.device)) {
         req.seen =
             std::string(model::to_string(seen->outcome)) + " on " + a.device + " in run " + run_id;
-        const std::string msg =
-            !seen->error.message.empty() ? seen->error.message : seen->numeric.message;
-        if (!msg.empty()) req.seen += ": " + msg.substr(0, msg.find('\n'));
+        if (auto msg = report::failure_text(*seen); !msg.empty()) req.seen += ": " + msg;
       } else if (!a.run.empty()) {
         throw util::FatalError("run " + run_id + " has no result for " + info.id + " on " +
                                a.device);

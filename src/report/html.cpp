@@ -82,18 +82,6 @@ std::string cell_key(const std::string& fw, const std::string& fn, const std::st
   return fw + "|" + fn + "|" + dev;
 }
 
-// Why a case did not pass, in one line (empty for a pass).
-std::string case_message(const CaseResult& r) {
-  std::string text = one_line(r.error.message, 400);
-  if (text.empty() && r.outcome == Outcome::kMismatch) text = one_line(r.numeric.message, 400);
-  if (text.empty()) text = one_line(last_line(r.error.stderr_tail), 400);
-  std::string detail;
-  if (r.error.signal) detail = "signal " + std::to_string(*r.error.signal);
-  if (r.error.exit_code) detail = "exit code " + std::to_string(*r.error.exit_code);
-  if (!detail.empty()) text = text.empty() ? detail : detail + ": " + text;
-  return text;
-}
-
 // The JSON the page's script reads, safe inside <script>: "</" cannot close
 // the element.
 std::string script_json(const json& j) {
@@ -454,7 +442,7 @@ std::string to_html(const model::RunInfo& run, const std::vector<CaseResult>& ca
     }
     row.push_back(r.latency.cold_ns ? json(static_cast<double>(*r.latency.cold_ns))
                                     : json(nullptr));
-    row.push_back(case_message(r));
+    row.push_back(failure_text(r, 400));
     data["cases"][cell_key(r.info.framework, r.info.function, r.device)].push_back(std::move(row));
   }
 

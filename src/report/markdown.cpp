@@ -77,25 +77,10 @@ std::string case_message(const model::CaseResult& r) {
   if (r.error.kind != model::ErrorKind::kNone) {
     msg += " (" + escape(model::to_string(r.error.kind)) + ")";
   }
-  std::string detail;
-  if (r.error.signal) {
-    detail = "signal " + std::to_string(*r.error.signal);
-  }
-  if (r.error.exit_code) {
-    detail = "exit code " + std::to_string(*r.error.exit_code);
-  }
-  std::string text = one_line(r.error.message);
-  if (text.empty() && r.outcome == model::Outcome::kMismatch) {
-    text = one_line(r.numeric.message);
-  }
-  if (text.empty()) {
-    text = one_line(last_line(r.error.stderr_tail));
-  }
-  if (!detail.empty()) {
-    msg += ", " + detail;
-  }
-  if (!text.empty()) {
-    msg += ": " + escape(text);
+  if (auto text = failure_text(r); !text.empty()) {
+    // "crash, signal 11: ..." when the text starts with how the probe died.
+    const bool died = r.error.signal.has_value() || r.error.exit_code.has_value();
+    msg += (died ? ", " : ": ") + escape(text);
   }
   return msg;
 }

@@ -146,4 +146,17 @@ std::string device_model(const nlohmann::json& env, const std::string& id) {
   return "";
 }
 
+std::string failure_text(const model::CaseResult& r, size_t max_bytes) {
+  std::string text = one_line(r.error.message, max_bytes);
+  if (text.empty() && r.outcome == model::Outcome::kMismatch) {
+    text = one_line(r.numeric.message, max_bytes);
+  }
+  if (text.empty()) text = one_line(last_line(r.error.stderr_tail), max_bytes);
+  std::string detail;
+  if (r.error.signal) detail = "signal " + std::to_string(*r.error.signal);
+  if (r.error.exit_code) detail = "exit code " + std::to_string(*r.error.exit_code);
+  if (detail.empty()) return text;
+  return text.empty() ? detail : detail + ": " + text;
+}
+
 }  // namespace mudjack::report

@@ -1,5 +1,5 @@
 #pragma once
-// Text helpers shared by the report views (internal to report/): decoding
+// Text helpers shared by the report views (and the CLI's one-line messages): decoding
 // UTF-8 and repairing text that came from a probe (stderr tails, exception
 // messages) before a view writes it. Pure and thread-safe.
 
@@ -9,6 +9,8 @@
 #include <utility>
 
 #include <nlohmann/json.hpp>
+
+#include "model/model.hpp"
 
 namespace mudjack::report {
 
@@ -39,6 +41,12 @@ std::string last_line(std::string_view s);
 // machines carry the label their devices are prefixed with). An empty array
 // when env has no such list.
 const nlohmann::json& machines(const nlohmann::json& env);
+
+// Why result `r` did not pass, in its own words, on one line cut to
+// max_bytes: the error message, else (a mismatch) the numeric comparison's,
+// else the last line of the probe's stderr; prefixed "signal N: " or
+// "exit code N: " when the probe died that way. "" when there is nothing.
+std::string failure_text(const model::CaseResult& r, size_t max_bytes = kMaxMessageBytes);
 
 // The model of device `id` ("cuda:0", or "h200/cuda:0" in a merged run: the
 // machine labelled "h200"), or "" when the environment does not say.
