@@ -1,4 +1,4 @@
-// mudjack: the thin binary. All logic lives in the library (STYLE.md rule 1).
+// mudjack: the thin binary. All logic lives in the library (CONTRIBUTING.md rule 1).
 #include "cli/cli.hpp"
 
 int main(int argc, char** argv) {

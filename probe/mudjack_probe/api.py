@@ -4,7 +4,7 @@ A suite is a folder of Python files. Each file creates one or more `Cases`
 collections and decorates case bodies with `Cases.case(...)`. Importing a suite
 file must never import a framework: the body receives the framework module as
 `t.fw` when it runs, so listing works on a machine where the framework is
-absent (DESIGN.md: metadata is static).
+absent (docs/design.md: metadata is static).
 
 A case body is called once per (case, device), inside the adapter's device
 scope, with a `Ctx`. It builds its inputs (outside any timed region) and

@@ -1,6 +1,6 @@
 """Runs one case on the bound device under the engine's measurement policy.
 
-The timing loop lives here, in-process, as DESIGN.md requires; the engine only
+The timing loop lives here, in-process, as docs/design.md requires; the engine only
 sets the policy. Inputs are built before any clock starts. Every timed block
 begins and ends with `adapter.sync()`.
 """

@@ -879,7 +879,7 @@ int main(int argc, char** argv) {
   SweepArgs sweep_args;
   int rc = 0;
 
-  // The command table: --help prints it (STYLE.md rule 5).
+  // The command table: --help prints it (CONTRIBUTING.md rule 5).
   struct Command {
     const char* name;
     const char* summary;

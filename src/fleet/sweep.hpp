@@ -1,7 +1,7 @@
 #pragma once
 // `mudjack sweep`: one run on every `mudjack serve` endpoint of a targets
 // file, followed through its events, results fetched, all merged into one
-// store and one cross-chip report (DESIGN.md: fleet).
+// store and one cross-chip report (docs/design.md: fleet).
 //
 // Layout of --out DIR:
 //   sweep.json                        state of every target (what --resume reads)

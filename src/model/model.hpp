@@ -1,6 +1,6 @@
 #pragma once
 // The results model: one set of types that the supervisor fills, the store
-// persists and every reporter renders (STYLE.md rule 8). Field names follow
+// persists and every reporter renders (CONTRIBUTING.md rule 8). Field names follow
 // schemas/results-v1.schema.json; units are in the names.
 
 #include <cstdint>
@@ -16,14 +16,14 @@
 
 namespace mudjack::model {
 
-// Version of the database schema (DESIGN.md: MAJOR.MINOR). 1.1 added each
+// Version of the database schema (docs/design.md: MAJOR.MINOR). 1.1 added each
 // result's declared work and reported metrics.
 inline constexpr std::string_view kSchemaVersion = "1.1";
 // Version of results.json. 1.1 added each case's work, throughput, metrics
 // and latency_ratio, the run's params, and the top-level `reasons` counts.
 inline constexpr std::string_view kResultsSchemaVersion = "1.1";
 
-// The closed list of outcomes (DESIGN.md). Every planned case x device of a
+// The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.
 enum class Outcome { kPass, kFail, kMismatch, kCrash, kTimeout, kUnavailable, kSkip };
 

@@ -38,7 +38,7 @@ struct Hello {
   nlohmann::json raw;
 };
 
-// Measurement policy the engine sends with every run request (DESIGN.md).
+// Measurement policy the engine sends with every run request (docs/design.md).
 struct Policy {
   double budget_ms = 100;
   int min_samples = 5;

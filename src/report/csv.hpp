@@ -1,6 +1,6 @@
 #pragma once
 // results.csv: one row per (case, device) result, for spreadsheets and
-// pandas. A rendering of the results model (STYLE.md rule 8); results.json
+// pandas. A rendering of the results model (CONTRIBUTING.md rule 8); results.json
 // stays the primary artifact.
 //
 // RFC 4180: a header row, CRLF line ends, and a field is quoted (quotes

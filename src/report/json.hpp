@@ -1,5 +1,5 @@
 #pragma once
-// results.json: the primary, versioned view of a run (STYLE.md rule 8); every
+// results.json: the primary, versioned view of a run (CONTRIBUTING.md rule 8); every
 // other report renders the same model. schemas/results-v1.schema.json
 // describes exactly what to_json writes.
 //

@@ -1,6 +1,6 @@
 #pragma once
 // junit.xml: the results as JUnit XML, for CI systems that show test reports.
-// A rendering of the results model (STYLE.md rule 8).
+// A rendering of the results model (CONTRIBUTING.md rule 8).
 //
 // Layout: <testsuites> holds one <testsuite name="<framework>@<device>"> per
 // framework x device (in order of first appearance), each holding one

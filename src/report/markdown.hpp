@@ -1,6 +1,6 @@
 #pragma once
 // summary.md: a paper-style summary fit to paste into an issue. A rendering
-// of the results model (STYLE.md rule 8).
+// of the results model (CONTRIBUTING.md rule 8).
 //
 // Contents, in order:
 //   - a title with the run id, then suite, date (RunInfo::created_at), host

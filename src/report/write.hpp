@@ -1,6 +1,6 @@
 #pragma once
 // Writes a run's reports: results.json (primary), results.csv, junit.xml,
-// summary.md and report.html, all renderings of the one results model (STYLE.md rule 8).
+// summary.md and report.html, all renderings of the one results model (CONTRIBUTING.md rule 8).
 //
 // Called by the CLI at the end of a run (and by `report` on stored results);
 // blocks on file I/O. Thread-safe as long as two callers do not write the

@@ -1,5 +1,5 @@
 #pragma once
-// `mudjack serve`: the HTTP API inside each container (DESIGN.md: server).
+// `mudjack serve`: the HTTP API inside each container (docs/design.md: server).
 // Endpoints, bodies and errors are documented in schemas/openapi.json, which
 // the server also serves at /v1/openapi.json.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Descriptive statistics of latency samples (STYLE.md rule 11): pure functions
+// Descriptive statistics of latency samples (CONTRIBUTING.md rule 11): pure functions
 // with no state, tested against exact values.
 //
 // Contracts shared by every function here:

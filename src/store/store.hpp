@@ -1,7 +1,7 @@
 #pragma once
 // The results database: one SQLite file per results folder
 // (`<results folder>/mudjack.db`), in WAL mode, every outcome committed as it
-// lands so a killed run loses at most the case in flight (DESIGN.md: store).
+// lands so a killed run loses at most the case in flight (docs/design.md: store).
 //
 // Thread safety: a Store owns one connection guarded by an internal mutex;
 // every public method may be called from any thread (the supervisor records

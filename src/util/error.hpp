@@ -1,5 +1,5 @@
 #pragma once
-// The one fatal error type (STYLE.md rule 6). Thrown for bad usage or bad
+// The one fatal error type (CONTRIBUTING.md rule 6). Thrown for bad usage or bad
 // input; caught once in main and printed as `mudjack: error: <message>`.
 // Expected failures (a case that fails, a probe that crashes) are values,
 // never exceptions; broken invariants abort.

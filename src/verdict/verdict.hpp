@@ -70,7 +70,7 @@ struct Options {
   double threshold(const std::string& function, const std::string& device) const;
 };
 
-// The paper's grouping of failure reasons (DESIGN.md): not implemented <-
+// The paper's grouping of failure reasons (docs/design.md): not implemented <-
 // not_implemented, unsupported_dtype; type <- type_error; timeout; memory <-
 // out_of_memory (a fail, or a crash over the memory limit); float precision
 // <- mismatch; plus crash, unavailable and other (device_error, other).
