@@ -20,6 +20,7 @@
 #include "report/write.hpp"
 #include "store/store.hpp"
 #include "util/error.hpp"
+#include "util/json.hpp"
 #include "util/time.hpp"
 #include "verdict/intolerable.hpp"
 #include "verdict/verdict.hpp"
@@ -108,7 +109,7 @@ void Sweep::save() {
               {"updated_at", util::now_iso8601()},
               {"merged_run", merged_run_},
               {"targets", targets}};
-  report::write_file_atomically(o_.out / kStateFile, report::dump_json(doc, 1) + "\n");
+  report::write_file_atomically(o_.out / kStateFile, util::dump_json(doc, 1) + "\n");
 }
 
 void Sweep::set(TargetState& t, const std::string& status) {
@@ -164,7 +165,7 @@ void Sweep::keep_partial(TargetState& t, const json& info) {
               {"cases", cases},
               {"verdicts", json::array()}};
   report::from_json(doc, "events of " + t.target.label);  // same checks as a fetched file
-  report::write_file_atomically(dir(t) / "results.json", report::dump_json(doc, 1) + "\n");
+  report::write_file_atomically(dir(t) / "results.json", util::dump_json(doc, 1) + "\n");
   std::lock_guard lock(mu_);
   t.partial = true;
   save();
@@ -181,7 +182,7 @@ void Sweep::follow(TargetState& t) {
   }
   json info = json::parse(info_r.body, nullptr, false);
   if (!info.is_object()) return fail(t, "GET /v1/info did not return a JSON object");
-  report::write_file_atomically(dir(t) / "info.json", report::dump_json(info, 1) + "\n");
+  report::write_file_atomically(dir(t) / "info.json", util::dump_json(info, 1) + "\n");
 
   auto events_file = dir(t) / "events.jsonl";
   uint64_t after = 0;
@@ -255,7 +256,7 @@ void Sweep::follow(TargetState& t) {
                      .second) {
               return true;
             }
-            events << report::dump_json({{"id", id}, {"case", data["case"]}}, -1) << "\n";
+            events << util::dump_json({{"id", id}, {"case", data["case"]}}, -1) << "\n";
             events.flush();
             std::lock_guard lock(mu_);
             ++t.outcomes;

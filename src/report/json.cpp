@@ -464,8 +464,4 @@ Results load_json(const std::filesystem::path& file) {
   return from_json(doc, file.string());
 }
 
-std::string dump_json(const json& doc, int indent) {
-  return doc.dump(indent, ' ', false, json::error_handler_t::replace);
-}
-
 }  // namespace mudjack::report

@@ -72,8 +72,4 @@ Results from_json(const nlohmann::json& doc, std::string_view source = "results.
 // cannot be read or parsed.
 Results load_json(const std::filesystem::path& file);
 
-// Serialises for a file: `indent` spaces per level; invalid UTF-8 in strings
-// (a probe's stderr) is replaced by U+FFFD instead of throwing.
-std::string dump_json(const nlohmann::json& doc, int indent = 1);
-
 }  // namespace mudjack::report

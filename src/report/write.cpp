@@ -14,6 +14,7 @@
 #include "report/junit.hpp"
 #include "report/markdown.hpp"
 #include "util/error.hpp"
+#include "util/json.hpp"
 
 namespace mudjack::report {
 namespace {
@@ -37,7 +38,7 @@ std::string render(std::string_view format, const model::RunInfo& run,
                    const std::vector<model::CaseResult>& cases,
                    const std::vector<model::VerdictRow>& verdicts) {
   if (format == "json") {
-    return dump_json(to_json(run, cases, verdicts), 1) + "\n";
+    return util::dump_json(to_json(run, cases, verdicts), 1) + "\n";
   }
   if (format == "csv") {
     return to_csv(cases);

@@ -7,6 +7,7 @@
 #include "report/write.hpp"
 #include "supervisor/supervisor.hpp"
 #include "util/error.hpp"
+#include "util/json.hpp"
 #include "util/time.hpp"
 #include "verdict/intolerable.hpp"
 #include "verdict/verdict.hpp"
@@ -284,7 +285,7 @@ void RunManager::schedule() {
 }
 
 void RunManager::emit(Record& rec, const std::string& event_name, const json& data) {
-  rec.events.push_back(Event{rec.events.size() + 1, event_name, report::dump_json(data, -1)});
+  rec.events.push_back(Event{rec.events.size() + 1, event_name, util::dump_json(data, -1)});
   changed_.notify_all();
 }
 
@@ -458,15 +459,14 @@ RunManager::Batch RunManager::events_after(const std::string& run_id, uint64_t a
     if (++id > after_id) {
       batch.events.push_back(
           {id, "outcome",
-           report::dump_json(
+           util::dump_json(
                {{"done", done}, {"planned", planned}, {"case", report::case_to_json(r)}}, -1)});
     }
   }
   if (++id > after_id) {
     std::string state = run->state == "complete" ? "complete" : "incomplete";
     batch.events.push_back(
-        {id, "end",
-         report::dump_json({{"state", state}, {"done", done}, {"planned", planned}}, -1)});
+        {id, "end", util::dump_json({{"state", state}, {"done", done}, {"planned", planned}}, -1)});
   }
   batch.ended = true;
   return batch;

@@ -21,6 +21,7 @@
 #include "report/write.hpp"
 #include "server/sse.hpp"
 #include "util/error.hpp"
+#include "util/json.hpp"
 #include "util/version.hpp"
 
 namespace mudjack::server {
@@ -63,7 +64,7 @@ std::string known_formats() {
 
 void reply_json(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(report::dump_json(body, -1) + "\n", "application/json");
+  res.set_content(util::dump_json(body, -1) + "\n", "application/json");
 }
 
 void reply_error(httplib::Response& res, int status, const std::string& message) {

@@ -1,6 +1,7 @@
 #include "server/sse.hpp"
 
 #include "report/json.hpp"
+#include "util/json.hpp"
 
 namespace mudjack::server {
 
@@ -9,7 +10,7 @@ std::string sse_event(uint64_t id, std::string_view name, const nlohmann::json& 
   out.append(name);
   // Compact JSON has no raw newlines (they are escaped in strings), so one
   // data line carries the whole document.
-  out += "\ndata: " + report::dump_json(data, -1) + "\n\n";
+  out += "\ndata: " + util::dump_json(data, -1) + "\n\n";
   return out;
 }
 

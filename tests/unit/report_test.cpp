@@ -20,6 +20,7 @@
 #include "report/text.hpp"
 #include "report/write.hpp"
 #include "util/error.hpp"
+#include "util/json.hpp"
 
 namespace mudjack::report {
 namespace {
@@ -281,7 +282,7 @@ TEST(ReportJson, RoundTripThroughTextKeepsEveryField) {
   Fixture f;
   f.cases.push_back(full_case());
   json doc = to_json(f.run, f.cases, f.verdicts);
-  Results back = from_json(json::parse(dump_json(doc)));
+  Results back = from_json(json::parse(util::dump_json(doc)));
   EXPECT_EQ(back.schema_version, model::kResultsSchemaVersion);
   EXPECT_EQ(back.run.id, f.run.id);
   EXPECT_EQ(back.run.environment, f.run.environment);
@@ -290,7 +291,7 @@ TEST(ReportJson, RoundTripThroughTextKeepsEveryField) {
   ASSERT_EQ(back.verdicts.size(), f.verdicts.size());
   // The model read back renders to the identical document (as written:
   // invalid UTF-8 in the crash's stderr was replaced on the way out).
-  EXPECT_EQ(dump_json(to_json(back.run, back.cases, back.verdicts)), dump_json(doc));
+  EXPECT_EQ(util::dump_json(to_json(back.run, back.cases, back.verdicts)), util::dump_json(doc));
 
   const CaseResult& a = f.cases.back();
   const CaseResult& b = back.cases.back();
@@ -319,7 +320,7 @@ TEST(ReportJson, RoundTripThroughTextKeepsEveryField) {
 
 TEST(ReportJson, InvalidUtf8IsReplacedNotThrown) {
   Fixture f;
-  std::string text = dump_json(to_json(f.run, f.cases, f.verdicts));
+  std::string text = util::dump_json(to_json(f.run, f.cases, f.verdicts));
   EXPECT_NE(text.find("red\xEF\xBF\xBD"), std::string::npos);
 }
 
@@ -765,7 +766,7 @@ TEST_F(ReportWriteTest, WritesEveryFormatAndNoTemporaryFiles) {
   EXPECT_EQ(text.rfind("{\n \"", 0), 0u);  // pretty, 1-space indent
   Results back = load_json(out / "results.json");
   EXPECT_EQ(back.cases.size(), f.cases.size());
-  EXPECT_EQ(dump_json(to_json(back.run, back.cases, back.verdicts), 1) + "\n", text);
+  EXPECT_EQ(util::dump_json(to_json(back.run, back.cases, back.verdicts), 1) + "\n", text);
 
   // Writing again replaces the files in place.
   f.run.state = "incomplete";

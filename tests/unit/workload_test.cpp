@@ -18,6 +18,7 @@
 #include "report/json.hpp"
 #include "report/markdown.hpp"
 #include "util/error.hpp"
+#include "util/json.hpp"
 
 namespace mudjack {
 namespace {
@@ -236,7 +237,7 @@ TEST(ReportWorkload, ResultsJsonCarriesWorkThroughputAndMetricsAndReadsThemBack)
   EXPECT_TRUE(doc["cases"][1]["throughput"].is_null());
   EXPECT_EQ(doc["cases"][1]["metrics"], json::object());
 
-  auto back = report::from_json(json::parse(report::dump_json(doc)));
+  auto back = report::from_json(json::parse(util::dump_json(doc)));
   ASSERT_EQ(back.cases.size(), 2u);
   ASSERT_TRUE(back.cases[0].work.has_value());
   EXPECT_EQ(back.cases[0].work->amount, 2147483648.0);
