@@ -18,12 +18,11 @@
 #include "fleet/targets.hpp"
 #include "report/json.hpp"
 #include "report/write.hpp"
+#include "run/lifecycle.hpp"
 #include "store/store.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
 #include "util/time.hpp"
-#include "verdict/intolerable.hpp"
-#include "verdict/verdict.hpp"
 
 namespace mudjack::fleet {
 namespace fs = std::filesystem;
@@ -428,16 +427,12 @@ int Sweep::run() {
     // The id hashes the sources: a run already there is this very merge
     // (a --resume that found nothing new).
     if (!store->get_run(merged.run.id)) fleet::save(*store, merged);
-    verdict::Options vo;
-    vo.baseline = merged.run.baseline;
-    vo = verdict::thresholds_for(o_.intolerable, vo);
-    auto verdicts = verdict::compute(merged.cases, vo);
-    report::write_all(o_.out / "runs" / merged.run.id, merged.run, merged.cases, verdicts);
+    auto judged = run::publish(merged.run, merged.cases, {o_.out, o_.intolerable});
     merged_id = merged.run.id;
     std::lock_guard lock(mu_);
     merged_run_ = merged_id;
     save();
-    if (o_.json) std::cout << report::render("json", merged.run, merged.cases, verdicts) << "\n";
+    if (o_.json) std::cout << report::render("json", judged) << "\n";
   }
 
   bool all_complete = true;

@@ -24,7 +24,7 @@ std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& t
   return std::nullopt;
 }
 
-constexpr std::array<std::pair<Outcome, std::string_view>, 7> kOutcomes{{
+constexpr std::array<std::pair<Outcome, std::string_view>, 7> kOutcomeNames{{
     {Outcome::kPass, "pass"},
     {Outcome::kFail, "fail"},
     {Outcome::kMismatch, "mismatch"},
@@ -44,7 +44,7 @@ constexpr std::array<std::pair<ErrorKind, std::string_view>, 7> kErrorKinds{{
     {ErrorKind::kOther, "other"},
 }};
 
-constexpr std::array<std::pair<Verdict, std::string_view>, 6> kVerdicts{{
+constexpr std::array<std::pair<Verdict, std::string_view>, 6> kVerdictNames{{
     {Verdict::kUnavailable, "unavailable"},
     {Verdict::kCompleteFailure, "complete_failure"},
     {Verdict::kPartialFailure, "partial_failure"},
@@ -53,25 +53,38 @@ constexpr std::array<std::pair<Verdict, std::string_view>, 6> kVerdicts{{
     {Verdict::kPortable, "portable"},
 }};
 
+constexpr std::array<std::pair<Check, std::string_view>, 4> kCheckNames{{
+    {Check::kNone, "none"},
+    {Check::kReference, "reference"},
+    {Check::kProperty, "property"},
+    {Check::kBaseline, "baseline"},
+}};
+
 }  // namespace
 
+std::string_view to_string(Check c) {
+  return name_of(kCheckNames, c);
+}
+std::optional<Check> parse_check(std::string_view s) {
+  return value_of(kCheckNames, s);
+}
 std::string_view to_string(Outcome o) {
-  return name_of(kOutcomes, o);
+  return name_of(kOutcomeNames, o);
 }
 std::string_view to_string(ErrorKind k) {
   return name_of(kErrorKinds, k);
 }
 std::string_view to_string(Verdict v) {
-  return name_of(kVerdicts, v);
+  return name_of(kVerdictNames, v);
 }
 std::optional<Outcome> parse_outcome(std::string_view s) {
-  return value_of(kOutcomes, s);
+  return value_of(kOutcomeNames, s);
 }
 std::optional<ErrorKind> parse_error_kind(std::string_view s) {
   return value_of(kErrorKinds, s);
 }
 std::optional<Verdict> parse_verdict(std::string_view s) {
-  return value_of(kVerdicts, s);
+  return value_of(kVerdictNames, s);
 }
 
 std::optional<std::pair<int, int>> parse_schema_version(std::string_view v) {

@@ -3,6 +3,7 @@
 // persists and every reporter renders (CONTRIBUTING.md rule 8). Field names follow
 // schemas/results-v1.schema.json; units are in the names.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,12 +21,17 @@ namespace mudjack::model {
 // result's declared work and reported metrics.
 inline constexpr std::string_view kSchemaVersion = "1.1";
 // Version of results.json. 1.1 added each case's work, throughput, metrics
-// and latency_ratio, the run's params, and the top-level `reasons` counts.
-inline constexpr std::string_view kResultsSchemaVersion = "1.1";
+// and latency_ratio, the run's params, and the top-level `reasons` counts;
+// 1.2 each case's `checked`.
+inline constexpr std::string_view kResultsSchemaVersion = "1.2";
 
 // The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.
 enum class Outcome { kPass, kFail, kMismatch, kCrash, kTimeout, kUnavailable, kSkip };
+// Every outcome, in enum order: the one list views iterate.
+inline constexpr std::array<Outcome, 7> kOutcomes = {
+    Outcome::kPass,    Outcome::kFail,        Outcome::kMismatch, Outcome::kCrash,
+    Outcome::kTimeout, Outcome::kUnavailable, Outcome::kSkip};
 
 enum class ErrorKind {
   kNone,
@@ -45,14 +51,26 @@ enum class Verdict {
   kIntolerableLatency,
   kPortable
 };
+// Every verdict, in precedence order (enum order).
+inline constexpr std::array<Verdict, 6> kVerdicts = {
+    Verdict::kUnavailable, Verdict::kCompleteFailure,    Verdict::kPartialFailure,
+    Verdict::kDivergent,   Verdict::kIntolerableLatency, Verdict::kPortable};
+
+// How a pass's answer was checked (docs/design.md: checked): `reference`, a
+// host computation independent of the framework under test; `property`, the
+// case's own checks; `baseline`, agreement with the baseline device's
+// outputs; `none`, nothing looked at the answer.
+enum class Check { kNone, kReference, kProperty, kBaseline };
 
 std::string_view to_string(Outcome o);
 std::string_view to_string(ErrorKind k);
 std::string_view to_string(Verdict v);
+std::string_view to_string(Check c);
 // Parsers return nullopt for names outside the closed lists.
 std::optional<Outcome> parse_outcome(std::string_view s);
 std::optional<ErrorKind> parse_error_kind(std::string_view s);
 std::optional<Verdict> parse_verdict(std::string_view s);
+std::optional<Check> parse_check(std::string_view s);
 // "MAJOR.MINOR" (schema_version) -> (major, minor); nullopt if malformed.
 std::optional<std::pair<int, int>> parse_schema_version(std::string_view v);
 

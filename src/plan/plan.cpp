@@ -246,32 +246,4 @@ std::vector<std::pair<std::string, std::string>> pairs(const std::vector<model::
   return out;
 }
 
-supervisor::RunSpec run_spec(const std::string& run_id, const nlohmann::json& options,
-                             const std::string& baseline,
-                             std::vector<std::pair<model::CaseInfo, std::string>> work,
-                             const std::map<std::string, supervisor::FrameworkRuntime>& runtimes,
-                             const std::filesystem::path& results_dir) {
-  supervisor::RunSpec spec;
-  spec.run_id = run_id;
-  spec.work = std::move(work);
-  spec.frameworks = runtimes;
-  spec.probe_dir = envs::data_dir() / "probe";
-  for (const auto& sref : options.at("suites")) {
-    spec.suite_dirs.emplace_back(sref.at("dir").get<std::string>());
-  }
-  spec.params = params_from_json(options.value("params", nlohmann::json::object()));
-  spec.artifact_root = results_dir / "runs" / run_id / "artifacts";
-  spec.policy.budget_ms = options.at("budget_ms").get<double>();
-  spec.policy.min_samples = options.at("min_samples").get<int>();
-  spec.policy.max_samples = options.at("max_samples").get<int>();
-  spec.policy.warmup_ms = options.at("warmup_ms").get<double>();
-  spec.limits.case_timeout =
-      std::chrono::milliseconds(static_cast<int64_t>(options.at("timeout_s").get<double>() * 1000));
-  spec.limits.memory_limit_bytes = options.at("memory_limit_bytes").get<int64_t>();
-  spec.baseline = baseline;
-  spec.seed = options.at("seed").get<int64_t>();
-  spec.parallel = !options.at("serial").get<bool>();
-  return spec;
-}
-
 }  // namespace mudjack::plan

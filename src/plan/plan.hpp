@@ -60,17 +60,6 @@ Discovery discover(const std::vector<std::string>& frameworks, const std::string
 // memory_total, mudjack_version, mudjack_revision, frameworks, devices}]}.
 nlohmann::json environment_json(const Discovery& discovery);
 
-// The supervisor's spec for a stored run: its options (RunInfo::options, as
-// `run` and `serve` store them: suites, policy, limits, seed, serial, params)
-// and baseline, the pairs to run, the frameworks' interpreters, and the
-// artifact folder <results_dir>/runs/<run_id>/artifacts. Throws nlohmann
-// errors when the stored options lack a field.
-supervisor::RunSpec run_spec(const std::string& run_id, const nlohmann::json& options,
-                             const std::string& baseline,
-                             std::vector<std::pair<model::CaseInfo, std::string>> work,
-                             const std::map<std::string, supervisor::FrameworkRuntime>& runtimes,
-                             const std::filesystem::path& results_dir);
-
 // Pairs in plan order: for each case, each selected device its framework sees;
 // a framework that could not start is planned on every device any other
 // framework sees, so its absence is reported per device (`unavailable`).

@@ -22,14 +22,6 @@ using model::Verdict;
 using model::VerdictRow;
 using nlohmann::json;
 
-constexpr std::array<Verdict, 6> kVerdicts = {
-    Verdict::kPortable,  Verdict::kPartialFailure,     Verdict::kCompleteFailure,
-    Verdict::kDivergent, Verdict::kIntolerableLatency, Verdict::kUnavailable};
-
-constexpr std::array<Outcome, 7> kOutcomes = {
-    Outcome::kPass,    Outcome::kFail,        Outcome::kMismatch, Outcome::kCrash,
-    Outcome::kTimeout, Outcome::kUnavailable, Outcome::kSkip};
-
 // Heatmaps come in the paper's order of frameworks, then any other by name.
 // Ratios drawn on the log axis are clamped to this range.
 constexpr double kAxisMin = 0.01;
@@ -70,12 +62,6 @@ std::string fmt(const char* format, double v) {
 
 std::string ratio_text(double r) {
   return (r >= 100 ? fmt("%.0f", r) : fmt("%.2g", r)) + "×";
-}
-
-std::string words(std::string_view name) {
-  std::string s(name);
-  std::replace(s.begin(), s.end(), '_', ' ');
-  return s;
 }
 
 std::string cell_key(const std::string& fw, const std::string& fn, const std::string& dev) {
@@ -171,57 +157,55 @@ std::string device_header(const json& env, const std::string& id) {
          (model.empty() ? "" : "<small>" + esc(model) + "</small>");
 }
 
-void summary_section(std::string& h, const model::RunInfo& run,
-                     const std::vector<CaseResult>& cases,
-                     const std::vector<VerdictRow>& verdicts) {
-  std::map<Group, std::map<Verdict, int>> by_verdict;
-  std::map<Group, int> functions;
-  for (const auto& v : verdicts) {
-    ++by_verdict[{v.framework, v.device}][v.verdict];
-    ++functions[{v.framework, v.device}];
+void verdict_rows(std::string& h, const verdict::Judged& j) {
+  for (const auto& [framework, by_device] : j.tallies) {
+    for (const auto& [device, tally] : by_device) {
+      if (tally.functions == 0) continue;
+      h += "<tr><td>" + esc(framework) + "</td><td>" + device_header(j.run.environment, device) +
+           "</td><td class=\"n\">" + std::to_string(tally.functions) + "</td>";
+      for (auto v : kVerdictOrder) {
+        const int n = tally.count(v);
+        h += "<td class=\"n" + std::string(n > 0 ? " v-" + std::string(model::to_string(v)) : "") +
+             "\">" + std::to_string(n) +
+             (n > 0 ? " <span class=\"muted\">(" + fmt("%.0f", 100.0 * n / tally.functions) +
+                          "%)</span>"
+                    : "") +
+             "</td>";
+      }
+      h += "</tr>\n";
+    }
   }
-  std::map<Group, std::map<Outcome, int>> by_outcome;
-  for (const auto& r : cases) ++by_outcome[{r.info.framework, r.device}][r.outcome];
-  const auto reasons = verdict::reason_counts(cases);
+}
 
+void outcome_rows(std::string& h, const verdict::Judged& j) {
+  for (const auto& [framework, by_device] : j.tallies) {
+    for (const auto& [device, tally] : by_device) {
+      if (tally.cases == 0) continue;
+      h += "<tr><td>" + esc(framework) + "</td><td><code>" + esc(device) + "</code></td>";
+      for (auto o : model::kOutcomes) {
+        h += "<td class=\"n\">" + std::to_string(tally.count(o)) + "</td>";
+      }
+      for (auto r : verdict::kPaperReasons) {
+        h += "<td class=\"n\">" + std::to_string(tally.reasons.at(std::string(r))) + "</td>";
+      }
+      h += "</tr>\n";
+    }
+  }
+}
+
+void summary_section(std::string& h, const verdict::Judged& j) {
   h += "<h2 id=\"summary\">Summary</h2>\n<p class=\"meta\">Functions per verdict (share of the "
        "functions tested on that device), as the paper tabulated them; then case outcomes and the "
        "paper's failure reasons.</p>\n<table id=\"summary-table\"><tr><th>framework</th>"
        "<th>device</th><th>functions</th>";
-  for (auto v : kVerdicts) h += "<th>" + esc(words(model::to_string(v))) + "</th>";
+  for (auto v : kVerdictOrder) h += "<th>" + esc(words(model::to_string(v))) + "</th>";
   h += "</tr>\n";
-  for (const auto& [g, counts] : by_verdict) {
-    const int total = functions[g];
-    h += "<tr><td>" + esc(g.framework) + "</td><td>" + device_header(run.environment, g.device) +
-         "</td><td class=\"n\">" + std::to_string(total) + "</td>";
-    for (auto v : kVerdicts) {
-      auto it = counts.find(v);
-      const int n = it == counts.end() ? 0 : it->second;
-      h += "<td class=\"n" + std::string(n > 0 ? " v-" + std::string(model::to_string(v)) : "") +
-           "\">" + std::to_string(n) +
-           (n > 0 && total > 0
-                ? " <span class=\"muted\">(" + fmt("%.0f", 100.0 * n / total) + "%)</span>"
-                : "") +
-           "</td>";
-    }
-    h += "</tr>\n";
-  }
+  verdict_rows(h, j);
   h += "</table>\n<table id=\"outcome-table\"><tr><th>framework</th><th>device</th>";
-  for (auto o : kOutcomes) h += "<th>" + esc(model::to_string(o)) + "</th>";
+  for (auto o : model::kOutcomes) h += "<th>" + esc(model::to_string(o)) + "</th>";
   for (auto r : verdict::kPaperReasons) h += "<th>" + esc(r) + "</th>";
   h += "</tr>\n";
-  for (const auto& [g, counts] : by_outcome) {
-    h += "<tr><td>" + esc(g.framework) + "</td><td><code>" + esc(g.device) + "</code></td>";
-    for (auto o : kOutcomes) {
-      auto it = counts.find(o);
-      h += "<td class=\"n\">" + std::to_string(it == counts.end() ? 0 : it->second) + "</td>";
-    }
-    const auto& rc = reasons.at(g.framework).at(g.device);
-    for (auto r : verdict::kPaperReasons) {
-      h += "<td class=\"n\">" + std::to_string(rc.at(std::string(r))) + "</td>";
-    }
-    h += "</tr>\n";
-  }
+  outcome_rows(h, j);
   h += "</table>\n";
 }
 
@@ -234,7 +218,7 @@ void heatmap_section(std::string& h, const model::RunInfo& run,
     grid[v.framework][v.function][v.device] = &v;
   }
   h += "<h2 id=\"heatmaps\">Verdicts per function and device</h2>\n<p class=\"legend\">";
-  for (auto v : kVerdicts) {
+  for (auto v : kVerdictOrder) {
     h += "<span class=\"v-" + std::string(model::to_string(v)) + "\">" +
          esc(words(model::to_string(v))) + "</span>";
   }
@@ -409,22 +393,16 @@ void environment_section(std::string& h, const model::RunInfo& run) {
   }
 }
 
-}  // namespace
-
-std::string to_html(const model::RunInfo& run, const std::vector<CaseResult>& cases,
-                    const std::vector<VerdictRow>& verdicts) {
-  verdict::Options vo;
-  vo.baseline = run.baseline;
-  const auto ratios = verdict::case_ratios(cases, vo);
-
+// The data the page's script opens cells with: each verdict and each cell's cases.
+json cell_data(const verdict::Judged& j) {
   json data{{"verdicts", json::object()}, {"cases", json::object()}};
-  for (const auto& v : verdicts) {
+  for (const auto& v : j.verdicts) {
     json flags = json::array();
     for (auto f : v.flags) flags.push_back(model::to_string(f));
     data["verdicts"][cell_key(v.framework, v.function, v.device)] = {
         {"verdict", model::to_string(v.verdict)}, {"reason", v.reason}, {"flags", flags}};
   }
-  for (const auto& r : cases) {
+  for (const auto& r : j.cases) {
     json row = json::array();
     row.push_back(r.info.variant);
     row.push_back(r.info.dtype);
@@ -432,11 +410,10 @@ std::string to_html(const model::RunInfo& run, const std::vector<CaseResult>& ca
     row.push_back(r.info.mode + (r.info.compiler.empty() ? "" : " (" + r.info.compiler + ")"));
     row.push_back(model::to_string(r.outcome));
     row.push_back(r.latency.stats ? number_or_null(r.latency.stats->median_ns) : json(nullptr));
-    auto it = ratios.find({r.info.id, r.device});
-    if (it != ratios.end()) {
-      row.push_back(number_or_null(it->second.ratio));
-      row.push_back(number_or_null(it->second.low));
-      row.push_back(number_or_null(it->second.high));
+    if (const auto* q = j.ratio_of(r)) {
+      row.push_back(number_or_null(q->ratio));
+      row.push_back(number_or_null(q->low));
+      row.push_back(number_or_null(q->high));
     } else {
       row.insert(row.end(), {nullptr, nullptr, nullptr});
     }
@@ -445,7 +422,13 @@ std::string to_html(const model::RunInfo& run, const std::vector<CaseResult>& ca
     row.push_back(failure_text(r, 400));
     data["cases"][cell_key(r.info.framework, r.info.function, r.device)].push_back(std::move(row));
   }
+  return data;
+}
 
+}  // namespace
+
+std::string to_html(const verdict::Judged& j) {
+  const auto& run = j.run;
   std::string h;
   h.reserve(1 << 20);
   h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -456,16 +439,16 @@ std::string to_html(const model::RunInfo& run, const std::vector<CaseResult>& ca
   h += "<h1>MudJack: " + esc(run.suite) + " suite</h1>\n<p class=\"meta\">run <code>" +
        esc(run.id) + "</code> · " + esc(run.state) + " · created " + esc(run.created_at) +
        (run.finished_at.empty() ? "" : " · finished " + esc(run.finished_at)) +
-       " · baseline <code>" + esc(run.baseline) + "</code> · " + std::to_string(cases.size()) +
+       " · baseline <code>" + esc(run.baseline) + "</code> · " + std::to_string(j.cases.size()) +
        " results · report by mudjack " + esc(util::version()) + "</p>\n";
-  summary_section(h, run, cases, verdicts);
-  heatmap_section(h, run, verdicts);
-  latency_section(h, verdicts);
-  problems_section(h, verdicts);
+  summary_section(h, j);
+  heatmap_section(h, run, j.verdicts);
+  latency_section(h, j.verdicts);
+  problems_section(h, j.verdicts);
   environment_section(h, run);
   h += "<aside id=\"detail\" aria-live=\"polite\"></aside>\n<script type=\"application/json\" "
        "id=\"mj-data\">" +
-       script_json(data) + "</script>\n<script>" + kScript + "</script>\n</body></html>\n";
+       script_json(cell_data(j)) + "</script>\n<script>" + kScript + "</script>\n</body></html>\n";
   return h;
 }
 

@@ -334,30 +334,33 @@ json verdict_to_json(const model::VerdictRow& v) {
   };
 }
 
-json counts_to_json(const std::vector<model::CaseResult>& cases) {
-  static constexpr model::Outcome kAll[] = {model::Outcome::kPass,     model::Outcome::kFail,
-                                            model::Outcome::kMismatch, model::Outcome::kCrash,
-                                            model::Outcome::kTimeout,  model::Outcome::kUnavailable,
-                                            model::Outcome::kSkip};
+json counts_to_json(const verdict::Judged& judged) {
   json counts = json::object();
-  for (const auto& r : cases) {
-    json& per_device = counts[r.info.framework][r.device];
-    if (per_device.is_null()) {
-      for (auto o : kAll) {
-        per_device[std::string(model::to_string(o))] = 0;
-      }
+  for (const auto& [framework, by_device] : judged.tallies) {
+    for (const auto& [device, tally] : by_device) {
+      if (tally.cases == 0) continue;
+      json& per_device = counts[framework][device];
+      for (auto [outcome, n] : tally.outcomes)
+        per_device[std::string(model::to_string(outcome))] = n;
     }
-    auto& n = per_device[std::string(model::to_string(r.outcome))];
-    n = n.get<int64_t>() + 1;
   }
   return counts;
 }
 
-json to_json(const model::RunInfo& run, const std::vector<model::CaseResult>& cases,
-             const std::vector<model::VerdictRow>& verdicts) {
-  json doc = json::object();
-  doc["schema_version"] = model::kResultsSchemaVersion;
-  doc["run"] = {
+namespace {
+
+json reasons_to_json(const verdict::Judged& judged) {
+  json reasons = json::object();
+  for (const auto& [framework, by_device] : judged.tallies) {
+    for (const auto& [device, tally] : by_device) {
+      if (tally.cases > 0) reasons[framework][device] = tally.reasons;
+    }
+  }
+  return reasons;
+}
+
+json run_to_json(const model::RunInfo& run) {
+  return {
       {"id", run.id},
       {"suite", run.suite},
       {"state", run.state},
@@ -366,32 +369,37 @@ json to_json(const model::RunInfo& run, const std::vector<model::CaseResult>& ca
       {"baseline", run.baseline},
       {"options", run.options.is_null() ? json::object() : run.options},
   };
-  doc["environment"] = run.environment.is_null() ? json::object() : run.environment;
-  verdict::Options vo;
-  vo.baseline = run.baseline;
-  const auto ratios = verdict::case_ratios(cases, vo);
+}
+
+json ratio_to_json(const verdict::CaseRatio* q) {
+  if (q == nullptr) return nullptr;
+  return {{"baseline", q->baseline},
+          {"ratio", number(q->ratio)},
+          {"low", q->low ? number(*q->low) : json(nullptr)},
+          {"high", q->high ? number(*q->high) : json(nullptr)}};
+}
+
+}  // namespace
+
+json to_json(const verdict::Judged& judged) {
+  json doc = json::object();
+  doc["schema_version"] = model::kResultsSchemaVersion;
+  doc["run"] = run_to_json(judged.run);
+  doc["environment"] = judged.run.environment.is_null() ? json::object() : judged.run.environment;
   json cs = json::array();
-  for (const auto& r : cases) {
+  for (size_t i = 0; i < judged.cases.size(); ++i) {
+    const auto& r = judged.cases[i];
     json c = case_to_json(r);
-    if (auto it = ratios.find({r.info.id, r.device}); it != ratios.end()) {
-      const verdict::CaseRatio& q = it->second;
-      c["latency_ratio"] = {{"baseline", q.baseline},
-                            {"ratio", number(q.ratio)},
-                            {"low", q.low ? number(*q.low) : json(nullptr)},
-                            {"high", q.high ? number(*q.high) : json(nullptr)}};
-    } else {
-      c["latency_ratio"] = nullptr;
-    }
+    c["latency_ratio"] = ratio_to_json(judged.ratio_of(r));
+    c["checked"] = model::to_string(judged.checked[i]);
     cs.push_back(std::move(c));
   }
   doc["cases"] = std::move(cs);
   json vs = json::array();
-  for (const auto& v : verdicts) {
-    vs.push_back(verdict_to_json(v));
-  }
+  for (const auto& v : judged.verdicts) vs.push_back(verdict_to_json(v));
   doc["verdicts"] = std::move(vs);
-  doc["counts"] = counts_to_json(cases);
-  doc["reasons"] = verdict::reason_counts(cases);
+  doc["counts"] = counts_to_json(judged);
+  doc["reasons"] = reasons_to_json(judged);
   return doc;
 }
 

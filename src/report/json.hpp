@@ -5,7 +5,7 @@
 //
 // Shape (a contract; extend it only with a MINOR bump of
 // model::kResultsSchemaVersion):
-//   { schema_version: "1.1",
+//   { schema_version: "1.2",
 //     run: {id, suite, state, created_at, finished_at, baseline, options},
 //     environment: <RunInfo::environment as is>,
 //     cases: [ {id, framework, function, variant, device, dtype, shape, mode,
@@ -20,7 +20,8 @@
 //               numeric: {max_abs_err, max_rel_err, compared_with, message},
 //               outputs: [{path, dtype, saved_dtype, shape[]}],
 //               extra, started_at, finished_at, wall_s,
-//               latency_ratio: null | {baseline, ratio, low, high}} ],   (1.1)
+//               latency_ratio: null | {baseline, ratio, low, high},      (1.1)
+//               checked: none | reference | property | baseline} ],       (1.2)
 //     verdicts: [ {framework, function, device, verdict, flags[], cases,
 //                  failing[], mismatching[], latency_ratio, reason} ],
 //     counts: {framework: {device: {outcome: n, ... all seven}}},
@@ -41,6 +42,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/model.hpp"
+#include "verdict/judged.hpp"
 
 namespace mudjack::report {
 
@@ -52,14 +54,14 @@ struct Results {
   std::vector<model::VerdictRow> verdicts;
 };
 
-nlohmann::json to_json(const model::RunInfo& run, const std::vector<model::CaseResult>& cases,
-                       const std::vector<model::VerdictRow>& verdicts);
+// The judged run as results.json.
+nlohmann::json to_json(const verdict::Judged& judged);
 
 // The pieces of to_json, for views that stream or merge (server, fleet).
 nlohmann::json case_to_json(const model::CaseResult& r);
 nlohmann::json verdict_to_json(const model::VerdictRow& v);
 // {framework: {device: {outcome: n}}}, every outcome present (0 if none).
-nlohmann::json counts_to_json(const std::vector<model::CaseResult>& cases);
+nlohmann::json counts_to_json(const verdict::Judged& judged);
 
 // Reads a results.json document back. Accepts any 1.x (fields added by a
 // later MINOR are ignored, fields it lacks take their defaults); throws

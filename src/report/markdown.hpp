@@ -21,11 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "model/model.hpp"
+#include "verdict/judged.hpp"
 
 namespace mudjack::report {
 
-std::string to_markdown(const model::RunInfo& run, const std::vector<model::CaseResult>& cases,
-                        const std::vector<model::VerdictRow>& verdicts);
+std::string to_markdown(const verdict::Judged& judged);
 
 }  // namespace mudjack::report

@@ -1,5 +1,7 @@
 #include "report/text.hpp"
 
+#include <algorithm>
+
 namespace mudjack::report {
 
 std::pair<long, size_t> decode_utf8(std::string_view s, size_t i) {
@@ -157,6 +159,12 @@ std::string failure_text(const model::CaseResult& r, size_t max_bytes) {
   if (r.error.exit_code) detail = "exit code " + std::to_string(*r.error.exit_code);
   if (detail.empty()) return text;
   return text.empty() ? detail : detail + ": " + text;
+}
+
+std::string words(std::string_view name) {
+  std::string s(name);
+  std::replace(s.begin(), s.end(), '_', ' ');
+  return s;
 }
 
 }  // namespace mudjack::report

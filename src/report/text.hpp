@@ -3,6 +3,7 @@
 // UTF-8 and repairing text that came from a probe (stderr tails, exception
 // messages) before a view writes it. Pure and thread-safe.
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -16,6 +17,16 @@ namespace mudjack::report {
 
 // Longest message a view prints on one line, in bytes.
 inline constexpr size_t kMaxMessageBytes = 200;
+
+// Verdict columns in the order every table shows them: portable first,
+// unavailable last.
+inline constexpr std::array<model::Verdict, 6> kVerdictOrder = {
+    model::Verdict::kPortable,           model::Verdict::kPartialFailure,
+    model::Verdict::kCompleteFailure,    model::Verdict::kDivergent,
+    model::Verdict::kIntolerableLatency, model::Verdict::kUnavailable};
+
+// "partial_failure" -> "partial failure".
+std::string words(std::string_view name);
 
 // Decodes the UTF-8 sequence starting at s[i] (i < s.size()). Returns the code
 // point and the sequence length, or {-1, 1} for an invalid, overlong or

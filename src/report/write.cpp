@@ -34,23 +34,21 @@ std::string known_formats() {
 
 }  // namespace
 
-std::string render(std::string_view format, const model::RunInfo& run,
-                   const std::vector<model::CaseResult>& cases,
-                   const std::vector<model::VerdictRow>& verdicts) {
+std::string render(std::string_view format, const verdict::Judged& judged) {
   if (format == "json") {
-    return util::dump_json(to_json(run, cases, verdicts), 1) + "\n";
+    return util::dump_json(to_json(judged), 1) + "\n";
   }
   if (format == "csv") {
-    return to_csv(cases);
+    return to_csv(judged.cases);
   }
   if (format == "junit") {
-    return to_junit(run, cases);
+    return to_junit(judged.run, judged.cases);
   }
   if (format == "md") {
-    return to_markdown(run, cases, verdicts);
+    return to_markdown(judged);
   }
   if (format == "html") {
-    return to_html(run, cases, verdicts);
+    return to_html(judged);
   }
   throw FatalError("unknown report format '" + std::string(format) +
                    "' (known: " + known_formats() + ")");
@@ -96,16 +94,14 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view c
   }
 }
 
-void write_all(const std::filesystem::path& dir, const model::RunInfo& run,
-               const std::vector<model::CaseResult>& cases,
-               const std::vector<model::VerdictRow>& verdicts) {
+void write_all(const std::filesystem::path& dir, const verdict::Judged& judged) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
     throw FatalError("cannot create report folder " + dir.string() + ": " + ec.message());
   }
   for (size_t i = 0; i < kFormats.size(); ++i) {
-    write_file_atomically(dir / kFileNames[i], render(kFormats[i], run, cases, verdicts));
+    write_file_atomically(dir / kFileNames[i], render(kFormats[i], judged));
   }
 }
 

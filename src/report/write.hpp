@@ -2,7 +2,8 @@
 // Writes a run's reports: results.json (primary), results.csv, junit.xml,
 // summary.md and report.html, all renderings of the one results model (CONTRIBUTING.md rule 8).
 //
-// Called by the CLI at the end of a run (and by `report` on stored results);
+// Called by the run lifecycle (run::finish) and by `report`, `merge`, `sweep`
+// and the server's results route, on a judged run (verdict::judge);
 // blocks on file I/O. Thread-safe as long as two callers do not write the
 // same folder at once. Errors throw util::FatalError naming the file.
 
@@ -12,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/model.hpp"
+#include "verdict/judged.hpp"
 
 namespace mudjack::report {
 
@@ -23,14 +24,10 @@ inline constexpr std::array<std::string_view, 5> kFileNames = {
 
 // One report as text. results.json is pretty-printed with a 1-space indent.
 // FatalError for a format outside kFormats, listing the known ones.
-std::string render(std::string_view format, const model::RunInfo& run,
-                   const std::vector<model::CaseResult>& cases,
-                   const std::vector<model::VerdictRow>& verdicts);
+std::string render(std::string_view format, const verdict::Judged& judged);
 
 // Creates `dir` if needed and writes every format to its file there.
-void write_all(const std::filesystem::path& dir, const model::RunInfo& run,
-               const std::vector<model::CaseResult>& cases,
-               const std::vector<model::VerdictRow>& verdicts);
+void write_all(const std::filesystem::path& dir, const verdict::Judged& judged);
 
 // Writes `content` to a temporary file beside `file`, flushes it to disk and
 // renames it over `file`, so a reader sees the old file or the new one, never

@@ -5,12 +5,9 @@
 #include "envs/envs.hpp"
 #include "report/json.hpp"
 #include "report/write.hpp"
-#include "supervisor/supervisor.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
 #include "util/time.hpp"
-#include "verdict/intolerable.hpp"
-#include "verdict/verdict.hpp"
 
 namespace mudjack::server {
 namespace fs = std::filesystem;
@@ -27,18 +24,14 @@ constexpr size_t kCachedReports = 64;
 
 struct RunManager::Record {
   std::string id;
-  std::string suite;
-  std::vector<std::pair<model::CaseInfo, std::string>> work;  // what this execution runs
+  run::Prepared run;  // the stored run and the pairs this execution runs
   std::set<std::string> devices;
   std::set<std::string> frameworks;
-  json options;
-  std::string baseline;
   State state = State::kQueued;
-  size_t planned = 0;  // every planned pair of the run
-  size_t done = 0;     // pairs with an outcome
+  size_t done = 0;  // pairs with an outcome
   std::map<std::string, size_t> counts;
   std::string error;
-  std::string created_at, started_at, finished_at;
+  std::string started_at, finished_at;
   bool cancel_requested = false;
   std::atomic<bool> interrupt{false};
   std::vector<Event> events;
@@ -93,30 +86,64 @@ Reply RunManager::submit(const RunRequest& request) {
   }
 }
 
+run::RunOptions RunManager::options_for(const RunRequest& request) const {
+  run::RunOptions o = defaults_;
+  for (const auto& [name, value] : request.params.items())
+    o.params[name] = value.get<std::string>();
+  o.suites.clear();
+  for (const auto& suite : request.suites) o.suites.push_back({suite, catalog_.suites.at(suite)});
+  o.frameworks = request.frameworks;
+  o.devices = request.devices;
+  o.filter = request.filter;
+  o.baseline = request.baseline;
+  o.timeout_s = request.timeout_s.value_or(defaults_.timeout_s);
+  o.budget_ms = request.budget_ms.value_or(defaults_.budget_ms);
+  o.warmup_ms = request.warmup_ms.value_or(defaults_.warmup_ms);
+  o.min_samples = request.min_samples.value_or(defaults_.min_samples);
+  o.max_samples = request.max_samples.value_or(std::max(defaults_.max_samples, o.min_samples));
+  o.seed = request.seed;
+  o.serial = request.serial;
+  o.via = "serve";
+  return o;
+}
+
+std::vector<model::CaseInfo> RunManager::cases_for(const RunRequest& request) const {
+  if (request.params.empty()) return select_cases(request, catalog_);
+  // Case grids may depend on parameters: list the suites again with them.
+  const auto options = options_for(request);
+  nlohmann::json read;
+  auto listed =
+      plan::list_cases(options.suites, envs::listing_interpreter(options.profile, options.python),
+                       options.params, &read);
+  plan::check_params(plan::params_from_json(request.params), read);
+  Catalog with_params = catalog_;
+  with_params.cases.clear();
+  with_params.cases[request.suites.front()] = std::move(listed);
+  RunRequest one = request;
+  one.suites = {request.suites.front()};
+  return select_cases(one, with_params);
+}
+
+std::shared_ptr<RunManager::Record> RunManager::record_of(run::Prepared prepared) const {
+  auto rec = std::make_shared<Record>();
+  rec->id = prepared.info.id;
+  rec->done = prepared.done;
+  for (const auto& [info, device] : prepared.work) {
+    rec->devices.insert(device);
+    rec->frameworks.insert(info.framework);
+  }
+  rec->run = std::move(prepared);
+  return rec;
+}
+
 Reply RunManager::submit_new(const RunRequest& request) {
-  auto params = defaults_.params;
-  for (const auto& [name, value] : request.params.items()) params[name] = value.get<std::string>();
   std::vector<model::CaseInfo> cases;
-  if (request.params.empty()) {
-    cases = select_cases(request, catalog_);
-  } else {
-    // Case grids may depend on parameters: list the suites again with them.
-    try {
-      std::vector<plan::SuiteRef> refs;
-      for (const auto& s : request.suites) refs.push_back({s, catalog_.suites.at(s)});
-      nlohmann::json read;
-      auto listed = plan::list_cases(
-          refs, envs::listing_interpreter(defaults_.profile, defaults_.python), params, &read);
-      plan::check_params(plan::params_from_json(request.params), read);
-      Catalog with_params = catalog_;
-      with_params.cases.clear();
-      with_params.cases[request.suites.front()] = std::move(listed);
-      RunRequest one = request;
-      one.suites = {request.suites.front()};
-      cases = select_cases(one, with_params);
-    } catch (const util::FatalError& e) {
-      return {400, {{"error", e.what()}}};
-    }
+  run::RunOptions options;
+  try {
+    cases = cases_for(request);
+    options = options_for(request);
+  } catch (const util::FatalError& e) {  // a parameter no suite reads, or one that does not convert
+    return {400, {{"error", e.what()}}};
   }
   if (cases.empty()) {
     std::string what = "no cases match: suites ";
@@ -127,71 +154,17 @@ Reply RunManager::submit_new(const RunRequest& request) {
     what += "filter '" + request.filter + "'";
     return {400, {{"error", what}}};
   }
-  std::vector<std::pair<std::string, std::string>> work_ids;
+  if (auto why = run::invalid(options)) return {400, {{"error", *why}}};
+  std::vector<std::pair<std::string, std::string>> pairs;
   try {
-    work_ids = plan::pairs(cases, discovery_, request.devices);
-  } catch (const util::FatalError& e) {
+    pairs = plan::pairs(cases, discovery_, request.devices);
+  } catch (const util::FatalError& e) {  // a device no framework sees
     return {400, {{"error", e.what()}}};
   }
-  if (work_ids.empty()) {
+  if (pairs.empty()) {
     return {400, {{"error", "nothing to run: no selected device for these cases"}}};
   }
-  json options = {{"suites", json::array()},
-                  {"frameworks", request.frameworks},
-                  {"devices", request.devices},
-                  {"filter", request.filter},
-                  {"profile", defaults_.profile},
-                  {"timeout_s", request.timeout_s.value_or(defaults_.timeout_s)},
-                  {"budget_ms", request.budget_ms.value_or(defaults_.budget_ms)},
-                  {"min_samples", request.min_samples.value_or(defaults_.min_samples)},
-                  {"max_samples", request.max_samples.value_or(std::max(
-                                      defaults_.max_samples, request.min_samples.value_or(0)))},
-                  {"warmup_ms", request.warmup_ms.value_or(defaults_.warmup_ms)},
-                  {"memory_limit_bytes", defaults_.memory_limit_bytes},
-                  {"seed", request.seed},
-                  {"serial", request.serial},
-                  {"python", defaults_.python},
-                  {"params", plan::params_to_json(params)},
-                  {"via", "serve"}};
-  if (options["min_samples"].get<int>() > options["max_samples"].get<int>()) {
-    return {400, {{"error", "'min_samples' must not exceed 'max_samples'"}}};
-  }
-  std::string suite_names;
-  for (const auto& s : request.suites) {
-    options["suites"].push_back({{"name", s}, {"dir", catalog_.suites.at(s).string()}});
-    suite_names += (suite_names.empty() ? "" : ",") + s;
-  }
-
-  auto rec = std::make_shared<Record>();
-  model::RunInfo run;
-  run.suite = suite_names;
-  run.state = "queued";
-  run.created_at = util::now_iso8601();
-  run.baseline = request.baseline;
-  run.options = options;
-  run.environment = plan::environment_json(discovery_);
-  for (int attempt = 0;; ++attempt) {  // ids carry 16 random bits: retry a collision
-    run.id = util::new_run_id();
-    if (!store_.get_run(run.id)) break;
-    if (attempt == 20) return {500, {{"error", "cannot find a free run id"}}};
-  }
-  store_.create_run(run);
-  store_.add_plan(run.id, cases, work_ids);
-
-  std::map<std::string, const model::CaseInfo*> by_id;
-  for (const auto& c : cases) by_id[c.id] = &c;
-  rec->id = run.id;
-  rec->suite = run.suite;
-  rec->options = options;
-  rec->baseline = run.baseline;
-  rec->created_at = run.created_at;
-  rec->planned = work_ids.size();
-  for (const auto& [case_id, device] : work_ids) {
-    rec->work.emplace_back(*by_id.at(case_id), device);
-    rec->devices.insert(device);
-    rec->frameworks.insert(by_id.at(case_id)->framework);
-  }
-  return admit(rec);
+  return admit(record_of(run::create(store_, options, cases, discovery_, "queued")));
 }
 
 Reply RunManager::submit_resume(const std::string& run_id) {
@@ -202,65 +175,57 @@ Reply RunManager::submit_resume(const std::string& run_id) {
       return {409, {{"error", "run '" + run_id + "' is already " + name(it->second->state)}}};
     }
   }
-  auto run = store_.get_run(run_id);
-  if (!run) return {404, {{"error", "unknown run '" + run_id + "'"}}};
-  if (run->state == "complete") {
+  auto stored = store_.get_run(run_id);
+  if (!stored) return {404, {{"error", "unknown run '" + run_id + "'"}}};
+  if (stored->state == "complete") {
     return {409, {{"error", "run '" + run_id + "' is complete; nothing to resume"}}};
   }
   // Only runs made from this server's own suites: a run stored by another
   // command may name any folder.
-  for (const auto& s : run->options.value("suites", json::array())) {
+  for (const auto& s : stored->options.value("suites", json::array())) {
     auto name_it = catalog_.suites.find(s.value("name", ""));
     if (name_it == catalog_.suites.end() || name_it->second.string() != s.value("dir", "")) {
       return {409, {{"error", "run '" + run_id + "' was not made from this server's suites"}}};
     }
   }
-  auto cases = store_.cases(run_id);
-  auto remaining = store_.remaining(run_id);
-  std::map<std::string, const model::CaseInfo*> by_id;
-  for (const auto& c : cases) by_id[c.id] = &c;
-  auto rec = std::make_shared<Record>();
-  rec->id = run->id;
-  rec->suite = run->suite;
-  rec->options = run->options;
-  rec->baseline = run->baseline;
-  rec->created_at = run->created_at;
-  rec->planned = store_.plan(run_id).size();
-  rec->done = rec->planned - remaining.size();
-  for (const auto& [case_id, device] : remaining) {
-    auto c = by_id.find(case_id);
-    if (c == by_id.end()) continue;  // a plan row without metadata cannot run
-    rec->work.emplace_back(*c->second, device);
-    rec->devices.insert(device);
-    rec->frameworks.insert(c->second->framework);
-  }
-  store_.set_environment(run_id, plan::environment_json(discovery_));
-  store_.set_run_state(run_id, "queued", "");
-  return admit(rec);
+  auto prepared = run::reopen(store_, run_id);
+  run::resume(store_, prepared, discovery_, "queued");
+  return admit(record_of(std::move(prepared)));
 }
 
 Reply RunManager::admit(const std::shared_ptr<Record>& rec) {
-  std::lock_guard lock(mu_);
-  if (draining_.load()) {
-    store_.set_run_state(rec->id, "incomplete", util::now_iso8601());
-    return {503, {{"error", "server is shutting down; no new runs"}}};
-  }
-  evict_finished();
-  if (auto old = records_.find(rec->id); old != records_.end() && old->second->thread.joinable()) {
-    old->second->thread.join();  // a resumed run: its last execution has ended
-  }
-  records_[rec->id] = rec;
+  std::thread previous;  // a resumed run's last execution, joined outside the lock
+  Reply reply;
   {
-    std::lock_guard cache_lock(cache_mu_);  // a resumed run's reports change
-    for (auto it = cache_.begin(); it != cache_.end();) {
-      it = it->first.first == rec->id ? cache_.erase(it) : std::next(it);
+    std::lock_guard lock(mu_);
+    if (draining_.load()) {
+      store_.set_run_state(rec->id, "incomplete", util::now_iso8601());
+      return {503, {{"error", "server is shutting down; no new runs"}}};
     }
+    if (auto old = records_.find(rec->id); old != records_.end()) {
+      // Two resumes of one run raced past submit_resume's check: one wins.
+      if (!final(old->second->state)) {
+        return {409, {{"error", "run '" + rec->id + "' is already " + name(old->second->state)}}};
+      }
+      // A final record's thread has left finish() and never takes mu_ again.
+      previous = std::move(old->second->thread);
+    }
+    evict_finished();
+    records_[rec->id] = rec;
+    {
+      std::lock_guard cache_lock(cache_mu_);  // a resumed run's reports change
+      for (auto it = cache_.begin(); it != cache_.end();) {
+        it = it->first.first == rec->id ? cache_.erase(it) : std::next(it);
+      }
+    }
+    queue_.push_back(rec->id);
+    metrics_.count_run_accepted();
+    emit(*rec, "state", {{"state", "queued"}, {"done", rec->done}, {"planned", rec->run.planned}});
+    schedule();
+    reply = {202, status_json(*rec)};
   }
-  queue_.push_back(rec->id);
-  metrics_.count_run_accepted();
-  emit(*rec, "state", {{"state", "queued"}, {"done", rec->done}, {"planned", rec->planned}});
-  schedule();
-  return {202, status_json(*rec)};
+  if (previous.joinable()) previous.join();
+  return reply;
 }
 
 void RunManager::schedule() {
@@ -278,7 +243,7 @@ void RunManager::schedule() {
     busy_.insert(rec->devices.begin(), rec->devices.end());
     rec->state = State::kRunning;
     rec->started_at = util::now_iso8601();
-    emit(*rec, "state", {{"state", "running"}, {"done", rec->done}, {"planned", rec->planned}});
+    emit(*rec, "state", {{"state", "running"}, {"done", rec->done}, {"planned", rec->run.planned}});
     rec->thread = std::thread([this, rec] { execute(rec); });
     it = queue_.erase(it);
   }
@@ -293,31 +258,19 @@ void RunManager::execute(const std::shared_ptr<Record>& rec) {
   State final_state = State::kFailed;
   std::string error;
   try {
-    store_.set_run_state(rec->id, "running", "");
-    auto spec = plan::run_spec(rec->id, rec->options, rec->baseline, rec->work, discovery_.runtimes,
-                               defaults_.results_dir);
-
-    bool completed = supervisor::execute(
-        spec, store_,
-        [&](const model::CaseResult& r) {
-          metrics_.count_outcome(r.info.framework, r.device, model::to_string(r.outcome));
-          std::lock_guard lock(mu_);
-          ++rec->done;
-          ++rec->counts[std::string(model::to_string(r.outcome))];
-          emit(*rec, "outcome",
-               {{"done", rec->done}, {"planned", rec->planned}, {"case", report::case_to_json(r)}});
-          emit(*rec, "progress", {{"done", rec->done}, {"planned", rec->planned}});
-        },
-        rec->interrupt);
-
-    store_.set_run_state(rec->id, completed ? "complete" : "incomplete", util::now_iso8601());
-    auto run = *store_.get_run(rec->id);
-    auto results = store_.results(rec->id);
-    verdict::Options vo;
-    vo.baseline = run.baseline;
-    vo = verdict::thresholds_for(defaults_.intolerable, vo);
-    report::write_all(defaults_.results_dir / "runs" / rec->id, run, results,
-                      verdict::compute(results, vo));
+    const auto on_result = [&](const model::CaseResult& r) {
+      metrics_.count_outcome(r.info.framework, r.device, model::to_string(r.outcome));
+      std::lock_guard lock(mu_);
+      ++rec->done;
+      ++rec->counts[std::string(model::to_string(r.outcome))];
+      const size_t planned = rec->run.planned;
+      emit(*rec, "outcome",
+           {{"done", rec->done}, {"planned", planned}, {"case", report::case_to_json(r)}});
+      emit(*rec, "progress", {{"done", rec->done}, {"planned", planned}});
+    };
+    const bool completed =
+        run::execute(store_, rec->run, discovery_, defaults_.place(), on_result, rec->interrupt);
+    run::finish(store_, rec->id, completed, defaults_.place());
     if (completed) {
       final_state = State::kComplete;
     } else {
@@ -342,7 +295,7 @@ void RunManager::finish(Record& rec, State state, const std::string& error) {
   rec.error = error;
   rec.finished_at = util::now_iso8601();
   metrics_.count_run_finished(name(state));
-  json end = {{"state", name(state)}, {"done", rec.done}, {"planned", rec.planned}};
+  json end = {{"state", name(state)}, {"done", rec.done}, {"planned", rec.run.planned}};
   if (!error.empty()) end["error"] = error;
   emit(rec, "end", end);
 }
@@ -377,11 +330,11 @@ Reply RunManager::cancel(const std::string& run_id) {
 json RunManager::status_json(const Record& rec) const {
   json j = {{"id", rec.id},
             {"state", name(rec.state)},
-            {"suite", rec.suite},
-            {"created_at", rec.created_at},
+            {"suite", rec.run.info.suite},
+            {"created_at", rec.run.info.created_at},
             {"started_at", rec.started_at},
             {"finished_at", rec.finished_at},
-            {"planned", rec.planned},
+            {"planned", rec.run.planned},
             {"done", rec.done},
             {"counts", rec.counts},
             {"devices", rec.devices},
@@ -494,12 +447,8 @@ std::optional<std::shared_ptr<const std::string>> RunManager::results(const std:
   }
   auto run = store_.get_run(run_id);
   if (!run) return std::nullopt;
-  auto results = store_.results(run_id);
-  verdict::Options vo;
-  vo.baseline = run->baseline;
-  vo = verdict::thresholds_for(defaults_.intolerable, vo);
   auto text = std::make_shared<const std::string>(
-      report::render(format, *run, results, verdict::compute(results, vo)));
+      report::render(format, run::judge(*run, store_.results(run_id), defaults_.intolerable)));
   // A run another process still writes is never cached (state running/queued).
   if (cacheable && (run->state == "complete" || run->state == "incomplete")) {
     std::lock_guard lock(mu_);

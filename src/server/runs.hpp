@@ -30,25 +30,21 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/plan.hpp"
+#include "run/lifecycle.hpp"
 #include "server/metrics.hpp"
 #include "server/request.hpp"
 #include "store/store.hpp"
 
 namespace mudjack::server {
 
-// Server-wide defaults and places, fixed at start-up by `mudjack serve`.
-struct RunDefaults {
-  std::filesystem::path results_dir;  // reports go to <results_dir>/runs/<id>/
-  std::string profile = "current";
-  std::map<std::string, std::string> python;  // framework -> interpreter (operator's)
-  double timeout_s = 120;
-  double budget_ms = 100;
-  double warmup_ms = 20;
-  int min_samples = 5;
-  int max_samples = 1000;
-  int64_t memory_limit_bytes = 0;
+// Server-wide defaults and places, fixed at start-up by `mudjack serve`: the
+// operator's run options (a request's fields override them) and where
+// reports go and how runs are judged.
+struct RunDefaults : run::RunOptions {
+  std::filesystem::path results_dir;                 // reports go to <results_dir>/runs/<id>/
   std::optional<std::filesystem::path> intolerable;  // thresholds file for verdicts
-  plan::Params params;  // the operator's defaults ([params] in mudjack.toml); a request's win
+
+  run::Place place() const { return {results_dir, intolerable}; }
 };
 
 struct Event {
@@ -120,7 +116,10 @@ class RunManager {
   static bool final(State s) { return s != State::kQueued && s != State::kRunning; }
   Reply submit_new(const RunRequest& request);
   Reply submit_resume(const std::string& run_id);
-  Reply admit(const std::shared_ptr<Record>& rec);   // takes mu_
+  Reply admit(const std::shared_ptr<Record>& rec);  // takes mu_
+  std::shared_ptr<Record> record_of(run::Prepared prepared) const;
+  std::vector<model::CaseInfo> cases_for(const RunRequest& request) const;  // FatalError
+  run::RunOptions options_for(const RunRequest& request) const;
   void schedule();                                   // caller holds mu_
   void execute(const std::shared_ptr<Record>& rec);  // on the run's thread
   void emit(Record& rec, const std::string& name, const nlohmann::json& data);  // holds mu_

@@ -97,4 +97,11 @@ Options thresholds_for(const std::optional<std::filesystem::path>& explicit_path
   return options;
 }
 
+Options options_for(const std::string& baseline,
+                    const std::optional<std::filesystem::path>& intolerable) {
+  Options options;
+  options.baseline = baseline;
+  return thresholds_for(intolerable, std::move(options));
+}
+
 }  // namespace mudjack::verdict

@@ -31,4 +31,9 @@ Options load_intolerable(const std::filesystem::path& path, Options options);
 // exists, else the defaults.
 Options thresholds_for(const std::optional<std::filesystem::path>& explicit_path, Options options);
 
+// The options a run is judged with: its baseline device and the thresholds
+// of thresholds_for(intolerable). FatalError for a bad thresholds file.
+Options options_for(const std::string& baseline,
+                    const std::optional<std::filesystem::path>& intolerable);
+
 }  // namespace mudjack::verdict

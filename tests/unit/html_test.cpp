@@ -1,5 +1,6 @@
 // report.html: self-contained, and probe text cannot break out of it.
 #include "report/html.hpp"
+#include "judged.hpp"
 
 #include <gtest/gtest.h>
 
@@ -42,7 +43,7 @@ TEST(Html, ProbeTextIsEscapedEverywhere) {
   run.suite = "paper";
   run.environment = {
       {"machines", {{{"host", "<h>"}, {"devices", {{{"id", "cpu"}, {"model", "<m>"}}}}}}}};
-  const std::string html = to_html(run, cases, {v});
+  const std::string html = to_html(testing::judged(run, cases, {v}));
   EXPECT_EQ(count(html, "<script"), 2u) << "only the page's own two script elements";
   EXPECT_EQ(count(html, "</script>"), 2u);
   EXPECT_EQ(html.find("<b>x</b>"), std::string::npos);
@@ -57,7 +58,7 @@ TEST(Html, ProbeTextIsEscapedEverywhere) {
 TEST(Html, EmptyRunStillRenders) {
   model::RunInfo run;
   run.id = "empty";
-  const std::string html = to_html(run, {}, {});
+  const std::string html = to_html(testing::judged(run, {}, {}));
   EXPECT_NE(html.find("No device other than the baseline ran timed cases."), std::string::npos);
   EXPECT_NE(html.find("The run recorded no environment."), std::string::npos);
   EXPECT_EQ(html.substr(0, 15), "<!DOCTYPE html>");

@@ -3,6 +3,7 @@
 // and writing every file.
 
 #include <unistd.h>
+#include "judged.hpp"
 
 #include <atomic>
 #include <fstream>
@@ -193,7 +194,7 @@ CaseResult full_case() {
 
 TEST(ReportJson, WritesTheDocumentedShape) {
   Fixture f;
-  json doc = to_json(f.run, f.cases, f.verdicts);
+  json doc = to_json(testing::judged(f.run, f.cases, f.verdicts));
   EXPECT_EQ(doc["schema_version"], model::kResultsSchemaVersion);
   EXPECT_EQ(doc["run"]["id"], "r42");
   EXPECT_EQ(doc["run"]["options"]["budget_s"], 2);
@@ -272,7 +273,7 @@ TEST(ReportJson, NonFiniteNumbersBecomeNull) {
   json c = case_to_json(r);
   EXPECT_TRUE(c["latency"]["cv"].is_null());
   EXPECT_EQ(c["latency"]["samples_ns"], json::array({1.0, nullptr}));
-  Results back = from_json(to_json(make_run(), {r}, {}));
+  Results back = from_json(to_json(testing::judged(make_run(), {r}, {})));
   ASSERT_TRUE(back.cases[0].latency.stats.has_value());
   EXPECT_TRUE(std::isnan(back.cases[0].latency.stats->cv));
   EXPECT_EQ(back.cases[0].latency.samples_ns.size(), 2u);
@@ -281,7 +282,7 @@ TEST(ReportJson, NonFiniteNumbersBecomeNull) {
 TEST(ReportJson, RoundTripThroughTextKeepsEveryField) {
   Fixture f;
   f.cases.push_back(full_case());
-  json doc = to_json(f.run, f.cases, f.verdicts);
+  json doc = to_json(testing::judged(f.run, f.cases, f.verdicts));
   Results back = from_json(json::parse(util::dump_json(doc)));
   EXPECT_EQ(back.schema_version, model::kResultsSchemaVersion);
   EXPECT_EQ(back.run.id, f.run.id);
@@ -291,7 +292,8 @@ TEST(ReportJson, RoundTripThroughTextKeepsEveryField) {
   ASSERT_EQ(back.verdicts.size(), f.verdicts.size());
   // The model read back renders to the identical document (as written:
   // invalid UTF-8 in the crash's stderr was replaced on the way out).
-  EXPECT_EQ(util::dump_json(to_json(back.run, back.cases, back.verdicts)), util::dump_json(doc));
+  EXPECT_EQ(util::dump_json(to_json(testing::judged(back.run, back.cases, back.verdicts))),
+            util::dump_json(doc));
 
   const CaseResult& a = f.cases.back();
   const CaseResult& b = back.cases.back();
@@ -320,13 +322,13 @@ TEST(ReportJson, RoundTripThroughTextKeepsEveryField) {
 
 TEST(ReportJson, InvalidUtf8IsReplacedNotThrown) {
   Fixture f;
-  std::string text = util::dump_json(to_json(f.run, f.cases, f.verdicts));
+  std::string text = util::dump_json(to_json(testing::judged(f.run, f.cases, f.verdicts)));
   EXPECT_NE(text.find("red\xEF\xBF\xBD"), std::string::npos);
 }
 
 TEST(ReportJson, RejectsAnotherMajorSchema) {
   Fixture f;
-  json doc = to_json(f.run, f.cases, f.verdicts);
+  json doc = to_json(testing::judged(f.run, f.cases, f.verdicts));
   doc["schema_version"] = "2.0";
   EXPECT_EQ(fatal_message([&] { from_json(doc); }),
             "results.json has schema 2.0; this mudjack reads 1.x");
@@ -344,7 +346,7 @@ TEST(ReportJson, RejectsAnotherMajorSchema) {
 
 TEST(ReportJson, AcceptsAnyMinorOfItsMajor) {
   Fixture f;
-  json doc = to_json(f.run, f.cases, f.verdicts);
+  json doc = to_json(testing::judged(f.run, f.cases, f.verdicts));
   // A later MINOR adds fields; an earlier one lacks some.
   doc["schema_version"] = "1.7";
   doc["new_top_level"] = {{"x", 1}};
@@ -362,7 +364,7 @@ TEST(ReportJson, AcceptsAnyMinorOfItsMajor) {
 
 TEST(ReportJson, RejectsValuesOutsideTheClosedListsAndWrongTypes) {
   Fixture f;
-  json doc = to_json(f.run, f.cases, f.verdicts);
+  json doc = to_json(testing::judged(f.run, f.cases, f.verdicts));
   json bad = doc;
   bad["cases"][2]["outcome"] = "exploded";
   EXPECT_EQ(fatal_message([&] { from_json(bad); }),
@@ -432,7 +434,7 @@ TEST(ReportSchema, RequiredKeysMatchWhatToJsonWrites) {
   const json& defs = schema["$defs"];
   Fixture f;
   f.cases.push_back(full_case());
-  json doc = to_json(f.run, f.cases, f.verdicts);
+  json doc = to_json(testing::judged(f.run, f.cases, f.verdicts));
   EXPECT_EQ(keys(doc), required(schema));
   EXPECT_EQ(keys(doc), keys(schema["properties"]));
   EXPECT_EQ(keys(doc["run"]), required(schema["properties"]["run"]));
@@ -636,7 +638,7 @@ TEST(ReportJunit, PrefixesAFunctionListedWithoutItsFramework) {
 
 TEST(ReportMarkdown, SummarisesVerdictsAndOutcomesPerFrameworkAndDevice) {
   Fixture f;
-  std::string md = to_markdown(f.run, f.cases, f.verdicts);
+  std::string md = to_markdown(testing::judged(f.run, f.cases, f.verdicts));
   EXPECT_EQ(md.rfind("# MudJack run `r42`\n", 0), 0u) << md;
   EXPECT_NE(md.find("- Suite: `paper`\n"), std::string::npos);
   EXPECT_NE(md.find("- Date: 2024-05-01T12:00:00Z"), std::string::npos);
@@ -703,7 +705,7 @@ TEST(ReportMarkdown, SummarisesVerdictsAndOutcomesPerFrameworkAndDevice) {
 TEST(ReportMarkdown, LongMessagesAreCutToOneLine) {
   Fixture f;
   f.cases[5].error.message = std::string(300, 'x') + "\nmore";
-  std::string md = to_markdown(f.run, f.cases, f.verdicts);
+  std::string md = to_markdown(testing::judged(f.run, f.cases, f.verdicts));
   EXPECT_NE(md.find(std::string(200, 'x') + "…\n"), std::string::npos);
   EXPECT_EQ(md.find(std::string(201, 'x')), std::string::npos);
 }
@@ -711,7 +713,7 @@ TEST(ReportMarkdown, LongMessagesAreCutToOneLine) {
 TEST(ReportMarkdown, ProbeTextIsCleanedOfEscapesAndBadBytes) {
   Fixture f;
   f.cases[8].error.stderr_tail = "first\n\x1b[31mSegmentation fault\x1b[0m\x07 at \xff<0x0>\n";
-  std::string md = to_markdown(f.run, f.cases, f.verdicts);
+  std::string md = to_markdown(testing::judged(f.run, f.cases, f.verdicts));
   EXPECT_NE(md.find("crash, signal 11: Segmentation fault at \xEF\xBF\xBD\\<0x0\\>\n"),
             std::string::npos)
       << md;
@@ -723,7 +725,7 @@ TEST(ReportMarkdown, ProbeTextIsCleanedOfEscapesAndBadBytes) {
 TEST(ReportMarkdown, AllPortableSaysSo) {
   Fixture f;
   std::vector<VerdictRow> good = {f.verdicts[0]};
-  std::string md = to_markdown(f.run, {f.cases[0]}, good);
+  std::string md = to_markdown(testing::judged(f.run, {f.cases[0]}, good));
   EXPECT_NE(md.find("## Not portable (0)\n\nEvery function is portable on every device.\n"),
             std::string::npos);
 }
@@ -752,7 +754,7 @@ std::string read_file(const fs::path& p) {
 TEST_F(ReportWriteTest, WritesEveryFormatAndNoTemporaryFiles) {
   Fixture f;
   fs::path out = dir_ / "reports" / "r42";
-  write_all(out, f.run, f.cases, f.verdicts);
+  write_all(out, testing::judged(f.run, f.cases, f.verdicts));
   std::set<std::string> names;
   for (const auto& e : fs::directory_iterator(out)) {
     names.insert(e.path().filename().string());
@@ -760,24 +762,28 @@ TEST_F(ReportWriteTest, WritesEveryFormatAndNoTemporaryFiles) {
   EXPECT_EQ(names, (std::set<std::string>{"results.json", "results.csv", "junit.xml", "summary.md",
                                           "report.html"}));
   for (size_t i = 0; i < kFormats.size(); ++i) {
-    EXPECT_EQ(read_file(out / kFileNames[i]), render(kFormats[i], f.run, f.cases, f.verdicts));
+    EXPECT_EQ(read_file(out / kFileNames[i]),
+              render(kFormats[i], testing::judged(f.run, f.cases, f.verdicts)));
   }
   std::string text = read_file(out / "results.json");
   EXPECT_EQ(text.rfind("{\n \"", 0), 0u);  // pretty, 1-space indent
   Results back = load_json(out / "results.json");
   EXPECT_EQ(back.cases.size(), f.cases.size());
-  EXPECT_EQ(util::dump_json(to_json(back.run, back.cases, back.verdicts), 1) + "\n", text);
+  EXPECT_EQ(
+      util::dump_json(to_json(testing::judged(back.run, back.cases, back.verdicts)), 1) + "\n",
+      text);
 
   // Writing again replaces the files in place.
   f.run.state = "incomplete";
-  write_all(out, f.run, f.cases, f.verdicts);
+  write_all(out, testing::judged(f.run, f.cases, f.verdicts));
   EXPECT_EQ(load_json(out / "results.json").run.state, "incomplete");
 }
 
 TEST_F(ReportWriteTest, UnwritableFolderIsAFatalError) {
   fs::create_directories(dir_);
   std::ofstream(dir_ / "file") << "x";
-  std::string msg = fatal_message([&] { write_all(dir_ / "file" / "sub", make_run(), {}, {}); });
+  std::string msg =
+      fatal_message([&] { write_all(dir_ / "file" / "sub", testing::judged(make_run(), {}, {})); });
   EXPECT_EQ(msg.rfind("cannot create report folder " + (dir_ / "file" / "sub").string() + ": ", 0),
             0u)
       << msg;
@@ -799,7 +805,7 @@ TEST_F(ReportWriteTest, LoadJsonReportsUnreadableFiles) {
 }
 
 TEST(ReportRender, UnknownFormatListsTheKnownOnes) {
-  EXPECT_EQ(fatal_message([] { render("pdf", make_run(), {}, {}); }),
+  EXPECT_EQ(fatal_message([] { render("pdf", testing::judged(make_run(), {}, {})); }),
             "unknown report format 'pdf' (known: json, csv, junit, md, html)");
 }
 

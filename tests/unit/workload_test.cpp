@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include "judged.hpp"
 
 #include <gtest/gtest.h>
 
@@ -224,8 +225,8 @@ TEST(ReportWorkload, ResultsJsonCarriesWorkThroughputAndMetricsAndReadsThemBack)
   r.metrics = {{"iterations", {12, ""}}, {"accuracy", {0.86, "1"}}};
   auto plain = workload_case("jax", "xla", "eager", 4e6);
   plain.work.reset();
-  json doc = report::to_json(workload_run(), {r, plain}, {});
-  EXPECT_EQ(doc["schema_version"], "1.1");
+  json doc = report::to_json(testing::judged(workload_run(), {r, plain}, {}));
+  EXPECT_EQ(doc["schema_version"], "1.2");
   EXPECT_EQ(doc["run"]["options"]["params"]["matrix_size"], "1024");
   const json& c = doc["cases"][0];
   EXPECT_EQ(c["work"], (json{{"amount", 2147483648.0}, {"unit", "FLOP"}}));
@@ -281,7 +282,8 @@ TEST(ReportWorkload, SummaryHasAWorkloadsSectionWithSpeedUps) {
   mnist.metrics = {{"epochs", {3, ""}}, {"accuracy", {0.86, "1"}}};
   auto paper = workload_case("torch", "torch.sum", "eager", 1e3);  // declares nothing
   paper.work.reset();
-  std::string md = report::to_markdown(workload_run(), {eager, compiled, mnist, paper}, {});
+  std::string md =
+      report::to_markdown(testing::judged(workload_run(), {eager, compiled, mnist, paper}, {}));
   auto at = md.find("## Workloads");
   ASSERT_NE(at, std::string::npos) << md;
   std::string section = md.substr(at);

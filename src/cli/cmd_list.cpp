@@ -1,0 +1,57 @@
+// mudjack list: the cases of a suite, from static metadata.
+#include <cstdio>
+#include <iostream>
+#include <set>
+
+#include "cli/commands.hpp"
+
+namespace mudjack::cli {
+namespace {
+
+struct ListArgs {
+  Common common;
+  Selection sel;
+};
+
+nlohmann::json case_json(const model::CaseInfo& c) {
+  nlohmann::json j{{"id", c.id},           {"framework", c.framework}, {"function", c.function},
+                   {"variant", c.variant}, {"dtype", c.dtype},         {"shape", c.shape},
+                   {"dims", c.dims},       {"mode", c.mode},           {"compiler", c.compiler},
+                   {"params", c.params},   {"requires", c.requires_},  {"tags", c.tags}};
+  if (!c.note.empty()) j["note"] = c.note;
+  if (!c.successor.empty()) j["successor"] = c.successor;
+  return j;
+}
+
+int list(const ListArgs& a) {
+  auto s = settings(a.common);
+  auto cases = selected_cases(a.sel, s);
+  if (a.common.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& c : cases) out.push_back(case_json(c));
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::set<std::string> functions;
+  for (const auto& c : cases) {
+    functions.insert(c.framework + "/" + c.function);
+    std::printf("%-70s %-9s %-8s %-8s\n", c.id.c_str(), c.dtype.c_str(), c.mode.c_str(),
+                c.shape.c_str());
+  }
+  std::fprintf(stderr, "%zu cases of %zu functions\n", cases.size(), functions.size());
+  return 0;
+}
+
+}  // namespace
+
+Command list_command() {
+  return {"list", "List the cases of a suite (metadata only; no framework needed)",
+          [](CLI::App* c) -> std::function<int()> {
+            auto a = std::make_shared<ListArgs>();
+            add_common(c, a->common);
+            add_selection(c, a->sel);
+            return [a] { return list(*a); };
+          }};
+}
+
+}  // namespace mudjack::cli

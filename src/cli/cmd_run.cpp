@@ -1,0 +1,189 @@
+// mudjack run: a suite on every local device, through the run lifecycle.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/progress.hpp"
+#include "report/terminal.hpp"
+#include "report/write.hpp"
+#include "run/lifecycle.hpp"
+#include "util/error.hpp"
+
+namespace mudjack::cli {
+namespace {
+
+// Flags left unset take mudjack.toml's value, else run::RunOptions' default.
+struct RunArgs {
+  Common common;
+  Selection sel;
+  std::vector<std::string> devices;
+  std::optional<double> timeout_s;
+  std::optional<double> budget_ms;
+  std::optional<double> memory_limit_mb;
+  std::optional<int> min_samples;
+  std::optional<int> max_samples;
+  std::optional<double> warmup_ms;
+  std::optional<int64_t> seed;
+  std::optional<std::string> baseline;
+  std::string resume;
+  std::vector<std::string> fail_on;
+  bool serial = false;
+};
+
+std::string with_default(const std::string& what, double value) {
+  std::ostringstream s;
+  s << what << " (default " << value << ")";
+  return s.str();
+}
+
+void check_fail_on(const std::vector<std::string>& fail_on) {
+  for (const auto& v : split_commas(fail_on)) {
+    if (model::parse_verdict(v)) continue;
+    std::string known;
+    for (auto k : model::kVerdicts)
+      known += (known.empty() ? "" : ", ") + std::string(model::to_string(k));
+    throw util::FatalError("unknown verdict '" + v + "' in --fail-on; known: " + known);
+  }
+}
+
+run::RunOptions options_of(const RunArgs& a, const Settings& s) {
+  run::RunOptions o;
+  o.suites = suites_of(a.sel);
+  o.frameworks = split_commas(a.sel.frameworks);
+  o.devices = a.devices;
+  o.filter = a.sel.filter;
+  o.profile = s.config.profile;
+  o.python = s.python;
+  o.params = params_of(a.sel, s);
+  o.baseline = a.baseline.value_or(o.baseline);
+  o.timeout_s = a.timeout_s.value_or(s.config.timeout_s.value_or(o.timeout_s));
+  o.budget_ms = a.budget_ms.value_or(s.config.budget_ms.value_or(o.budget_ms));
+  if (auto mb = a.memory_limit_mb ? a.memory_limit_mb : s.config.memory_limit_mb) {
+    o.memory_limit_bytes = static_cast<int64_t>(*mb * 1048576);
+  }
+  o.min_samples = a.min_samples.value_or(o.min_samples);
+  o.max_samples = a.max_samples.value_or(o.max_samples);
+  o.warmup_ms = a.warmup_ms.value_or(o.warmup_ms);
+  o.seed = a.seed.value_or(o.seed);
+  o.serial = a.serial;
+  if (auto why = run::invalid(o)) throw util::FatalError(*why);
+  return o;
+}
+
+// The run to execute: a new one, or the stored one --resume names.
+struct Started {
+  run::Prepared run;
+  plan::Discovery discovery;
+};
+
+Started start(const RunArgs& a, const Settings& s, store::Store& store) {
+  Started st;
+  if (!a.resume.empty()) {
+    if (!store.get_run(a.resume)) {
+      throw util::FatalError("unknown run '" + a.resume + "' in " + s.results_dir.string() +
+                             " (see: mudjack runs --out " + s.results_dir.string() + ")");
+    }
+    st.run = run::reopen(store, a.resume);
+    st.discovery = run::discover(st.run.options, st.run.cases, interrupted());
+    run::resume(store, st.run, st.discovery, "running");
+    return st;
+  }
+  auto options = options_of(a, s);
+  auto cases = selected_cases(a.sel, s);
+  if (cases.empty()) throw util::FatalError("no cases match the selection");
+  st.discovery = run::discover(options, cases, interrupted());
+  st.run = run::create(store, options, cases, st.discovery, "running");
+  return st;
+}
+
+int exit_code(const verdict::Judged& judged, bool completed, const RunArgs& a, const Settings& s) {
+  if (!completed) {
+    std::fprintf(
+        stderr,
+        "mudjack: interrupted; %zu outcomes kept. Resume with: mudjack run --resume %s --out %s\n",
+        judged.cases.size(), judged.run.id.c_str(), s.results_dir.c_str());
+    return 130;
+  }
+  auto fail_on = split_commas(a.fail_on);
+  for (const auto& v : judged.verdicts) {
+    if (std::find(fail_on.begin(), fail_on.end(), model::to_string(v.verdict)) != fail_on.end()) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int run_suite(const RunArgs& a) {
+  check_fail_on(a.fail_on);
+  check_intolerable(a.common);  // a bad thresholds file fails now, not after the run
+  auto s = settings(a.common);
+  auto store = open_store(s.results_dir);
+  auto st = start(a, s, *store);
+  const run::Place place{s.results_dir, intolerable_path(a.common)};
+  const auto dir = run::run_dir(place, st.run.info.id);
+
+  std::map<std::string, size_t> per_device;
+  for (const auto& [info, device] : st.run.work) ++per_device[device];
+  Progress progress(st.run.planned, st.run.done, per_device, isatty(2) != 0, stderr);
+  if (!a.common.json) {
+    std::fprintf(stderr, "run %s: %zu cases on %zu devices (%zu pairs to run); results in %s\n",
+                 st.run.info.id.c_str(), st.run.cases.size(), per_device.size(), st.run.work.size(),
+                 dir.c_str());
+  }
+  const bool completed = run::execute(
+      *store, st.run, st.discovery, place,
+      [&](const model::CaseResult& r) { progress.on_result(r); }, interrupted());
+  progress.finish();
+  auto judged = run::finish(*store, st.run.info.id, completed, place);
+  if (a.common.json) {
+    std::cout << report::render("json", judged) << "\n";
+  } else {
+    std::cout << report::to_terminal(judged, dir);
+  }
+  return exit_code(judged, completed, a, s);
+}
+
+void add_run_flags(CLI::App* c, RunArgs& a) {
+  const run::RunOptions d;
+  c->add_option("--device", a.devices, "Only these devices (cpu, cuda:0, ...; repeatable)");
+  c->add_option("--timeout-s", a.timeout_s, with_default("Deadline per case, seconds", d.timeout_s))
+      ->check(CLI::PositiveNumber);
+  c->add_option("--budget-ms", a.budget_ms, with_default("Timing budget per case, ms", d.budget_ms))
+      ->check(CLI::PositiveNumber);
+  c->add_option("--min-samples", a.min_samples,
+                with_default("Minimum timed samples", d.min_samples));
+  c->add_option("--max-samples", a.max_samples,
+                with_default("Maximum timed samples", d.max_samples));
+  c->add_option("--warmup-ms", a.warmup_ms, with_default("Warm-up time per case, ms", d.warmup_ms))
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--memory-limit-mb", a.memory_limit_mb,
+                "Resident memory limit per probe (default 3/4 of RAM)")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--resume", a.resume, "Finish an interrupted run: RUN id");
+  c->add_option("--baseline", a.baseline,
+                "Device every other is compared with (default " + d.baseline + ")");
+  c->add_option("--fail-on", a.fail_on, "Exit 1 if any verdict is one of these (comma list)");
+  c->add_option("--seed", a.seed,
+                with_default("Seed for case inputs", static_cast<double>(d.seed)));
+  c->add_flag("--serial", a.serial, "Run devices one after another");
+}
+
+}  // namespace
+
+Command run_command() {
+  return {"run", "Run a suite on every local device; store outcomes; write reports",
+          [](CLI::App* c) -> std::function<int()> {
+            auto a = std::make_shared<RunArgs>();
+            add_common(c, a->common);
+            add_intolerable(c, a->common);
+            add_selection(c, a->sel);
+            add_run_flags(c, *a);
+            return [a] { return run_suite(*a); };
+          }};
+}
+
+}  // namespace mudjack::cli

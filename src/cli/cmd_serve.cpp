@@ -1,0 +1,108 @@
+// mudjack serve: the HTTP API (the work is in server/).
+#include "cli/commands.hpp"
+#include "server/server.hpp"
+
+namespace mudjack::cli {
+namespace fs = std::filesystem;
+namespace {
+
+struct ServeArgs {
+  Common common;
+  std::vector<std::string> suites;
+  std::vector<std::string> suite_dirs;
+  std::vector<std::string> frameworks;
+  server::ServeOptions o;  // the plain settings, filled by their flags
+  std::optional<std::string> port_file;
+  std::optional<std::string> token_file;
+  double drain_s = 0;
+  double keepalive_s = 15;
+  std::optional<double> timeout_s;
+  std::optional<double> budget_ms;
+  std::optional<double> memory_limit_mb;
+};
+
+// The operator's run defaults: flags over mudjack.toml over run::RunOptions.
+server::RunDefaults run_defaults(const ServeArgs& a, const Settings& s) {
+  server::RunDefaults d;
+  d.results_dir = s.results_dir;
+  d.profile = s.config.profile;
+  d.python = s.python;
+  d.timeout_s = a.timeout_s.value_or(s.config.timeout_s.value_or(d.timeout_s));
+  d.budget_ms = a.budget_ms.value_or(s.config.budget_ms.value_or(d.budget_ms));
+  if (auto mb = a.memory_limit_mb ? a.memory_limit_mb : s.config.memory_limit_mb) {
+    d.memory_limit_bytes = static_cast<int64_t>(*mb * 1048576);
+  }
+  d.intolerable = intolerable_path(a.common);
+  d.params = s.config.params;
+  return d;
+}
+
+int serve(const ServeArgs& a) {
+  auto s = settings(a.common);
+  check_intolerable(a.common);  // fail now, not later
+  server::ServeOptions o = a.o;
+  o.token = server::resolve_token(
+      a.token_file ? std::optional<fs::path>(*a.token_file) : std::nullopt, a.o.no_auth);
+  if (a.port_file) o.port_file = fs::path(*a.port_file);
+  for (const auto& n : a.suites) o.suites.push_back(plan::resolve_suite(n));
+  for (const auto& d : a.suite_dirs) o.suites.push_back(plan::suite_from_dir(d));
+  o.frameworks = split_commas(a.frameworks);
+  plan::filter({}, o.frameworks, "");  // validates names
+  o.defaults = run_defaults(a, s);
+  o.drain_grace = std::chrono::milliseconds(static_cast<int64_t>(a.drain_s * 1000));
+  o.keepalive = std::chrono::milliseconds(static_cast<int64_t>(a.keepalive_s * 1000));
+  auto store = open_store(s.results_dir);
+  return server::serve(o, *store, interrupted());
+}
+
+void add_offer_flags(CLI::App* c, ServeArgs& a) {
+  c->add_option("--suite", a.suites, "Suites offered (default: every known suite; repeatable)");
+  c->add_option("--suite-dir", a.suite_dirs, "Offer a folder of case files too")
+      ->check(CLI::ExistingDirectory);
+  c->add_option("--framework", a.frameworks,
+                "Frameworks offered (default all; repeatable or comma list)");
+  c->add_option("--timeout-s", a.timeout_s, "Default deadline per case, seconds")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--budget-ms", a.budget_ms, "Default timing budget per case, ms")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--memory-limit-mb", a.memory_limit_mb,
+                "Resident memory limit per probe (default 3/4 of RAM)")
+      ->check(CLI::PositiveNumber);
+}
+
+void add_http_flags(CLI::App* c, ServeArgs& a) {
+  c->add_option("--host", a.o.host, "Address to bind (default 127.0.0.1)");
+  c->add_option("--port", a.o.port, "Port (default 8080; 0 picks a free one)")
+      ->check(CLI::Range(0, 65535));
+  c->add_option("--port-file", a.port_file, "Write the bound port to this file");
+  c->add_option("--token-file", a.token_file, "Bearer token file (default: $MUDJACK_TOKEN)");
+  c->add_flag("--no-auth", a.o.no_auth, "Serve without a token (trusted networks)");
+  c->add_option("--backlog", a.o.backlog, "listen(2) backlog (default 4096)")
+      ->check(CLI::Range(1, 1 << 20));
+  c->add_option("--threads", a.o.threads, "HTTP worker threads (default 64)")
+      ->check(CLI::Range(5, 4096));
+  c->add_option("--max-body-bytes", a.o.max_body_bytes, "Largest request body (default 65536)")
+      ->check(CLI::Range(64, 64 << 20));
+  c->add_option("--drain-s", a.drain_s,
+                "On SIGTERM, seconds running runs get to finish before cancel (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--keepalive-s", a.keepalive_s,
+                "Comment on an idle event stream every N seconds (default 15)")
+      ->check(CLI::Range(0.05, 3600.0));
+}
+
+}  // namespace
+
+Command serve_command() {
+  return {"serve", "Serve the HTTP API: start runs, follow their events, fetch results",
+          [](CLI::App* c) -> std::function<int()> {
+            auto a = std::make_shared<ServeArgs>();
+            add_common(c, a->common);
+            add_intolerable(c, a->common);
+            add_offer_flags(c, *a);
+            add_http_flags(c, *a);
+            return [a] { return serve(*a); };
+          }};
+}
+
+}  // namespace mudjack::cli

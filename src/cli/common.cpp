@@ -1,0 +1,193 @@
+#include "cli/common.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "envs/envs.hpp"
+#include "util/error.hpp"
+#include "verdict/intolerable.hpp"
+
+namespace mudjack::cli {
+namespace fs = std::filesystem;
+
+std::atomic<bool>& interrupted() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+void add_common(CLI::App* app, Common& c) {
+  app->add_option("--config", c.config, "Settings file (default ./mudjack.toml if present)");
+  app->add_option("--out", c.out, "Results folder (default ./mudjack-results)");
+  app->add_option("--profile", c.profile, "Pinned framework versions: current | paper-2023");
+  app->add_option("--python", c.python, "Interpreter for a framework: FRAMEWORK=PATH (repeatable)");
+  app->add_flag("--json", c.json, "Machine-readable output on stdout");
+}
+
+void add_intolerable(CLI::App* app, Common& c) {
+  app->add_option("--intolerable", c.intolerable,
+                  "Latency thresholds file (default ./intolerable.toml if present, else 10x)");
+}
+
+namespace {
+
+void check_profile(const std::string& profile) {
+  if (std::find(envs::kProfiles.begin(), envs::kProfiles.end(), profile) == envs::kProfiles.end()) {
+    throw util::FatalError("unknown profile '" + profile + "'; known: current, paper-2023");
+  }
+}
+
+void add_python(std::map<std::string, std::string>& python, const std::string& kv) {
+  auto eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size()) {
+    throw util::FatalError("--python expects FRAMEWORK=PATH, got '" + kv + "'");
+  }
+  auto fw = kv.substr(0, eq);
+  if (std::find(envs::kFrameworks.begin(), envs::kFrameworks.end(), fw) ==
+      envs::kFrameworks.end()) {
+    throw util::FatalError("unknown framework '" + fw +
+                           "' in --python; known: numpy, torch, jax, tensorflow");
+  }
+  python[fw] = kv.substr(eq + 1);
+}
+
+void ensure_writable(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw util::FatalError("results folder " + dir.string() +
+                           " cannot be created: " + (ec ? ec.message() : "not a folder"));
+  }
+  auto probe = dir / (".mudjack-write-test-" + std::to_string(::getpid()));
+  std::ofstream f(probe);
+  if (!f) throw util::FatalError("results folder " + dir.string() + " is not writable");
+  f.close();
+  fs::remove(probe, ec);
+}
+
+}  // namespace
+
+Settings settings(const Common& c) {
+  Settings s;
+  s.config = load_config(c.config ? std::optional<fs::path>(*c.config) : std::nullopt);
+  if (!c.profile.empty()) {
+    check_profile(c.profile);
+    s.config.profile = c.profile;
+  }
+  s.results_dir = c.out.empty() ? s.config.results_dir : fs::path(c.out);
+  s.python = s.config.python;
+  for (const auto& kv : c.python) add_python(s.python, kv);
+  return s;
+}
+
+std::optional<fs::path> intolerable_path(const Common& c) {
+  return c.intolerable ? std::optional<fs::path>(*c.intolerable) : std::nullopt;
+}
+
+void check_intolerable(const Common& c) {
+  verdict::thresholds_for(intolerable_path(c), verdict::Options{});
+}
+
+std::vector<std::string> split_commas(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::stringstream ss(item);
+    std::string part;
+    while (std::getline(ss, part, ',')) {
+      if (!part.empty()) out.push_back(part);
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<store::Store> open_store(const fs::path& results_dir) {
+  ensure_writable(results_dir);
+  return store::Store::open(store::default_db_path(results_dir));
+}
+
+std::unique_ptr<store::Store> open_existing_store(const fs::path& results_dir,
+                                                  const std::string& context) {
+  auto db = store::default_db_path(results_dir);
+  if (!fs::exists(db)) {
+    throw util::FatalError(context + "no results database at " + db.string());
+  }
+  return store::Store::open(db);
+}
+
+std::string resolve_run_id(store::Store& store, const std::string& id, const fs::path& dir) {
+  if (id == "latest") {
+    auto runs = store.list_runs();
+    if (runs.empty()) throw util::FatalError("no runs in " + dir.string());
+    return runs.front().id;
+  }
+  if (!store.get_run(id)) {
+    throw util::FatalError("unknown run '" + id + "' in " + dir.string() + " (see: mudjack runs)");
+  }
+  return id;
+}
+
+void add_selection(CLI::App* app, Selection& sel) {
+  app->add_option("--param", sel.params,
+                  "Case parameter NAME=VALUE, e.g. matrix_size=4096 (repeatable; overrides "
+                  "[params] in mudjack.toml)");
+  app->add_option("--suite", sel.suites, "Suite name (default paper; repeatable)");
+  app->add_option("--suite-dir", sel.suite_dirs,
+                  "A folder of your own case files (docs/suite-format.md)")
+      ->check(CLI::ExistingDirectory);
+  app->add_option("--framework", sel.frameworks,
+                  "numpy, torch, jax, tensorflow (repeatable or comma list)");
+  app->add_option("--filter", sel.filter, "Only case ids matching this regular expression");
+}
+
+std::vector<plan::SuiteRef> suites_of(const Selection& sel) {
+  std::vector<plan::SuiteRef> refs;
+  auto names = sel.suites;
+  if (names.empty() && sel.suite_dirs.empty()) names.push_back("paper");
+  for (const auto& n : names) refs.push_back(plan::resolve_suite(n));
+  for (const auto& d : sel.suite_dirs) refs.push_back(plan::suite_from_dir(d));
+  return refs;
+}
+
+plan::Params params_of(const Selection& sel, const Settings& s) {
+  plan::Params params = s.config.params;
+  for (const auto& [name, value] : plan::parse_params(sel.params)) params[name] = value;
+  return params;
+}
+
+// [params] in mudjack.toml may hold parameters of suites this run does not
+// select; only a --param no selected suite reads is a typo.
+std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s) {
+  auto refs = suites_of(sel);
+  nlohmann::json read;
+  auto cases = plan::list_cases(refs, envs::listing_interpreter(s.config.profile, s.python),
+                                params_of(sel, s), &read);
+  plan::check_params(plan::parse_params(sel.params), read);
+  return plan::filter(cases, split_commas(sel.frameworks), sel.filter);
+}
+
+Loaded load_run_or_file(const std::string& what, const Settings& s) {
+  Loaded out;
+  std::error_code ec;
+  const bool looks_like_file =
+      what.find('/') != std::string::npos || (what.size() > 5 && what.ends_with(".json"));
+  if (looks_like_file && !fs::exists(what, ec)) {
+    throw util::FatalError("cannot read " + what + ": no such file");
+  }
+  if (fs::is_regular_file(what, ec)) {
+    out.results = report::load_json(what);
+    out.origin = what;
+    return out;
+  }
+  auto store =
+      open_existing_store(s.results_dir, "'" + what + "' is neither a results.json nor a run: ");
+  auto id = resolve_run_id(*store, what, s.results_dir);
+  out.results.schema_version = std::string(model::kResultsSchemaVersion);
+  out.results.run = *store->get_run(id);
+  out.results.cases = store->results(id);
+  out.origin = "run " + id;
+  return out;
+}
+
+}  // namespace mudjack::cli

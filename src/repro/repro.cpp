@@ -1,0 +1,121 @@
+#include "repro/repro.hpp"
+
+#include <algorithm>
+
+#include "envs/envs.hpp"
+#include "oracle/compare.hpp"
+#include "protocol/protocol.hpp"
+#include "report/text.hpp"
+#include "supervisor/probe_session.hpp"
+#include "util/error.hpp"
+
+namespace mudjack::repro {
+namespace fs = std::filesystem;
+
+namespace {
+
+model::CaseInfo find_case(const Request& r) {
+  auto all = plan::list_cases(r.suites, envs::listing_interpreter(r.profile, r.python));
+  auto found = std::find_if(all.begin(), all.end(),
+                            [&](const model::CaseInfo& c) { return c.id == r.case_id; });
+  if (found == all.end()) {
+    throw util::FatalError("unknown case '" + r.case_id +
+                           "' (see: mudjack list; --suite or --suite-dir for other suites)");
+  }
+  return *found;
+}
+
+// The run to read: the one asked for, else the newest with this case here.
+std::string run_to_read(const Request& r) {
+  if (!r.run_id.empty()) return r.run_id;
+  for (const auto& run : r.store->list_runs()) {
+    if (r.store->result(run.id, r.case_id, r.device)) return run.id;
+  }
+  return "";
+}
+
+// The baseline device's saved outputs, if every file is still there; the
+// tolerance follows their dtype.
+void add_expected(const Request& r, const model::RunInfo& run, protocol::ReproRequest& req,
+                  oracle::Tolerance& tol) {
+  auto base = r.store->result(run.id, r.case_id, run.baseline);
+  if (!base) return;
+  std::error_code ec;
+  for (const auto& o : base->outputs) {
+    if (!fs::exists(o.path, ec)) {
+      req.expected.clear();
+      return;
+    }
+    req.expected.push_back(o.path);
+    tol = oracle::default_tolerance(o.dtype);
+  }
+}
+
+// What a stored run saw, when there is one: the outcome, the seed, the
+// baseline's outputs.
+void add_seen(const Request& r, protocol::ReproRequest& req, oracle::Tolerance& tol) {
+  if (r.store == nullptr) return;
+  const auto run_id = run_to_read(r);
+  if (run_id.empty()) return;
+  auto run = *r.store->get_run(run_id);
+  req.seed = run.options.value("seed", int64_t{0});
+  if (auto seen = r.store->result(run_id, r.case_id, r.device)) {
+    req.seen =
+        std::string(model::to_string(seen->outcome)) + " on " + r.device + " in run " + run_id;
+    if (auto msg = report::failure_text(*seen); !msg.empty()) req.seen += ": " + msg;
+  } else if (!r.run_id.empty()) {
+    throw util::FatalError("run " + run_id + " has no result for " + r.case_id + " on " + r.device);
+  }
+  if (r.device != run.baseline) add_expected(r, run, req, tol);
+}
+
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
+
+protocol::Repro ask_probe(const Request& r, const model::CaseInfo& info,
+                          const protocol::ReproRequest& req, const std::atomic<bool>& interrupted) {
+  auto discovery = plan::discover({info.framework}, r.profile, r.python, interrupted);
+  const auto& rt = discovery.runtimes.at(info.framework);
+  if (rt.python.empty() || !rt.unavailable.empty()) {
+    throw util::FatalError(info.framework + " is unavailable here: " + rt.unavailable);
+  }
+  supervisor::ProbeCommand cmd;
+  cmd.python = rt.python;
+  cmd.probe_dir = envs::data_dir() / "probe";
+  for (const auto& ref : r.suites) cmd.suite_dirs.push_back(ref.dir);
+  cmd.framework = info.framework;
+  cmd.device = r.device;
+  std::string error;
+  auto session = supervisor::ProbeSession::start(cmd, {}, interrupted, &error);
+  if (!session) throw util::FatalError("probe did not start: " + first_line(error));
+  if (!session->hello().unavailable.empty()) {
+    throw util::FatalError(info.framework + " cannot run on " + r.device + ": " +
+                           session->hello().unavailable);
+  }
+  auto reply = session->repro(req, &error);
+  session->stop();
+  if (!reply) throw util::FatalError("probe failed to write the script: " + first_line(error));
+  return *reply;
+}
+
+}  // namespace
+
+Script write(const Request& r, const std::atomic<bool>& interrupted) {
+  const model::CaseInfo info = find_case(r);
+  protocol::ReproRequest req;
+  req.case_id = info.id;
+  auto tol = oracle::default_tolerance(info.dtype);
+  add_seen(r, req, tol);
+  if (info.rtol) tol.rtol = *info.rtol;
+  if (info.atol) tol.atol = *info.atol;
+  req.rtol = tol.rtol;
+  req.atol = tol.atol;
+  auto reply = ask_probe(r, info, req, interrupted);
+  if (!reply.unwritable.empty()) {
+    throw util::FatalError("cannot write " + info.id + " as a script: " + reply.unwritable, 1);
+  }
+  return {reply.script, info.framework};
+}
+
+}  // namespace mudjack::repro

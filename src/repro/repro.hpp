@@ -1,0 +1,41 @@
+#pragma once
+// One case as a standalone Python script for a bug report (`mudjack repro`):
+// the case's probe writes it (protocol `repro`), with the exact inputs, the
+// call as source and, when a stored run has the baseline device's outputs,
+// the comparison MudJack made.
+//
+// Blocks while one probe starts and answers. Errors: util::FatalError for
+// an unknown case or run, an unavailable framework or device, a probe that
+// fails; exit code 1 when the case cannot be written as source.
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "plan/plan.hpp"
+#include "store/store.hpp"
+
+namespace mudjack::repro {
+
+struct Request {
+  std::string case_id;
+  std::string device = "cpu";
+  std::vector<plan::SuiteRef> suites;  // where the case is found
+  std::string profile = "current";
+  std::map<std::string, std::string> python;  // framework -> interpreter
+  // The results store to read what a run saw (nullptr: none), and the run:
+  // given, or "" for the newest run with this case on this device.
+  store::Store* store = nullptr;
+  std::string run_id;
+};
+
+struct Script {
+  std::string text;
+  std::string framework;  // whose python runs it
+};
+
+Script write(const Request& request, const std::atomic<bool>& interrupted);
+
+}  // namespace mudjack::repro

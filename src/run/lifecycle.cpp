@@ -1,0 +1,157 @@
+#include "run/lifecycle.hpp"
+
+#include <map>
+#include <set>
+
+#include "envs/envs.hpp"
+#include "report/write.hpp"
+#include "util/error.hpp"
+#include "util/time.hpp"
+#include "verdict/intolerable.hpp"
+
+namespace mudjack::run {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Run ids carry 16 random bits: a collision is retried.
+constexpr int kRunIdAttempts = 20;
+
+std::string suite_names(const RunOptions& o) {
+  std::string names;
+  for (const auto& ref : o.suites) names += (names.empty() ? "" : ",") + ref.name;
+  return names;
+}
+
+std::string free_run_id(store::Store& store) {
+  for (int attempt = 0; attempt < kRunIdAttempts; ++attempt) {
+    auto id = util::new_run_id();
+    if (!store.get_run(id)) return id;
+  }
+  throw util::FatalError("cannot find a free run id");
+}
+
+// (case id, device) pairs with their metadata; pairs whose case has no
+// metadata in the plan cannot run and are left out.
+std::vector<std::pair<model::CaseInfo, std::string>> with_cases(
+    const std::vector<model::CaseInfo>& cases,
+    const std::vector<std::pair<std::string, std::string>>& ids) {
+  std::map<std::string, const model::CaseInfo*> by_id;
+  for (const auto& c : cases) by_id[c.id] = &c;
+  std::vector<std::pair<model::CaseInfo, std::string>> work;
+  for (const auto& [case_id, device] : ids) {
+    auto it = by_id.find(case_id);
+    if (it != by_id.end()) work.emplace_back(*it->second, device);
+  }
+  return work;
+}
+
+supervisor::RunSpec spec_of(const Prepared& run, const plan::Discovery& discovery,
+                            const Place& place) {
+  const RunOptions& o = run.options;
+  supervisor::RunSpec spec;
+  spec.run_id = run.info.id;
+  spec.work = run.work;
+  spec.frameworks = discovery.runtimes;
+  spec.probe_dir = envs::data_dir() / "probe";
+  for (const auto& ref : o.suites) spec.suite_dirs.push_back(ref.dir);
+  spec.params = o.params;
+  spec.artifact_root = run_dir(place, run.info.id) / "artifacts";
+  spec.policy.budget_ms = o.budget_ms;
+  spec.policy.min_samples = o.min_samples;
+  spec.policy.max_samples = o.max_samples;
+  spec.policy.warmup_ms = o.warmup_ms;
+  spec.limits.case_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
+  spec.limits.memory_limit_bytes =
+      o.memory_limit_bytes > 0 ? o.memory_limit_bytes : default_memory_limit_bytes();
+  spec.baseline = run.info.baseline;
+  spec.seed = o.seed;
+  spec.parallel = !o.serial;
+  return spec;
+}
+
+}  // namespace
+
+fs::path run_dir(const Place& place, const std::string& run_id) {
+  return place.results_dir / "runs" / run_id;
+}
+
+plan::Discovery discover(const RunOptions& options, const std::vector<model::CaseInfo>& cases,
+                         const std::atomic<bool>& interrupted) {
+  std::set<std::string> frameworks;
+  for (const auto& c : cases) frameworks.insert(c.framework);
+  return plan::discover({frameworks.begin(), frameworks.end()}, options.profile, options.python,
+                        interrupted);
+}
+
+Prepared create(store::Store& store, const RunOptions& options,
+                const std::vector<model::CaseInfo>& cases, const plan::Discovery& discovery,
+                std::string_view state) {
+  if (auto why = invalid(options)) throw util::FatalError(*why);
+  if (cases.empty()) throw util::FatalError("no cases match the selection");
+  auto ids = plan::pairs(cases, discovery, options.devices);
+  if (ids.empty()) throw util::FatalError("nothing to run: no selected device for these cases");
+  Prepared p;
+  p.options = options;
+  p.cases = cases;
+  p.info.id = free_run_id(store);
+  p.info.suite = suite_names(options);
+  p.info.state = std::string(state);
+  p.info.created_at = util::now_iso8601();
+  p.info.baseline = options.baseline;
+  p.info.options = to_json(options);
+  p.info.environment = plan::environment_json(discovery);
+  store.create_run(p.info);
+  store.add_plan(p.info.id, cases, ids);
+  p.work = with_cases(cases, ids);
+  p.planned = ids.size();
+  return p;
+}
+
+Prepared reopen(store::Store& store, const std::string& run_id) {
+  auto info = store.get_run(run_id);
+  if (!info) throw util::FatalError("unknown run '" + run_id + "'");
+  Prepared p;
+  p.info = *info;
+  p.options = from_json(info->options, info->baseline);
+  p.cases = store.cases(run_id);
+  auto remaining = store.remaining(run_id);
+  p.planned = store.plan(run_id).size();
+  p.done = p.planned - remaining.size();
+  p.work = with_cases(p.cases, remaining);
+  return p;
+}
+
+void resume(store::Store& store, const Prepared& run, const plan::Discovery& discovery,
+            std::string_view state) {
+  store.set_environment(run.info.id, plan::environment_json(discovery));
+  store.set_run_state(run.info.id, std::string(state), "");
+}
+
+bool execute(store::Store& store, const Prepared& run, const plan::Discovery& discovery,
+             const Place& place, const supervisor::ResultListener& on_result,
+             const std::atomic<bool>& interrupt) {
+  store.set_run_state(run.info.id, "running", "");
+  return supervisor::execute(spec_of(run, discovery, place), store, on_result, interrupt);
+}
+
+verdict::Judged finish(store::Store& store, const std::string& run_id, bool completed,
+                       const Place& place) {
+  store.set_run_state(run_id, completed ? "complete" : "incomplete", util::now_iso8601());
+  return publish(*store.get_run(run_id), store.results(run_id), place);
+}
+
+verdict::Judged judge(model::RunInfo run, std::vector<model::CaseResult> cases,
+                      const std::optional<fs::path>& intolerable) {
+  auto options = verdict::options_for(run.baseline, intolerable);
+  return verdict::judge(std::move(run), std::move(cases), options);
+}
+
+verdict::Judged publish(model::RunInfo run, std::vector<model::CaseResult> cases,
+                        const Place& place) {
+  auto judged = judge(std::move(run), std::move(cases), place.intolerable);
+  report::write_all(run_dir(place, judged.run.id), judged);
+  return judged;
+}
+
+}  // namespace mudjack::run

@@ -1,0 +1,73 @@
+#pragma once
+// A run judged once: its verdicts and every figure a view shows that is
+// computed rather than stored (latency ratios with their intervals, counts,
+// how each pass was checked). Every view — results.json, CSV, JUnit,
+// Markdown, HTML, the server's results route, the terminal table — renders a
+// Judged and computes nothing (CONTRIBUTING.md rule 8).
+//
+// judge() is pure and deterministic (the bootstrap has a fixed seed), so the
+// same results judged with the same options give the same Judged. Thread-safe.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/model.hpp"
+#include "verdict/verdict.hpp"
+
+namespace mudjack::verdict {
+
+// Counts for one (framework, device); every key of the closed lists present.
+struct Tally {
+  std::map<model::Outcome, int> outcomes;  // cases per outcome
+  std::map<model::Verdict, int> verdicts;  // functions per verdict
+  std::map<std::string, int> reasons;      // cases per paper reason (kPaperReasons)
+  int cases = 0;
+  int functions = 0;
+
+  int count(model::Outcome o) const { return outcomes.at(o); }
+  int count(model::Verdict v) const { return verdicts.at(v); }
+  // Functions attempted (not unavailable) and how many of them failed
+  // (partial or complete): the paper's failure rate.
+  int attempted_functions() const { return functions - count(model::Verdict::kUnavailable); }
+  int failing_functions() const {
+    return count(model::Verdict::kPartialFailure) + count(model::Verdict::kCompleteFailure);
+  }
+  bool any_reason() const;
+};
+
+struct Judged {
+  model::RunInfo run;
+  std::vector<model::CaseResult> cases;
+  std::vector<model::VerdictRow> verdicts;
+  Options options;  // how it was judged: baseline and thresholds
+  // Latency of a case against the same case on its baseline device, keyed by
+  // (case id, device); see case_ratios().
+  std::map<std::pair<std::string, std::string>, CaseRatio> ratios;
+  // framework -> device -> counts; devices are those of cases and verdicts.
+  std::map<std::string, std::map<std::string, Tally>> tallies;
+  // How each case's answer was checked, parallel to `cases` (kNone for
+  // anything but a pass).
+  std::vector<model::Check> checked;
+
+  // nullptr when the case has no ratio (the baseline itself, or not timed).
+  const CaseRatio* ratio_of(const model::CaseResult& r) const;
+};
+
+// Computes the verdicts (compute()), then everything else (assemble()).
+Judged judge(model::RunInfo run, std::vector<model::CaseResult> cases, const Options& options);
+
+// The derived figures around verdicts already computed (a results.json read
+// back, tests with hand-made verdicts).
+Judged assemble(model::RunInfo run, std::vector<model::CaseResult> cases,
+                std::vector<model::VerdictRow> verdicts, const Options& options);
+
+// How a result's answer was checked: a pass compared with its baseline
+// device is `baseline`, a pass whose own checks all held is `property`,
+// anything else `none`.
+model::Check check_of(const model::CaseResult& r);
+
+}  // namespace mudjack::verdict
