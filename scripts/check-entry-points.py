@@ -103,8 +103,10 @@ def blank_comments_and_literals(text: str) -> str:
             j = n if end < 0 else end + len(m.group(1)) + 2
             out.append(blank(text[i:j]))
             i = j
-        elif c == '"' or (c == "'" and not (i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"))):
-            # A ' after a digit or letter is a digit separator (1'000), not a literal.
+        elif c == '"' or (c == "'" and not re.search(r"[\w]$", text[max(0, i - 1):i])) or (
+                c == "'" and re.search(r"(?:^|\W)(?:u8|[uUL])$", text[max(0, i - 3):i])):
+            # A ' after a digit or letter is a digit separator (1'000), not a
+            # literal, unless the letters are a literal's prefix (L'x', u8'x').
             j = i + 1
             while j < n and text[j] != c and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
