@@ -5,7 +5,7 @@
 # Run from a folder holding a stripped mudjack, libtomlplusplus.so.3,
 # probe/ and suites/capability/ (the data folder); results go to $OUT.
 #   scripts/gpu-capability.sh   (copied beside the binary, as FOLDER/gpu-cap.sh)
-cd "$(dirname "$0")"
+cd "$(dirname "$0")" || exit 1
 export LD_LIBRARY_PATH=$PWD MUDJACK_DATA_DIR=$PWD PYTHONUNBUFFERED=1
 py=$(command -v python3)
 printf '[python]\nnumpy = "%s"\ntorch = "%s"\njax = "%s"\n' "$py" "$py" "$py" > mudjack.toml
@@ -19,7 +19,8 @@ timeout -s INT 75 ./mudjack run --suite capability --framework torch,jax --devic
   --param matrix_size=4096,8192 --serial --out /tmp/r2 > "$out/run2.txt" 2>&1
 echo "run2 exit $? after $(( $(date +%s) - s )) s" >> "$out/devices.txt"
 for r in r1 r2; do
-  run=$(ls -t /tmp/$r/runs 2>/dev/null | head -1); [ -n "$run" ] || continue
-  cp /tmp/$r/runs/$run/summary.md "$out/$r-summary.md"
-  gzip -c /tmp/$r/runs/$run/results.json > "$out/$r-results.json.gz"
+  # shellcheck disable=SC2012  # newest by mtime; run ids are plain [0-9a-z-] names
+  run=$(ls -t "/tmp/$r/runs" 2>/dev/null | head -1); [ -n "$run" ] || continue
+  cp "/tmp/$r/runs/$run/summary.md" "$out/$r-summary.md"
+  gzip -c "/tmp/$r/runs/$run/results.json" > "$out/$r-results.json.gz"
 done

@@ -8,7 +8,7 @@
 # Env: MUDJACK (binary, default build/mudjack), CHUNK_S (stop cleanly after
 # this many seconds, default 540; resume later).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=$1; fws=$2; shift 2
 bin=${MUDJACK:-build/mudjack}
 py=$(command -v python3)

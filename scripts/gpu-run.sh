@@ -4,7 +4,7 @@
 # prebuilt mudjack binary. Writes a small bundle of results to OUTDIR.
 #   scripts/gpu-run.sh MUDJACK_BINARY OUTDIR [extra mudjack run args]
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 bin=$1; out=$2; shift 2
 py=$(command -v python3)
 export MUDJACK_DATA_DIR=$PWD
@@ -18,6 +18,7 @@ start=$(date +%s)
 timeout "${PAPER_TIMEOUT_S:-420}" "$bin" run --suite paper --out "$results" "$@" \
   > "$out/paper-stdout.txt" 2> "$out/paper-progress.txt"
 echo "paper exit $? after $(( $(date +%s) - start )) s" >> "$out/paper-stdout.txt"
+# shellcheck disable=SC2012  # newest by mtime; run ids are plain [0-9a-z-] names
 run=$(ls -t "$results/runs" | head -1)
 cp "$results/runs/$run/summary.md" "$out/" 2>/dev/null
 gzip -c "$results/runs/$run/results.json" > "$out/results.json.gz"

@@ -8,12 +8,12 @@ if ! command -v clang-format >/dev/null || ! command -v clang-tidy >/dev/null; t
   echo "lint: clang-format or clang-tidy not installed (scripts/install.sh installs them)" >&2
   exit 1
 fi
-files=$(git ls-files '*.cpp' '*.hpp')
-clang-format --dry-run -Werror $files
-echo "lint: $(echo "$files" | wc -w) C++ files formatted"
-sources=$(git ls-files 'src/*.cpp')
+mapfile -t files < <(git ls-files '*.cpp' '*.hpp')
+clang-format --dry-run -Werror "${files[@]}"
+echo "lint: ${#files[@]} C++ files formatted"
+mapfile -t sources < <(git ls-files 'src/*.cpp')
 # One file per process, two at a time; -quiet keeps only real findings.
-echo "$sources" | xargs -P2 -n1 clang-tidy -p build --quiet 2>&1 |
+printf '%s\n' "${sources[@]}" | xargs -P2 -n1 clang-tidy -p build --quiet 2>&1 |
   grep -v -e "warnings generated" -e "^Suppressed" -e "^Use -header-filter" > /tmp/mudjack-tidy.$$ || true
 if grep -q "error:" /tmp/mudjack-tidy.$$; then
   cat /tmp/mudjack-tidy.$$
@@ -21,4 +21,4 @@ if grep -q "error:" /tmp/mudjack-tidy.$$; then
   exit 1
 fi
 rm -f /tmp/mudjack-tidy.$$
-echo "lint: clang-tidy clean on $(echo "$sources" | wc -w) sources"
+echo "lint: clang-tidy clean on ${#sources[@]} sources"
