@@ -10,13 +10,10 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
-from mudjack_probe.api import Ctx, np
+from mudjack_probe.api import FLOATS, Ctx, np  # np: numpy, loaded on first use (listing needs none)
 
-FLOATS = ["float16", "bfloat16", "float32", "float64"]
 INEXACT = [*FLOATS, "complex64"]
-COMMON = [*INEXACT, "int32", "int64", "bool"]
 BOTH = ["eager", "compiled"]
-LARGE = 1 << 20
 
 # The `axis` parameter of reductions and indexing cases, by its token in the case id.
 AXES: dict[str, Any] = {"none": None, "0": 0, "1": 1, "01": (0, 1)}

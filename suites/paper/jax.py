@@ -35,9 +35,9 @@ Importing these files must not import jax (nor numpy): bodies get jax as `t.fw`.
 
 from __future__ import annotations
 
-from mudjack_probe.api import Cases, Ctx, np  # np: numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import COMMON, FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from _jax_common import BOTH, COMMON, FLOATS, INEXACT, LARGE, allclose, as64, host_data, load_module, maybe_t, near, put, ref_t, uniform
+from _jax_common import BOTH, INEXACT, allclose, as64, host_data, load_module, maybe_t, near, put, ref_t, uniform
 
 cases = Cases("jax")
 
@@ -69,7 +69,7 @@ def _unary_where(compiled=(("float32", "small"), ("float32", "transposed"), ("fl
     shape={"scalar": (), "empty": (0, 3), "small": (1000,), "transposed": (192, 256), "large": (LARGE,)},
     params={"source": ["host"]},
     mode=BOTH,
-    where=lambda d, s, m, p: (d == "float32" or s == "small") and (m == "eager" or (d == "float32" and s == "small")),
+    where=cross("float32", "small") & compiled_only("float32", "small"),
     note="host: a NumPy array (transposed: a non-contiguous view) copied to the device by jnp.array; "
     "compiled: it becomes a jit constant",
 )
@@ -89,7 +89,7 @@ def array_host(t: Ctx):
 @cases.case(
     "jax.numpy.array",
     dtype=COMMON,
-    shape={"small": (1000,), "large": (LARGE,)},
+    shape=shapes("small", "large"),
     params={"source": ["cast"]},
     mode=BOTH,
     where=lambda d, s, m, p: s == "small" and (m == "eager" or d in ("float32", "bfloat16", "int32", "bool"))
@@ -163,10 +163,10 @@ def _filled_cases(function: str, value: int):
     @cases.case(
         function,
         dtype=["float64"],
-        shape={"small": (1000,)},
+        shape=shapes("small"),
         params={"dtype_arg": ["default", "int-shape"]},
         mode=BOTH,
-        where=lambda d, s, m, p: m == "eager" or p["dtype_arg"] == "default",
+        where=compiled_only(dtype_arg="default"),
         note="default: no dtype= (float64 with x64 on); int-shape: the shape as a bare int",
     )
     def filled_default(t: Ctx):
@@ -318,10 +318,10 @@ _unary(
 @cases.case(
     "jax.numpy.cos",
     dtype=["float32", "float64"],
-    shape={"small": (1000,), "large": (LARGE,)},
+    shape=shapes("small", "large"),
     params={"range": ["wide"]},
     mode=BOTH,
-    where=lambda d, s, m, p: m == "eager" or (d == "float32" and s == "large"),
+    where=compiled_only("float32", "large"),
     note="arguments uniform in [-1e4, 1e4]: exercises argument reduction (a different code path from |x| < pi)",
 )
 def cos_wide(t: Ctx):
@@ -344,10 +344,10 @@ _unary(
 @cases.case(
     "jax.numpy.sqrt",
     dtype=["float32", "float16"],
-    shape={"small": (1000,)},
+    shape=shapes("small"),
     params={"domain": ["negative"]},
     mode=BOTH,
-    where=lambda d, s, m, p: m == "eager" or d == "float32",
+    where=compiled_only("float32"),
     note="negative inputs give NaN, as numpy does",
 )
 def sqrt_negative(t: Ctx):
@@ -385,9 +385,9 @@ _unary(
 @cases.case(
     "jax.scipy.special.gammaln",
     dtype=FLOATS,
-    shape={"scalar": (), "empty": (0,), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "empty", "small", "large"),
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: m == "eager" or (d == "float32" and s == "large"),
+    where=compiled_only("float32", "large"),
     note="inputs in [3, 30): away from gammaln's roots at 1 and 2, where relative error is meaningless",
 )
 def gammaln(t: Ctx):
@@ -402,10 +402,10 @@ def gammaln(t: Ctx):
 @cases.case(
     "jax.scipy.special.gammaln",
     dtype=["float32", "float64"],
-    shape={"small": (1000,)},
+    shape=shapes("small"),
     params={"domain": ["negative", "tiny"]},
     mode=BOTH,
-    where=lambda d, s, m, p: m == "eager" or d == "float32",
+    where=compiled_only("float32"),
     note="negative: non-integers in (-10, 0), log|gamma|; tiny: (1e-6, 1e-2), where gammaln ~ -log(x)",
 )
 def gammaln_domain(t: Ctx):
@@ -477,10 +477,10 @@ def add(t: Ctx):
 @cases.case(
     "jax.numpy.add",
     dtype=["float32", "int32", "bfloat16"],
-    shape={"small": (1000,)},
+    shape=shapes("small"),
     params={"other": ["int32-array", "python-scalar"]},
     mode=BOTH,
-    where=lambda d, s, m, p: m == "eager" or (d == "float32" and p["other"] == "int32-array"),
+    where=compiled_only("float32", other="int32-array"),
     note="promotion: + an int32 array (float32+int32 -> float32; bfloat16+int32 -> bfloat16); + a Python "
     "scalar 3 (weakly typed: keeps the array's dtype)",
 )
@@ -533,7 +533,7 @@ def power(t: Ctx):
 @cases.case(
     "jax.lax.integer_pow",
     dtype=INEXACT + ["int32", "int64"],
-    shape={"scalar": (), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "small", "large"),
     params={"y": [0, 2, 3, -2, 7]},
     mode=BOTH,
     where=lambda d, s, m, p: not (d.startswith("int") and p["y"] < 0)

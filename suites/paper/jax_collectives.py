@@ -7,9 +7,9 @@ import jax (nor numpy): bodies get jax as `t.fw`.
 
 from __future__ import annotations
 
-from mudjack_probe.api import Cases, Ctx, np  # np: numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import LARGE, Cases, Ctx, compiled_only, cross, np  # np: numpy, loaded on first use (listing needs none)
 
-from _jax_common import BOTH, LARGE, host_data
+from _jax_common import BOTH, host_data
 
 cases = Cases("jax")
 
@@ -93,7 +93,7 @@ def _one_device(t: Ctx, fn_factory, host):
     dtype=["float32", "int32"],
     shape={"small": (1, 256), "large": (1, LARGE)},
     params={"form": ["pmap1", "shard_map1"]},
-    where=lambda d, s, m, p: d == "float32" or s == "small",
+    where=cross("float32", "small"),
     note="one-device forms of the real collective: jax.pmap over [the bound device], and "
     "shard_map over a one-device mesh (jitted; tiled; out_specs P('i'): each member's gathered copy)",
 )
@@ -139,7 +139,7 @@ def all_gather_pmap(t: Ctx):
     shape={"small": (2, 256), "large": (2, LARGE)},
     params={"form": ["shard_map"]},
     requires={"devices": 2},
-    where=lambda d, s, m, p: d == "float32" or s == "small",
+    where=cross("float32", "small"),
     note="shard_map over the first two devices of the bound kind (one row each), all_gather tiled; out_specs "
     "P('i') stacks the two devices' copies (replication of all_gather output is not inferred by jax 0.10)",
 )
@@ -164,7 +164,7 @@ def all_gather_shard_map(t: Ctx):
     shape={"small": (4, 256), "large": (8, 131072)},
     params={"form": ["vmap"]},
     mode=BOTH,
-    where=lambda d, s, m, p: (d == "float32" or s == "small") and (m == "eager" or d in ("float32", "int32")),
+    where=cross("float32", "small") & compiled_only(("float32", "int32")),
     note="one-device form: pmax over a vmapped named axis (size 4 or 8): every member gets the elementwise max",
 )
 def pmax_vmap(t: Ctx):
@@ -178,7 +178,7 @@ def pmax_vmap(t: Ctx):
     dtype=["float32", "int32"],
     shape={"small": (1, 256), "large": (1, LARGE)},
     params={"form": ["pmap1", "shard_map1"]},
-    where=lambda d, s, m, p: d == "float32" or s == "small",
+    where=cross("float32", "small"),
     note="one-device forms: jax.pmap over [the bound device]; shard_map over a one-device mesh (jitted)",
 )
 def pmax_one_device(t: Ctx):
@@ -206,7 +206,7 @@ def pmax_one_device(t: Ctx):
     shape={"small": (2, 256), "large": (2, LARGE)},
     params={"form": ["pmap", "shard_map"]},
     requires={"devices": 2},
-    where=lambda d, s, m, p: d == "float32" or s == "small",
+    where=cross("float32", "small"),
     note="the first two devices of the bound kind, one row each: jax.pmap, or jitted shard_map (out_specs "
     "P('i'): each device's copy of the max)",
 )

@@ -7,9 +7,9 @@ import jax (nor numpy): bodies get jax as `t.fw`.
 
 from __future__ import annotations
 
-from mudjack_probe.api import Cases, Ctx, np  # np: numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import COMMON, FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from _jax_common import AXES, BOTH, COMMON, FLOATS, LARGE, maybe_t, put
+from _jax_common import AXES, BOTH, maybe_t, put
 
 cases = Cases("jax")
 
@@ -34,7 +34,7 @@ _RESHAPE = {
     dtype=["float32", "bfloat16", "int32", "bool", "complex64"],
     shape={k: v[0] for k, v in _RESHAPE.items()},
     mode=BOTH,
-    where=lambda d, s, m, p: (d == "float32" or s == "to2d") and (m == "eager" or (d == "float32" and s in ("to2d", "order-F", "transposed", "large"))),
+    where=cross("float32", "to2d") & compiled_only("float32", ("to2d", "order-F", "transposed", "large")),
     note="to2d (1000,)->(10,100); flatten: -1; order-F: Fortran order (a transpose under the hood); "
     "transposed: (a.T).reshape, which must copy; scalar -> (1, 1); empty (0,4) -> (4,0)",
 )
@@ -130,7 +130,7 @@ def flip(t: Ctx):
     dtype=["float32", "bfloat16", "float64", "int32", "bool", "complex64"],
     shape={"matrix": (64, 128), "cube": (8, 16, 4), "empty": (0, 5), "transposed": (128, 64), "large": (1024, 1024)},
     mode=BOTH,
-    where=lambda d, s, m, p: (d == "float32" or s == "matrix") and (m == "eager" or (d == "float32" and s in ("matrix", "transposed", "large"))),
+    where=cross("float32", "matrix") & compiled_only("float32", ("matrix", "transposed", "large")),
     note="flips axis 1 (needs ndim >= 2)",
 )
 def fliplr(t: Ctx):
@@ -368,7 +368,7 @@ def _top_k_is_top(k: int):
     dtype=FLOATS + ["int32"],
     shape={"small": (1000,), "matrix": (64, 512), "large": (LARGE,)},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: m == "eager" or (d == "float32" and s == "large"),
+    where=compiled_only("float32", "large"),
     note="k=5 along the last axis; ties are documented to keep the lower index first, so indices compare too",
 )
 def top_k(t: Ctx):
@@ -379,7 +379,7 @@ def top_k(t: Ctx):
 @cases.case(
     "jax.lax.top_k",
     dtype=["float32", "bfloat16", "int32"],
-    shape={"small": (1000,), "matrix": (64, 512)},
+    shape=shapes("small", matrix=(64, 512)),
     params={"k": [1, 64, "all"]},
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or (s == "matrix" and p["k"] == 64)) and (m == "eager" or (d == "float32" and s == "matrix")),
@@ -417,7 +417,7 @@ def one_hot(t: Ctx):
     shape={"matrix": (64, 128), "large": (1 << 12,)},
     params={"form": ["axis0", "classes1000"]},
     mode=BOTH,
-    where=lambda d, s, m, p: (d == "float32" or s == "matrix") and (m == "eager" or d == "float32"),
+    where=cross("float32", "matrix") & compiled_only("float32"),
     note="axis0: the class axis first; classes1000: 1000 classes (large: 4096 x 1000 output)",
 )
 def one_hot_more(t: Ctx):

@@ -9,9 +9,9 @@ import jax (nor numpy): bodies get jax as `t.fw`.
 
 from __future__ import annotations
 
-from mudjack_probe.api import Cases, Ctx, np  # np: numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import COMMON, FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from _jax_common import BOTH, COMMON, FLOATS, INEXACT, LARGE, host_data, near
+from _jax_common import BOTH, INEXACT, host_data, near
 
 cases = Cases("jax")
 
@@ -58,7 +58,7 @@ def _pe_ref(x, y):
 @cases.case(
     "jax._src.interpreters.partial_eval",
     dtype=FLOATS + ["complex64"],
-    shape={"scalar": (), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "small", "large"),
     params={"api": ["listed"], "op": ["partial_eval_jaxpr_nounits", "dce_jaxpr"], "unknown": ["y", "x"]},
     mode=BOTH,
     where=lambda d, s, m, p: (p["op"] == "partial_eval_jaxpr_nounits" or p["unknown"] == "y")
@@ -113,7 +113,7 @@ def partial_eval_module(t: Ctx):
 @cases.case(
     "jax._src.interpreters.partial_eval",
     dtype=FLOATS + ["complex64"],
-    shape={"scalar": (), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "small", "large"),
     params={"api": ["successor"]},
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or s == "small") and (m == "eager" or (d == "float32" and s != "scalar")),
@@ -140,7 +140,7 @@ def partial_eval_successor(t: Ctx):
 @cases.case(
     "jax._src.interpreters.partial_eval.trace_to_jax_pr_dynamic",
     dtype=INEXACT + ["int32"],
-    shape={"scalar": (), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "small", "large"),
     params={"api": ["listed", "successor"]},
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or s == "small") and (m == "eager" or (d == "float32" and s != "scalar")),
@@ -265,7 +265,7 @@ def get_aval(t: Ctx):
     shape={"scalar": (), "small": (1000,), "matrix": (64, 128), "large": (LARGE,)},
     params={"api": ["listed", "successor"]},
     mode=BOTH,
-    where=lambda d, s, m, p: (d == "float32" or s == "small") and (m == "eager" or d in ("float32", "bfloat16")),
+    where=cross("float32", "small") & compiled_only(("float32", "bfloat16")),
     successor="jax.ensure_compile_time_eval",
     note="listed: jax.core.eval_context (internal; unavailable where gone); successor: "
     "jax.ensure_compile_time_eval. Inside the context a table cos(linspace(0, 1, n)) is computed; under jit "

@@ -7,7 +7,7 @@ import jax (nor numpy): bodies get jax as `t.fw`.
 
 from __future__ import annotations
 
-from mudjack_probe.api import Cases, Ctx, np  # np: numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import Cases, Ctx, compiled_only, np  # np: numpy, loaded on first use (listing needs none)
 
 from _jax_common import BOTH, as64, host_data, load_module, near, put
 
@@ -132,7 +132,7 @@ for _shape, _atol in (({"small": (32, 16)}, 1e-4), ({"large": (512, 512)}, 2e-2)
         shape=_shape,
         params={"part": ["values", "full"]},
         mode=["eager", "compiled"],
-        where=lambda d, s, m, p: m == "eager" or (d == "float32" and s == "small" and p["part"] == "values"),
+        where=compiled_only("float32", "small", part="values"),
         rtol={"float32": 1e-4, "complex64": 1e-4},
         atol={"float32": _atol, "complex64": _atol},
         note="values: singular values only, compared across devices within an absolute tolerance scaled to "

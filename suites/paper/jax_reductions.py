@@ -6,9 +6,9 @@ import jax (nor numpy): bodies get jax as `t.fw`.
 
 from __future__ import annotations
 
-from mudjack_probe.api import Cases, Ctx, np  # np: numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, compiled_only, np  # np: numpy, loaded on first use (listing needs none)
 
-from _jax_common import AXES, BOTH, FLOATS, INEXACT, LARGE, allclose, as64, host_data, maybe_t, near, put, ref_t, uniform
+from _jax_common import AXES, BOTH, INEXACT, allclose, as64, host_data, maybe_t, near, put, ref_t, uniform
 
 cases = Cases("jax")
 
@@ -28,7 +28,7 @@ RED_RTOL = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5, "float64": 1e-
     dtype=FLOATS + ["int32", "int64", "bool"],
     shape={"scalar": (), "empty": (0,), "small": (1000,), "matrix": (256, 128), "large": (LARGE,)},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: m == "eager" or (d == "float32" and s == "large"),
+    where=compiled_only("float32", "large"),
     rtol=None,
     note="matrix: sum over axis 0; otherwise a full reduction; large floats are positive (no cancellation, so "
     "the comparison measures the reduction, not the order of a cancelling sum)",
@@ -122,7 +122,7 @@ def mean(t: Ctx):
     shape={"matrix": (64, 128)},
     params={"form": ["where", "dtype-float64"]},
     mode=BOTH,
-    where=lambda d, s, m, p: m == "eager" or d == "float32",
+    where=compiled_only("float32"),
     rtol=RED_RTOL,
     note="where: mean of the masked elements along axis 1; dtype-float64: accumulated and returned in float64",
 )

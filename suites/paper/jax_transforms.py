@@ -8,9 +8,9 @@ import jax (nor numpy): bodies get jax as `t.fw`.
 
 from __future__ import annotations
 
-from mudjack_probe.api import Cases, Ctx, np  # np: numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from _jax_common import BOTH, FLOATS, INEXACT, LARGE, allclose, as64, near
+from _jax_common import BOTH, INEXACT, allclose, as64, near
 
 cases = Cases("jax")
 
@@ -51,7 +51,7 @@ def prng_key(t: Ctx):
     shape={"small": (1000,), "large": (1 << 16,)},
     params={"form": ["vmap-seeds"]},
     mode=BOTH,
-    where=lambda d, s, m, p: (d == "int32" or s == "small") and (m == "eager" or d == "int32"),
+    where=cross("int32", "small") & compiled_only("int32"),
     note="jax.vmap(PRNGKey) over an array of seeds (traced seeds under jit)",
 )
 def prng_key_vmap(t: Ctx):
@@ -71,7 +71,7 @@ def prng_key_vmap(t: Ctx):
 @cases.case(
     "jax.random.PRNGKey",
     dtype=["float32", "bfloat16", "float64"],
-    shape={"small": (1000,), "large": (LARGE,)},
+    shape=shapes("small", "large"),
     params={"use": ["split-uniform", "normal"], "impl": ["threefry2x32", "rbg"]},
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or (s == "small" and p["impl"] == "threefry2x32"))
@@ -112,7 +112,7 @@ def prng_key_sample(t: Ctx):
 @cases.case(
     "jax.named_call",
     dtype=INEXACT,
-    shape={"scalar": (), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "small", "large"),
     params={"use": ["call", "grad"]},
     mode=BOTH,
     where=lambda d, s, m, p: not (p["use"] == "grad" and d == "complex64")
@@ -247,7 +247,7 @@ def _jaxpr_summary(jnp, closed):
 @cases.case(
     "jax.make_jaxpr",
     dtype=INEXACT + ["int32"],
-    shape={"scalar": (), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "small", "large"),
     params={"f": ["chain", "jit-inside", "cond", "scan", "static-arg", "return-shape"]},
     where=lambda d, s, m, p: (d == "float32" or (p["f"] == "chain" and s == "small"))
     and (p["f"] == "chain" or s == "small")
@@ -305,7 +305,7 @@ def make_jaxpr(t: Ctx):
 @cases.case(
     "jax.disable_jit",
     dtype=FLOATS,
-    shape={"scalar": (), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "small", "large"),
     params={"use": ["nested-jit", "python-control", "concrete"]},
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or (s == "small" and p["use"] == "nested-jit"))
@@ -357,7 +357,7 @@ def disable_jit(t: Ctx):
 @cases.case(
     "jax.lax.stop_gradient",
     dtype=FLOATS + ["complex64", "int32"],
-    shape={"scalar": (), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "small", "large"),
     params={"use": ["value", "grad", "pytree"]},
     mode=BOTH,
     where=lambda d, s, m, p: (p["use"] == "value" or d in FLOATS)
@@ -390,7 +390,7 @@ def stop_gradient(t: Ctx):
 @cases.case(
     "jax.tree_util.Partial",
     dtype=["float32", "bfloat16", "float64", "int32"],
-    shape={"scalar": (), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "small", "large"),
     params={"use": ["call", "kwargs", "nested", "jit-arg", "flatten"]},
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or (s == "small" and p["use"] in ("call", "jit-arg")))
@@ -442,7 +442,7 @@ def _trees(jnp, a, b, c):
 @cases.case(
     "jax.tree_util.tree_map",
     dtype=["float32", "bfloat16", "int32", "complex64"],
-    shape={"scalar": (), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "small", "large"),
     params={"tree": ["dict", "nested", "namedtuple", "none-leaves", "single"], "use": ["one-tree", "two-trees", "is_leaf"]},
     mode=BOTH,
     where=lambda d, s, m, p: (p["use"] == "one-tree" or p["tree"] in ("nested", "dict"))
@@ -513,7 +513,7 @@ def _leaves_np(tree):
 @cases.case(
     "jax.tree_util.tree_unflatten",
     dtype=["float32", "bfloat16", "int32", "bool"],
-    shape={"scalar": (), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "small", "large"),
     params={"tree": ["dict", "nested", "namedtuple", "none-leaves", "custom-node", "empty"]},
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or (s == "small" and p["tree"] in ("nested", "custom-node")))
