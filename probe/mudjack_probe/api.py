@@ -17,8 +17,8 @@ not constants.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
@@ -166,15 +166,15 @@ class Call:
     metrics: list[Metric] = field(default_factory=list)
     compiled_by_case: bool = False  # True: the body compiled fn itself; the runner must not
 
-    def check(self, name: str, fn: Callable[..., bool]) -> "Call":
+    def check(self, name: str, fn: Callable[..., bool]) -> Call:
         self.checks.append(Check(name, fn))
         return self
 
-    def no_compare(self) -> "Call":
+    def no_compare(self) -> Call:
         self.compare = False
         return self
 
-    def work(self, amount: float, unit: str) -> "Call":
+    def work(self, amount: float, unit: str) -> Call:
         """Declare the work one call does (2*n**3 "FLOP", n "element", batch
         "sample"); the engine reports throughput = amount / median latency
         in `unit`/s."""
@@ -184,12 +184,12 @@ class Call:
         self.work_unit = unit
         return self
 
-    def metric(self, name: str, value: Any, unit: str = "") -> "Call":
+    def metric(self, name: str, value: Any, unit: str = "") -> Call:
         """Report a measured figure beside the latency (see `Metric`)."""
         self.metrics.append(Metric(name, value, unit))
         return self
 
-    def self_compiled(self) -> "Call":
+    def self_compiled(self) -> Call:
         """The body compiled what it times (a training step inside a loop, a
         jitted solver); in `compiled` mode the runner then times fn as is."""
         self.compiled_by_case = True
@@ -207,7 +207,7 @@ class CaseDef:
     shape: Any
     mode: str
     params: dict[str, Any]
-    body: Callable[["Ctx"], Call]
+    body: Callable[[Ctx], Call]
     requires: dict[str, Any]
     note: str
     rtol: float | None
@@ -309,7 +309,7 @@ class Ctx:
         return param(name, default)
 
 
-_ALL: list["Cases"] = []
+_ALL: list[Cases] = []
 
 # Run parameters: `mudjack run --param NAME=VALUE` reaches every probe as
 # `--param NAME=VALUE`. Suites read them with `param(name, default)`, at
@@ -476,7 +476,7 @@ def _for_dtype(tol: float | Mapping[str, float] | None, dtype: str) -> float | N
     return tol
 
 
-def collected() -> list["Cases"]:
+def collected() -> list[Cases]:
     return list(_ALL)
 
 

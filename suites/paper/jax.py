@@ -57,7 +57,6 @@ def _unary_where(compiled=(("float32", "small"), ("float32", "transposed"), ("fl
     return where
 
 
-
 # --------------------------------------------------------------------------
 # array creation
 # --------------------------------------------------------------------------
@@ -92,7 +91,7 @@ def array_host(t: Ctx):
     shape=shapes("small", "large"),
     params={"source": ["cast"]},
     mode=BOTH,
-    where=lambda d, s, m, p: s == "small" and (m == "eager" or d in ("float32", "bfloat16", "int32", "bool"))
+    where=lambda d, s, m, p: (s == "small" and (m == "eager" or d in ("float32", "bfloat16", "int32", "bool")))
     or (s == "large" and d == "float16" and m == "eager"),
     note="cast: jnp.array(x_float32, dtype=D) converts on the device (float to int truncates, to bool is x != 0)",
 )
@@ -440,8 +439,8 @@ def norm_cdf(t: Ctx):
         return t.call(lambda a: norm.cdf(a), x).check("matches scipy.stats.norm.cdf", near(t, lambda a: load_module("scipy.stats").norm.cdf(a)))
     cols = t.shape[-1:] if t.shape else ()
     loc, scale = t.randn(cols), t.positive(cols)
-    return t.call(lambda a, l, s: norm.cdf(a, l, s), x, loc, scale).check(
-        "matches scipy.stats.norm.cdf", near(t, lambda a, l, s: load_module("scipy.stats").norm.cdf(a, l, s))
+    return t.call(lambda a, mu, sigma: norm.cdf(a, mu, sigma), x, loc, scale).check(
+        "matches scipy.stats.norm.cdf", near(t, lambda a, mu, sigma: load_module("scipy.stats").norm.cdf(a, mu, sigma))
     )
 
 
@@ -548,7 +547,9 @@ def integer_pow(t: Ctx):
     lax = t.fw.lax
     y = t.p.y
     x = t.positive() if y in (-2, 7) else t.randn()
-    return t.call(lambda a: lax.integer_pow(a, y), x).check(f"x ** {y}", near(t, lambda a: np.power(a, float(y)) if a.dtype.kind in "fc" else a ** y, scale=10.0))
+    return t.call(lambda a: lax.integer_pow(a, y), x).check(
+        f"x ** {y}", near(t, lambda a: np.power(a, float(y)) if a.dtype.kind in "fc" else a ** y, scale=10.0)
+    )
 
 
 _INT_FULL = ["bool", "uint8", "int8", "int32", "int64"]

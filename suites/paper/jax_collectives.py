@@ -48,7 +48,9 @@ def _shard(jax, host, devices):
 def all_gather_vmap(t: Ctx):
     jax = t.fw
     gather = jax.vmap(lambda v: jax.lax.all_gather(v, "i"), axis_name="i")
-    return t.call(gather, t.randn()).check("every member gets the whole input", lambda outs, ins: np.array_equal(outs[0], np.broadcast_to(ins[0], (4,) + ins[0].shape)))
+    return t.call(gather, t.randn()).check(
+        "every member gets the whole input", lambda outs, ins: np.array_equal(outs[0], np.broadcast_to(ins[0], (4,) + ins[0].shape))
+    )
 
 
 @cases.case(
@@ -57,7 +59,8 @@ def all_gather_vmap(t: Ctx):
     shape={"small": (4, 256), "large": (8, 65536)},
     params={"form": ["vmap-more"], "gather": ["stack", "tiled", "axis1"]},
     mode=BOTH,
-    where=lambda d, s, m, p: (d == "float32" or (s == "small" and p["gather"] == "stack")) and (m == "eager" or (d == "float32" and s == "small") or (d == "float32" and p["gather"] == "stack")),
+    where=lambda d, s, m, p: (d == "float32" or (s == "small" and p["gather"] == "stack"))
+    and (m == "eager" or (d == "float32" and s == "small") or (d == "float32" and p["gather"] == "stack")),
     note="vmapped named axis: stack (a new leading axis), tiled=True (concatenated), axis=1 (the gathered axis second)",
 )
 def all_gather_vmap_more(t: Ctx):
@@ -221,4 +224,6 @@ def pmax_two_devices(t: Ctx):
 
         sm = _shard_map(jax)
         f = jax.jit(sm(lambda v: jax.lax.pmax(v, "i"), mesh=_mesh(jax, devices), in_specs=P("i"), out_specs=P("i")))
-    return t.call(f, _shard(jax, host, devices)).check("both rows are the column max", lambda outs, ins: np.array_equal(outs[0], np.broadcast_to(ins[0].max(0), ins[0].shape)))
+    return t.call(f, _shard(jax, host, devices)).check(
+        "both rows are the column max", lambda outs, ins: np.array_equal(outs[0], np.broadcast_to(ins[0].max(0), ins[0].shape))
+    )

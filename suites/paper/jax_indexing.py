@@ -136,7 +136,9 @@ def flip(t: Ctx):
 def fliplr(t: Ctx):
     jnp = t.fw.numpy
     f = maybe_t(t, lambda a: jnp.fliplr(a))
-    return t.call(f, t.randn()).check("numpy's fliplr", lambda outs, ins: np.array_equal(outs[0], np.fliplr(ins[0].T if t.case.shape_name == "transposed" else ins[0])))
+    return t.call(f, t.randn()).check(
+        "numpy's fliplr", lambda outs, ins: np.array_equal(outs[0], np.fliplr(ins[0].T if t.case.shape_name == "transposed" else ins[0]))
+    )
 
 
 _DELETE = {
@@ -155,9 +157,13 @@ _DELETE = {
     shape={"small": (1000,), "matrix": (64, 128), "large": (LARGE,)},
     params={"obj": list(_DELETE), "axis": ["none", "0", "1"]},
     mode=BOTH,
-    where=lambda d, s, m, p: ((s == "small" and p["axis"] == "none") or (s == "matrix" and p["axis"] != "none") or (s == "large" and p["axis"] == "none" and p["obj"] == "array"))
+    where=lambda d, s, m, p: (
+        (s == "small" and p["axis"] == "none")
+        or (s == "matrix" and p["axis"] != "none")
+        or (s == "large" and p["axis"] == "none" and p["obj"] == "array")
+    )
     and (d == "float32" or (s == "small" and p["obj"] in ("int", "array")))
-    and (s != "matrix" or p["obj"] in ("int", "slice", "array", "mask") and (p["axis"] == "1" or p["obj"] in ("int", "array")))
+    and (s != "matrix" or (p["obj"] in ("int", "slice", "array", "mask") and (p["axis"] == "1" or p["obj"] in ("int", "array"))))
     and (m == "eager" or (d == "float32" and p["obj"] in ("slice", "array", "unique-sorted") and s != "matrix")),
     note="obj static (NumPy values in the closure): an int, -1, a slice, an index array with a duplicate, a "
     "boolean mask, or sorted unique indices passed with assume_unique_indices=True (another code path); "
@@ -224,7 +230,9 @@ def tril(t: Ctx):
     jnp = t.fw.numpy
     k = t.p.k
     f = maybe_t(t, lambda a: jnp.tril(a, k=k))
-    return t.call(f, t.randn()).check("numpy's tril", lambda outs, ins: np.array_equal(outs[0], np.tril(ins[0].T if t.case.shape_name == "transposed" else ins[0], k=k)))
+    return t.call(f, t.randn()).check(
+        "numpy's tril", lambda outs, ins: np.array_equal(outs[0], np.tril(ins[0].T if t.case.shape_name == "transposed" else ins[0], k=k))
+    )
 
 
 _SLICE = {

@@ -107,7 +107,9 @@ def partial_eval_module(t: Ctx):
         counts = np.array([len(known.jaxpr.eqns), len(unknown.jaxpr.eqns), n_res, sum(out_unknowns)], dtype=np.int64)
         return jnp.asarray(counts), value
 
-    return t.call(run, x, y).check("known then unknown part give f(x, y); the output is unknown", lambda outs, ins: outs[0][3] == 1 and near(t, _pe_ref, out=1, scale=4.0)(outs, ins))
+    return t.call(run, x, y).check(
+        "known then unknown part give f(x, y); the output is unknown", lambda outs, ins: outs[0][3] == 1 and near(t, _pe_ref, out=1, scale=4.0)(outs, ins)
+    )
 
 
 @cases.case(
@@ -250,7 +252,8 @@ def get_aval(t: Ctx):
     if arg == "numpy":
         host = host_data(t)
         return t.call(lambda: _aval_ints(jnp, fn(host))).check(
-            "the numpy array's ndim, dtype, shape; not weak", lambda outs, ins: list(outs[0]) == [host.ndim, host.dtype.itemsize, ord(host.dtype.kind), 0] + list(host.shape)
+            "the numpy array's ndim, dtype, shape; not weak",
+            lambda outs, ins: list(outs[0]) == [host.ndim, host.dtype.itemsize, ord(host.dtype.kind), 0, *host.shape],
         )
     value = _AVAL_ARGS[arg]
     kind = "f" if isinstance(value, float) else "i"
@@ -289,5 +292,7 @@ def eval_context(t: Ctx):
         return a + table, jnp.asarray(1 if concrete else 0, dtype=jnp.int32)
 
     return t.call(run, t.randn()).check(
-        "table concrete; x + table", lambda outs, ins: int(outs[1]) == 1 and near(t, lambda a: a + np.cos(np.linspace(0.0, 1.0, n, dtype=real)).reshape(shape), scale=4.0)(outs, ins)
+        "table concrete; x + table",
+        lambda outs, ins: int(outs[1]) == 1
+        and near(t, lambda a: a + np.cos(np.linspace(0.0, 1.0, n, dtype=real)).reshape(shape), scale=4.0)(outs, ins),
     )

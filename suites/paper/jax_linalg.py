@@ -189,12 +189,12 @@ def _lu_rebuilds(permute_l: bool):
             pl, u = (o.astype(np.complex128) for o in outs)
             rebuilt = pl @ u
         else:
-            p, l, u = (o.astype(np.complex128) for o in outs)
-            unit = np.allclose(np.diagonal(l, axis1=-2, axis2=-1), 1)
-            lower = np.allclose(np.triu(l, 1), 0) and np.allclose(np.tril(u, -1), 0)
+            p, lo, u = (o.astype(np.complex128) for o in outs)
+            unit = np.allclose(np.diagonal(lo, axis1=-2, axis2=-1), 1)
+            lower = np.allclose(np.triu(lo, 1), 0) and np.allclose(np.tril(u, -1), 0)
             if not (unit and lower):
                 return False
-            rebuilt = p @ l @ u
+            rebuilt = p @ lo @ u
         return bool(np.linalg.norm(rebuilt - a) <= eps * 10 * max(1.0, np.linalg.norm(a)))
 
     return check
@@ -242,7 +242,7 @@ _CONV1 = {"long-short": ((1000,), (31,)), "short-long": ((31,), (1000,)), "equal
 @cases.case(
     "jax.numpy.convolve",
     dtype=["float16", "bfloat16", "float32", "float64", "complex64", "int32"],
-    shape={k: v for k, v in _CONV1.items()},
+    shape=dict(_CONV1),
     params={"mode": ["full", "same", "valid"], "precision": ["default", "highest"]},
     mode=BOTH,
     where=lambda d, s, m, p: (p["precision"] == "default" or (d == "float32" and s != "equal" and p["mode"] == "full"))
@@ -271,7 +271,7 @@ _CONV2 = {"image": ((32, 32), (5, 5)), "rect": ((20, 40), (7, 3)), "swapped": ((
 @cases.case(
     "jax.scipy.signal.convolve2d",
     dtype=["float16", "bfloat16", "float32", "float64", "complex64", "int32"],
-    shape={k: v for k, v in _CONV2.items()},
+    shape=dict(_CONV2),
     params={"mode": ["full", "same", "valid"], "precision": ["default", "highest"]},
     mode=BOTH,
     where=lambda d, s, m, p: (p["precision"] == "default" or (d == "float32" and s in ("image", "large")))

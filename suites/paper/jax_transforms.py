@@ -89,7 +89,7 @@ def prng_key_sample(t: Ctx):
         key = jax.random.wrap_key_data(jax.random.PRNGKey(1234, impl=impl), impl=impl)
         if use == "normal":
             return jax.random.normal(key, shape, dtype=dtype)
-        k1, k2 = jax.random.split(key)
+        _, k2 = jax.random.split(key)
         return jax.random.uniform(k2, shape, dtype=dtype)
 
     def check(outs, ins):
@@ -179,7 +179,10 @@ def vjp(t: Ctx):
             out, pull, aux = jax.vjp(lambda z: (jnp.exp(z), jnp.max(z)), a, has_aux=True)
             return out, pull(c)[0], aux
 
-        return t.call(run, x, ct).check("pullback = ct exp(x); aux = max(x)", lambda outs, ins: near(t, lambda a, c: c * np.exp(a), out=1, scale=8.0)(outs, ins) and np.allclose(outs[2], ins[0].max()))
+        return t.call(run, x, ct).check(
+            "pullback = ct exp(x); aux = max(x)",
+            lambda outs, ins: near(t, lambda a, c: c * np.exp(a), out=1, scale=8.0)(outs, ins) and np.allclose(outs[2], ins[0].max()),
+        )
     y, ct_a, ct_b = t.randn(), t.randn(), t.randn()
 
     def run(a, b, ca, cb):
@@ -189,7 +192,8 @@ def vjp(t: Ctx):
     # outputs flattened in sorted-key order: out["prod"], out["sum"], grad["a"], grad["b"]
     return t.call(run, x, y, ct_a, ct_b).check(
         "grad a = ca b + cb, grad b = ca a + cb",
-        lambda outs, ins: near(t, lambda a, b, ca, cb: ca * b + cb, out=2, scale=4.0)(outs, ins) and near(t, lambda a, b, ca, cb: ca * a + cb, out=3, scale=4.0)(outs, ins),
+        lambda outs, ins: near(t, lambda a, b, ca, cb: ca * b + cb, out=2, scale=4.0)(outs, ins)
+        and near(t, lambda a, b, ca, cb: ca * a + cb, out=3, scale=4.0)(outs, ins),
     )
 
 
@@ -299,7 +303,10 @@ def make_jaxpr(t: Ctx):
         return _jaxpr_summary(jnp, closed), value
 
     want_ref = (lambda a: ref(a) * 3) if form == "static-arg" else ref
-    return t.call(run, x).check("the jaxpr has 1 input, 1 output and evaluates to f(x)", lambda outs, ins: outs[0][1] == 1 and outs[0][2] == 1 and near(t, want_ref, out=1, scale=4.0)(outs, ins))
+    return t.call(run, x).check(
+        "the jaxpr has 1 input, 1 output and evaluates to f(x)",
+        lambda outs, ins: outs[0][1] == 1 and outs[0][2] == 1 and near(t, want_ref, out=1, scale=4.0)(outs, ins),
+    )
 
 
 @cases.case(
@@ -384,7 +391,10 @@ def stop_gradient(t: Ctx):
         g = jax.grad(lambda d: jnp.sum(d["a"] * d["b"] + lax.stop_gradient(d)["a"] * d["a"]).astype(jnp.float32))
         return g({"a": a, "b": b})
 
-    return t.call(run, x, y).check("grad a = b + a, grad b = a", lambda outs, ins: near(t, lambda a, b: b + a, out=0, scale=4.0)(outs, ins) and near(t, lambda a, b: a, out=1, scale=4.0)(outs, ins))
+    return t.call(run, x, y).check(
+        "grad a = b + a, grad b = a",
+        lambda outs, ins: near(t, lambda a, b: b + a, out=0, scale=4.0)(outs, ins) and near(t, lambda a, b: a, out=1, scale=4.0)(outs, ins),
+    )
 
 
 @cases.case(
@@ -422,7 +432,9 @@ def partial(t: Ctx):
         rebuilt = jax.tree_util.tree_unflatten(treedef, [leaf * 2 for leaf in leaves])
         return jnp.asarray(len(leaves), dtype=jnp.int32), rebuilt()
 
-    return t.call(run, a, b).check("2 leaves; rebuilt(2a, 2b)() = 2(a - b)", lambda outs, ins: int(outs[0]) == 2 and near(t, lambda x, y: 2 * (x - y), out=1)(outs, ins))
+    return t.call(run, a, b).check(
+        "2 leaves; rebuilt(2a, 2b)() = 2(a - b)", lambda outs, ins: int(outs[0]) == 2 and near(t, lambda x, y: 2 * (x - y), out=1)(outs, ins)
+    )
 
 
 def _trees(jnp, a, b, c):

@@ -28,8 +28,6 @@ ALL8 = FLOATS + ["complex64", "int32", "int64", "bool"]
 SHAPES = shapes("scalar", "empty", "small", "large")
 
 
-
-
 def _scaled(t: Ctx, shape: tuple[int, ...], scale: float) -> object:
     """Normal values times `scale`, scaled on the host so low precisions see the same rounding."""
     return t.adapter.from_numpy(t.numpy_rng().standard_normal(shape) * scale, t.dtype_name)

@@ -27,6 +27,7 @@ _STALE: list = []  # what the previous body left open: sessions, writers, temp f
 
 def _fresh() -> None:
     """Close what earlier bodies of this file left open; called first by every body."""
+    import contextlib
     import shutil
 
     while _STALE:
@@ -34,10 +35,8 @@ def _fresh() -> None:
         if isinstance(item, str):
             shutil.rmtree(item, ignore_errors=True)
             continue
-        try:
+        with contextlib.suppress(Exception):  # a session a case broke may not close cleanly; it is garbage either way
             item.close()
-        except Exception:  # a session a case broke may not close cleanly; it is garbage either way
-            pass
 
 
 def _tempdir() -> str:
@@ -195,7 +194,8 @@ def placeholder_other(t: Ctx):
     dtype=["float16", "float32", "float64", "int32", "int64", "bool", "complex64"],
     shape=shapes("scalar", "empty", "small", "large"),
     params={"session": ["explicit", "default"]},
-    where=lambda d, s, m, p: (p["session"] == "explicit" and (s == "small" or d == "float32")) or (p["session"] == "default" and d == "float32" and s == "small"),
+    where=lambda d, s, m, p: (p["session"] == "explicit" and (s == "small" or d == "float32"))
+    or (p["session"] == "default" and d == "float32" and s == "small"),
     note="graph: y = x + x (logical_not for bool) on a fed placeholder; the timed call is y.eval(feed_dict, "
     "session=sess) (explicit) or y.eval(feed_dict) inside `with sess.as_default()` (default)",
 )
@@ -301,7 +301,8 @@ def session_run_variants(t: Ctx):
             sess = _session(t, graph)
 
             def ok(o, i):  # leaves in key order: a = 2x, b = [x + 1, (sum x,)]
-                return len(o) == 3 and bool(np.allclose(o[0], 2 * (o[1] - 1), atol=1e-5)) and o[2].shape == () and abs(float(o[2]) - float(np.sum(o[1] - 1))) < 1e-2
+                doubled = bool(np.allclose(o[0], 2 * (o[1] - 1), atol=1e-5))
+                return len(o) == 3 and doubled and o[2].shape == () and abs(float(o[2]) - float(np.sum(o[1] - 1))) < 1e-2
 
             return t.call(lambda: _run(t, sess, fetches)).check("same nest, three leaves", ok)
         if s == "op_fetch":
@@ -397,12 +398,10 @@ def variable_scope(t: Ctx):
     dtype = t.dtype
 
     def get(reuse, scope_init=None):
-        with graph.as_default(), tf.device(t.device):
-            with v1.variable_scope("outer", reuse=reuse, initializer=scope_init):
-                with v1.variable_scope("inner"):
-                    if scope_init is not None:
-                        return v1.get_variable("w", shape=t.shape, dtype=dtype)
-                    return v1.get_variable("w", initializer=tf.constant(value), dtype=dtype)
+        with graph.as_default(), tf.device(t.device), v1.variable_scope("outer", reuse=reuse, initializer=scope_init), v1.variable_scope("inner"):
+            if scope_init is not None:
+                return v1.get_variable("w", shape=t.shape, dtype=dtype)
+            return v1.get_variable("w", initializer=tf.constant(value), dtype=dtype)
 
     scope_init = v1.constant_initializer(0.5) if mode == "scope_initializer" else None
     first = get(v1.AUTO_REUSE if mode == "auto" else None, scope_init)
@@ -550,7 +549,7 @@ def metrics_accuracy(t: Ctx):
     weights = rng.random(t.shape).astype(np.float32) if t.p.weights else None
     graph = tf.Graph()
     with graph.as_default(), tf.device(t.device):
-        acc, update = v1.metrics.accuracy(tf.constant(labels), tf.constant(preds), weights=None if weights is None else tf.constant(weights))
+        _acc, update = v1.metrics.accuracy(tf.constant(labels), tf.constant(preds), weights=None if weights is None else tf.constant(weights))
         init = v1.local_variables_initializer()
     sess = _session(t, graph)
     _run(t, sess, init)
@@ -701,11 +700,10 @@ def simple_save(t: Ctx):
 
     def round_trip(o, i) -> bool:
         g2 = tf.Graph()
-        with g2.as_default():
-            with v1.Session(graph=g2) as s2:
-                meta = v1.saved_model.loader.load(s2, [v1.saved_model.tag_constants.SERVING], os.path.join(root, "m0"), clear_devices=True)
-                sig = meta.signature_def[v1.saved_model.signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY]
-                got = s2.run({k: sig.outputs[k].name for k in outputs}, {sig.inputs["x"].name: feed})
+        with g2.as_default(), v1.Session(graph=g2) as s2:
+            meta = v1.saved_model.loader.load(s2, [v1.saved_model.tag_constants.SERVING], os.path.join(root, "m0"), clear_devices=True)
+            sig = meta.signature_def[v1.saved_model.signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY]
+            got = s2.run({k: sig.outputs[k].name for k in outputs}, {sig.inputs["x"].name: feed})
         return all(np.allclose(got[k], expected[k], rtol=1e-6, atol=1e-6) for k in outputs)
 
     return t.call(fn).no_compare().check("saved_model.pb written", _first_is_one).check("loads back and reproduces the outputs", round_trip)
@@ -853,7 +851,9 @@ def normal_other(t: Ctx):
         d = normal_cls(loc=tf.constant(loc, tf.float32), scale=tf.constant(scale, tf.float32))
         lp = d.log_prob(tf.constant(x, tf.float32))
     sess = _session(t, graph)
-    return t.call(lambda: _run(t, sess, lp)).check("log_prob formula", lambda o, i: bool(np.allclose(o[0], _normal_log_prob(x, loc, scale), rtol=1e-4, atol=1e-4)))
+    return t.call(lambda: _run(t, sess, lp)).check(
+        "log_prob formula", lambda o, i: bool(np.allclose(o[0], _normal_log_prob(x, loc, scale), rtol=1e-4, atol=1e-4))
+    )
 
 
 @cases.case(

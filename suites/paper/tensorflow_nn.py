@@ -12,8 +12,6 @@ from mudjack_probe.errors import Unavailable
 cases = Cases("tensorflow")
 
 
-
-
 def _scaled(t: Ctx, shape: tuple[int, ...], scale: float) -> object:
     """Normal values times `scale`, scaled on the host so low precisions see the same rounding."""
     return t.adapter.from_numpy(t.numpy_rng().standard_normal(shape) * scale, t.dtype_name)
@@ -91,7 +89,7 @@ def conv2d_transpose_variants(t: Ctx):
 def _conv3d_ref(x: np.ndarray, f: np.ndarray, stride: int, padding: str, dilation: int = 1) -> np.ndarray:
     """A direct NDHWC float64 convolution, for the small cases' property check."""
     x, f = _f64(x), _f64(f)
-    kd, kh, kw, ci, co = f.shape
+    kd, kh, kw, _ci, co = f.shape
     ek = [(k - 1) * dilation + 1 for k in (kd, kh, kw)]
     sp = x.shape[1:4]
     if padding == "SAME":

@@ -40,7 +40,6 @@ def _input(t: Ctx) -> object:
     return t.randn()
 
 
-
 # ---------------------------------------------------------------- torch.argsort
 
 
@@ -295,7 +294,7 @@ def linear_forms(t: Ctx):
     else:
         x = t.randn((batch, n_in))
     x.requires_grad_(True)
-    params = [p for p in layer.parameters()]
+    params = list(layer.parameters())
     with torch.no_grad():
         g = t.randn(tuple(layer(x).shape))
 

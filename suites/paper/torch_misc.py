@@ -521,7 +521,7 @@ def variable(t: Ctx):
     shape={"scalar": (), "small": (1000,), "matrix": (64, 64), "large": (LARGE,), "large-matrix": (1024, 1024)},
     params={"func": ["elementwise", "matmul", "multi-input", "reduction", "create-graph"]},
     where=lambda d, s, m, p: (
-        (p["func"] == "elementwise" and (d == "float32" and s in ("scalar", "small", "large") or s == "small"))
+        (p["func"] == "elementwise" and ((d == "float32" and s in ("scalar", "small", "large")) or s == "small"))
         or (p["func"] == "matmul" and d in ("float32", "float64") and s in ("matrix", "large-matrix") and (d == "float32" or s == "matrix"))
         or (p["func"] in ("multi-input", "reduction", "create-graph") and d == "float32" and s == "small")
     ),

@@ -307,7 +307,7 @@ _MOVES = {
     shape={"3d": (4, 5, 6), "empty": (0, 5, 6), "transposed": (8, 6, 10), "large": (64, 128, 128)},
     params={"move": list(_MOVES)},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: (s == "3d" and p["move"] == "pair" or d == "float32")
+    where=lambda d, s, m, p: ((s == "3d" and p["move"] == "pair") or d == "float32")
     and (p["move"] in ("single", "pair") or (s == "3d" and d == "float32"))
     and (m == "eager" or (d == "float32" and s == "large" and p["move"] == "pair")),
     note="alias of torch.movedim; OpInfo movedim: single dims, tuples of dims, negative dims, the identity "
@@ -676,7 +676,9 @@ def range_(t: Ctx):
     n = int(np.floor((end - start) / step)) + 1
     want = start + step * np.arange(n, dtype=np.float64)
     return t.call(fn).check(
-        "start..end inclusive", lambda outs, ins: outs[0].shape == (n,) and bool(np.allclose(outs[0].astype(np.float64), want, rtol=1e-2 if t.dtype_name in ("float16", "bfloat16") else 0, atol=0))
+        "start..end inclusive",
+        lambda outs, ins: outs[0].shape == (n,)
+        and bool(np.allclose(outs[0].astype(np.float64), want, rtol=1e-2 if t.dtype_name in ("float16", "bfloat16") else 0, atol=0)),
     )
 
 
@@ -723,7 +725,6 @@ def range_warns(t: Ctx):
 def tensor_to_dtype(t: Ctx):
     import warnings
 
-    torch = t.fw
     target = t.adapter.dtype(t.p.target)
     x = t.randn((48, 64)).t() if t.case.shape_name == "transposed" else t.randn()
     np_target = {"bfloat16": np.float32}.get(t.p.target, np.dtype(t.p.target) if t.p.target != "bfloat16" else None)

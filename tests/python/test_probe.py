@@ -6,6 +6,7 @@ Run by CTest through scripts/python-tests.sh with the numpy environment.
 from __future__ import annotations
 
 import unittest
+from typing import ClassVar
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from mudjack_probe.runner import Policy, measure
 class Classify(unittest.TestCase):
     """Real messages seen from the frameworks, and the kind each must get."""
 
-    CASES = [
+    CASES: ClassVar[list[tuple[BaseException, str]]] = [
         (RuntimeError('"addmm_impl_cpu_" not implemented for \'Half\''), "unsupported_dtype"),
         (TypeError("svd does not accept dtype float16 at position 0. Accepted dtypes ..."), "unsupported_dtype"),
         (NotImplementedError("(KeyError(<class 'numpy.float16'>), 'Unsupported dtype float16.')"), "unsupported_dtype"),
@@ -68,7 +69,7 @@ class Declaration(unittest.TestCase):
         meta = cases.defs[0].metadata()
         self.assertEqual(meta["compiler"], "")
         self.assertEqual(meta["dims"], [4])
-        compiled = [c for c in cases.defs if c.mode == "compiled"][0].metadata()
+        compiled = next(c for c in cases.defs if c.mode == "compiled").metadata()
         self.assertEqual(compiled["compiler"], "torch.compile")
 
     def test_bad_mode_is_refused(self) -> None:
@@ -83,7 +84,7 @@ class Declaration(unittest.TestCase):
 class NamedShapesAndPredicates(unittest.TestCase):
     """api.shapes, api.cross and api.compiled_only keep what the lambdas they replace kept."""
 
-    GRID = [(d, s, m) for d in ("float32", "float16", "int32") for s in ("scalar", "small", "large") for m in api.MODES]
+    GRID: ClassVar[list[tuple[str, str, str]]] = [(d, s, m) for d in ("float32", "float16", "int32") for s in ("scalar", "small", "large") for m in api.MODES]
 
     def setUp(self) -> None:
         api.reset()
@@ -126,7 +127,9 @@ class NamedShapesAndPredicates(unittest.TestCase):
     def test_used_by_cases(self) -> None:
         cases = api.Cases("jax")
 
-        @cases.case("jax.numpy.sum", dtype=["float32", "int32"], shape=api.shapes("scalar", "small"), mode=api.MODES, where=api.compiled_only("float32", "small"))
+        @cases.case(
+            "jax.numpy.sum", dtype=["float32", "int32"], shape=api.shapes("scalar", "small"), mode=api.MODES, where=api.compiled_only("float32", "small")
+        )
         def body(t: api.Ctx) -> api.Call:
             return t.call(lambda a: a, t.randn())
 
