@@ -338,7 +338,8 @@ def isscalar(t: Ctx):
     array_shapes = {"array-0d": (), "array-1d": (3,), "array-0d-int": (), "array-empty": (0,)}
     if kind in array_shapes:
         dt = "int32" if kind.endswith("int") else "float32"
-        return t.call(lambda a: jnp.asarray(jnp.isscalar(a)), t.randn(array_shapes[kind], dtype=dt)).check(f"is {want}", lambda outs, ins: bool(outs[0]) is want)
+        x = t.randn(array_shapes[kind], dtype=dt)
+        return t.call(lambda a: jnp.asarray(jnp.isscalar(a)), x).check(f"is {want}", lambda outs, ins: bool(outs[0]) is want)
     value = {
         "numpy-0d": np.array(1.5),
         "numpy-scalar": np.float32(1.5),
