@@ -6,9 +6,10 @@
 #      envs/$MUDJACK_PROFILE/<framework>.txt, cached outside the checkout at
 #      $MUDJACK_CACHE_DIR/envs/<framework>-<profile>-<sha256 of pins, 16 hex>
 #      so every clone on the machine reuses them;
-#   3. the tools environment of the deploy tests (tests/deploy/requirements.txt:
-#      offline Kubernetes schema validation), cached the same way at
-#      $MUDJACK_CACHE_DIR/envs/tools-<sha256 of pins, 16 hex>;
+#   3. the tools environments, cached the same way: the deploy tests'
+#      (tests/deploy/requirements.txt: offline Kubernetes schema validation) at
+#      $MUDJACK_CACHE_DIR/envs/tools-<sha256 of pins, 16 hex>, and the Python
+#      linters' (tests/lint-requirements.txt: ruff, mypy) at .../envs/lint-<hash>;
 #   4. build/mudjack with CMake.
 # Idempotent: what is already there is kept. A framework whose environment
 # cannot be installed is reported and skipped; its cases run as `unavailable`.
@@ -59,11 +60,14 @@ for fw in $frameworks; do
   fi
 done
 
-# Tools for the deploy tests, independent of the framework profile.
-pins=tests/deploy/requirements.txt
-dir="$cache/envs/tools-$(sha256sum "$pins" | cut -c1-16)"
-if [ ! -f "$dir/.mudjack-complete" ]; then
-  say "tools: building $dir from $pins"
+# Tools for the deploy tests and the Python linters, independent of the
+# framework profile: NAME:PINS:what fails without them.
+for tool in "tools:tests/deploy/requirements.txt:the deploy_manifests tests" \
+  "lint:tests/lint-requirements.txt:scripts/lint-python.sh"; do
+  IFS=: read -r name pins needed_by <<<"$tool"
+  dir="$cache/envs/$name-$(sha256sum "$pins" | cut -c1-16)"
+  [ -f "$dir/.mudjack-complete" ] && continue
+  say "$name: building $dir from $pins"
   tmp="$dir.partial.$$"
   rm -rf "$tmp"
   "$python" -m venv "$tmp"
@@ -72,10 +76,10 @@ if [ ! -f "$dir/.mudjack-complete" ]; then
     rm -rf "$dir"
     mv "$tmp" "$dir"
   else
-    say "tools: pip could not install $pins; the deploy_manifests tests will fail"
+    say "$name: pip could not install $pins; $needed_by will fail"
     rm -rf "$tmp"
   fi
-fi
+done
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j2

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 scripts/install.sh
 scripts/lint.sh
 scripts/lint-shell.sh
+scripts/lint-python.sh
 ctest --test-dir build --output-on-failure -j2 --timeout 900
 # Every test again against a build with address and undefined-behaviour sanitizers.
 cmake -S . -B build-asan -DMUDJACK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null

@@ -20,9 +20,9 @@ sys.stdout = sys.stderr
 os.environ["MUDJACK_PROBE_CHANNEL_FD"] = str(_CHANNEL_FD)
 
 import argparse  # noqa: E402
+import hashlib  # noqa: E402
 import importlib.util  # noqa: E402
 import json  # noqa: E402
-import hashlib  # noqa: E402
 import platform  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -149,8 +149,8 @@ def main() -> int:
     send(hello)
 
     cases: dict[str, api.CaseDef] | None = None
-    for line in sys.stdin:
-        line = line.strip()
+    for raw in sys.stdin:
+        line = raw.strip()
         if not line:
             continue
         try:

@@ -17,8 +17,9 @@ not constants.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 COMMON = FLOATS + ["complex64", "int32", "int64", "bool"]
@@ -30,6 +31,91 @@ COMPILERS = {
     "tensorflow": "tf.function(jit_compile=True)",
     "numpy": "",
 }
+
+# --------------------------------------------------------------------------
+# Shapes and `where=` predicates that suites share (docs/suite-format.md)
+# --------------------------------------------------------------------------
+
+LARGE = 1 << 20
+"""Elements of the "large" 1-D shape: about a million, so the op and not the
+launch dominates the time."""
+
+STANDARD_SHAPES: Mapping[str, tuple[int, ...]] = {"scalar": (), "empty": (0,), "small": (1000,), "large": (LARGE,)}
+"""The 1-D shapes most cases start from, by the name case ids use."""
+
+
+def shapes(*names: str, **extra: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+    """A `shape=` table: the named `STANDARD_SHAPES` in the order given, then
+    `extra` (`shapes("scalar", "small", "large")`,
+    `shapes("small", matrix=(64, 128))`). KeyError for an unknown name."""
+    table = {name: STANDARD_SHAPES[name] for name in names}
+    table.update(extra)
+    return table
+
+
+Predicate = Callable[[str, str, str, dict[str, Any]], bool]
+"""What `where=` takes: `(dtype, shape_name, mode, params) -> keep`."""
+
+
+class Where:
+    """A `where=` predicate with a name. `a & b` keeps a combination both keep,
+    `a | b` one either keeps; either side may be a plain lambda."""
+
+    def __init__(self, test: Predicate, text: str) -> None:
+        self._test = test
+        self.text = text
+
+    def __call__(self, dtype: str, shape: str, mode: str, params: dict[str, Any]) -> bool:
+        return bool(self._test(dtype, shape, mode, params))
+
+    def __and__(self, other: Predicate) -> Where:
+        return Where(lambda d, s, m, p: self(d, s, m, p) and bool(other(d, s, m, p)), f"{self.text} & {_text(other)}")
+
+    def __rand__(self, other: Predicate) -> Where:
+        return Where(lambda d, s, m, p: bool(other(d, s, m, p)) and self(d, s, m, p), f"{_text(other)} & {self.text}")
+
+    def __or__(self, other: Predicate) -> Where:
+        return Where(lambda d, s, m, p: self(d, s, m, p) or bool(other(d, s, m, p)), f"({self.text} | {_text(other)})")
+
+    def __ror__(self, other: Predicate) -> Where:
+        return Where(lambda d, s, m, p: bool(other(d, s, m, p)) or self(d, s, m, p), f"({_text(other)} | {self.text})")
+
+    def __repr__(self) -> str:
+        return f"Where({self.text})"
+
+
+def _text(pred: Predicate) -> str:
+    return pred.text if isinstance(pred, Where) else getattr(pred, "__name__", repr(pred))
+
+
+def _names(value: str | Iterable[str]) -> frozenset[str]:
+    return frozenset((value,)) if isinstance(value, str) else frozenset(value)
+
+
+def cross(dtype: str | Iterable[str], shape: str | Iterable[str]) -> Where:
+    """Keeps every shape of `dtype` and every dtype of `shape`: the row and the
+    column of the dtype x shape grid that cross there. The usual way to keep a
+    grid small: float32 gets every shape, the other dtypes the one shape
+    (`cross("float32", "small")`). Either argument may be several names."""
+    dtypes, shape_names = _names(dtype), _names(shape)
+    return Where(lambda d, s, m, p: d in dtypes or s in shape_names, f"cross({sorted(dtypes)}, {sorted(shape_names)})")
+
+
+def compiled_only(dtype: str | Iterable[str] | None = None, shape: str | Iterable[str] | None = None, **params: Any) -> Where:
+    """Keeps every eager combination, and compiled ones only for `dtype`,
+    `shape` (None: any) and the given parameter values: compiling costs
+    seconds, so a few compiled variants per function are enough
+    (`compiled_only("float32", "large")`, `compiled_only("float32", training=True)`)."""
+    dtypes = None if dtype is None else _names(dtype)
+    shape_names = None if shape is None else _names(shape)
+
+    def keep(d: str, s: str, m: str, p: dict[str, Any]) -> bool:
+        if m == "eager":
+            return True
+        return (dtypes is None or d in dtypes) and (shape_names is None or s in shape_names) and all(p.get(k) == v for k, v in params.items())
+
+    text = ", ".join([repr(sorted(x)) for x in (dtypes, shape_names) if x is not None] + [f"{k}={v!r}" for k, v in params.items()])
+    return Where(keep, f"compiled_only({text})")
 
 
 class Params:
@@ -80,15 +166,15 @@ class Call:
     metrics: list[Metric] = field(default_factory=list)
     compiled_by_case: bool = False  # True: the body compiled fn itself; the runner must not
 
-    def check(self, name: str, fn: Callable[..., bool]) -> "Call":
+    def check(self, name: str, fn: Callable[..., bool]) -> Call:
         self.checks.append(Check(name, fn))
         return self
 
-    def no_compare(self) -> "Call":
+    def no_compare(self) -> Call:
         self.compare = False
         return self
 
-    def work(self, amount: float, unit: str) -> "Call":
+    def work(self, amount: float, unit: str) -> Call:
         """Declare the work one call does (2*n**3 "FLOP", n "element", batch
         "sample"); the engine reports throughput = amount / median latency
         in `unit`/s."""
@@ -98,12 +184,12 @@ class Call:
         self.work_unit = unit
         return self
 
-    def metric(self, name: str, value: Any, unit: str = "") -> "Call":
+    def metric(self, name: str, value: Any, unit: str = "") -> Call:
         """Report a measured figure beside the latency (see `Metric`)."""
         self.metrics.append(Metric(name, value, unit))
         return self
 
-    def self_compiled(self) -> "Call":
+    def self_compiled(self) -> Call:
         """The body compiled what it times (a training step inside a loop, a
         jitted solver); in `compiled` mode the runner then times fn as is."""
         self.compiled_by_case = True
@@ -121,7 +207,7 @@ class CaseDef:
     shape: Any
     mode: str
     params: dict[str, Any]
-    body: Callable[["Ctx"], Call]
+    body: Callable[[Ctx], Call]
     requires: dict[str, Any]
     note: str
     rtol: float | None
@@ -223,7 +309,7 @@ class Ctx:
         return param(name, default)
 
 
-_ALL: list["Cases"] = []
+_ALL: list[Cases] = []
 
 # Run parameters: `mudjack run --param NAME=VALUE` reaches every probe as
 # `--param NAME=VALUE`. Suites read them with `param(name, default)`, at
@@ -326,7 +412,7 @@ class Cases:
         shape: Mapping[str, Any] | None = None,
         mode: Iterable[str] = ("eager",),
         params: Mapping[str, Iterable[Any]] | None = None,
-        where: Callable[[str, str, str, dict[str, Any]], bool] | None = None,
+        where: Predicate | None = None,
         requires: Mapping[str, Any] | None = None,
         note: str = "",
         rtol: float | Mapping[str, float] | None = None,
@@ -390,7 +476,7 @@ def _for_dtype(tol: float | Mapping[str, float] | None, dtype: str) -> float | N
     return tol
 
 
-def collected() -> list["Cases"]:
+def collected() -> list[Cases]:
     return list(_ALL)
 
 

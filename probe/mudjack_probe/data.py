@@ -61,11 +61,10 @@ def read_idx(path: str) -> np.ndarray:
 def write_idx(path: str, array: np.ndarray) -> None:
     """Writes `array` as IDX (uint8, int8, int16, int32, float32, float64)."""
     a = np.asarray(array)
-    for code, name in _IDX_TYPES.items():
-        if np.dtype(name).newbyteorder("=") == a.dtype:
-            break
-    else:
+    code = next((c for c, name in _IDX_TYPES.items() if np.dtype(name).newbyteorder("=") == a.dtype), None)
+    if code is None:
         raise ValueError(f"IDX has no type for {a.dtype}")
+    name = _IDX_TYPES[code]
     head = bytes([0, 0, code, a.ndim]) + np.asarray(a.shape, dtype=">u4").tobytes()
     with open(path, "wb") as f:
         f.write(head + a.astype(np.dtype(name)).tobytes())
@@ -115,7 +114,7 @@ def load_digits(test_fraction: float = 0.2) -> ImageSet:
     d = sk_digits()
     x = (np.asarray(d.images, dtype=np.float32) / np.float32(16.0))[..., None]
     y = np.asarray(d.target, dtype=np.int64)
-    cut = int(round(len(x) * (1 - test_fraction)))
+    cut = round(len(x) * (1 - test_fraction))
     return ImageSet(x[:cut], y[:cut], x[cut:], y[cut:], "sklearn-digits")
 
 

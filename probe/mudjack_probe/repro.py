@@ -19,6 +19,7 @@ import importlib.util
 import inspect
 import io
 import sys
+import sysconfig
 import textwrap
 import types
 from typing import Any
@@ -144,7 +145,7 @@ class _Writer:
             return f"np.dtype({str(v)!r})"
         if isinstance(v, (types.ModuleType, _LazyModule)):
             return self.module(v)
-        if isinstance(v, (types.FunctionType, types.BuiltinFunctionType)) or callable(v) and hasattr(v, "__qualname__"):
+        if isinstance(v, (types.FunctionType, types.BuiltinFunctionType)) or (callable(v) and hasattr(v, "__qualname__")):
             return self.function(v, where)
         special = self._framework_object(v, where)
         if special is not None:
@@ -240,19 +241,27 @@ class _Writer:
         raise CannotWrite(f"{where} ({fn!r}) cannot be named from an import")
 
 
+# Python 3.10 lists the standard library's modules; on 3.9 a module is found
+# there by where it lives (its folders below) or by being built in.
+_STDLIB_NAMES = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names)
+_STDLIB_DIRS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib")})
+
+
 def _installed(module: str) -> bool:
     """Is `module` part of Python or an installed package (so a script can
     import it), rather than a suite file or other code only MudJack loads?"""
     top = module.split(".")[0]
     if not top or module.startswith("mudjack_suite_") or top == "mudjack_probe":
         return False
-    if top in sys.stdlib_module_names:
+    if top in _STDLIB_NAMES:
         return True
     try:
         spec = importlib.util.find_spec(top)
     except (ImportError, ValueError):
         return False
     origin = (spec.origin or "") if spec else ""
+    if origin in ("built-in", "frozen") or origin.startswith(_STDLIB_DIRS):
+        return True
     return "site-packages" in origin or "dist-packages" in origin
 
 
@@ -303,8 +312,8 @@ def _source_of(fn: types.FunctionType) -> str:
             names = set(fn.__code__.co_names) | set(fn.__code__.co_freevars)
             candidates = [n for n in lambdas if [a.arg for a in n.args.args] == want]
             candidates.sort(key=lambda n: _names_in(n.body) - set(want) != names)
-            for node in candidates:
-                text = ast.get_source_segment(attempt, node)
+            for lam in candidates:
+                text = ast.get_source_segment(attempt, lam)
                 if text:
                     return "(" + text + ")"
     raise CannotWrite(f"the lambda of {fn.__qualname__} could not be isolated from its source line")
@@ -371,7 +380,7 @@ def make_script(adapter: Any, case: CaseDef, seed: int, device: str, seen: str =
     if expected_text:
         out += [
             f"_expected = [{', '.join(expected_text)}]",
-            f"if len(_got) != len(_expected): sys.exit(f'{{len(_got)}} outputs, the baseline had {{len(_expected)}}')",
+            "if len(_got) != len(_expected): sys.exit(f'{len(_got)} outputs, the baseline had {len(_expected)}')",
             "for _i, (_g, _e) in enumerate(zip(_got, _expected)):",
             f"    np.testing.assert_allclose(np.asarray(_g, dtype=_e.dtype), _e, rtol={rtol!r}, atol={atol!r}, equal_nan=True,",
             '                               err_msg=f"output {_i} differs from the baseline device\'s")',

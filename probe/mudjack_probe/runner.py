@@ -30,7 +30,7 @@ class Policy:
     block_ms: float = 1.0
 
     @staticmethod
-    def from_json(d: dict[str, Any]) -> "Policy":
+    def from_json(d: dict[str, Any]) -> Policy:
         p = Policy()
         for key in ("budget_ms", "warmup_ms", "block_ms"):
             if key in d:

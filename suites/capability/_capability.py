@@ -41,7 +41,7 @@ if MNIST_STEPS < 0:
 
 def size_tag(n: int) -> str:
     """1000000 -> "1e6", 256 -> "256": case-id tokens that read like the study's."""
-    exp = int(round(math.log10(n))) if n > 0 else 0
+    exp = round(math.log10(n)) if n > 0 else 0
     return f"1e{exp}" if n >= 10_000 and 10**exp == n else str(n)
 
 

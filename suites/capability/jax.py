@@ -4,12 +4,32 @@ from __future__ import annotations
 
 import time
 
-from _capability import (AUTOGRAD_SHAPES, JIT_SHAPES, MNIST_EPS, MNIST_LR, MNIST_PARAMS, SCIPY_POINTS, SCIPY_X0,
-                         SCIPY_X_TOL, SCIPY_FUN_TOL, XLA_SHAPES, calibration_data, f_close,
-                         grad_close, matmul_close, matmul_flop, mnist_batches, mnist_call, mnist_data,
-                         mnist_weights, optimum_close, points, scipy_reference)
-
 from mudjack_probe.api import Cases, Ctx, np
+
+from _capability import (
+    AUTOGRAD_SHAPES,
+    JIT_SHAPES,
+    MNIST_EPS,
+    MNIST_LR,
+    MNIST_PARAMS,
+    SCIPY_FUN_TOL,
+    SCIPY_POINTS,
+    SCIPY_X0,
+    SCIPY_X_TOL,
+    XLA_SHAPES,
+    calibration_data,
+    f_close,
+    grad_close,
+    matmul_close,
+    matmul_flop,
+    mnist_batches,
+    mnist_call,
+    mnist_data,
+    mnist_weights,
+    optimum_close,
+    points,
+    scipy_reference,
+)
 
 cases = Cases("jax")
 BOTH = ["eager", "compiled"]

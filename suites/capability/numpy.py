@@ -3,10 +3,22 @@ implementation of each workload NumPy can express (no compiler, no autograd)."""
 
 from __future__ import annotations
 
-from _capability import (JIT_SHAPES, SCIPY_POINTS, SCIPY_X0, XLA_SHAPES, calibration_data, f_close,
-                         least_squares, matmul_close, matmul_flop, optimum_close, points, rmse_host)
-
 from mudjack_probe.api import Cases, Ctx, np
+
+from _capability import (
+    JIT_SHAPES,
+    SCIPY_POINTS,
+    SCIPY_X0,
+    XLA_SHAPES,
+    calibration_data,
+    f_close,
+    least_squares,
+    matmul_close,
+    matmul_flop,
+    optimum_close,
+    points,
+    rmse_host,
+)
 
 cases = Cases("numpy")
 

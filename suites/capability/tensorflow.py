@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
-from _capability import (AUTOGRAD_SHAPES, JIT_SHAPES, MNIST_EPS, MNIST_LR, MNIST_PARAMS, XLA_SHAPES, f_close, grad_close,
-                         matmul_close, matmul_flop, mnist_batches, mnist_call, mnist_data, mnist_weights,
-                         points)
-
 from mudjack_probe.api import Cases, Ctx, np
+
+from _capability import (
+    AUTOGRAD_SHAPES,
+    JIT_SHAPES,
+    MNIST_EPS,
+    MNIST_LR,
+    MNIST_PARAMS,
+    XLA_SHAPES,
+    f_close,
+    grad_close,
+    matmul_close,
+    matmul_flop,
+    mnist_batches,
+    mnist_call,
+    mnist_data,
+    mnist_weights,
+    points,
+)
 
 cases = Cases("tensorflow")
 BOTH = ["eager", "compiled"]

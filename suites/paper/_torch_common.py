@@ -7,10 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from mudjack_probe.api import Cases, Ctx, np
-
-FLOATS = ["float16", "bfloat16", "float32", "float64"]
-LARGE = 1 << 20  # about a million elements: the op, not the launch, dominates
+from mudjack_probe.api import Cases, Ctx, np  # np: numpy, loaded on first use (listing needs none)
 
 # Accumulating ops (reductions, matmuls, convolutions) reorder sums across
 # devices; these per-dtype (rtol, atol) bounds replace the engine's defaults.

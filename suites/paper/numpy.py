@@ -6,13 +6,10 @@ bfloat16 and no compiler, so every case is eager and bfloat16 is absent.
 
 from __future__ import annotations
 
-from mudjack_probe.api import np  # numpy loads on first use: listing needs none
-
-from mudjack_probe.api import Ctx, Cases
+from mudjack_probe.api import LARGE, Cases, Ctx, np  # np: numpy, loaded on first use (listing needs none)
 
 cases = Cases("numpy")
 
-LARGE = 1 << 20
 SHAPES = {"scalar": (), "empty": (0,), "small": (1000,), "transposed": (48, 64), "large": (LARGE,)}
 
 

@@ -19,27 +19,13 @@ Importing this file must not import tensorflow or numpy: bodies get tf as `t.fw`
 
 from __future__ import annotations
 
-from mudjack_probe.api import np  # numpy loads on first use: listing needs none
-
-from mudjack_probe.api import Ctx, Cases
+from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 from mudjack_probe.errors import Unavailable
 
 cases = Cases("tensorflow")
 
-FLOATS = ["float16", "bfloat16", "float32", "float64"]
 ALL8 = FLOATS + ["complex64", "int32", "int64", "bool"]
-LARGE = 1 << 20
-SHAPES = {"scalar": (), "empty": (0,), "small": (1000,), "large": (LARGE,)}
-
-
-def _compiled_only_for(dtype: str, shape: str):
-    """where=: every eager case, and compiled for one (dtype, shape)."""
-    return lambda d, s, m, p: m == "eager" or (d == dtype and s == shape)
-
-
-def _compiled_for(*pairs: tuple[str, str]):
-    """where=: every eager case, and compiled for the listed (dtype, shape) pairs."""
-    return lambda d, s, m, p: m == "eager" or (d, s) in pairs
+SHAPES = shapes("scalar", "empty", "small", "large")
 
 
 def _scaled(t: Ctx, shape: tuple[int, ...], scale: float) -> object:
@@ -89,7 +75,7 @@ _RESHAPE_TO = {"scalar": [1], "empty": [0, 4], "small": [-1, 100], "large": [102
     dtype=FLOATS + ["int32", "int64", "bool", "complex64"],
     shape=SHAPES,
     mode=["eager", "compiled"],
-    where=_compiled_only_for("float32", "large"),
+    where=compiled_only("float32", "large"),
     note="targets: scalar -> [1], empty -> [0, 4], small -> [-1, 100], large -> [1024, 1024]",
 )
 def reshape(t: Ctx):
@@ -103,7 +89,7 @@ def reshape(t: Ctx):
     dtype=["float32", "int64"],
     shape={"transposed": (64, 48), "rank4": (4, 6, 8, 10)},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: m == "eager" or (d == "float32" and s == "transposed"),
+    where=compiled_only("float32", "transposed"),
     note="transposed: reshape of a transposed (non-contiguous order) 64x48 matrix to [-1, 16], so the data "
     "must be reordered; rank4: 4x6x8x10 -> [24, -1, 5], a pure view change",
 )
@@ -123,7 +109,7 @@ def reshape_strided(t: Ctx):
     dtype=FLOATS + ["int32", "complex64"],
     shape={"scalar": (), "empty": (0,), "small": (1000,), "matrix": (256, 128), "large": (LARGE,)},
     mode=["eager", "compiled"],
-    where=_compiled_only_for("float32", "large"),
+    where=compiled_only("float32", "large"),
     note="matrix: mean over axis 0; otherwise a full reduction (empty: NaN for floats, 0 for int32)",
 )
 def reduce_mean(t: Ctx):
@@ -137,7 +123,7 @@ def reduce_mean(t: Ctx):
     dtype=["float16", "float32", "float64", "int64"],
     shape={"cube": (8, 16, 32), "transposed": (256, 128)},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: (d in ("float32", "float64") or s == "cube") and (m == "eager" or (d == "float32" and s == "cube")),
+    where=cross(("float32", "float64"), "cube") & compiled_only("float32", "cube"),
     note="cube: axis=[0, 2], keepdims=True (an 8x16x32 block, two non-adjacent axes); transposed: mean over "
     "axis 1 of a transposed 256x128 matrix (reduces across the original rows)",
 )
@@ -172,7 +158,7 @@ def _lse_ok(axis, keepdims, dtype: str):
     dtype=FLOATS,
     shape={"scalar": (), "empty": (0,), "vector": (1000,), "large": (LARGE,)},
     mode=["eager", "compiled"],
-    where=_compiled_for(("float32", "large")),
+    where=compiled_only("float32", "large"),
     note="full reduction (axis=None); empty: -inf. Checked against log(sum(exp(x - max))) + max in float64",
 )
 def reduce_logsumexp(t: Ctx):
@@ -242,7 +228,7 @@ def reduce_logsumexp_int(t: Ctx):
     dtype=FLOATS + ["int32", "int64", "uint8", "bool", "complex64"],
     shape=SHAPES,
     mode=["eager", "compiled"],
-    where=_compiled_only_for("bfloat16", "large"),
+    where=compiled_only("bfloat16", "large"),
     note="from float32 to the case's dtype; sources in [0, 25) with exact zeros, so float->uint8 is defined "
     "behaviour and bool sees both values",
 )
@@ -408,7 +394,7 @@ def _tsu_ok(outs, ins) -> bool:
     dtype=ALL8,
     shape={"vector": (64,)},
     mode=["eager", "compiled"],
-    where=_compiled_for(("float32", "vector")),
+    where=compiled_only("float32", "vector"),
     note="16 unique scalar updates into a 64-vector (indices [16, 1], int32); duplicates are avoided since "
     "their order is unspecified on GPU",
 )
@@ -501,8 +487,8 @@ def _host_array(t: Ctx, shape, dtype: str) -> object:
 @cases.case(
     "tf.convert_to_tensor",
     dtype=ALL8,
-    shape={"scalar": (), "empty": (0,), "small": (1000,), "large": (LARGE,)},
-    where=lambda d, s, m, p: s == "small" or d == "float32",
+    shape=shapes("scalar", "empty", "small", "large"),
+    where=cross("float32", "small"),
     note="host numpy array (bfloat16 via ml_dtypes) -> tensor inside the device scope: the timed call includes "
     "the host-to-device copy",
 )
@@ -559,8 +545,8 @@ def convert_to_tensor_sources(t: Ctx):
 @cases.case(
     "tf.constant",
     dtype=ALL8 + ["string"],
-    shape={"scalar": (), "empty": (0,), "small": (1000,), "large": (LARGE,)},
-    where=lambda d, s, m, p: s == "small" or d == "float32",
+    shape=shapes("scalar", "empty", "small", "large"),
+    where=cross("float32", "small"),
     note="tf.constant(host numpy array) in the device scope (bfloat16 via ml_dtypes; string: byte strings); "
     "the timed call includes the host-to-device copy",
 )
@@ -610,7 +596,7 @@ def _dtype_facts(dt) -> object:
 @cases.case(
     "tf.dtypes.as_dtype",
     dtype=_DTYPE_NAMES,
-    shape={"scalar": ()},
+    shape=shapes("scalar"),
     params={"source": ["name", "numpy", "enum"]},
     where=lambda d, s, m, p: p["source"] == "name" or (p["source"] == "numpy" and d in ("float32", "int64", "bool", "bfloat16", "complex64"))
     or (p["source"] == "enum" and d in ("float32", "complex64")),
@@ -654,9 +640,9 @@ def as_dtype_other(t: Ctx):
 @cases.case(
     "tf.numpy_function",
     dtype=ALL8,
-    shape={"scalar": (), "empty": (0,), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "empty", "small", "large"),
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: (s == "small" or d == "float32") and (m == "eager" or (d, s) == ("float32", "small")),
+    where=cross("float32", "small") & compiled_only("float32", "small"),
     note="numpy_function(np.negative (logical_not for bool), [x], x.dtype): a PyFunc op, whose kernel is CPU "
     "only, so with soft placement off it cannot run on an accelerator; compiled: XLA cannot compile PyFunc "
     "(documented), so that case fails everywhere",
@@ -726,7 +712,7 @@ def _set_operands(t: Ctx, dtype: str):
     "tf.sets.intersection",
     dtype=["int8", "int16", "int32", "int64", "uint8", "string", "float32"],
     shape=_SETS,
-    where=lambda d, s, m, p: s == "matrix" or d == "int32",
+    where=cross("int32", "matrix"),
     note="dense-dense, values in [1, 20] so the dense output's padding (0, or b'' for strings) is not a value; "
     "the sparse result is densified for comparison. float32 is outside the op's documented dtypes "
     "(ints and string): a TypeError on every device. The set kernels are CPU-only, a finding off the CPU",
@@ -815,7 +801,7 @@ def set_diag(t: Ctx):
     dtype=FLOATS,
     shape={"scalar": (), "empty": (0,), "vector": (1000,), "large": (LARGE,)},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: (s == "vector" or d == "float32") and (m == "eager" or (s == "vector" and d in ("float32", "float64"))),
+    where=cross("float32", "vector") & compiled_only(("float32", "float64"), "vector"),
     note="Q(a, x), the regularized upper incomplete gamma, a in [0.5, 2.5), x in [0, 7.5); values must lie in "
     "[0, 1]. float16 and bfloat16 have no Igammac kernel (a finding)",
 )
@@ -831,7 +817,7 @@ def igammac(t: Ctx):
     "tf.math.igammac",
     dtype=["float32", "float64"],
     shape={"a_one": (1000,), "broadcast": (8, 128), "edges": (6,)},
-    where=lambda d, s, m, p: s == "a_one" or d == "float64",
+    where=cross("float64", "a_one"),
     note="a_one: Q(1, x) = exp(-x) exactly; broadcast: a of shape [8, 1] against x of shape [1, 128]; edges: "
     "x = 0 gives 1, tiny and huge a, x = a = 100",
 )
@@ -868,7 +854,7 @@ def _shape_array(shape) -> object:
     dtype=["float32", "int32", "bool", "complex64"],
     shape={"scalar": (), "empty": (0, 3), "matrix": (3, 4), "rank5": (2, 1, 3, 1, 4)},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: (d == "float32" or s == "matrix") and (m == "eager" or (d == "float32" and s == "matrix")),
+    where=cross("float32", "matrix") & compiled_only("float32", "matrix"),
     note="static shape of an eager tensor as a list; compiled: read while tracing, so XLA returns it as a constant",
 )
 def get_shape(t: Ctx):
@@ -907,7 +893,7 @@ def _nested(t: Ctx, n_leaf: tuple[int, ...]):
     dtype=["float16", "float32", "float64", "int32", "bfloat16"],
     shape={"nested": (16,), "large": (LARGE,)},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: (s == "nested" or d == "float32") and (m == "eager" or (d == "float32" and s == "nested")),
+    where=cross("float32", "nested") & compiled_only("float32", "nested"),
     note="a dict/list/tuple nest of 5 tensors, each doubled; the output keeps the structure (flattened in key order)",
 )
 def map_structure(t: Ctx):
@@ -956,7 +942,7 @@ def map_structure_variants(t: Ctx):
     dtype=["float32", "int32", "float64"],
     shape={"default": (4,), "list": (16,), "mismatch": (4,)},
     successor="tf.__internal__.nest.map_structure_up_to",
-    where=lambda d, s, m, p: d == "float32" or s == "default",
+    where=cross("float32", "default"),
     note="tf.contrib was removed in TensorFlow 2.0 and the public tf.nest has no map_structure_up_to; the same "
     "function (tensorflow/python/util/nest.py) is exported as tf.__internal__.nest.map_structure_up_to, which "
     "this tests. default: shallow {a, b} over {a: x, b: [y, z]}, so the function gets the list whole; list: "
@@ -1004,7 +990,7 @@ def _smart_cond(tf):
 @cases.case(
     "tf.python.framework.smart_cond",
     dtype=["float32", "float64", "int32"],
-    shape={"small": (1000,), "large": (LARGE,)},
+    shape=shapes("small", "large"),
     params={"pred": ["python_true", "python_false", "constant_tensor", "dynamic"]},
     mode=["eager", "compiled"],
     successor="tf.__internal__.smart_cond.smart_cond",
@@ -1056,7 +1042,7 @@ def _raises_flag(tf, fn):
 @cases.case(
     "tf.debugging.assert_less",
     dtype=FLOATS + ["int32", "int64", "bool", "complex64"],
-    shape={"scalar": (), "empty": (0,), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "empty", "small", "large"),
     params={"holds": [True, False]},
     mode=["eager", "compiled"],
     where=lambda d, s, m, p: (
@@ -1121,7 +1107,7 @@ def _test_case(tf):
 @cases.case(
     "tf.test.TestCase.assert_equal",
     dtype=ALL8 + ["string"],
-    shape={"scalar": (), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "small", "large"),
     params={"equal": [True, False]},
     successor="tf.test.TestCase.assertAllEqual",
     where=lambda d, s, m, p: (p["equal"] and (s == "small" or d == "float32")) or (not p["equal"] and s == "small" and d in ("float32", "int32")),
@@ -1178,8 +1164,8 @@ def testcase_assert_equal_shapes(t: Ctx):
 @cases.case(
     "tf.Variable",
     dtype=ALL8,
-    shape={"scalar": (), "empty": (0,), "small": (1000,), "large": (LARGE,)},
-    where=lambda d, s, m, p: s == "small" or d == "float32",
+    shape=shapes("scalar", "empty", "small", "large"),
+    where=cross("float32", "small"),
     note="create: tf.Variable(x) then read_value(), in the device scope (allocation plus copy); the variable "
     "is released after each call",
 )
@@ -1193,7 +1179,7 @@ def variable_create(t: Ctx):
     dtype=FLOATS + ["complex64", "int32", "int64"],
     shape={"assign_add": (1000,), "assign_add_large": (LARGE,)},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: (s == "assign_add" or d == "float32") and (m == "eager" or d == "float32"),
+    where=cross("float32", "assign_add") & compiled_only("float32"),
     note="a variable made in the body; the timed call is v.assign_add(d) then read_value(), so the first "
     "call's output is x + d (later calls keep adding; only the first is compared); compiled: assign_add on "
     "a captured resource variable under XLA",

@@ -16,21 +16,18 @@ other conventions.
 
 from __future__ import annotations
 
-from mudjack_probe.api import np  # numpy loads on first use: listing needs none
-
-from mudjack_probe.api import Ctx, Cases
+from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 from mudjack_probe.errors import Unavailable
 
 cases = Cases("tensorflow")
 
-FLOATS = ["float16", "bfloat16", "float32", "float64"]
-LARGE = 1 << 20
 
 _STALE: list = []  # what the previous body left open: sessions, writers, temp folders
 
 
 def _fresh() -> None:
     """Close what earlier bodies of this file left open; called first by every body."""
+    import contextlib
     import shutil
 
     while _STALE:
@@ -38,10 +35,8 @@ def _fresh() -> None:
         if isinstance(item, str):
             shutil.rmtree(item, ignore_errors=True)
             continue
-        try:
+        with contextlib.suppress(Exception):  # a session a case broke may not close cleanly; it is garbage either way
             item.close()
-        except Exception:  # a session a case broke may not close cleanly; it is garbage either way
-            pass
 
 
 def _tempdir() -> str:
@@ -197,9 +192,10 @@ def placeholder_other(t: Ctx):
 @cases.case(
     "tf.Tensor.eval",
     dtype=["float16", "float32", "float64", "int32", "int64", "bool", "complex64"],
-    shape={"scalar": (), "empty": (0,), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "empty", "small", "large"),
     params={"session": ["explicit", "default"]},
-    where=lambda d, s, m, p: (p["session"] == "explicit" and (s == "small" or d == "float32")) or (p["session"] == "default" and d == "float32" and s == "small"),
+    where=lambda d, s, m, p: (p["session"] == "explicit" and (s == "small" or d == "float32"))
+    or (p["session"] == "default" and d == "float32" and s == "small"),
     note="graph: y = x + x (logical_not for bool) on a fed placeholder; the timed call is y.eval(feed_dict, "
     "session=sess) (explicit) or y.eval(feed_dict) inside `with sess.as_default()` (default)",
 )
@@ -254,8 +250,8 @@ def tensor_eval_const(t: Ctx):
 @cases.case(
     "tf.compat.v1.Session.run",
     dtype=["float16", "float32", "float64", "int32", "int64", "bool", "complex64"],
-    shape={"scalar": (), "empty": (0,), "small": (1000,)},
-    where=lambda d, s, m, p: s == "small" or d == "float32",
+    shape=shapes("scalar", "empty", "small"),
+    where=cross("float32", "small"),
     note="graph: fetch one tensor, x + y of two device constants (logical_xor for bool); no feed",
 )
 def session_run(t: Ctx):
@@ -275,7 +271,7 @@ def session_run(t: Ctx):
     "tf.compat.v1.Session.run",
     dtype=["float32", "float64"],
     shape={"matmul": (512, 512), "feed_large": (LARGE,), "structure": (64,), "op_fetch": (64,), "run_options": (64,)},
-    where=lambda d, s, m, p: d == "float32" or s == "matmul",
+    where=cross("float32", "matmul"),
     note="graph. matmul: a 512x512 product; feed_large: a 2^20 host feed through 2x + 1; structure: fetches "
     "as {'a': t, 'b': [t, (t,)]} come back in the same nest; op_fetch: [train_op, tensor] gives [None, "
     "value]; run_options: RunOptions(FULL_TRACE) with run_metadata, which must then hold step stats",
@@ -305,7 +301,8 @@ def session_run_variants(t: Ctx):
             sess = _session(t, graph)
 
             def ok(o, i):  # leaves in key order: a = 2x, b = [x + 1, (sum x,)]
-                return len(o) == 3 and bool(np.allclose(o[0], 2 * (o[1] - 1), atol=1e-5)) and o[2].shape == () and abs(float(o[2]) - float(np.sum(o[1] - 1))) < 1e-2
+                doubled = bool(np.allclose(o[0], 2 * (o[1] - 1), atol=1e-5))
+                return len(o) == 3 and doubled and o[2].shape == () and abs(float(o[2]) - float(np.sum(o[1] - 1))) < 1e-2
 
             return t.call(lambda: _run(t, sess, fetches)).check("same nest, three leaves", ok)
         if s == "op_fetch":
@@ -335,7 +332,7 @@ def session_run_variants(t: Ctx):
     "tf.Graph.as_default",
     dtype=["float32", "float64"],
     shape={"enter": (), "build_and_run": (64, 64), "nested": ()},
-    where=lambda d, s, m, p: d == "float32" or s == "build_and_run",
+    where=cross("float32", "build_and_run"),
     note="enter: inside g.as_default() the default graph is g and TF is not executing eagerly, and after "
     "exit eager execution is back (flags); build_and_run: a matmul built under as_default() runs in a "
     "Session on the device; nested: an inner graph's as_default() restores the outer one on exit",
@@ -401,12 +398,10 @@ def variable_scope(t: Ctx):
     dtype = t.dtype
 
     def get(reuse, scope_init=None):
-        with graph.as_default(), tf.device(t.device):
-            with v1.variable_scope("outer", reuse=reuse, initializer=scope_init):
-                with v1.variable_scope("inner"):
-                    if scope_init is not None:
-                        return v1.get_variable("w", shape=t.shape, dtype=dtype)
-                    return v1.get_variable("w", initializer=tf.constant(value), dtype=dtype)
+        with graph.as_default(), tf.device(t.device), v1.variable_scope("outer", reuse=reuse, initializer=scope_init), v1.variable_scope("inner"):
+            if scope_init is not None:
+                return v1.get_variable("w", shape=t.shape, dtype=dtype)
+            return v1.get_variable("w", initializer=tf.constant(value), dtype=dtype)
 
     scope_init = v1.constant_initializer(0.5) if mode == "scope_initializer" else None
     first = get(v1.AUTO_REUSE if mode == "auto" else None, scope_init)
@@ -496,7 +491,7 @@ def get_collection(t: Ctx):
     "tf.compat.v1.global_variables_initializer",
     dtype=["float32", "float64", "int32", "float16"],
     shape={"few": (3, 16), "many": (100, 16), "large": (1, LARGE), "none": (0, 1), "random": (1, 10000)},
-    where=lambda d, s, m, p: s == "few" or d == "float32",
+    where=cross("float32", "few"),
     note="graph: dims are (number of variables, elements each). The timed Session.run runs the initializer "
     "and reads every variable after it (control dependencies), so outputs are the initial values: "
     "constants from the host, except random (random_normal, op seed 7, not compared across devices; mean "
@@ -554,7 +549,7 @@ def metrics_accuracy(t: Ctx):
     weights = rng.random(t.shape).astype(np.float32) if t.p.weights else None
     graph = tf.Graph()
     with graph.as_default(), tf.device(t.device):
-        acc, update = v1.metrics.accuracy(tf.constant(labels), tf.constant(preds), weights=None if weights is None else tf.constant(weights))
+        _acc, update = v1.metrics.accuracy(tf.constant(labels), tf.constant(preds), weights=None if weights is None else tf.constant(weights))
         init = v1.local_variables_initializer()
     sess = _session(t, graph)
     _run(t, sess, init)
@@ -664,7 +659,7 @@ def compute_gradient_error(t: Ctx):
     "tf.compat.v1.saved_model.simple_save",
     dtype=["float32", "float64"],
     shape={"small": (3, 2), "large": (1024, 1024), "two_outputs": (3, 2)},
-    where=lambda d, s, m, p: d == "float32" or s == "small",
+    where=cross("float32", "small"),
     note="graph: y = x @ W + b with variables, saved by simple_save(session, export_dir, inputs, outputs) to "
     "a fresh folder per call (the timed call writes the SavedModel: graph, variables). The check loads the "
     "first export with tf.compat.v1.saved_model.loader.load in a new graph and session and must reproduce "
@@ -705,11 +700,10 @@ def simple_save(t: Ctx):
 
     def round_trip(o, i) -> bool:
         g2 = tf.Graph()
-        with g2.as_default():
-            with v1.Session(graph=g2) as s2:
-                meta = v1.saved_model.loader.load(s2, [v1.saved_model.tag_constants.SERVING], os.path.join(root, "m0"), clear_devices=True)
-                sig = meta.signature_def[v1.saved_model.signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY]
-                got = s2.run({k: sig.outputs[k].name for k in outputs}, {sig.inputs["x"].name: feed})
+        with g2.as_default(), v1.Session(graph=g2) as s2:
+            meta = v1.saved_model.loader.load(s2, [v1.saved_model.tag_constants.SERVING], os.path.join(root, "m0"), clear_devices=True)
+            sig = meta.signature_def[v1.saved_model.signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY]
+            got = s2.run({k: sig.outputs[k].name for k in outputs}, {sig.inputs["x"].name: feed})
         return all(np.allclose(got[k], expected[k], rtol=1e-6, atol=1e-6) for k in outputs)
 
     return t.call(fn).no_compare().check("saved_model.pb written", _first_is_one).check("loads back and reproduces the outputs", round_trip)
@@ -857,7 +851,9 @@ def normal_other(t: Ctx):
         d = normal_cls(loc=tf.constant(loc, tf.float32), scale=tf.constant(scale, tf.float32))
         lp = d.log_prob(tf.constant(x, tf.float32))
     sess = _session(t, graph)
-    return t.call(lambda: _run(t, sess, lp)).check("log_prob formula", lambda o, i: bool(np.allclose(o[0], _normal_log_prob(x, loc, scale), rtol=1e-4, atol=1e-4)))
+    return t.call(lambda: _run(t, sess, lp)).check(
+        "log_prob formula", lambda o, i: bool(np.allclose(o[0], _normal_log_prob(x, loc, scale), rtol=1e-4, atol=1e-4))
+    )
 
 
 @cases.case(
@@ -1089,7 +1085,7 @@ def _event_count(tf, folder: str) -> int:
     "tf.summary.flush",
     dtype=["float32", "float64", "int32"],
     shape={"default_writer": (), "explicit_writer": (), "no_writer": (), "many": (100,), "in_function": ()},
-    where=lambda d, s, m, p: s == "default_writer" or d == "float32",
+    where=cross("float32", "default_writer"),
     note="summary_ops_test: tf.summary.write (the core op; tf.summary.scalar needs TensorBoard) then flush() "
     "with the writer as default; explicit_writer: flush(writer=w) with no default; no_writer: flush() with "
     "no default writer is a no-op; many: 100 writes per flush; in_function: write and flush inside a "
@@ -1228,7 +1224,7 @@ def _keras_variable(tf, value):
     shape={"scalar": (), "vector": (1000,), "large": (LARGE,), "sparse": (1000, 16)},
     mode=["eager", "compiled"],
     successor="tf.keras.optimizers.Adadelta",
-    where=lambda d, s, m, p: (s == "vector" or d == "float32") and (m == "eager" or (d == "float32" and s in ("vector", "large"))),
+    where=cross("float32", "vector") & compiled_only("float32", ("vector", "large")),
     note="Keras 3 (installed with TF 2.21) dropped optimizers.experimental; the Adadelta there became "
     "tf.keras.optimizers.Adadelta. One apply_gradients step, learning_rate 1.0 (rho 0.95, epsilon 1e-7), "
     "slots built in the body; the first output is checked against Adadelta's update from zero "

@@ -6,20 +6,10 @@ no framework import at module level).
 
 from __future__ import annotations
 
-from mudjack_probe.api import np  # numpy loads on first use: listing needs none
-
-from mudjack_probe.api import Ctx, Cases
+from mudjack_probe.api import FLOATS, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 from mudjack_probe.errors import Unavailable
 
 cases = Cases("tensorflow")
-
-FLOATS = ["float16", "bfloat16", "float32", "float64"]
-LARGE = 1 << 20
-
-
-def _compiled_only_for(dtype: str, shape: str):
-    """where=: every eager case, and compiled for one (dtype, shape)."""
-    return lambda d, s, m, p: m == "eager" or (d == dtype and s == shape)
 
 
 def _scaled(t: Ctx, shape: tuple[int, ...], scale: float) -> object:
@@ -44,7 +34,7 @@ def _f64(a) -> object:
     dtype=FLOATS,
     shape={"small": (1, 8, 8, 4), "large": (8, 64, 64, 16)},
     mode=["eager", "compiled"],
-    where=_compiled_only_for("float32", "small"),
+    where=compiled_only("float32", "small"),
     note="NHWC input, 3x3 filter halving the channels, stride 2, SAME padding: output doubles H and W",
 )
 def conv2d_transpose(t: Ctx):
@@ -99,7 +89,7 @@ def conv2d_transpose_variants(t: Ctx):
 def _conv3d_ref(x: np.ndarray, f: np.ndarray, stride: int, padding: str, dilation: int = 1) -> np.ndarray:
     """A direct NDHWC float64 convolution, for the small cases' property check."""
     x, f = _f64(x), _f64(f)
-    kd, kh, kw, ci, co = f.shape
+    kd, kh, kw, _ci, co = f.shape
     ek = [(k - 1) * dilation + 1 for k in (kd, kh, kw)]
     sp = x.shape[1:4]
     if padding == "SAME":
@@ -338,10 +328,10 @@ _CLIP_BOUNDS = {"float": (-0.5, 0.5), "int": (-10, 10)}
 @cases.case(
     "tf.python.ops.numpy_ops.clip",
     dtype=FLOATS + ["int32", "int64", "bool"],
-    shape={"scalar": (), "empty": (0,), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "empty", "small", "large"),
     mode=["eager", "compiled"],
     successor="tf.experimental.numpy.clip",
-    where=lambda d, s, m, p: (s == "small" or d == "float32") and (m == "eager" or (d == "float32" and s in ("small", "large"))),
+    where=cross("float32", "small") & compiled_only("float32", ("small", "large")),
     note="tf.python.* is internal; the TF-numpy module is public as tf.experimental.numpy. Bounds are 0-d "
     "tensors of the input's dtype (+-0.5 for floats, +-10 for ints), so no promotion; checked against "
     "np.clip. bool is outside the op's dtypes (ClipByValue has no bool kernel): fails everywhere",

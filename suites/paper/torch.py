@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import math
 
-from mudjack_probe.api import np  # numpy loads on first use: listing needs none
+from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, compiled_only, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from mudjack_probe.api import Ctx, Cases
-from _torch_common import ACCUMULATING, FLOATS, LARGE, all_true as _all_true, declare, flag as _flag
+from _torch_common import ACCUMULATING, declare, flag as _flag
 
 cases = Cases("torch")
 _case = declare(cases)
@@ -39,11 +38,6 @@ def _input(t: Ctx) -> object:
     if t.case.shape_name == "transposed":
         return t.randn(tuple(reversed(t.shape))).t()
     return t.randn()
-
-
-def _compiled_only_for(dtype: str, shape: str):
-    """where=: every eager case, and compiled for one (dtype, shape): compiling is slow."""
-    return lambda d, s, m, p: m == "eager" or (d == dtype and s == shape)
 
 
 # ---------------------------------------------------------------- torch.argsort
@@ -62,7 +56,7 @@ def _sorted_by_indices(outs: list[np.ndarray], ins: list[np.ndarray]) -> bool:
     dtype=FLOATS + ["int32", "int64", "bool"],
     shape=SHAPES,
     mode=["eager", "compiled"],
-    where=_compiled_only_for("float32", "large"),
+    where=compiled_only("float32", "large"),
     note="stable=True, so ties (int, bool, float16) have one right answer and outputs compare across devices",
 )
 def argsort(t: Ctx):
@@ -74,7 +68,7 @@ def argsort(t: Ctx):
 @cases.case(
     "torch.argsort",
     dtype=["float32", "int32"],
-    shape={"small": (1000,)},
+    shape=shapes("small"),
     params={"stable": [False]},
     note="unstable sort: tied indices may legitimately differ between devices, so only the property is checked",
 )
@@ -113,7 +107,7 @@ def argsort_dim(t: Ctx):
     dtype=FLOATS + ["int32", "int64", "bool"],
     shape=SHAPES,
     mode=["eager", "compiled"],
-    where=_compiled_only_for("float32", "large"),
+    where=compiled_only("float32", "large"),
     note="transposed: sum over dim 1 of a (128, 256) transposed view; otherwise a full reduction",
 )
 def sum_(t: Ctx):
@@ -127,7 +121,7 @@ def sum_(t: Ctx):
 @cases.case(
     "torch.sum",
     dtype=["complex64"],
-    shape={"small": (1000,), "large": (LARGE,)},
+    shape=shapes("small", "large"),
     note="complex full reduction (OpInfo sum covers complex types)",
 )
 def sum_complex(t: Ctx):
@@ -192,7 +186,7 @@ def cat(t: Ctx):
     shape={"small": (100, 64), "transposed": (64, 100), "large": (512, 1024)},
     params={"dim": [1]},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: m == "eager" or s == "large",
+    where=compiled_only(shape="large"),
     note="along dim 1 (the inner dim for contiguous inputs, the outer one for transposed views)",
 )
 def cat_dim1(t: Ctx):
@@ -300,7 +294,7 @@ def linear_forms(t: Ctx):
     else:
         x = t.randn((batch, n_in))
     x.requires_grad_(True)
-    params = [p for p in layer.parameters()]
+    params = list(layer.parameters())
     with torch.no_grad():
         g = t.randn(tuple(layer(x).shape))
 
@@ -458,7 +452,7 @@ def _is_not(outs, ins):
 @cases.case(
     "torch.bitwise_not",
     dtype=["int64"],
-    shape={"large": (LARGE,)},
+    shape=shapes("large"),
     mode=["compiled"],
     note="torch.compile of bitwise_not; checked against numpy.invert",
 )
@@ -470,7 +464,7 @@ def bitwise_not_compiled(t: Ctx):
 @cases.case(
     "torch.bitwise_not",
     dtype=["int32", "bool"],
-    shape={"small": (1000,)},
+    shape=shapes("small"),
     params={"form": ["inplace", "out"]},
     note="in-place Tensor.bitwise_not_ on a copy, and the out= overload (OpInfo's out/inplace variants)",
 )
@@ -499,10 +493,10 @@ def _dropout_zero_or_scaled(outs: list[np.ndarray], ins: list[np.ndarray]) -> bo
 @cases.case(
     "torch.nn.functional.dropout",
     dtype=FLOATS,
-    shape={"scalar": (), "empty": (0,), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "empty", "small", "large"),
     params={"training": [False, True]},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: m == "eager" or (d == "float32" and s == "large" and p["training"]),
+    where=compiled_only("float32", "large", training=True),
     note="p=0.5; training=False is the identity and compares across devices; "
     "training=True draws a random mask, so only its properties are checked",
 )

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import math
 
-from mudjack_probe.api import np  # numpy loads on first use: listing needs none
+from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from mudjack_probe.api import Ctx, Cases
-from _torch_common import ACCUMULATING, FLOATS, LARGE, all_true as _all_true, declare, flag as _flag
+from _torch_common import ACCUMULATING, all_true as _all_true, declare, flag as _flag
 
 cases = Cases("torch")
 _case = declare(cases)
@@ -462,7 +461,7 @@ _VARIABLE_NOTE = (
 @cases.case(
     "torch.autograd.Variable",
     dtype=FLOATS + ["complex64", "int64", "bool"],
-    shape={"scalar": (), "small": (1000,), "large": (LARGE,)},
+    shape=shapes("scalar", "small", "large"),
     params={"api": ["Variable", "requires_grad_"], "use": ["wrap", "grad", "volatile"]},
     where=lambda d, s, m, p: (
         (p["use"] == "wrap" and p["api"] == "Variable" and s == "small")
@@ -522,7 +521,7 @@ def variable(t: Ctx):
     shape={"scalar": (), "small": (1000,), "matrix": (64, 64), "large": (LARGE,), "large-matrix": (1024, 1024)},
     params={"func": ["elementwise", "matmul", "multi-input", "reduction", "create-graph"]},
     where=lambda d, s, m, p: (
-        (p["func"] == "elementwise" and (d == "float32" and s in ("scalar", "small", "large") or s == "small"))
+        (p["func"] == "elementwise" and ((d == "float32" and s in ("scalar", "small", "large")) or s == "small"))
         or (p["func"] == "matmul" and d in ("float32", "float64") and s in ("matrix", "large-matrix") and (d == "float32" or s == "matrix"))
         or (p["func"] in ("multi-input", "reduction", "create-graph") and d == "float32" and s == "small")
     ),
@@ -730,7 +729,7 @@ def von_mises_sample(t: Ctx):
 @cases.case(
     "torch.von_mises.VonMises",
     dtype=["float32"],
-    shape={"scalar": ()},
+    shape=shapes("scalar"),
     params={"method": ["validate-args"]},
     note=_VM_NOTE + ". validate_args=True rejects a negative concentration with ValueError",
     successor="torch.distributions.von_mises.VonMises",

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import math
 
-from mudjack_probe.api import np  # numpy loads on first use: listing needs none
+from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, cross, np  # np: numpy, loaded on first use (listing needs none)
 
-from mudjack_probe.api import Ctx, Cases
-from _torch_common import ACCUMULATING, FLOATS, LARGE, all_true as _all_true, declare, flag as _flag
+from _torch_common import ACCUMULATING, all_true as _all_true, declare, flag as _flag
 
 cases = Cases("torch")
 _case = declare(cases, ACCUMULATING)
@@ -656,7 +655,7 @@ def state_dict(t: Ctx):
     dtype=["float32", "float64", "float16", "bfloat16"],
     shape={"linear": (32, 64, 16), "sequential": (32, 64, 16), "large": (64, 2048, 2048)},
     params={"set_to_none": [True, False]},
-    where=lambda d, s, m, p: d == "float32" or s == "linear",
+    where=cross("float32", "linear"),
     note="shape is (batch, in, out); sequential: Linear-ReLU-Linear-LayerNorm; large: a 2048x2048 Linear. The timed "
     "call runs forward and backward (so every grad is set) then zero_grad; set_to_none=True (the default since "
     "2.0) must leave every .grad None, False must leave zero tensors. Returns the grads (zeros) or a None flag",

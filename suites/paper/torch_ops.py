@@ -10,10 +10,9 @@ variants. Importing this file must not import torch.
 
 from __future__ import annotations
 
-from mudjack_probe.api import np  # numpy loads on first use: listing needs none
+from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from mudjack_probe.api import Ctx, Cases
-from _torch_common import ACCUMULATING, FLOATS, LARGE, all_true as _all_true, declare, flag as _flag
+from _torch_common import ACCUMULATING, all_true as _all_true, declare, flag as _flag
 
 cases = Cases("torch")
 _case = declare(cases)
@@ -23,13 +22,6 @@ ALL = FLOATS + ["complex64", "int32", "int64", "bool"]
 # Linear algebra in float32 on well-conditioned inputs: LAPACK, MAGMA and cuSOLVER
 # take different routes; OpInfo linalg entries override to about this.
 LINALG = {"float32": (1e-3, 1e-4), "complex64": (1e-3, 1e-4), "float64": (1e-7, 1e-9)}
-
-
-def _one_compiled(dtype: str, shape: str, **params):
-    """where=: every eager case, and compiled for one (dtype, shape[, params])."""
-    return lambda d, s, m, p: m == "eager" or (
-        d == dtype and s == shape and all(p.get(k) == v for k, v in params.items())
-    )
 
 
 def _input(t: Ctx, shape=None, dtype=None):
@@ -59,8 +51,7 @@ def _equals(reference):
     dtype=ALL,
     shape={"matrix": (64, 100), "3d": (8, 16, 32), "empty": (0, 16), "transposed": (48, 64), "large": (1024, 1024)},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: (s in ("matrix", "transposed") or d in ("float32", "int64", "bool"))
-    and (m == "eager" or (d == "float32" and s == "large")),
+    where=cross(("float32", "int64", "bool"), ("matrix", "transposed")) & compiled_only("float32", "large"),
     note="OpInfo fliplr: all dtypes, inputs of 2 or more dims (it flips dim 1), empty and non-contiguous",
 )
 def fliplr(t: Ctx):
@@ -112,7 +103,7 @@ def _broadcast_ok(outs, ins):
     dtype=["float32", "float16", "bfloat16", "float64", "complex64", "int64", "bool"],
     shape=_BROADCAST,
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: (d == "float32" or s == "pair") and (m == "eager" or (d == "float32" and s == "pair")),
+    where=cross("float32", "pair") & compiled_only("float32", "pair"),
     note="OpInfo broadcast_tensors' shape sets: two, three, 0-d with a matrix, identical, empty, large; "
     "outputs are expanded views, checked against numpy.broadcast_to",
 )
@@ -316,7 +307,7 @@ _MOVES = {
     shape={"3d": (4, 5, 6), "empty": (0, 5, 6), "transposed": (8, 6, 10), "large": (64, 128, 128)},
     params={"move": list(_MOVES)},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: (s == "3d" and p["move"] == "pair" or d == "float32")
+    where=lambda d, s, m, p: ((s == "3d" and p["move"] == "pair") or d == "float32")
     and (p["move"] in ("single", "pair") or (s == "3d" and d == "float32"))
     and (m == "eager" or (d == "float32" and s == "large" and p["move"] == "pair")),
     note="alias of torch.movedim; OpInfo movedim: single dims, tuples of dims, negative dims, the identity "
@@ -370,8 +361,7 @@ _LT_SHAPES = {
     dtype=FLOATS + ["int8", "int32", "int64", "uint8", "bool"],
     shape=_LT_SHAPES,
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: (d in ("float32", "int64") or s in ("same", "broadcast"))
-    and (m == "eager" or (d == "float32" and s == "large")),
+    where=cross(("float32", "int64"), ("same", "broadcast")) & compiled_only("float32", "large"),
     note="OpInfo lt (a binary comparison): real dtypes and bool (complex has no order, torch rejects it by "
     "design); same shape, broadcasting, a 0-d other, empty, non-contiguous (both transposed), large",
 )
@@ -388,7 +378,7 @@ def lt(t: Ctx):
 @cases.case(
     "torch.lt",
     dtype=["float32", "int64", "float16"],
-    shape={"small": (1000,)},
+    shape=shapes("small"),
     params={"other": ["python-number", "int32-tensor", "float64-tensor", "nan"]},
     where=lambda d, s, m, p: d == "float32" or p["other"] == "python-number",
     note="type promotion and scalars: a Python number; tensors of other dtypes (compared after promotion); "
@@ -541,8 +531,7 @@ def diag_raises(t: Ctx):
     dtype=ALL + ["int8", "uint8", "complex128"],
     shape={"scalar": (), "empty": (0, 3), "small": (10, 20), "large": (2048, 2048)},
     mode=["eager", "compiled"],
-    where=lambda d, s, m, p: (d in ("float32", "int64", "bool", "complex64") or s == "small")
-    and (m == "eager" or (d == "float32" and s == "large")),
+    where=cross(("float32", "int64", "bool", "complex64"), "small") & compiled_only("float32", "large"),
     note="a factory: no inputs; size given as a tuple, dtype and device as keywords; checked all zero",
 )
 def zeros(t: Ctx):
@@ -687,7 +676,9 @@ def range_(t: Ctx):
     n = int(np.floor((end - start) / step)) + 1
     want = start + step * np.arange(n, dtype=np.float64)
     return t.call(fn).check(
-        "start..end inclusive", lambda outs, ins: outs[0].shape == (n,) and bool(np.allclose(outs[0].astype(np.float64), want, rtol=1e-2 if t.dtype_name in ("float16", "bfloat16") else 0, atol=0))
+        "start..end inclusive",
+        lambda outs, ins: outs[0].shape == (n,)
+        and bool(np.allclose(outs[0].astype(np.float64), want, rtol=1e-2 if t.dtype_name in ("float16", "bfloat16") else 0, atol=0)),
     )
 
 
@@ -734,7 +725,6 @@ def range_warns(t: Ctx):
 def tensor_to_dtype(t: Ctx):
     import warnings
 
-    torch = t.fw
     target = t.adapter.dtype(t.p.target)
     x = t.randn((48, 64)).t() if t.case.shape_name == "transposed" else t.randn()
     np_target = {"bfloat16": np.float32}.get(t.p.target, np.dtype(t.p.target) if t.p.target != "bfloat16" else None)

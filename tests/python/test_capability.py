@@ -276,7 +276,7 @@ class CapabilitySuite(unittest.TestCase):
         self.assertGreater(m["iterations"]["value"], 0)
 
     def test_references(self) -> None:
-        cap = sys.modules["_capability"] if "_capability" in sys.modules else None
+        cap = sys.modules.get("_capability")
         if cap is None:
             self.load_suites([SUITE], "numpy")
             cap = sys.modules["_capability"]

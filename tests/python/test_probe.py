@@ -6,6 +6,7 @@ Run by CTest through scripts/python-tests.sh with the numpy environment.
 from __future__ import annotations
 
 import unittest
+from typing import ClassVar
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from mudjack_probe.runner import Policy, measure
 class Classify(unittest.TestCase):
     """Real messages seen from the frameworks, and the kind each must get."""
 
-    CASES = [
+    CASES: ClassVar[list[tuple[BaseException, str]]] = [
         (RuntimeError('"addmm_impl_cpu_" not implemented for \'Half\''), "unsupported_dtype"),
         (TypeError("svd does not accept dtype float16 at position 0. Accepted dtypes ..."), "unsupported_dtype"),
         (NotImplementedError("(KeyError(<class 'numpy.float16'>), 'Unsupported dtype float16.')"), "unsupported_dtype"),
@@ -68,7 +69,7 @@ class Declaration(unittest.TestCase):
         meta = cases.defs[0].metadata()
         self.assertEqual(meta["compiler"], "")
         self.assertEqual(meta["dims"], [4])
-        compiled = [c for c in cases.defs if c.mode == "compiled"][0].metadata()
+        compiled = next(c for c in cases.defs if c.mode == "compiled").metadata()
         self.assertEqual(compiled["compiler"], "torch.compile")
 
     def test_bad_mode_is_refused(self) -> None:
@@ -78,6 +79,64 @@ class Declaration(unittest.TestCase):
 
     def test_lazy_numpy(self) -> None:
         self.assertEqual(api.np.float32, np.float32)
+
+
+class NamedShapesAndPredicates(unittest.TestCase):
+    """api.shapes, api.cross and api.compiled_only keep what the lambdas they replace kept."""
+
+    GRID: ClassVar[list[tuple[str, str, str]]] = [(d, s, m) for d in ("float32", "float16", "int32") for s in ("scalar", "small", "large") for m in api.MODES]
+
+    def setUp(self) -> None:
+        api.reset()
+
+    def kept(self, where: api.Predicate, params: dict[str, object] | None = None) -> set[tuple[str, str, str]]:
+        return {(d, s, m) for d, s, m in self.GRID if where(d, s, m, dict(params or {}))}
+
+    def test_shapes_in_the_order_given_then_extra(self) -> None:
+        table = api.shapes("small", "scalar", matrix=(64, 128))
+        self.assertEqual(list(table.items()), [("small", (1000,)), ("scalar", ()), ("matrix", (64, 128))])
+        self.assertEqual(api.shapes("large"), {"large": (1 << 20,)})
+        with self.assertRaises(KeyError):
+            api.shapes("huge")
+
+    def test_cross(self) -> None:
+        self.assertEqual(self.kept(api.cross("float32", "small")), self.kept(lambda d, s, m, p: d == "float32" or s == "small"))
+        self.assertEqual(
+            self.kept(api.cross(("float32", "int32"), ("small", "large"))),
+            self.kept(lambda d, s, m, p: d in ("float32", "int32") or s in ("small", "large")),
+        )
+
+    def test_compiled_only(self) -> None:
+        self.assertEqual(self.kept(api.compiled_only("float32", "large")), self.kept(lambda d, s, m, p: m == "eager" or (d == "float32" and s == "large")))
+        self.assertEqual(self.kept(api.compiled_only(shape=("small", "large"))), self.kept(lambda d, s, m, p: m == "eager" or s in ("small", "large")))
+        self.assertEqual(self.kept(api.compiled_only()), set(self.GRID))
+        only = api.compiled_only("float32", training=True)
+        self.assertTrue(only("float32", "small", "compiled", {"training": True}))
+        self.assertFalse(only("float32", "small", "compiled", {"training": False}))
+        self.assertTrue(only("int32", "small", "eager", {"training": False}))
+
+    def test_combinations(self) -> None:
+        both = api.cross("float32", "small") & api.compiled_only("float32")
+        self.assertEqual(self.kept(both), self.kept(lambda d, s, m, p: (d == "float32" or s == "small") and (m == "eager" or d == "float32")))
+        no_scalar = (lambda d, s, m, p: s != "scalar") & api.cross("float32", "small")
+        self.assertEqual(self.kept(no_scalar), self.kept(lambda d, s, m, p: s != "scalar" and (d == "float32" or s == "small")))
+        either = api.cross("int32", "large") | (lambda d, s, m, p: m == "compiled")
+        self.assertEqual(self.kept(either), self.kept(lambda d, s, m, p: d == "int32" or s == "large" or m == "compiled"))
+        self.assertIn("cross", repr(both))
+
+    def test_used_by_cases(self) -> None:
+        cases = api.Cases("jax")
+
+        @cases.case(
+            "jax.numpy.sum", dtype=["float32", "int32"], shape=api.shapes("scalar", "small"), mode=api.MODES, where=api.compiled_only("float32", "small")
+        )
+        def body(t: api.Ctx) -> api.Call:
+            return t.call(lambda a: a, t.randn())
+
+        self.assertEqual(
+            sorted(c.variant for c in cases.defs),
+            ["float32-scalar-eager", "float32-small-compiled", "float32-small-eager", "int32-scalar-eager", "int32-small-eager"],
+        )
 
 
 class HostValues(unittest.TestCase):

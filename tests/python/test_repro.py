@@ -42,7 +42,7 @@ class Repro(unittest.TestCase):
         path = os.path.join(self.tmp.name, "repro.py")
         with open(path, "w", encoding="utf-8") as f:
             f.write(script)
-        return subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=60)
+        return subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=60, check=False)  # the tests read returncode
 
     def test_closures_globals_and_inputs_travel(self) -> None:
         def body(t: api.Ctx) -> api.Call:

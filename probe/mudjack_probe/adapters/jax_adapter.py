@@ -13,15 +13,16 @@ import os
 # (several probes may share a card, and peak memory must mean the case's own).
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
-import contextlib  # noqa: E402
-from typing import Any, Iterator  # noqa: E402
+import contextlib
+from collections.abc import Iterator
+from typing import Any
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
+import jax
+import jax.numpy as jnp
+import numpy as np
 
-from ..errors import UnsupportedDtype  # noqa: E402
-from .base import Adapter, cpu_record, cuda_record, flatten  # noqa: E402
+from ..errors import UnsupportedDtype
+from .base import Adapter, cpu_record, cuda_record, flatten
 
 # Without x64 JAX silently turns float64/int64/complex128 into their 32-bit
 # forms, and a "float64" case would test float32. The cost: Python scalars and
@@ -108,7 +109,8 @@ class JaxAdapter(Adapter):
 
     def to_numpy(self, out: Any) -> list[tuple[np.ndarray, str]]:
         result = []
-        for item in flatten(out):
+        for leaf in flatten(out):
+            item = leaf
             if isinstance(item, jax.Array):
                 if jnp.issubdtype(item.dtype, jax.dtypes.prng_key):
                     item = jax.random.key_data(item)

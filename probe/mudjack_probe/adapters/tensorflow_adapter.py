@@ -13,23 +13,22 @@ import os
 # which the engine keeps as a crash's evidence.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import contextlib  # noqa: E402
-import re  # noqa: E402
-from typing import Any, Iterator  # noqa: E402
+import contextlib
+import re
+from collections.abc import Iterator
+from typing import Any
 
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
+import numpy as np
+import tensorflow as tf
 
-from ..errors import UnsupportedDtype  # noqa: E402
-from .base import Adapter, classify_exception, cpu_record, cuda_record, flatten  # noqa: E402
+from ..errors import UnsupportedDtype
+from .base import Adapter, classify_exception, cpu_record, cuda_record, flatten
 
 # Before any GPU is initialised: allocate on demand instead of taking nearly
 # the whole card, so probes can share a GPU and peak memory is meaningful.
 for _gpu in tf.config.list_physical_devices("GPU"):
-    try:
+    with contextlib.suppress(RuntimeError):  # already initialised by someone else; nothing to do
         tf.config.experimental.set_memory_growth(_gpu, True)
-    except RuntimeError:  # already initialised by someone else; nothing to do
-        pass
 
 _DTYPES: dict[str, tf.DType] = {
     "float16": tf.float16,
@@ -94,7 +93,7 @@ class TensorflowAdapter(Adapter):
         self.native_device = "/CPU:0" if device_id == "cpu" else f"/GPU:{device_id.split(':')[1]}"
 
     def _on_gpu(self) -> bool:
-        return self.native_device.startswith("/GPU")
+        return bool(self.native_device.startswith("/GPU"))
 
     @contextlib.contextmanager
     def scope(self, soft: bool = False) -> Iterator[None]:
@@ -121,7 +120,8 @@ class TensorflowAdapter(Adapter):
 
     def to_numpy(self, out: Any) -> list[tuple[np.ndarray, str]]:
         result = []
-        for item in flatten(out):
+        for leaf in flatten(out):
+            item = leaf
             if isinstance(item, tf.SparseTensor):
                 item = tf.sparse.to_dense(item)
             elif isinstance(item, tf.RaggedTensor):

@@ -11,7 +11,8 @@ pass `device=t.device` explicitly.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import torch
@@ -74,7 +75,7 @@ class TorchAdapter(Adapter):
         self.native_device = torch.device(device_id)
 
     def _on_cuda(self) -> bool:
-        return self.native_device.type == "cuda"
+        return bool(self.native_device.type == "cuda")
 
     @contextlib.contextmanager
     def scope(self, soft: bool = False) -> Iterator[None]:
@@ -136,7 +137,7 @@ class TorchAdapter(Adapter):
                 d = item.device
                 if d.type == "cuda":
                     return f"cuda:{d.index if d.index is not None else torch.cuda.current_device()}"
-                return d.type
+                return str(d.type)
         return None
 
 
