@@ -246,7 +246,7 @@ void Sweep::follow(TargetState& t) {
     bool progressed = false;
     auto r = client.follow_events(
         t.run_id, after,
-        [&](const server::SseEvent& e) {
+        [&](const util::SseEvent& e) {
           auto data = json::parse(e.data, nullptr, false);
           uint64_t id = std::strtoull(e.id.c_str(), nullptr, 10);
           if (id > after) after = id;

@@ -19,9 +19,9 @@
 #include "envs/envs.hpp"
 #include "report/json.hpp"
 #include "report/write.hpp"
-#include "server/sse.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
+#include "util/sse.hpp"
 #include "util/version.hpp"
 
 namespace mudjack::server {
@@ -476,11 +476,11 @@ int serve(const ServeOptions& o, store::Store& store, const std::atomic<bool>& s
         [m, id, cursor, keepalive = o.keepalive](size_t, httplib::DataSink& sink) {
           auto batch = m->events_after(id, *cursor, keepalive);
           if (batch.events.empty() && !batch.ended) {
-            auto comment = sse_comment("keep-alive");
+            auto comment = util::sse_comment("keep-alive");
             return sink.write(comment.data(), comment.size());
           }
           for (const auto& e : batch.events) {
-            auto text = sse_event_raw(e.id, e.name, e.data);
+            auto text = util::sse_event_raw(e.id, e.name, e.data);
             if (!sink.write(text.data(), text.size())) return false;
             *cursor = e.id;
           }
