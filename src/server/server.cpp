@@ -417,8 +417,8 @@ int serve(const ServeOptions& o, store::Store& store, const std::atomic<bool>& s
     if (!m) return;
     if (m->draining()) return reply_error(res, 503, "server is shutting down; no new runs");
     auto parsed = parse_run_request(req.body, m->catalog());
-    if (!parsed.request) return reply_error(res, parsed.status, parsed.error);
-    auto reply = m->submit(*parsed.request);
+    if (!parsed) return reply_error(res, parsed.error().status, parsed.error().message);
+    auto reply = m->submit(*parsed);
     if (reply.body.contains("error")) reply.body["status"] = reply.status;
     if (reply.status == 202) res.set_header("Location", "/v1/runs/" + reply.body.value("id", ""));
     reply_json(res, reply.status, reply.body);

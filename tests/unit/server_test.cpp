@@ -49,7 +49,7 @@ Catalog catalog() {
   return c;
 }
 
-ParsedRequest parse(const std::string& body) {
+Result<RunRequest> parse(const std::string& body) {
   return parse_run_request(body, catalog());
 }
 
@@ -58,8 +58,8 @@ TEST(RunRequest, AcceptsAFullRequest) {
                     "filter": "sum", "timeout_s": 30, "budget_ms": 5, "warmup_ms": 0,
                     "min_samples": 2, "max_samples": 9, "seed": -3, "baseline": "cpu",
                     "serial": true, "params": {"matrix_size": 64, "fast": true, "dir": "/d"}})");
-  ASSERT_TRUE(p.request) << p.error;
-  const auto& r = *p.request;
+  ASSERT_TRUE(p) << p.error().message;
+  const auto& r = *p;
   EXPECT_EQ(r.suites, (std::vector<std::string>{"paper", "small"}));
   EXPECT_EQ(r.frameworks, (std::vector<std::string>{"torch"}));
   EXPECT_EQ(r.devices, (std::vector<std::string>{"cuda:0"}));
@@ -80,9 +80,9 @@ TEST(RunRequest, AcceptsAFullRequest) {
 
 TEST(RunRequest, ResumeStandsAlone) {
   auto p = parse(R"({"resume": "20261126-011738-a3f9"})");
-  ASSERT_TRUE(p.request) << p.error;
-  EXPECT_EQ(p.request->resume, "20261126-011738-a3f9");
-  EXPECT_NE(parse(R"({"resume": "x", "suite": "paper"})").error.find("no other field"),
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->resume, "20261126-011738-a3f9");
+  EXPECT_NE(parse(R"({"resume": "x", "suite": "paper"})").error().message.find("no other field"),
             std::string::npos);
 }
 
@@ -90,8 +90,8 @@ TEST(RunRequest, SelectionOnlyOfferedFrameworks) {
   auto cat = catalog();
   cat.frameworks = {"torch"};
   auto p = parse_run_request(R"({"suite": "paper"})", cat);
-  ASSERT_TRUE(p.request);
-  auto cases = select_cases(*p.request, cat);
+  ASSERT_TRUE(p);
+  auto cases = select_cases(*p, cat);
   ASSERT_EQ(cases.size(), 2u);
   for (const auto& c : cases) EXPECT_EQ(c.framework, "torch");
 }
@@ -135,10 +135,11 @@ TEST(RunRequest, RejectsEveryBadBodyWithAClearMessage) {
   };
   for (const auto& c : cases) {
     auto p = parse(c.body);
-    EXPECT_FALSE(p.request) << c.body;
-    EXPECT_EQ(p.status, 400) << c.body;
-    EXPECT_NE(p.error.find(c.message), std::string::npos) << c.body << " -> " << p.error;
-    EXPECT_EQ(p.error.find('\n'), std::string::npos) << "one line: " << p.error;
+    ASSERT_FALSE(p) << c.body;
+    const auto& e = p.error();
+    EXPECT_EQ(e.status, 400) << c.body;
+    EXPECT_NE(e.message.find(c.message), std::string::npos) << c.body << " -> " << e.message;
+    EXPECT_EQ(e.message.find('\n'), std::string::npos) << "one line: " << e.message;
   }
 }
 
@@ -230,6 +231,19 @@ TEST(Routes, PathsMapToBoundedPatterns) {
   EXPECT_EQ(route_of("/v1/suites/paper/cases"), "/v1/suites/{name}/cases");
   EXPECT_EQ(route_of("/etc/passwd"), "other");
   EXPECT_EQ(route_of("/metrics"), "/metrics");
+}
+
+TEST(HttpError, FromFatalConvertsOnlyFatalErrors) {
+  auto ok = from_fatal([] { return 7; });
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(*ok, 7);
+  auto bad = from_fatal([]() -> int { throw util::FatalError("unknown parameter 'n'"); });
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().status, 400);
+  EXPECT_EQ(bad.error().message, "unknown parameter 'n'");
+  auto server_side = from_fatal([]() -> int { throw util::FatalError("disk full"); }, 500);
+  EXPECT_EQ(server_side.error().status, 500);
+  EXPECT_THROW(from_fatal([]() -> int { throw std::runtime_error("bug"); }), std::runtime_error);
 }
 
 // How many of `n` simultaneous connection attempts complete their handshake
