@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -19,6 +20,7 @@
 
 #include "server/metrics.hpp"
 #include "server/request.hpp"
+#include "server/routes.hpp"
 #include "server/server.hpp"
 #include "util/error.hpp"
 
@@ -231,6 +233,28 @@ TEST(Routes, PathsMapToBoundedPatterns) {
   EXPECT_EQ(route_of("/v1/suites/paper/cases"), "/v1/suites/{name}/cases");
   EXPECT_EQ(route_of("/etc/passwd"), "other");
   EXPECT_EQ(route_of("/metrics"), "/metrics");
+  EXPECT_EQ(route_of("/v1/openapi.json"), "/v1/openapi.json");
+  // A {name} is one non-empty segment; nothing matches by prefix.
+  EXPECT_EQ(route_of("/v1/runs/"), "other");
+  EXPECT_EQ(route_of("/v1/runs//events"), "other");
+  EXPECT_EQ(route_of("/v1/runs/a/b"), "other");
+  EXPECT_EQ(route_of("/v1/runs/x/events/"), "other");
+  EXPECT_EQ(route_of("/metricsx"), "other");
+  EXPECT_EQ(route_of(""), "other");
+}
+
+TEST(Routes, OneTableOfDistinctRowsWithOnlyProbesOpen) {
+  std::set<std::pair<int, std::string>> seen;
+  for (const auto& r : routes()) {
+    EXPECT_TRUE(seen.emplace(static_cast<int>(r.method), std::string(r.pattern)).second)
+        << r.pattern;
+    EXPECT_EQ(route_of(r.pattern), r.pattern) << "a pattern is its own label";
+  }
+  EXPECT_TRUE(is_open_path("/healthz"));
+  EXPECT_TRUE(is_open_path("/readyz"));
+  EXPECT_FALSE(is_open_path("/metrics"));
+  EXPECT_FALSE(is_open_path("/v1/runs/x"));
+  EXPECT_FALSE(is_open_path("/healthz/x"));
 }
 
 TEST(HttpError, FromFatalConvertsOnlyFatalErrors) {
