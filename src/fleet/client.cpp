@@ -78,7 +78,7 @@ Response Client::post_json(const std::string& path, const nlohmann::json& body) 
 }
 
 Response Client::follow_events(const std::string& run_id, uint64_t after,
-                               const std::function<bool(const server::SseEvent&)>& on_event,
+                               const std::function<bool(const util::SseEvent&)>& on_event,
                                const std::atomic<bool>& stop) const {
   httplib::Client c(host_, port_);
   configure(c, connect_timeout_, read_timeout_);
@@ -86,7 +86,7 @@ Response Client::follow_events(const std::string& run_id, uint64_t after,
   headers.erase("Accept");
   headers.emplace("Accept", "text/event-stream");
   headers.emplace("Last-Event-ID", std::to_string(after));
-  server::SseParser parser;
+  util::SseParser parser;
   Response out;
   bool stopped_by_us = false;
   auto result = c.Get(

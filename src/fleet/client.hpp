@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/sse.hpp"
+#include "util/sse.hpp"
 
 namespace mudjack::fleet {
 
@@ -40,7 +40,7 @@ class Client {
   // `stop` is set (checked whenever bytes arrive, keep-alives included).
   // The Response carries the status and, for a non-200 answer, its body.
   Response follow_events(const std::string& run_id, uint64_t after,
-                         const std::function<bool(const server::SseEvent&)>& on_event,
+                         const std::function<bool(const util::SseEvent&)>& on_event,
                          const std::atomic<bool>& stop) const;
 
  private:

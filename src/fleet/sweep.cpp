@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -62,6 +63,21 @@ bool retryable(const Response& r) {
   return !r.transport_ok() || r.status >= 500 || r.status == 429;
 }
 
+// How following a run's event stream ended.
+struct StreamEnd {
+  enum class Kind { kEnded, kInterrupted, kLost };
+  Kind kind = Kind::kEnded;
+  std::string detail;  // kEnded: the run's final state; kLost: why
+};
+
+// What one target's event stream has delivered so far.
+struct EventLog {
+  std::set<std::pair<std::string, std::string>> seen;  // (case id, device) kept
+  std::ofstream file;                                  // events.jsonl, appended
+  uint64_t after = 0;                                  // the last event id read
+  std::string end_state;                               // set by the end event
+};
+
 class Sweep {
  public:
   Sweep(const SweepOptions& o, const std::atomic<bool>& interrupted)
@@ -72,7 +88,25 @@ class Sweep {
  private:
   fs::path dir(const TargetState& t) const { return o_.out / "targets" / t.target.label; }
   void save();
+  // run()'s steps.
+  json prepare_out();
+  TargetState initial_state(Target target, const json& previous) const;
+  size_t follow_all();
+  std::vector<Source> sources() const;
+  std::string merge_and_report(const std::vector<Source>& sources);
+  int print_summary(const std::string& merged_id) const;
+  // follow()'s steps, each false (or nullopt) once it has set the target's status.
   void follow(TargetState& t);
+  std::optional<json> fetch_info(TargetState& t, const Client& client);
+  bool reconnect(TargetState& t, const Client& client);
+  std::set<std::pair<std::string, std::string>> kept_outcomes(TargetState& t);
+  bool start_run(TargetState& t, const Client& client);
+  StreamEnd stream(TargetState& t, const Client& client, EventLog& log);
+  bool take_event(TargetState& t, EventLog& log, const util::SseEvent& e);
+  std::pair<std::string, bool> stream_failure(const TargetState& t, const Response& r) const;
+  void fetch_results(TargetState& t, const Client& client, const std::string& end_state,
+                     const json& info);
+
   bool sleep_backoff(int attempt);
   Response with_retries(const std::function<Response()>& call);
   void keep_partial(TargetState& t, const json& info);
@@ -170,134 +204,157 @@ void Sweep::keep_partial(TargetState& t, const json& info) {
   save();
 }
 
-void Sweep::follow(TargetState& t) {
-  Client client(t.target.host, t.target.port, t.token, o_.connect_timeout, o_.read_timeout);
-  fs::create_directories(dir(t));
-  auto info_r = with_retries([&] { return client.get("/v1/info"); });
-  if (interrupted_.load()) return set(t, "interrupted");
-  if (info_r.status != 200) {
-    return fail(t,
-                (info_r.status == 401 ? "token rejected: " : "unreachable: ") + info_r.message());
+// GET /v1/info, kept as info.json (the target's provenance).
+std::optional<json> Sweep::fetch_info(TargetState& t, const Client& client) {
+  auto r = with_retries([&] { return client.get("/v1/info"); });
+  if (interrupted_.load()) {
+    set(t, "interrupted");
+    return std::nullopt;
   }
-  json info = json::parse(info_r.body, nullptr, false);
-  if (!info.is_object()) return fail(t, "GET /v1/info did not return a JSON object");
+  if (r.status != 200) {
+    fail(t, (r.status == 401 ? "token rejected: " : "unreachable: ") + r.message());
+    return std::nullopt;
+  }
+  json info = json::parse(r.body, nullptr, false);
+  if (!info.is_object()) {
+    fail(t, "GET /v1/info did not return a JSON object");
+    return std::nullopt;
+  }
   report::write_file_atomically(dir(t) / "info.json", util::dump_json(info, 1) + "\n");
+  return info;
+}
 
-  auto events_file = dir(t) / "events.jsonl";
-  uint64_t after = 0;
-  if (!t.run_id.empty()) {  // --resume: what does the target say of our run?
-    auto st = with_retries([&] { return client.get("/v1/runs/" + t.run_id); });
-    auto doc = json::parse(st.body, nullptr, false);
-    std::string state = doc.is_object() ? doc.value("state", "") : "";
-    std::unique_lock lock(mu_);  // save() reads these from other threads
+// --resume: what does the target say of our run? A run it lost (a new
+// container) is started again; one that stopped short is resumed there.
+bool Sweep::reconnect(TargetState& t, const Client& client) {
+  auto st = with_retries([&] { return client.get("/v1/runs/" + t.run_id); });
+  auto doc = json::parse(st.body, nullptr, false);
+  std::string state = doc.is_object() ? doc.value("state", "") : "";
+  {
+    std::lock_guard lock(mu_);  // save() reads these from other threads
     if (st.status == 200) t.suite = doc.value("suite", t.suite);
-    if (st.status == 404) t.run_id.clear();  // the target lost it (a new container): start again
-    lock.unlock();
-    if (st.status == 404) {
-    } else if (st.status != 200) {
-      return fail(t, "cannot read run " + t.run_id + ": " + st.message());
-    } else if (state == "incomplete" || state == "cancelled" || state == "failed") {
-      auto r = with_retries([&] { return client.post_json("/v1/runs", {{"resume", t.run_id}}); });
-      if (r.status != 202) return fail(t, "cannot resume run " + t.run_id + ": " + r.message());
+    if (st.status == 404) t.run_id.clear();
+  }
+  if (st.status == 404) return true;
+  if (st.status != 200) {
+    fail(t, "cannot read run " + t.run_id + ": " + st.message());
+    return false;
+  }
+  if (state == "incomplete" || state == "cancelled" || state == "failed") {
+    auto r = with_retries([&] { return client.post_json("/v1/runs", {{"resume", t.run_id}}); });
+    if (r.status != 202) {
+      fail(t, "cannot resume run " + t.run_id + ": " + r.message());
+      return false;
     }
   }
-  // Outcomes already kept, so a replay (a resumed run's new event log, a
-  // restarted target replaying its store) adds none twice. Event ids count
-  // per execution on the target, so the stream is read from its start.
-  std::set<std::pair<std::string, std::string>> seen;
-  if (!t.run_id.empty()) {
-    std::ifstream f(events_file);
-    std::string line;
-    while (std::getline(f, line)) {
-      auto e = json::parse(line, nullptr, false);
-      if (e.is_object() && e.contains("case")) {
-        seen.emplace(e["case"].value("id", ""), e["case"].value("device", ""));
-      }
-    }
-    std::lock_guard lock(mu_);
-    t.outcomes = seen.size();
-  }
-  if (t.run_id.empty()) {
-    std::error_code ec;
-    fs::remove(events_file, ec);
-    fs::remove(dir(t) / "results.json", ec);
-    auto r = with_retries([&] { return client.post_json("/v1/runs", t.target.request); });
-    if (interrupted_.load()) return set(t, "interrupted");
-    if (r.status != 202) return fail(t, "target refused the run: " + r.message());
-    auto doc = json::parse(r.body, nullptr, false);
-    std::lock_guard lock(mu_);
-    t.run_id = doc.value("id", "");
-    t.suite = doc.value("suite", "");
-    t.planned = doc.value("planned", size_t{0});
-    t.outcomes = 0;
-    t.partial = false;
-    t.status = "running";
-    save();
-  } else {
-    set(t, "running");
-  }
+  return true;
+}
 
-  std::ofstream events(events_file, std::ios::app);
-  std::string end_state;
+// Outcomes already kept, so a replay (a resumed run's new event log, a
+// restarted target replaying its store) adds none twice. Event ids count
+// per execution on the target, so the stream is read from its start.
+std::set<std::pair<std::string, std::string>> Sweep::kept_outcomes(TargetState& t) {
+  std::set<std::pair<std::string, std::string>> seen;
+  if (t.run_id.empty()) return seen;
+  std::ifstream f(dir(t) / "events.jsonl");
+  std::string line;
+  while (std::getline(f, line)) {
+    auto e = json::parse(line, nullptr, false);
+    if (e.is_object() && e.contains("case")) {
+      seen.emplace(e["case"].value("id", ""), e["case"].value("device", ""));
+    }
+  }
+  std::lock_guard lock(mu_);
+  t.outcomes = seen.size();
+  return seen;
+}
+
+// POST /v1/runs with the target's request, from a clean slate.
+bool Sweep::start_run(TargetState& t, const Client& client) {
+  std::error_code ec;
+  fs::remove(dir(t) / "events.jsonl", ec);
+  fs::remove(dir(t) / "results.json", ec);
+  auto r = with_retries([&] { return client.post_json("/v1/runs", t.target.request); });
+  if (interrupted_.load()) {
+    set(t, "interrupted");
+    return false;
+  }
+  if (r.status != 202) {
+    fail(t, "target refused the run: " + r.message());
+    return false;
+  }
+  auto doc = json::parse(r.body, nullptr, false);
+  std::lock_guard lock(mu_);
+  t.run_id = doc.value("id", "");
+  t.suite = doc.value("suite", "");
+  t.planned = doc.value("planned", size_t{0});
+  t.outcomes = 0;
+  t.partial = false;
+  t.status = "running";
+  save();
+  return true;
+}
+
+// One event of the stream: a new outcome is appended to events.jsonl; the
+// end event stops the stream (false).
+bool Sweep::take_event(TargetState& t, EventLog& log, const util::SseEvent& e) {
+  auto data = json::parse(e.data, nullptr, false);
+  uint64_t id = std::strtoull(e.id.c_str(), nullptr, 10);
+  if (id > log.after) log.after = id;
+  if (e.name == "outcome" && data.is_object() && data.contains("case")) {
+    if (!log.seen.emplace(data["case"].value("id", ""), data["case"].value("device", "")).second) {
+      return true;
+    }
+    log.file << util::dump_json({{"id", id}, {"case", data["case"]}}, -1) << "\n";
+    log.file.flush();
+    std::lock_guard lock(mu_);
+    ++t.outcomes;
+    t.planned = data.value("planned", t.planned);
+  } else if (e.name == "end") {
+    log.end_state = data.is_object() ? data.value("state", "failed") : "failed";
+    return false;
+  }
+  return true;
+}
+
+// Why a stream stopped short, and whether retrying is pointless.
+std::pair<std::string, bool> Sweep::stream_failure(const TargetState& t, const Response& r) const {
+  if (r.status == 404) return {"the target no longer knows run " + t.run_id, true};
+  if (r.transport_ok() && r.status != 200 && !retryable(r)) return {r.message(), true};
+  if (!r.transport_ok()) return {r.error, false};
+  return {r.status == 200 ? "event stream closed before the end" : r.message(), false};
+}
+
+// Follows the run's events to its end, reconnecting with backoff; a
+// stream that made progress resets the count of failures.
+StreamEnd Sweep::stream(TargetState& t, const Client& client, EventLog& log) {
   int failures = 0;
-  std::string last_error;
-  while (end_state.empty()) {
+  while (log.end_state.empty()) {
     bool progressed = false;
     auto r = client.follow_events(
-        t.run_id, after,
-        [&](const server::SseEvent& e) {
-          auto data = json::parse(e.data, nullptr, false);
-          uint64_t id = std::strtoull(e.id.c_str(), nullptr, 10);
-          if (id > after) after = id;
+        t.run_id, log.after,
+        [&](const util::SseEvent& e) {
           progressed = true;
-          if (e.name == "outcome" && data.is_object() && data.contains("case")) {
-            if (!seen.emplace(data["case"].value("id", ""), data["case"].value("device", ""))
-                     .second) {
-              return true;
-            }
-            events << util::dump_json({{"id", id}, {"case", data["case"]}}, -1) << "\n";
-            events.flush();
-            std::lock_guard lock(mu_);
-            ++t.outcomes;
-            t.planned = data.value("planned", t.planned);
-          } else if (e.name == "end") {
-            end_state = data.is_object() ? data.value("state", "failed") : "failed";
-            return false;
-          }
-          return true;
+          return take_event(t, log, e);
         },
         interrupted_);
-    if (interrupted_.load()) {
-      std::lock_guard lock(mu_);
-      t.status = "interrupted";
-      save();
-      return;
-    }
-    if (!end_state.empty()) break;
+    if (interrupted_.load()) return {StreamEnd::Kind::kInterrupted, ""};
+    if (!log.end_state.empty()) break;
     if (progressed) failures = 0;
-    if (r.status == 404) {
-      last_error = "the target no longer knows run " + t.run_id;
-      failures = o_.retries + 1;
-    } else if (r.transport_ok() && r.status != 200 && !retryable(r)) {
-      last_error = r.message();
-      failures = o_.retries + 1;
-    } else {
-      last_error = r.transport_ok()
-                       ? (r.status == 200 ? "event stream closed before the end" : r.message())
-                       : r.error;
-    }
+    auto [error, hopeless] = stream_failure(t, r);
+    if (hopeless) failures = o_.retries + 1;
     if (++failures > o_.retries || !sleep_backoff(failures - 1)) {
-      if (interrupted_.load()) return set(t, "interrupted");
-      {
-        std::lock_guard lock(mu_);
-        t.remote_state = "unknown";
-      }
-      fail(t, "lost the target mid-run (" + last_error + "); kept " + std::to_string(t.outcomes) +
-                  " finished outcomes");
-      keep_partial(t, info);
-      return;
+      if (interrupted_.load()) return {StreamEnd::Kind::kInterrupted, ""};
+      return {StreamEnd::Kind::kLost, error};
     }
   }
+  return {StreamEnd::Kind::kEnded, log.end_state};
+}
+
+// The ended run's results as results.json; what the events kept when they
+// cannot be had.
+void Sweep::fetch_results(TargetState& t, const Client& client, const std::string& end_state,
+                          const json& info) {
   {
     std::lock_guard lock(mu_);
     t.remote_state = end_state;
@@ -322,63 +379,95 @@ void Sweep::follow(TargetState& t) {
   fail(t, "the run ended " + end_state + " on the target; its finished outcomes are kept");
 }
 
-int Sweep::run() {
-  auto targets = load_targets(o_.targets_file);
+void Sweep::follow(TargetState& t) {
+  Client client(t.target.host, t.target.port, t.token, o_.connect_timeout, o_.read_timeout);
+  fs::create_directories(dir(t));
+  auto info = fetch_info(t, client);
+  if (!info) return;
+  if (!t.run_id.empty() && !reconnect(t, client)) return;
+  EventLog log;
+  log.seen = kept_outcomes(t);
+  if (t.run_id.empty()) {
+    if (!start_run(t, client)) return;
+  } else {
+    set(t, "running");
+  }
+  log.file.open(dir(t) / "events.jsonl", std::ios::app);
+  auto end = stream(t, client, log);
+  switch (end.kind) {
+    case StreamEnd::Kind::kInterrupted:
+      return set(t, "interrupted");
+    case StreamEnd::Kind::kLost: {
+      std::lock_guard lock(mu_);
+      t.remote_state = "unknown";
+    }
+      fail(t, "lost the target mid-run (" + end.detail + "); kept " + std::to_string(t.outcomes) +
+                  " finished outcomes");
+      return keep_partial(t, *info);
+    case StreamEnd::Kind::kEnded:
+      return fetch_results(t, client, end.detail, *info);
+  }
+}
+
+// Creates --out; with --resume, the previous sweep.json (else null).
+json Sweep::prepare_out() {
   std::error_code ec;
   fs::create_directories(o_.out, ec);
   if (ec || !fs::is_directory(o_.out)) {
     throw util::FatalError("cannot create sweep folder " + o_.out.string());
   }
-  json previous;
   bool exists = fs::exists(o_.out / kStateFile);
-  if (o_.resume) {
-    if (!exists) {
-      throw util::FatalError("no sweep to resume in " + o_.out.string() + " (no " + kStateFile +
-                             ")");
+  if (!o_.resume) {
+    if (exists) {
+      throw util::FatalError(o_.out.string() +
+                             " already holds a sweep; pass --resume to continue it or choose "
+                             "another --out");
     }
-    previous = json::parse(read_text(o_.out / kStateFile), nullptr, false);
-    if (!previous.is_object() || !previous.contains("targets")) {
-      throw util::FatalError((o_.out / kStateFile).string() + " is not a sweep state file");
-    }
-    merged_run_ = previous.value("merged_run", "");
-  } else if (exists) {
-    throw util::FatalError(o_.out.string() +
-                           " already holds a sweep; pass --resume to continue it or choose "
-                           "another --out");
+    return nullptr;
   }
-  for (auto& target : targets) {
-    TargetState s;
-    if (target.token_file) {
-      std::ifstream f(*target.token_file);
-      if (!f) {
-        throw util::FatalError("target '" + target.label + "': cannot read token file " +
-                               target.token_file->string());
-      }
-      std::getline(f, s.token);
-      while (!s.token.empty() && (s.token.back() == '\r' || s.token.back() == ' '))
-        s.token.pop_back();
-    } else if (const char* env = std::getenv("MUDJACK_TOKEN")) {
-      s.token = env;
-    }
-    if (previous.is_object()) {
-      auto p = previous["targets"].value(target.label, json::object());
-      s.run_id = p.value("run_id", "");
-      s.suite = p.value("suite", "");
-      s.status = p.value("status", "pending");
-      s.remote_state = p.value("remote_state", "");
-      s.outcomes = p.value("outcomes", size_t{0});
-      s.planned = p.value("planned", size_t{0});
-      s.partial = p.value("partial", false);
-      s.error = p.value("error", "");
-    }
-    s.target = std::move(target);
-    states_.push_back(std::move(s));
+  if (!exists) {
+    throw util::FatalError("no sweep to resume in " + o_.out.string() + " (no " + kStateFile + ")");
   }
-  {
-    std::lock_guard lock(mu_);
-    save();
+  json previous = json::parse(read_text(o_.out / kStateFile), nullptr, false);
+  if (!previous.is_object() || !previous.contains("targets")) {
+    throw util::FatalError((o_.out / kStateFile).string() + " is not a sweep state file");
   }
+  merged_run_ = previous.value("merged_run", "");
+  return previous;
+}
 
+// The target's token, and what the previous sweep knew of it.
+TargetState Sweep::initial_state(Target target, const json& previous) const {
+  TargetState s;
+  if (target.token_file) {
+    std::ifstream f(*target.token_file);
+    if (!f) {
+      throw util::FatalError("target '" + target.label + "': cannot read token file " +
+                             target.token_file->string());
+    }
+    std::getline(f, s.token);
+    while (!s.token.empty() && (s.token.back() == '\r' || s.token.back() == ' '))
+      s.token.pop_back();
+  } else if (const char* env = std::getenv("MUDJACK_TOKEN")) {
+    s.token = env;
+  }
+  if (previous.is_object()) {
+    auto p = previous["targets"].value(target.label, json::object());
+    s.run_id = p.value("run_id", "");
+    s.suite = p.value("suite", "");
+    s.status = p.value("status", "pending");
+    s.remote_state = p.value("remote_state", "");
+    s.outcomes = p.value("outcomes", size_t{0});
+    s.planned = p.value("planned", size_t{0});
+    s.partial = p.value("partial", false);
+    s.error = p.value("error", "");
+  }
+  s.target = std::move(target);
+  return s;
+}
+
+// Follows every target not already done, each on a thread; returns how many.
+size_t Sweep::follow_all() {
   std::vector<std::thread> threads;
   for (auto& s : states_) {
     if (s.status == "complete" && fs::exists(dir(s) / "results.json")) continue;  // resume: done
@@ -392,16 +481,12 @@ int Sweep::run() {
     });
   }
   for (auto& th : threads) th.join();
+  return threads.size();
+}
 
-  if (interrupted_.load()) {
-    std::fprintf(stderr,
-                 "mudjack: sweep interrupted; the targets' runs go on. Continue with: mudjack "
-                 "sweep --targets %s --out %s --resume\n",
-                 o_.targets_file.c_str(), o_.out.c_str());
-    return 130;
-  }
-
-  std::vector<Source> sources;
+// Every target's results.json, its machines labelled with the target.
+std::vector<Source> Sweep::sources() const {
+  std::vector<Source> out;
   for (const auto& s : states_) {
     auto file = dir(s) / "results.json";
     if (!fs::exists(file)) continue;
@@ -413,28 +498,31 @@ int Sweep::run() {
                      {"image", s.target.image}, {"status", s.status},
                      {"run_id", s.run_id}};
     }
-    sources.push_back(Source{s.target.label, s.target.url, std::move(results)});
+    out.push_back(Source{s.target.label, s.target.url, std::move(results)});
   }
-  std::string merged_id;
-  if (threads.empty() && !merged_run_.empty() &&
-      fs::exists(o_.out / "runs" / merged_run_ / "results.json")) {
-    merged_id = merged_run_;  // --resume of a finished sweep: nothing new to merge
-    if (o_.json) std::cout << read_text(o_.out / "runs" / merged_id / "results.json");
-  } else if (!sources.empty()) {
-    // One store and one cross-chip report in the sweep folder.
-    auto merged = merge(sources, util::now_iso8601());
-    auto store = store::Store::open(store::default_db_path(o_.out));
-    // The id hashes the sources: a run already there is this very merge
-    // (a --resume that found nothing new).
-    if (!store->get_run(merged.run.id)) fleet::save(*store, merged);
-    auto judged = run::publish(merged.run, merged.cases, {o_.out, o_.intolerable});
-    merged_id = merged.run.id;
-    std::lock_guard lock(mu_);
-    merged_run_ = merged_id;
-    save();
-    if (o_.json) std::cout << report::render("json", judged) << "\n";
-  }
+  return out;
+}
 
+// The merged run: stored, judged and reported in the sweep folder (one
+// store, one cross-chip report). Returns its id.
+std::string Sweep::merge_and_report(const std::vector<Source>& sources) {
+  auto merged = merge(sources, util::now_iso8601());
+  auto store = store::Store::open(store::default_db_path(o_.out));
+  // The id hashes the sources: a run already there is this very merge
+  // (a --resume that found nothing new).
+  if (!store->get_run(merged.run.id)) fleet::save(*store, merged);
+  auto judged = run::publish(merged.run, merged.cases, {o_.out, o_.intolerable});
+  {
+    std::lock_guard lock(mu_);
+    merged_run_ = merged.run.id;
+    save();
+  }
+  if (o_.json) std::cout << report::render("json", judged) << "\n";
+  return merged.run.id;
+}
+
+// The table of targets (unless --json) and the exit status.
+int Sweep::print_summary(const std::string& merged_id) const {
   bool all_complete = true;
   if (!o_.json) {
     std::printf("\nsweep of %zu targets", states_.size());
@@ -458,6 +546,34 @@ int Sweep::run() {
     }
   }
   return all_complete ? 0 : 1;
+}
+
+int Sweep::run() {
+  auto targets = load_targets(o_.targets_file);
+  json previous = prepare_out();
+  for (auto& target : targets) states_.push_back(initial_state(std::move(target), previous));
+  {
+    std::lock_guard lock(mu_);
+    save();
+  }
+  size_t followed = follow_all();
+  if (interrupted_.load()) {
+    std::fprintf(stderr,
+                 "mudjack: sweep interrupted; the targets' runs go on. Continue with: mudjack "
+                 "sweep --targets %s --out %s --resume\n",
+                 o_.targets_file.c_str(), o_.out.c_str());
+    return 130;
+  }
+  std::string merged_id;
+  auto all = sources();
+  if (followed == 0 && !merged_run_.empty() &&
+      fs::exists(o_.out / "runs" / merged_run_ / "results.json")) {
+    merged_id = merged_run_;  // --resume of a finished sweep: nothing new to merge
+    if (o_.json) std::cout << read_text(o_.out / "runs" / merged_id / "results.json");
+  } else if (!all.empty()) {
+    merged_id = merge_and_report(all);
+  }
+  return print_summary(merged_id);
 }
 
 }  // namespace

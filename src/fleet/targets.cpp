@@ -33,6 +33,91 @@ std::string string_field(const json& t, const char* key, const std::string& wher
   return t[key].get<std::string>();
 }
 
+// The document as JSON, whichever format it was written in.
+json parse_document(std::string_view text, std::string_view format, const std::string& source) {
+  json doc;
+  if (format == "json") {
+    doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded()) throw util::FatalError(source + ": not valid JSON");
+  } else {
+    try {
+      doc = toml_to_json(toml::parse(text, source));
+    } catch (const toml::parse_error& e) {
+      throw util::FatalError(source + ": line " + std::to_string(e.source().begin.line) + ": " +
+                             std::string(e.description()));
+    }
+  }
+  if (!doc.is_object()) throw util::FatalError(source + ": must be a table/object");
+  return doc;
+}
+
+// The target's POST /v1/runs body: [run], its own run table over it, and
+// its framework unless the body names one.
+json target_request(const json& t, const Target& target, const json& defaults,
+                    const std::string& where, const std::string& source) {
+  json request = defaults;
+  if (t.contains("run")) {
+    if (!t["run"].is_object()) {
+      throw util::FatalError(source + ": " + where + ".run must be a table/object");
+    }
+    for (const auto& [key, value] : t["run"].items()) request[key] = value;
+  }
+  if (request.contains("resume")) {
+    throw util::FatalError(source + ": " + where +
+                           ": 'resume' is not for targets files (use --resume)");
+  }
+  if (!target.framework.empty() && !request.contains("framework") &&
+      !request.contains("frameworks")) {
+    request["frameworks"] = json::array({target.framework});
+  }
+  if (!request.contains("suite") && !request.contains("suites")) {
+    throw util::FatalError(source + ": " + where + ": no suite to run (set suite in [run])");
+  }
+  return request;
+}
+
+// One [[target]] table; `where` names it ("target 2") until its label is
+// known. Its label joins `labels`, the ones taken.
+Target parse_target(const json& t, std::string where, const json& defaults, const fs::path& base,
+                    const std::string& source, std::set<std::string>& labels) {
+  static const std::regex label_re("^[A-Za-z0-9._-]{1,64}$");
+  static const std::set<std::string> keys = {"label",     "url",   "token_file", "chip",
+                                             "framework", "image", "run"};
+  if (!t.is_object()) throw util::FatalError(source + ": " + where + " must be a table/object");
+  for (const auto& [key, value] : t.items()) {
+    if (!keys.count(key)) {
+      throw util::FatalError(source + ": " + where + ": unknown key '" + key +
+                             "' (known: label, url, token_file, chip, framework, image, run)");
+    }
+  }
+  Target target;
+  target.label = string_field(t, "label", where, source, true);
+  where = "target '" + target.label + "'";
+  if (!std::regex_match(target.label, label_re)) {
+    throw util::FatalError(source + ": " + where +
+                           ": a label is 1-64 of A-Z a-z 0-9 . _ - (it names a folder)");
+  }
+  if (!labels.insert(target.label).second) {
+    throw util::FatalError(source + ": two targets are labelled '" + target.label + "'");
+  }
+  target.url = string_field(t, "url", where, source, true);
+  while (!target.url.empty() && target.url.back() == '/') target.url.pop_back();
+  std::string error;
+  auto url = parse_url(target.url, &error);
+  if (!url) throw util::FatalError(source + ": " + where + ": " + error);
+  target.host = url->host;
+  target.port = url->port;
+  auto token = string_field(t, "token_file", where, source, false);
+  if (!token.empty()) {
+    target.token_file = fs::path(token).is_absolute() ? fs::path(token) : base / token;
+  }
+  target.chip = string_field(t, "chip", where, source, false);
+  target.framework = string_field(t, "framework", where, source, false);
+  target.image = string_field(t, "image", where, source, false);
+  target.request = target_request(t, target, defaults, where, source);
+  return target;
+}
+
 }  // namespace
 
 std::optional<Url> parse_url(std::string_view url, std::string* error) {
@@ -62,19 +147,7 @@ std::optional<Url> parse_url(std::string_view url, std::string* error) {
 std::vector<Target> parse_targets(std::string_view text, std::string_view format,
                                   const fs::path& base, std::string_view source_view) {
   std::string source(source_view);
-  json doc;
-  if (format == "json") {
-    doc = json::parse(text, nullptr, false);
-    if (doc.is_discarded()) throw util::FatalError(source + ": not valid JSON");
-  } else {
-    try {
-      doc = toml_to_json(toml::parse(text, source));
-    } catch (const toml::parse_error& e) {
-      throw util::FatalError(source + ": line " + std::to_string(e.source().begin.line) + ": " +
-                             std::string(e.description()));
-    }
-  }
-  if (!doc.is_object()) throw util::FatalError(source + ": must be a table/object");
+  json doc = parse_document(text, format, source);
   const char* list_key = format == "json" ? "targets" : "target";
   for (const auto& [key, value] : doc.items()) {
     if (key != "run" && key != list_key) {
@@ -89,63 +162,11 @@ std::vector<Target> parse_targets(std::string_view text, std::string_view format
         (format == "json" ? std::string("\"targets\": [...]") : std::string("[[target]] tables")) +
         ")");
   }
-  static const std::regex label_re("^[A-Za-z0-9._-]{1,64}$");
-  static const std::set<std::string> keys = {"label",     "url",   "token_file", "chip",
-                                             "framework", "image", "run"};
   std::vector<Target> out;
   std::set<std::string> labels;
   int n = 0;
   for (const auto& t : doc[list_key]) {
-    ++n;
-    std::string where = "target " + std::to_string(n);
-    if (!t.is_object()) throw util::FatalError(source + ": " + where + " must be a table/object");
-    for (const auto& [key, value] : t.items()) {
-      if (!keys.count(key)) {
-        throw util::FatalError(source + ": " + where + ": unknown key '" + key +
-                               "' (known: label, url, token_file, chip, framework, image, run)");
-      }
-    }
-    Target target;
-    target.label = string_field(t, "label", where, source, true);
-    where = "target '" + target.label + "'";
-    if (!std::regex_match(target.label, label_re)) {
-      throw util::FatalError(source + ": " + where +
-                             ": a label is 1-64 of A-Z a-z 0-9 . _ - (it names a folder)");
-    }
-    if (!labels.insert(target.label).second) {
-      throw util::FatalError(source + ": two targets are labelled '" + target.label + "'");
-    }
-    target.url = string_field(t, "url", where, source, true);
-    while (!target.url.empty() && target.url.back() == '/') target.url.pop_back();
-    std::string error;
-    auto url = parse_url(target.url, &error);
-    if (!url) throw util::FatalError(source + ": " + where + ": " + error);
-    target.host = url->host;
-    target.port = url->port;
-    auto token = string_field(t, "token_file", where, source, false);
-    if (!token.empty())
-      target.token_file = fs::path(token).is_absolute() ? fs::path(token) : base / token;
-    target.chip = string_field(t, "chip", where, source, false);
-    target.framework = string_field(t, "framework", where, source, false);
-    target.image = string_field(t, "image", where, source, false);
-    target.request = defaults;
-    if (t.contains("run")) {
-      if (!t["run"].is_object())
-        throw util::FatalError(source + ": " + where + ".run must be a table/object");
-      for (const auto& [key, value] : t["run"].items()) target.request[key] = value;
-    }
-    if (target.request.contains("resume")) {
-      throw util::FatalError(source + ": " + where +
-                             ": 'resume' is not for targets files (use --resume)");
-    }
-    if (!target.framework.empty() && !target.request.contains("framework") &&
-        !target.request.contains("frameworks")) {
-      target.request["frameworks"] = json::array({target.framework});
-    }
-    if (!target.request.contains("suite") && !target.request.contains("suites")) {
-      throw util::FatalError(source + ": " + where + ": no suite to run (set suite in [run])");
-    }
-    out.push_back(std::move(target));
+    out.push_back(parse_target(t, "target " + std::to_string(++n), defaults, base, source, labels));
   }
   return out;
 }

@@ -33,6 +33,102 @@ ExitStatus decode(int status) {
   return s;
 }
 
+// The four pipes of a spawn: the child's stdin, stdout and stderr, and one
+// on which a child whose exec failed reports errno. All close-on-exec.
+struct Pipes {
+  int in[2] = {-1, -1};
+  int out[2] = {-1, -1};
+  int err[2] = {-1, -1};
+  int exec_report[2] = {-1, -1};
+
+  bool open(std::string* error) {
+    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
+        pipe2(exec_report, O_CLOEXEC) != 0) {
+      *error = std::string("pipe: ") + strerror(errno);
+      close_all();
+      return false;
+    }
+    return true;
+  }
+  void close_all() {
+    for (int* fd :
+         {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1], &exec_report[0], &exec_report[1]}) {
+      close_fd(*fd);
+    }
+  }
+};
+
+// Everything the child needs, prepared before fork: after fork only
+// async-signal-safe calls are allowed. Not movable: argv and envp point
+// into the strings.
+struct ExecPlan {
+  std::vector<std::string> env_strings;
+  std::vector<std::string> args;
+  std::vector<char*> envp;
+  std::vector<char*> argv;
+  cpu_set_t cpus;
+  bool set_affinity;
+  std::string cwd;
+
+  explicit ExecPlan(const SpawnOptions& options)
+      : args(options.argv), set_affinity(!options.cpu_affinity.empty()), cwd(options.cwd.string()) {
+    for (char** e = environ; *e; ++e) {
+      std::string_view kv(*e);
+      auto key = std::string(kv.substr(0, kv.find('=')));
+      bool drop = options.env_set.count(key) > 0;
+      for (const auto& u : options.env_unset) drop = drop || u == key;
+      if (!drop) env_strings.emplace_back(kv);
+    }
+    for (const auto& [k, v] : options.env_set) {
+      env_strings.push_back(k);
+      env_strings.back().append("=").append(v);
+    }
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    CPU_ZERO(&cpus);
+    for (int c : options.cpu_affinity) CPU_SET(c, &cpus);
+  }
+  ExecPlan(const ExecPlan&) = delete;
+  ExecPlan& operator=(const ExecPlan&) = delete;
+};
+
+// In the forked child: its own process group, default signals, the three
+// pipes as 0-2 and nothing else, then exec. Async-signal-safe calls only.
+[[noreturn]] void exec_child(const Pipes& p, const ExecPlan& plan) {
+  setpgid(0, 0);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  dup2(p.in[0], 0);
+  dup2(p.out[1], 1);
+  dup2(p.err[1], 2);
+  // A probe inherits nothing but its three pipes: descriptors other threads
+  // opened without O_CLOEXEC (a server's accepted connections) close at exec.
+  syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+  if (plan.set_affinity) sched_setaffinity(0, sizeof(plan.cpus), &plan.cpus);
+  if (!plan.cwd.empty() && chdir(plan.cwd.c_str()) != 0) {
+    int e = errno;
+    (void)!write(p.exec_report[1], &e, sizeof(e));
+    _exit(127);
+  }
+  execvpe(plan.argv[0], plan.argv.data(), plan.envp.data());
+  int e = errno;
+  (void)!write(p.exec_report[1], &e, sizeof(e));
+  _exit(127);
+}
+
+// In the parent: the errno a child reported when it could not exec, else 0
+// (the report pipe closed at a successful exec).
+int exec_errno(Pipes& p) {
+  close_fd(p.exec_report[1]);
+  int child_errno = 0;
+  ssize_t n = read(p.exec_report[0], &child_errno, sizeof(child_errno));
+  close_fd(p.exec_report[0]);
+  return n == static_cast<ssize_t>(sizeof(child_errno)) ? child_errno : 0;
+}
+
 }  // namespace
 
 std::string ExitStatus::describe() const {
@@ -50,87 +146,31 @@ std::unique_ptr<Child> Child::spawn(const SpawnOptions& options, std::string* er
     *error = "empty command";
     return nullptr;
   }
-  int in[2], out[2], err[2], exec_report[2];
-  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
-      pipe2(exec_report, O_CLOEXEC) != 0) {
-    *error = std::string("pipe: ") + strerror(errno);
-    return nullptr;
-  }
-  // Everything the child needs is prepared before fork: after fork only
-  // async-signal-safe calls are allowed.
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e; ++e) {
-    std::string_view kv(*e);
-    auto key = std::string(kv.substr(0, kv.find('=')));
-    bool drop = options.env_set.count(key) > 0;
-    for (const auto& u : options.env_unset) drop = drop || u == key;
-    if (!drop) env_strings.emplace_back(kv);
-  }
-  for (const auto& [k, v] : options.env_set) {
-    env_strings.push_back(k);
-    env_strings.back().append("=").append(v);
-  }
-  std::vector<char*> envp, argv;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = options.argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  for (int c : options.cpu_affinity) CPU_SET(c, &cpus);
-  std::string cwd = options.cwd.string();
-
+  Pipes p;
+  if (!p.open(error)) return nullptr;
+  ExecPlan plan(options);
   pid_t pid = fork();
   if (pid < 0) {
     *error = std::string("fork: ") + strerror(errno);
-    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1], exec_report[0], exec_report[1]})
-      ::close(fd);
+    p.close_all();
     return nullptr;
   }
-  if (pid == 0) {
-    setpgid(0, 0);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
-    dup2(in[0], 0);
-    dup2(out[1], 1);
-    dup2(err[1], 2);
-    // A probe inherits nothing but its three pipes: descriptors other threads
-    // opened without O_CLOEXEC (a server's accepted connections) close at exec.
-    syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
-    if (!options.cpu_affinity.empty()) sched_setaffinity(0, sizeof(cpus), &cpus);
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
-      int e = errno;
-      (void)!write(exec_report[1], &e, sizeof(e));
-      _exit(127);
-    }
-    execvpe(argv[0], argv.data(), envp.data());
-    int e = errno;
-    (void)!write(exec_report[1], &e, sizeof(e));
-    _exit(127);
-  }
+  if (pid == 0) exec_child(p, plan);
   setpgid(pid, pid);  // also from the parent, so kill(-pid) works at once
-  ::close(in[0]);
-  ::close(out[1]);
-  ::close(err[1]);
-  ::close(exec_report[1]);
-  int child_errno = 0;
-  ssize_t n = read(exec_report[0], &child_errno, sizeof(child_errno));
-  ::close(exec_report[0]);
-  if (n == static_cast<ssize_t>(sizeof(child_errno))) {
+  close_fd(p.in[0]);
+  close_fd(p.out[1]);
+  close_fd(p.err[1]);
+  if (int child_errno = exec_errno(p); child_errno != 0) {
     waitpid(pid, nullptr, 0);
-    ::close(in[1]);
-    ::close(out[0]);
-    ::close(err[0]);
+    p.close_all();
     *error = "cannot run " + options.argv[0] + ": " + strerror(child_errno);
     return nullptr;
   }
   std::unique_ptr<Child> child(new Child());
   child->pid_ = pid;
-  child->stdin_fd_ = in[1];
-  child->stdout_fd_ = out[0];
-  child->stderr_fd_ = err[0];
+  child->stdin_fd_ = p.in[1];
+  child->stdout_fd_ = p.out[0];
+  child->stderr_fd_ = p.err[0];
   child->err_limit_ = options.stderr_tail_bytes;
   fcntl(child->stdout_fd_, F_SETFL, O_NONBLOCK);
   fcntl(child->stderr_fd_, F_SETFL, O_NONBLOCK);

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/model.hpp"
+#include "server/http_error.hpp"
 
 namespace mudjack::server {
 
@@ -55,17 +56,11 @@ inline constexpr double kMaxTimeoutS = 24 * 3600;
 inline constexpr double kMaxBudgetMs = 600'000;
 inline constexpr int kMaxSamples = 1'000'000;
 
-// Either a request or why not (always a 4xx: the client's mistake).
-struct ParsedRequest {
-  std::optional<RunRequest> request;
-  int status = 400;
-  std::string error;  // one line naming the field and what was wrong
-};
-
 // Parses and checks a body against the catalog: unknown fields, wrong types,
 // unknown suites/frameworks/devices, a bad regex, out-of-range numbers and
-// malformed parameters are errors.
-ParsedRequest parse_run_request(std::string_view body, const Catalog& catalog);
+// malformed parameters are errors, each a 400 (the client's mistake) whose
+// one-line message names the field and what was wrong.
+Result<RunRequest> parse_run_request(std::string_view body, const Catalog& catalog);
 
 // The request's cases: its suites' cases, filtered by framework and regex.
 // May be empty (the caller answers 400 "no cases match").

@@ -5,6 +5,7 @@
 #include "envs/envs.hpp"
 #include "report/json.hpp"
 #include "report/write.hpp"
+#include "server/http_error.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
 #include "util/time.hpp"
@@ -78,12 +79,13 @@ Reply RunManager::submit(const RunRequest& request) {
   if (draining_.load()) {
     return {503, {{"error", "server is shutting down; no new runs"}}};
   }
-  try {
-    return request.resume.empty() ? submit_new(request) : submit_resume(request.resume);
-  } catch (const util::FatalError& e) {
-    // The store failed (disk full, I/O error): the server's problem, not the client's.
-    return {500, {{"error", std::string("cannot store the run: ") + e.what()}}};
+  if (!request.resume.empty()) {
+    // The store failing (disk full, I/O error) is the server's problem: 500.
+    auto reply = from_fatal([&] { return submit_resume(request.resume); }, 500);
+    if (!reply) return {500, {{"error", "cannot store the run: " + reply.error().message}}};
+    return *reply;
   }
+  return submit_new(request);
 }
 
 run::RunOptions RunManager::options_for(const RunRequest& request) const {
@@ -136,35 +138,41 @@ std::shared_ptr<RunManager::Record> RunManager::record_of(run::Prepared prepared
   return rec;
 }
 
+namespace {
+
+Reply reply_of(const HttpError& e) {
+  return {e.status, {{"error", e.message}}};
+}
+
+std::string no_cases_message(const RunRequest& request, const Catalog& catalog) {
+  std::string what = "no cases match: suites ";
+  for (const auto& x : request.suites) what += x + " ";
+  what += "frameworks ";
+  for (const auto& x : request.frameworks.empty() ? catalog.frameworks : request.frameworks) {
+    what += x + " ";
+  }
+  return what + "filter '" + request.filter + "'";
+}
+
+}  // namespace
+
 Reply RunManager::submit_new(const RunRequest& request) {
-  std::vector<model::CaseInfo> cases;
-  run::RunOptions options;
-  try {
-    cases = cases_for(request);
-    options = options_for(request);
-  } catch (const util::FatalError& e) {  // a parameter no suite reads, or one that does not convert
-    return {400, {{"error", e.what()}}};
-  }
-  if (cases.empty()) {
-    std::string what = "no cases match: suites ";
-    for (const auto& x : request.suites) what += x + " ";
-    what += "frameworks ";
-    for (const auto& x : request.frameworks.empty() ? catalog_.frameworks : request.frameworks)
-      what += x + " ";
-    what += "filter '" + request.filter + "'";
-    return {400, {{"error", what}}};
-  }
+  // Lower layers refuse bad input by throwing; here that is the client's 400.
+  auto cases = from_fatal([&] { return cases_for(request); });
+  if (!cases) return reply_of(cases.error());
+  if (cases->empty()) return {400, {{"error", no_cases_message(request, catalog_)}}};
+  const auto options = options_for(request);
   if (auto why = run::invalid(options)) return {400, {{"error", *why}}};
-  std::vector<std::pair<std::string, std::string>> pairs;
-  try {
-    pairs = plan::pairs(cases, discovery_, request.devices);
-  } catch (const util::FatalError& e) {  // a device no framework sees
-    return {400, {{"error", e.what()}}};
-  }
-  if (pairs.empty()) {
+  auto pairs = from_fatal([&] { return plan::pairs(*cases, discovery_, request.devices); });
+  if (!pairs) return reply_of(pairs.error());
+  if (pairs->empty()) {
     return {400, {{"error", "nothing to run: no selected device for these cases"}}};
   }
-  return admit(record_of(run::create(store_, options, cases, discovery_, "queued")));
+  // What create() throws now is the store failing: the server's 500.
+  auto created =
+      from_fatal([&] { return run::create(store_, options, *cases, discovery_, "queued"); }, 500);
+  if (!created) return {500, {{"error", "cannot store the run: " + created.error().message}}};
+  return admit(record_of(std::move(*created)));
 }
 
 Reply RunManager::submit_resume(const std::string& run_id) {

@@ -1,7 +1,8 @@
 #pragma once
 // `mudjack serve`: the HTTP API inside each container (docs/design.md: server).
 // Endpoints, bodies and errors are documented in schemas/openapi.json, which
-// the server also serves at /v1/openapi.json.
+// the server also serves at /v1/openapi.json; their handlers are one table in
+// server/routes.cpp.
 //
 // Threads: serve() runs on the caller's thread until shutdown; HTTP requests
 // are handled by a pool of `threads` workers (an open event stream holds one
@@ -61,10 +62,6 @@ bool token_matches(const std::string& presented, const std::string& expected);
 
 // "Bearer abc" -> "abc"; nullopt for any other scheme or a missing value.
 std::optional<std::string> bearer_token(const std::string& authorization);
-
-// The route pattern a path belongs to (/v1/runs/{id}/events), or "other";
-// the label of request metrics.
-std::string route_of(const std::string& path);
 
 // Serves until `stop` is set (the CLI sets it on SIGTERM and SIGINT), then
 // drains: stops accepting connections, cancels queued runs, gives running

@@ -1,7 +1,5 @@
 #include "store/store.hpp"
 
-#include <sqlite3.h>
-
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -9,6 +7,7 @@
 #include <limits>
 #include <system_error>
 
+#include "store/sqlite.hpp"
 #include "util/error.hpp"
 
 namespace mudjack::store {
@@ -146,165 +145,22 @@ std::string dump(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-// A prepared statement over a connection the caller has locked. Errors throw
-// FatalError naming the database file.
-class Stmt {
- public:
-  Stmt(sqlite3* db, const std::filesystem::path& path, std::string_view sql)
-      : db_(db), path_(path) {
-    if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &st_, nullptr) !=
-        SQLITE_OK) {
-      fail();
-    }
-  }
-  ~Stmt() { sqlite3_finalize(st_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-
-  Stmt& text(int i, std::string_view s) {
-    check(sqlite3_bind_text(st_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT));
-    return *this;
-  }
-  Stmt& int64(int i, int64_t v) {
-    check(sqlite3_bind_int64(st_, i, v));
-    return *this;
-  }
-  Stmt& real(int i, double v) {
-    check(sqlite3_bind_double(st_, i, v));
-    return *this;
-  }
-  Stmt& null(int i) {
-    check(sqlite3_bind_null(st_, i));
-    return *this;
-  }
-  Stmt& opt_int64(int i, std::optional<int64_t> v) { return v ? int64(i, *v) : null(i); }
-  Stmt& opt_real(int i, std::optional<double> v) { return v ? real(i, *v) : null(i); }
-
-  // Steps once; true when a row is available.
-  bool row() {
-    int rc = sqlite3_step(st_);
-    if (rc == SQLITE_ROW) {
-      return true;
-    }
-    if (rc == SQLITE_DONE) {
-      return false;
-    }
-    fail();
-  }
-  // Steps to completion, discarding rows.
-  void run() {
-    while (row()) {
-    }
-  }
-  void reset() {
-    sqlite3_reset(st_);
-    sqlite3_clear_bindings(st_);
-  }
-
-  bool is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
-  std::string col_text(int col) const {
-    const auto* p = sqlite3_column_text(st_, col);
-    if (p == nullptr) {
-      return {};
-    }
-    return std::string(reinterpret_cast<const char*>(p),
-                       static_cast<size_t>(sqlite3_column_bytes(st_, col)));
-  }
-  int64_t col_int64(int col) const { return sqlite3_column_int64(st_, col); }
-  double col_real(int col) const { return sqlite3_column_double(st_, col); }
-  std::optional<int64_t> col_opt_int64(int col) const {
-    if (is_null(col)) {
-      return std::nullopt;
-    }
-    return col_int64(col);
-  }
-  std::optional<double> col_opt_real(int col) const {
-    if (is_null(col)) {
-      return std::nullopt;
-    }
-    return col_real(col);
-  }
-  // A REAL that is NULL reads as NaN (SQLite stores NaN as NULL).
-  double col_real_or_nan(int col) const {
-    return is_null(col) ? std::numeric_limits<double>::quiet_NaN() : col_real(col);
-  }
-  json col_json(int col, std::string_view what) const {
-    std::string s = col_text(col);
-    if (s.empty()) {
-      return nullptr;
-    }
-    try {
-      return json::parse(s);
-    } catch (const json::exception& e) {
-      throw FatalError(path_.string() + ": stored " + std::string(what) +
-                       " is not valid JSON: " + e.what());
-    }
-  }
-
- private:
-  void check(int rc) {
-    if (rc != SQLITE_OK) {
-      fail();
-    }
-  }
-  [[noreturn]] void fail() {
-    throw FatalError("results database " + path_.string() + ": " + sqlite3_errmsg(db_));
-  }
-
-  sqlite3* db_;
-  const std::filesystem::path& path_;
-  sqlite3_stmt* st_ = nullptr;
-};
-
-void exec(sqlite3* db, const std::filesystem::path& path, const std::string& sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err != nullptr ? err : sqlite3_errmsg(db);
-    sqlite3_free(err);
-    throw FatalError("results database " + path.string() + ": " + msg);
-  }
-}
-
-// BEGIN IMMEDIATE ... COMMIT; rolls back unless commit() ran.
-class Transaction {
- public:
-  Transaction(sqlite3* db, const std::filesystem::path& path) : db_(db), path_(path) {
-    exec(db_, path_, "BEGIN IMMEDIATE");
-  }
-  ~Transaction() {
-    if (!done_) {
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    }
-  }
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-  void commit() {
-    exec(db_, path_, "COMMIT");
-    done_ = true;
-  }
-
- private:
-  sqlite3* db_;
-  const std::filesystem::path& path_;
-  bool done_ = false;
-};
-
 // meta.schema_version, or "0.0" for an empty database. Throws when the file
 // holds other tables but no MudJack meta.
-std::string read_version(sqlite3* db, const std::filesystem::path& path) {
-  Stmt has_meta(db, path, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
+std::string read_version(const Connection& db) {
+  Statement has_meta(db, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
   has_meta.row();
   if (has_meta.col_int64(0) == 0) {
-    Stmt any(db, path, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'");
+    Statement any(db, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'");
     any.row();
     if (any.col_int64(0) != 0) {
-      throw FatalError(path.string() + " is not a MudJack results database (no meta table)");
+      throw FatalError(db.path().string() + " is not a MudJack results database (no meta table)");
     }
     return "0.0";
   }
-  Stmt q(db, path, "SELECT value FROM meta WHERE key='schema_version'");
+  Statement q(db, "SELECT value FROM meta WHERE key='schema_version'");
   if (!q.row()) {
-    throw FatalError(path.string() + " is not a MudJack results database (no schema_version)");
+    throw FatalError(db.path().string() + " is not a MudJack results database (no schema_version)");
   }
   return q.col_text(0);
 }
@@ -324,7 +180,7 @@ model::OutputRef output_from_json(const json& j) {
   return o;
 }
 
-model::RunInfo run_from_row(const Stmt& q) {
+model::RunInfo run_from_row(const Statement& q) {
   model::RunInfo r;
   r.id = q.col_text(0);
   r.suite = q.col_text(1);
@@ -352,7 +208,7 @@ constexpr std::string_view kCaseColumns =
     "c.params_json, c.requires_json, c.dims_json, c.note, c.successor, c.rtol, c.atol, "
     "c.tags_json";
 
-void case_from_row(const Stmt& q, int first, model::CaseInfo& c) {
+void case_from_row(const Statement& q, int first, model::CaseInfo& c) {
   int i = first;
   c.id = q.col_text(i++);
   c.framework = q.col_text(i++);
@@ -388,11 +244,9 @@ constexpr std::string_view kResultColumns =
     "r.started_at, r.finished_at, r.wall_s, r.work_json, r.metrics_json";
 constexpr int kResultColumnCount = 35;
 
-model::CaseResult result_from_row(const Stmt& q, const std::filesystem::path& path) {
-  model::CaseResult r;
-  r.run_id = q.col_text(0);
-  std::string case_id = q.col_text(1);
-  r.device = q.col_text(2);
+// Columns 3-9: the outcome and its error.
+void outcome_from_row(const Statement& q, const std::filesystem::path& path,
+                      const std::string& case_id, model::CaseResult& r) {
   std::string outcome = q.col_text(3);
   auto o = model::parse_outcome(outcome);
   if (!o) {
@@ -416,6 +270,11 @@ model::CaseResult result_from_row(const Stmt& q, const std::filesystem::path& pa
   }
   r.error.stderr_tail = q.col_text(8);
   r.error.traceback = q.col_text(9);
+}
+
+// Columns 10-21: cold time, samples and their statistics (all NULL, n
+// included, when there were no samples).
+void latency_from_row(const Statement& q, model::CaseResult& r) {
   r.latency.cold_ns = q.col_opt_int64(10);
   json samples = q.col_json(11, "samples");
   if (samples.is_array()) {
@@ -427,30 +286,30 @@ model::CaseResult result_from_row(const Stmt& q, const std::filesystem::path& pa
     }
   }
   r.latency.calls_per_sample = q.col_int64(12);
-  if (!q.is_null(21)) {
-    model::LatencyStats s;
-    s.median_ns = q.col_real_or_nan(13);
-    s.p10_ns = q.col_real_or_nan(14);
-    s.p90_ns = q.col_real_or_nan(15);
-    s.iqr_ns = q.col_real_or_nan(16);
-    s.mean_ns = q.col_real_or_nan(17);
-    s.stddev_ns = q.col_real_or_nan(18);
-    s.cv = q.col_real_or_nan(19);
-    s.min_ns = q.col_real_or_nan(20);
-    s.n = q.col_int64(21);
-    r.latency.stats = s;
+  if (q.is_null(21)) {
+    return;
   }
-  r.memory.peak_device_bytes = q.col_opt_int64(22);
-  r.memory.peak_host_bytes = q.col_opt_int64(23);
-  r.numeric.max_abs_err = q.col_opt_real(24);
-  r.numeric.max_rel_err = q.col_opt_real(25);
-  r.numeric.compared_with = q.col_text(26);
-  r.numeric.message = q.col_text(27);
+  model::LatencyStats s;
+  s.median_ns = q.col_real_or_nan(13);
+  s.p10_ns = q.col_real_or_nan(14);
+  s.p90_ns = q.col_real_or_nan(15);
+  s.iqr_ns = q.col_real_or_nan(16);
+  s.mean_ns = q.col_real_or_nan(17);
+  s.stddev_ns = q.col_real_or_nan(18);
+  s.cv = q.col_real_or_nan(19);
+  s.min_ns = q.col_real_or_nan(20);
+  s.n = q.col_int64(21);
+  r.latency.stats = s;
+}
+
+// Columns 28-34: output files, extras, times, work and metrics.
+void rest_from_row(const Statement& q, const std::filesystem::path& path,
+                   const std::string& case_id, model::CaseResult& r) {
   json outputs = q.col_json(28, "outputs");
   if (outputs.is_array()) {
     try {
-      for (const auto& o2 : outputs) {
-        r.outputs.push_back(output_from_json(o2));
+      for (const auto& o : outputs) {
+        r.outputs.push_back(output_from_json(o));
       }
     } catch (const json::exception& e) {
       throw FatalError(path.string() + ": stored outputs of " + case_id +
@@ -464,6 +323,23 @@ model::CaseResult result_from_row(const Stmt& q, const std::filesystem::path& pa
   r.wall_s = q.col_real(32);
   r.work = model::work_from_json(q.col_json(33, "work"));
   r.metrics = model::metrics_from_json(q.col_json(34, "metrics"));
+}
+
+// One row of kResultColumns + kCaseColumns. `path` names the database in errors.
+model::CaseResult result_from_row(const Statement& q, const std::filesystem::path& path) {
+  model::CaseResult r;
+  r.run_id = q.col_text(0);
+  std::string case_id = q.col_text(1);
+  r.device = q.col_text(2);
+  outcome_from_row(q, path, case_id, r);
+  latency_from_row(q, r);
+  r.memory.peak_device_bytes = q.col_opt_int64(22);
+  r.memory.peak_host_bytes = q.col_opt_int64(23);
+  r.numeric.max_abs_err = q.col_opt_real(24);
+  r.numeric.max_rel_err = q.col_opt_real(25);
+  r.numeric.compared_with = q.col_text(26);
+  r.numeric.message = q.col_text(27);
+  rest_from_row(q, path, case_id, r);
   if (q.is_null(kResultColumnCount)) {
     // No stored metadata (cannot happen through record()); keep the id.
     r.info.id = case_id;
@@ -473,7 +349,7 @@ model::CaseResult result_from_row(const Stmt& q, const std::filesystem::path& pa
   return r;
 }
 
-void upsert_case(Stmt& q, const std::string& run_id, const model::CaseInfo& c) {
+void upsert_case(Statement& q, const std::string& run_id, const model::CaseInfo& c) {
   q.reset();
   q.text(1, run_id)
       .text(2, c.id)
@@ -493,6 +369,28 @@ void upsert_case(Stmt& q, const std::string& run_id, const model::CaseInfo& c) {
       .opt_real(16, c.atol)
       .text(17, dump(json(c.tags)));
   q.run();
+}
+
+// How long a writer waits for another process's write lock.
+constexpr int kBusyTimeoutMs = 10000;
+
+// The first read touches the file: garbage reads as unreadable, damage as
+// unreadable or a quick_check finding. FatalError naming the file otherwise.
+void require_sound(const Connection& db) {
+  auto check = quick_check(db);
+  const auto not_ours = [&](const std::string& why) {
+    return FatalError(db.path().string() + " is not a MudJack results database (" + why + ")");
+  };
+  switch (check.status) {
+    case QuickCheck::Status::kOk:
+      return;
+    case QuickCheck::Status::kUnreadable:
+      throw not_ours(check.message);
+    case QuickCheck::Status::kCorrupt:
+      throw not_ours("corrupt: " + check.message);
+    case QuickCheck::Status::kError:
+      throw FatalError("cannot open results database " + db.path().string() + ": " + check.message);
+  }
 }
 
 constexpr std::string_view kCaseInsertTail =
@@ -528,69 +426,13 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& db_path,
       throw FatalError("cannot create results folder " + parent.string() + ": " + ec.message());
     }
   }
-  sqlite3* db = nullptr;
-  int rc =
-      sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  if (rc != SQLITE_OK) {
-    std::string msg = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    sqlite3_close(db);
-    throw FatalError("cannot open results database " + db_path.string() + ": " + msg);
-  }
-  // From here the Store owns db and closes it, even when a check below throws.
-  std::unique_ptr<Store> store(new Store(db_path, db));
-  sqlite3_busy_timeout(db, 10000);
-
-  // The first read touches the file: garbage reads as SQLITE_NOTADB, damage
-  // as SQLITE_CORRUPT or a quick_check report.
-  const auto not_ours = [&](const std::string& why) {
-    return FatalError(db_path.string() + " is not a MudJack results database (" + why + ")");
-  };
-  {
-    sqlite3_stmt* st = nullptr;
-    rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, nullptr);
-    std::string first;
-    if (rc == SQLITE_OK) {
-      rc = sqlite3_step(st);
-      if (rc == SQLITE_ROW) {
-        const auto* p = sqlite3_column_text(st, 0);
-        first = p != nullptr ? reinterpret_cast<const char*>(p) : "";
-        rc = SQLITE_OK;
-      }
-    }
-    std::string msg = sqlite3_errmsg(db);
-    sqlite3_finalize(st);
-    int primary = rc & 0xff;
-    if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
-      throw not_ours(msg);
-    }
-    if (rc != SQLITE_OK && rc != SQLITE_DONE) {
-      throw FatalError("cannot open results database " + db_path.string() + ": " + msg);
-    }
-    if (!first.empty() && first != "ok") {
-      // The report may span lines ("*** in database main ***\nPage 4: ...");
-      // keep the message to its first finding.
-      std::string finding;
-      size_t pos = 0;
-      while (pos < first.size()) {
-        size_t end = first.find('\n', pos);
-        if (end == std::string::npos) {
-          end = first.size();
-        }
-        std::string line = first.substr(pos, end - pos);
-        pos = end + 1;
-        if (!line.empty() && line.rfind("***", 0) != 0) {
-          finding = line;
-          break;
-        }
-      }
-      throw not_ours("corrupt: " + (finding.empty() ? std::string("quick_check failed") : finding));
-    }
-  }
-  exec(db, db_path, "PRAGMA journal_mode=WAL");
-  exec(db, db_path, "PRAGMA synchronous=NORMAL");
+  std::unique_ptr<Store> store(new Store(Connection::open(db_path, kBusyTimeoutMs)));
+  require_sound(store->db_);
+  store->db_.exec("PRAGMA journal_mode=WAL");
+  store->db_.exec("PRAGMA synchronous=NORMAL");
 
   const auto mine = must_parse_version(steps.empty() ? "0.0" : steps.back().version);
-  std::string stored = read_version(db, db_path);
+  std::string stored = read_version(store->db_);
   auto have = model::parse_schema_version(stored);
   if (!have) {
     throw FatalError(db_path.string() + " has an unreadable schema version '" + stored + "'");
@@ -606,28 +448,24 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& db_path,
   return store;
 }
 
-Store::Store(std::filesystem::path path, sqlite3* db) : path_(std::move(path)), db_(db) {
-  sqlite3_extended_result_codes(db_, 1);
-}
+Store::Store(Connection db) : db_(std::move(db)) {}
 
-Store::~Store() {
-  sqlite3_close(db_);
-}
+Store::~Store() = default;
 
 void Store::migrate(const std::vector<Migration>& steps) {
   std::lock_guard lock(mu_);
   for (const auto& step : steps) {
     const auto target = must_parse_version(step.version);
-    Transaction tx(db_, path_);
+    Transaction tx(db_);
     // Re-read inside the write lock: another process may have migrated.
-    auto have = model::parse_schema_version(read_version(db_, path_));
+    auto have = model::parse_schema_version(read_version(db_));
     if (have && *have >= target) {
       continue;  // rolls back an empty transaction
     }
     for (const auto& sql : step.sql) {
-      exec(db_, path_, sql);
+      db_.exec(sql);
     }
-    Stmt q(db_, path_, "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?1)");
+    Statement q(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?1)");
     q.text(1, step.version).run();
     tx.commit();
   }
@@ -635,30 +473,31 @@ void Store::migrate(const std::vector<Migration>& steps) {
 
 std::string Store::schema_version() const {
   std::lock_guard lock(mu_);
-  return read_version(db_, path_);
+  return read_version(db_);
 }
 
 void Store::require_run(const std::string& run_id) const {
-  Stmt q(db_, path_, "SELECT 1 FROM runs WHERE id = ?1");
+  Statement q(db_, "SELECT 1 FROM runs WHERE id = ?1");
   q.text(1, run_id);
   if (!q.row()) {
-    throw FatalError("no run " + run_id + " in " + path_.string());
+    throw FatalError("no run " + run_id + " in " + db_.path().string());
   }
 }
 
 void Store::create_run(const model::RunInfo& run) {
   std::lock_guard lock(mu_);
-  Transaction tx(db_, path_);
+  Transaction tx(db_);
   {
-    Stmt exists(db_, path_, "SELECT 1 FROM runs WHERE id = ?1");
+    Statement exists(db_, "SELECT 1 FROM runs WHERE id = ?1");
     exists.text(1, run.id);
     if (exists.row()) {
-      throw FatalError("run " + run.id + " already exists in " + path_.string());
+      throw FatalError("run " + run.id + " already exists in " + db_.path().string());
     }
   }
-  Stmt q(db_, path_,
-         "INSERT INTO runs (id, suite, state, created_at, finished_at, baseline, options_json, "
-         "environment_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  Statement q(
+      db_,
+      "INSERT INTO runs (id, suite, state, created_at, finished_at, baseline, options_json, "
+      "environment_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   q.text(1, run.id)
       .text(2, run.suite)
       .text(3, run.state)
@@ -674,25 +513,25 @@ void Store::create_run(const model::RunInfo& run) {
 void Store::set_run_state(const std::string& run_id, const std::string& state,
                           const std::string& finished_at) {
   std::lock_guard lock(mu_);
-  Stmt q(db_, path_, "UPDATE runs SET state = ?2, finished_at = ?3 WHERE id = ?1");
+  Statement q(db_, "UPDATE runs SET state = ?2, finished_at = ?3 WHERE id = ?1");
   q.text(1, run_id).text(2, state).text(3, finished_at).run();
-  if (sqlite3_changes(db_) == 0) {
-    throw FatalError("no run " + run_id + " in " + path_.string());
+  if (db_.changes() == 0) {
+    throw FatalError("no run " + run_id + " in " + db_.path().string());
   }
 }
 
 void Store::set_environment(const std::string& run_id, const nlohmann::json& environment) {
   std::lock_guard lock(mu_);
-  Stmt q(db_, path_, "UPDATE runs SET environment_json = ?2 WHERE id = ?1");
+  Statement q(db_, "UPDATE runs SET environment_json = ?2 WHERE id = ?1");
   q.text(1, run_id).text(2, dump(environment)).run();
-  if (sqlite3_changes(db_) == 0) {
-    throw FatalError("no run " + run_id + " in " + path_.string());
+  if (db_.changes() == 0) {
+    throw FatalError("no run " + run_id + " in " + db_.path().string());
   }
 }
 
 std::optional<model::RunInfo> Store::get_run(const std::string& run_id) const {
   std::lock_guard lock(mu_);
-  Stmt q(db_, path_, "SELECT " + std::string(kRunColumns) + " FROM runs WHERE id = ?1");
+  Statement q(db_, "SELECT " + std::string(kRunColumns) + " FROM runs WHERE id = ?1");
   q.text(1, run_id);
   if (!q.row()) {
     return std::nullopt;
@@ -702,8 +541,8 @@ std::optional<model::RunInfo> Store::get_run(const std::string& run_id) const {
 
 std::vector<model::RunInfo> Store::list_runs() const {
   std::lock_guard lock(mu_);
-  Stmt q(db_, path_,
-         "SELECT " + std::string(kRunColumns) + " FROM runs ORDER BY created_at DESC, rowid DESC");
+  Statement q(db_, "SELECT " + std::string(kRunColumns) +
+                       " FROM runs ORDER BY created_at DESC, rowid DESC");
   std::vector<model::RunInfo> out;
   while (q.row()) {
     out.push_back(run_from_row(q));
@@ -714,24 +553,24 @@ std::vector<model::RunInfo> Store::list_runs() const {
 void Store::add_plan(const std::string& run_id, const std::vector<model::CaseInfo>& cases,
                      const std::vector<CaseDevice>& pairs) {
   std::lock_guard lock(mu_);
-  Transaction tx(db_, path_);
+  Transaction tx(db_);
   require_run(run_id);
-  Stmt ins_case(db_, path_, "INSERT OR REPLACE" + std::string(kCaseInsertTail));
+  Statement ins_case(db_, "INSERT OR REPLACE" + std::string(kCaseInsertTail));
   for (const auto& c : cases) {
     upsert_case(ins_case, run_id, c);
   }
   int64_t seq = 0;
   {
-    Stmt q(db_, path_, "SELECT coalesce(max(seq), -1) + 1 FROM planned WHERE run_id = ?1");
+    Statement q(db_, "SELECT coalesce(max(seq), -1) + 1 FROM planned WHERE run_id = ?1");
     q.text(1, run_id).row();
     seq = q.col_int64(0);
   }
-  Stmt ins(db_, path_,
-           "INSERT OR IGNORE INTO planned (run_id, case_id, device, seq) VALUES (?1, ?2, ?3, ?4)");
+  Statement ins(
+      db_, "INSERT OR IGNORE INTO planned (run_id, case_id, device, seq) VALUES (?1, ?2, ?3, ?4)");
   for (const auto& [case_id, device] : pairs) {
     ins.reset();
     ins.text(1, run_id).text(2, case_id).text(3, device).int64(4, seq).run();
-    if (sqlite3_changes(db_) > 0) {
+    if (db_.changes() > 0) {
       ++seq;
     }
   }
@@ -740,7 +579,7 @@ void Store::add_plan(const std::string& run_id, const std::vector<model::CaseInf
 
 std::vector<CaseDevice> Store::plan(const std::string& run_id) const {
   std::lock_guard lock(mu_);
-  Stmt q(db_, path_, "SELECT case_id, device FROM planned WHERE run_id = ?1 ORDER BY seq");
+  Statement q(db_, "SELECT case_id, device FROM planned WHERE run_id = ?1 ORDER BY seq");
   q.text(1, run_id);
   std::vector<CaseDevice> out;
   while (q.row()) {
@@ -751,9 +590,8 @@ std::vector<CaseDevice> Store::plan(const std::string& run_id) const {
 
 std::vector<model::CaseInfo> Store::cases(const std::string& run_id) const {
   std::lock_guard lock(mu_);
-  Stmt q(db_, path_,
-         "SELECT " + std::string(kCaseColumns) +
-             " FROM cases c WHERE c.run_id = ?1 ORDER BY c.case_id");
+  Statement q(db_, "SELECT " + std::string(kCaseColumns) +
+                       " FROM cases c WHERE c.run_id = ?1 ORDER BY c.case_id");
   q.text(1, run_id);
   std::vector<model::CaseInfo> out;
   while (q.row()) {
@@ -766,24 +604,25 @@ std::vector<model::CaseInfo> Store::cases(const std::string& run_id) const {
 
 void Store::record(const model::CaseResult& r) {
   std::lock_guard lock(mu_);
-  Transaction tx(db_, path_);
+  Transaction tx(db_);
   {
-    Stmt ins_case(db_, path_, "INSERT OR IGNORE" + std::string(kCaseInsertTail));
+    Statement ins_case(db_, "INSERT OR IGNORE" + std::string(kCaseInsertTail));
     upsert_case(ins_case, r.run_id, r.info);
   }
   json outputs = json::array();
   for (const auto& o : r.outputs) {
     outputs.push_back(output_to_json(o));
   }
-  Stmt q(db_, path_,
-         "INSERT OR REPLACE INTO results (run_id, case_id, device, outcome, error_kind, "
-         "error_message, error_signal, error_exit_code, error_stderr_tail, error_traceback, "
-         "cold_ns, samples_json, calls_per_sample, median_ns, p10_ns, p90_ns, iqr_ns, mean_ns, "
-         "stddev_ns, cv, min_ns, n, peak_device_bytes, peak_host_bytes, max_abs_err, "
-         "max_rel_err, compared_with, numeric_message, outputs_json, extra_json, started_at, "
-         "finished_at, wall_s, work_json, metrics_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-         "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
-         "?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)");
+  Statement q(
+      db_,
+      "INSERT OR REPLACE INTO results (run_id, case_id, device, outcome, error_kind, "
+      "error_message, error_signal, error_exit_code, error_stderr_tail, error_traceback, "
+      "cold_ns, samples_json, calls_per_sample, median_ns, p10_ns, p90_ns, iqr_ns, mean_ns, "
+      "stddev_ns, cv, min_ns, n, peak_device_bytes, peak_host_bytes, max_abs_err, "
+      "max_rel_err, compared_with, numeric_message, outputs_json, extra_json, started_at, "
+      "finished_at, wall_s, work_json, metrics_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+      "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
+      "?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)");
   const auto opt_int = [](std::optional<int> v) -> std::optional<int64_t> {
     if (v) {
       return *v;
@@ -839,9 +678,10 @@ void Store::record_change(const std::string& run_id, const std::string& case_id,
                           const std::string& device, model::Outcome from, model::Outcome to,
                           const std::string& reason) {
   std::lock_guard lock(mu_);
-  Stmt q(db_, path_,
-         "INSERT INTO outcome_changes (run_id, case_id, device, from_outcome, to_outcome, reason, "
-         "at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  Statement q(
+      db_,
+      "INSERT INTO outcome_changes (run_id, case_id, device, from_outcome, to_outcome, reason, "
+      "at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   q.text(1, run_id)
       .text(2, case_id)
       .text(3, device)
@@ -854,9 +694,9 @@ void Store::record_change(const std::string& run_id, const std::string& case_id,
 
 std::vector<OutcomeChange> Store::changes(const std::string& run_id) const {
   std::lock_guard lock(mu_);
-  Stmt q(db_, path_,
-         "SELECT run_id, case_id, device, from_outcome, to_outcome, reason, at "
-         "FROM outcome_changes WHERE run_id = ?1 ORDER BY id");
+  Statement q(db_,
+              "SELECT run_id, case_id, device, from_outcome, to_outcome, reason, at "
+              "FROM outcome_changes WHERE run_id = ?1 ORDER BY id");
   q.text(1, run_id);
   std::vector<OutcomeChange> out;
   while (q.row()) {
@@ -867,7 +707,7 @@ std::vector<OutcomeChange> Store::changes(const std::string& run_id) const {
     auto from = model::parse_outcome(q.col_text(3));
     auto to = model::parse_outcome(q.col_text(4));
     if (!from || !to) {
-      throw FatalError(path_.string() + ": stored outcome change of " + c.case_id +
+      throw FatalError(db_.path().string() + ": stored outcome change of " + c.case_id +
                        " has an unknown outcome");
     }
     c.from = *from;
@@ -881,18 +721,17 @@ std::vector<OutcomeChange> Store::changes(const std::string& run_id) const {
 
 std::vector<model::CaseResult> Store::results(const std::string& run_id) const {
   std::lock_guard lock(mu_);
-  Stmt q(db_, path_,
-         "SELECT " + std::string(kResultColumns) + ", " + std::string(kCaseColumns) +
-             " FROM results r"
-             " LEFT JOIN cases c ON c.run_id = r.run_id AND c.case_id = r.case_id"
-             " LEFT JOIN planned p ON p.run_id = r.run_id AND p.case_id = r.case_id"
-             " AND p.device = r.device"
-             " WHERE r.run_id = ?1"
-             " ORDER BY p.seq IS NULL, p.seq, r.case_id, r.device");
+  Statement q(db_, "SELECT " + std::string(kResultColumns) + ", " + std::string(kCaseColumns) +
+                       " FROM results r"
+                       " LEFT JOIN cases c ON c.run_id = r.run_id AND c.case_id = r.case_id"
+                       " LEFT JOIN planned p ON p.run_id = r.run_id AND p.case_id = r.case_id"
+                       " AND p.device = r.device"
+                       " WHERE r.run_id = ?1"
+                       " ORDER BY p.seq IS NULL, p.seq, r.case_id, r.device");
   q.text(1, run_id);
   std::vector<model::CaseResult> out;
   while (q.row()) {
-    out.push_back(result_from_row(q, path_));
+    out.push_back(result_from_row(q, db_.path()));
   }
   return out;
 }
@@ -901,24 +740,23 @@ std::optional<model::CaseResult> Store::result(const std::string& run_id,
                                                const std::string& case_id,
                                                const std::string& device) const {
   std::lock_guard lock(mu_);
-  Stmt q(db_, path_,
-         "SELECT " + std::string(kResultColumns) + ", " + std::string(kCaseColumns) +
-             " FROM results r"
-             " LEFT JOIN cases c ON c.run_id = r.run_id AND c.case_id = r.case_id"
-             " WHERE r.run_id = ?1 AND r.case_id = ?2 AND r.device = ?3");
+  Statement q(db_, "SELECT " + std::string(kResultColumns) + ", " + std::string(kCaseColumns) +
+                       " FROM results r"
+                       " LEFT JOIN cases c ON c.run_id = r.run_id AND c.case_id = r.case_id"
+                       " WHERE r.run_id = ?1 AND r.case_id = ?2 AND r.device = ?3");
   q.text(1, run_id).text(2, case_id).text(3, device);
   if (!q.row()) {
     return std::nullopt;
   }
-  return result_from_row(q, path_);
+  return result_from_row(q, db_.path());
 }
 
 std::vector<CaseDevice> Store::remaining(const std::string& run_id) const {
   std::lock_guard lock(mu_);
-  Stmt q(db_, path_,
-         "SELECT p.case_id, p.device FROM planned p WHERE p.run_id = ?1 AND NOT EXISTS ("
-         "SELECT 1 FROM results r WHERE r.run_id = p.run_id AND r.case_id = p.case_id"
-         " AND r.device = p.device) ORDER BY p.seq");
+  Statement q(db_,
+              "SELECT p.case_id, p.device FROM planned p WHERE p.run_id = ?1 AND NOT EXISTS ("
+              "SELECT 1 FROM results r WHERE r.run_id = p.run_id AND r.case_id = p.case_id"
+              " AND r.device = p.device) ORDER BY p.seq");
   q.text(1, run_id);
   std::vector<CaseDevice> out;
   while (q.row()) {

@@ -26,8 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/model.hpp"
-
-struct sqlite3;
+#include "store/sqlite.hpp"
 
 namespace mudjack::store {
 
@@ -82,7 +81,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  const std::filesystem::path& path() const { return path_; }
+  const std::filesystem::path& path() const { return db_.path(); }
   // meta.schema_version as stored, e.g. "1.0".
   std::string schema_version() const;
 
@@ -129,12 +128,11 @@ class Store {
   std::vector<CaseDevice> remaining(const std::string& run_id) const;
 
  private:
-  Store(std::filesystem::path path, sqlite3* db);
+  explicit Store(Connection db);
   void migrate(const std::vector<Migration>& steps);
   void require_run(const std::string& run_id) const;  // caller holds mu_
 
-  std::filesystem::path path_;
-  sqlite3* db_;  // owned; closed by the destructor
+  Connection db_;  // used only under mu_ (sqlite.hpp: nothing there locks)
   mutable std::mutex mu_;
 };
 

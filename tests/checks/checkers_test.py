@@ -136,6 +136,18 @@ class EntryPointsCatch(CopyOfCheckout):
         self.assertTrue(found.startswith(f"src/report/csv.cpp:{first + 2}: uses "
                                          "supervisor::execute, allowed only from "), found)
 
+    def test_a_second_lifecycle_is_caught(self):
+        # The server's run manager may create runs; a second copy elsewhere may not.
+        clean = self.violations(run(ENTRY_POINTS, self.tmp))
+        first = self.append("src/fleet/extra.cpp", """\
+            void again(store::Store& s, const run::RunOptions& o) {
+              auto p = run::create(s, o, {}, {}, "running");
+              run::finish(s, p.info.id, true, {});
+            }
+        """)
+        found = {line.split(": uses")[0] for line in self.violations(run(ENTRY_POINTS, self.tmp)) - clean}
+        self.assertEqual(found, {f"src/fleet/extra.cpp:{first + 1}", f"src/fleet/extra.cpp:{first + 2}"})
+
     def test_fully_qualified_and_using_are_uses(self):
         clean = self.violations(run(ENTRY_POINTS, self.tmp))
         first = self.append("src/fleet/extra.cpp", """\
@@ -161,7 +173,6 @@ class EntryPointsCatch(CopyOfCheckout):
 
     def test_allowed_places_and_own_folder_pass(self):
         clean = self.violations(run(ENTRY_POINTS, self.tmp))
-        self.append("src/cli/extra.cpp", self.STRAY)
         self.append("src/supervisor/extra.cpp", self.STRAY)
         self.append("src/run/run.cpp", self.STRAY)
         self.assertEqual(self.violations(run(ENTRY_POINTS, self.tmp)), clean)

@@ -1,6 +1,6 @@
-// Unit tests for the server's pure parts: request validation, server-sent
-// events (writer and parser), Prometheus text, bearer tokens, routes, and the
-// listening socket's backlog (real sockets on 127.0.0.1).
+// Unit tests for the server's pure parts: request validation, Prometheus
+// text, bearer tokens, routes, and the listening socket's backlog (real
+// sockets on 127.0.0.1).
 
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -19,8 +20,8 @@
 
 #include "server/metrics.hpp"
 #include "server/request.hpp"
+#include "server/routes.hpp"
 #include "server/server.hpp"
-#include "server/sse.hpp"
 #include "util/error.hpp"
 
 namespace mudjack::server {
@@ -50,7 +51,7 @@ Catalog catalog() {
   return c;
 }
 
-ParsedRequest parse(const std::string& body) {
+Result<RunRequest> parse(const std::string& body) {
   return parse_run_request(body, catalog());
 }
 
@@ -59,8 +60,8 @@ TEST(RunRequest, AcceptsAFullRequest) {
                     "filter": "sum", "timeout_s": 30, "budget_ms": 5, "warmup_ms": 0,
                     "min_samples": 2, "max_samples": 9, "seed": -3, "baseline": "cpu",
                     "serial": true, "params": {"matrix_size": 64, "fast": true, "dir": "/d"}})");
-  ASSERT_TRUE(p.request) << p.error;
-  const auto& r = *p.request;
+  ASSERT_TRUE(p) << p.error().message;
+  const auto& r = *p;
   EXPECT_EQ(r.suites, (std::vector<std::string>{"paper", "small"}));
   EXPECT_EQ(r.frameworks, (std::vector<std::string>{"torch"}));
   EXPECT_EQ(r.devices, (std::vector<std::string>{"cuda:0"}));
@@ -81,9 +82,9 @@ TEST(RunRequest, AcceptsAFullRequest) {
 
 TEST(RunRequest, ResumeStandsAlone) {
   auto p = parse(R"({"resume": "20261126-011738-a3f9"})");
-  ASSERT_TRUE(p.request) << p.error;
-  EXPECT_EQ(p.request->resume, "20261126-011738-a3f9");
-  EXPECT_NE(parse(R"({"resume": "x", "suite": "paper"})").error.find("no other field"),
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->resume, "20261126-011738-a3f9");
+  EXPECT_NE(parse(R"({"resume": "x", "suite": "paper"})").error().message.find("no other field"),
             std::string::npos);
 }
 
@@ -91,8 +92,8 @@ TEST(RunRequest, SelectionOnlyOfferedFrameworks) {
   auto cat = catalog();
   cat.frameworks = {"torch"};
   auto p = parse_run_request(R"({"suite": "paper"})", cat);
-  ASSERT_TRUE(p.request);
-  auto cases = select_cases(*p.request, cat);
+  ASSERT_TRUE(p);
+  auto cases = select_cases(*p, cat);
   ASSERT_EQ(cases.size(), 2u);
   for (const auto& c : cases) EXPECT_EQ(c.framework, "torch");
 }
@@ -136,40 +137,12 @@ TEST(RunRequest, RejectsEveryBadBodyWithAClearMessage) {
   };
   for (const auto& c : cases) {
     auto p = parse(c.body);
-    EXPECT_FALSE(p.request) << c.body;
-    EXPECT_EQ(p.status, 400) << c.body;
-    EXPECT_NE(p.error.find(c.message), std::string::npos) << c.body << " -> " << p.error;
-    EXPECT_EQ(p.error.find('\n'), std::string::npos) << "one line: " << p.error;
+    ASSERT_FALSE(p) << c.body;
+    const auto& e = p.error();
+    EXPECT_EQ(e.status, 400) << c.body;
+    EXPECT_NE(e.message.find(c.message), std::string::npos) << c.body << " -> " << e.message;
+    EXPECT_EQ(e.message.find('\n'), std::string::npos) << "one line: " << e.message;
   }
-}
-
-TEST(Sse, EventsAreOneDataLineOfCompactJson) {
-  EXPECT_EQ(sse_event(7, "outcome", json{{"a", "x\ny"}, {"b", 1}}),
-            "id: 7\nevent: outcome\ndata: {\"a\":\"x\\ny\",\"b\":1}\n\n");
-  EXPECT_EQ(sse_comment("keep-alive"), ": keep-alive\n\n");
-}
-
-TEST(Sse, ParserHandlesChunksLineEndsCommentsAndMultiLineData) {
-  std::string stream = sse_event(1, "state", json{{"s", 1}}) + ": keep-alive\n\n" +
-                       "id: 2\r\nevent: end\r\ndata: a\r\ndata: b\r\n\r\n" +
-                       "data: no id\rfield-without-colon\r\r" + "id: 9\nevent: cut";
-  SseParser parser;
-  std::vector<SseEvent> events;
-  for (char c : stream) {  // one byte at a time: the worst chunking
-    auto got = parser.feed(std::string_view(&c, 1));
-    events.insert(events.end(), got.begin(), got.end());
-  }
-  ASSERT_EQ(events.size(), 3u);
-  EXPECT_EQ(events[0].id, "1");
-  EXPECT_EQ(events[0].name, "state");
-  EXPECT_EQ(events[0].data, R"({"s":1})");
-  EXPECT_EQ(events[1].id, "2");
-  EXPECT_EQ(events[1].name, "end");
-  EXPECT_EQ(events[1].data, "a\nb");
-  EXPECT_EQ(events[2].id, "");
-  EXPECT_EQ(events[2].name, "message");
-  EXPECT_EQ(events[2].data, "no id");
-  EXPECT_GT(parser.pending(), 0u) << "a truncated event is held back, not delivered";
 }
 
 TEST(Metrics, RendersPrometheusTextWithEscapedLabels) {
@@ -260,6 +233,41 @@ TEST(Routes, PathsMapToBoundedPatterns) {
   EXPECT_EQ(route_of("/v1/suites/paper/cases"), "/v1/suites/{name}/cases");
   EXPECT_EQ(route_of("/etc/passwd"), "other");
   EXPECT_EQ(route_of("/metrics"), "/metrics");
+  EXPECT_EQ(route_of("/v1/openapi.json"), "/v1/openapi.json");
+  // A {name} is one non-empty segment; nothing matches by prefix.
+  EXPECT_EQ(route_of("/v1/runs/"), "other");
+  EXPECT_EQ(route_of("/v1/runs//events"), "other");
+  EXPECT_EQ(route_of("/v1/runs/a/b"), "other");
+  EXPECT_EQ(route_of("/v1/runs/x/events/"), "other");
+  EXPECT_EQ(route_of("/metricsx"), "other");
+  EXPECT_EQ(route_of(""), "other");
+}
+
+TEST(Routes, OneTableOfDistinctRowsWithOnlyProbesOpen) {
+  std::set<std::pair<int, std::string>> seen;
+  for (const auto& r : routes()) {
+    EXPECT_TRUE(seen.emplace(static_cast<int>(r.method), std::string(r.pattern)).second)
+        << r.pattern;
+    EXPECT_EQ(route_of(r.pattern), r.pattern) << "a pattern is its own label";
+  }
+  EXPECT_TRUE(is_open_path("/healthz"));
+  EXPECT_TRUE(is_open_path("/readyz"));
+  EXPECT_FALSE(is_open_path("/metrics"));
+  EXPECT_FALSE(is_open_path("/v1/runs/x"));
+  EXPECT_FALSE(is_open_path("/healthz/x"));
+}
+
+TEST(HttpError, FromFatalConvertsOnlyFatalErrors) {
+  auto ok = from_fatal([] { return 7; });
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(*ok, 7);
+  auto bad = from_fatal([]() -> int { throw util::FatalError("unknown parameter 'n'"); });
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().status, 400);
+  EXPECT_EQ(bad.error().message, "unknown parameter 'n'");
+  auto server_side = from_fatal([]() -> int { throw util::FatalError("disk full"); }, 500);
+  EXPECT_EQ(server_side.error().status, 500);
+  EXPECT_THROW(from_fatal([]() -> int { throw std::runtime_error("bug"); }), std::runtime_error);
 }
 
 // How many of `n` simultaneous connection attempts complete their handshake

@@ -3,7 +3,8 @@
 // the server writes them (GET /v1/runs/{id}/events), the fleet client reads
 // them. Each event is `id: N`, `event: NAME`, one `data:` line of compact
 // JSON, then a blank line. Pure functions and a parser that keeps state
-// between chunks; not thread-safe (one per stream).
+// between chunks; not thread-safe (one per stream). In util/ because both
+// sides use it: fleet/ never includes server/.
 
 #include <cstdint>
 #include <optional>
@@ -13,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace mudjack::server {
+namespace mudjack::util {
 
 // One event as written: `id` counts from 1 within a run, so a client that
 // reconnects with Last-Event-ID: N gets the events after N.
@@ -48,4 +49,4 @@ class SseParser {
   bool has_data_ = false;
 };
 
-}  // namespace mudjack::server
+}  // namespace mudjack::util

@@ -1,16 +1,15 @@
-#include "server/sse.hpp"
+#include "util/sse.hpp"
 
-#include "report/json.hpp"
 #include "util/json.hpp"
 
-namespace mudjack::server {
+namespace mudjack::util {
 
 std::string sse_event(uint64_t id, std::string_view name, const nlohmann::json& data) {
   std::string out = "id: " + std::to_string(id) + "\nevent: ";
   out.append(name);
   // Compact JSON has no raw newlines (they are escaped in strings), so one
   // data line carries the whole document.
-  out += "\ndata: " + util::dump_json(data, -1) + "\n\n";
+  out += "\ndata: " + dump_json(data, -1) + "\n\n";
   return out;
 }
 
@@ -77,4 +76,4 @@ void SseParser::line(std::string_view l, std::vector<SseEvent>& out) {
   }
 }
 
-}  // namespace mudjack::server
+}  // namespace mudjack::util
