@@ -101,18 +101,9 @@ std::vector<T> list(const json& j, const char* key) {
   return it->get<std::vector<T>>();
 }
 
-model::CaseResult case_from_json(const json& c, const std::string& run_id,
-                                 std::string_view source) {
-  const auto bad = [&](const std::string& what) {
-    return FatalError(std::string(source) + ": case " + str(c, "id") + " " + what);
-  };
-  model::CaseResult r;
-  r.run_id = run_id;
-  auto& info = r.info;
+model::CaseInfo info_from_json(const json& c) {
+  model::CaseInfo info;
   info.id = str(c, "id");
-  if (info.id.empty()) {
-    throw FatalError(std::string(source) + ": a case has no id");
-  }
   info.framework = str(c, "framework");
   info.function = str(c, "function");
   info.variant = str(c, "variant");
@@ -128,35 +119,17 @@ model::CaseResult case_from_json(const json& c, const std::string& run_id,
   info.rtol = opt<double>(c, "rtol");
   info.atol = opt<double>(c, "atol");
   info.tags = list<std::string>(c, "tags");
-  r.device = str(c, "device");
+  return info;
+}
 
-  std::string outcome = str(c, "outcome");
-  auto o = model::parse_outcome(outcome);
-  if (!o) {
-    throw bad("has unknown outcome '" + outcome + "'");
-  }
-  r.outcome = *o;
-
-  const json& e = sub(c, "error");
-  std::string kind = str(e, "kind");
-  auto k = model::parse_error_kind(kind);
-  if (!k) {
-    throw bad("has unknown error kind '" + kind + "'");
-  }
-  r.error.kind = *k;
-  r.error.message = str(e, "message");
-  r.error.signal = opt<int>(e, "signal");
-  r.error.exit_code = opt<int>(e, "exit_code");
-  r.error.stderr_tail = str(e, "stderr_tail");
-  r.error.traceback = str(e, "traceback");
-
-  const json& l = sub(c, "latency");
-  r.latency.cold_ns = opt<int64_t>(l, "cold_ns");
-  r.latency.calls_per_sample = opt<int64_t>(l, "calls_per_sample").value_or(0);
+model::Latency latency_from_json(const json& l) {
+  model::Latency latency;
+  latency.cold_ns = opt<int64_t>(l, "cold_ns");
+  latency.calls_per_sample = opt<int64_t>(l, "calls_per_sample").value_or(0);
   if (auto it = l.find("samples_ns"); it != l.end() && !it->is_null()) {
     for (const auto& s : *it) {
-      r.latency.samples_ns.push_back(s.is_null() ? std::numeric_limits<double>::quiet_NaN()
-                                                 : s.get<double>());
+      latency.samples_ns.push_back(s.is_null() ? std::numeric_limits<double>::quiet_NaN()
+                                               : s.get<double>());
     }
   }
   if (auto n = opt<int64_t>(l, "n")) {
@@ -170,19 +143,34 @@ model::CaseResult case_from_json(const json& c, const std::string& run_id,
     s.cv = real_or_nan(l, "cv");
     s.min_ns = real_or_nan(l, "min_ns");
     s.n = *n;
-    r.latency.stats = s;
+    latency.stats = s;
   }
+  return latency;
+}
 
-  const json& m = sub(c, "memory");
-  r.memory.peak_device_bytes = opt<int64_t>(m, "peak_device_bytes");
-  r.memory.peak_host_bytes = opt<int64_t>(m, "peak_host_bytes");
+// Outcome and error kind, checked against the closed lists.
+void outcome_from_json(const json& c, model::CaseResult& r, std::string_view source) {
+  const auto bad = [&](const std::string& what) {
+    return FatalError(std::string(source) + ": case " + str(c, "id") + " " + what);
+  };
+  std::string outcome = str(c, "outcome");
+  auto o = model::parse_outcome(outcome);
+  if (!o) throw bad("has unknown outcome '" + outcome + "'");
+  r.outcome = *o;
+  const json& e = sub(c, "error");
+  std::string kind = str(e, "kind");
+  auto k = model::parse_error_kind(kind);
+  if (!k) throw bad("has unknown error kind '" + kind + "'");
+  r.error.kind = *k;
+  r.error.message = str(e, "message");
+  r.error.signal = opt<int>(e, "signal");
+  r.error.exit_code = opt<int>(e, "exit_code");
+  r.error.stderr_tail = str(e, "stderr_tail");
+  r.error.traceback = str(e, "traceback");
+}
 
-  const json& nu = sub(c, "numeric");
-  r.numeric.max_abs_err = opt<double>(nu, "max_abs_err");
-  r.numeric.max_rel_err = opt<double>(nu, "max_rel_err");
-  r.numeric.compared_with = str(nu, "compared_with");
-  r.numeric.message = str(nu, "message");
-
+std::vector<model::OutputRef> outputs_from_json(const json& c) {
+  std::vector<model::OutputRef> outputs;
   if (auto it = c.find("outputs"); it != c.end() && !it->is_null()) {
     for (const auto& out : *it) {
       model::OutputRef ref;
@@ -190,9 +178,30 @@ model::CaseResult case_from_json(const json& c, const std::string& run_id,
       ref.dtype = str(out, "dtype");
       ref.saved_dtype = str(out, "saved_dtype");
       ref.shape = list<int64_t>(out, "shape");
-      r.outputs.push_back(std::move(ref));
+      outputs.push_back(std::move(ref));
     }
   }
+  return outputs;
+}
+
+model::CaseResult case_from_json(const json& c, const std::string& run_id,
+                                 std::string_view source) {
+  model::CaseResult r;
+  r.run_id = run_id;
+  r.info = info_from_json(c);
+  if (r.info.id.empty()) throw FatalError(std::string(source) + ": a case has no id");
+  r.device = str(c, "device");
+  outcome_from_json(c, r, source);
+  r.latency = latency_from_json(sub(c, "latency"));
+  const json& m = sub(c, "memory");
+  r.memory.peak_device_bytes = opt<int64_t>(m, "peak_device_bytes");
+  r.memory.peak_host_bytes = opt<int64_t>(m, "peak_host_bytes");
+  const json& nu = sub(c, "numeric");
+  r.numeric.max_abs_err = opt<double>(nu, "max_abs_err");
+  r.numeric.max_rel_err = opt<double>(nu, "max_rel_err");
+  r.numeric.compared_with = str(nu, "compared_with");
+  r.numeric.message = str(nu, "message");
+  r.outputs = outputs_from_json(c);
   r.extra = object_or(c, "extra", json::object());
   workload_from_json(c, r);
   r.started_at = str(c, "started_at");

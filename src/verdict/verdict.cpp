@@ -162,23 +162,12 @@ std::string explain(const model::VerdictRow& row, const Counts& n,
   return reason;
 }
 
-model::VerdictRow judge(const std::vector<const CaseResult*>& cases,
-                        const std::unordered_map<std::string, const CaseResult*>* baseline,
-                        const Options& options) {
-  const CaseResult& first = *cases.front();
-  model::VerdictRow row;
-  row.framework = first.info.framework;
-  row.function = first.info.function;
-  row.device = first.device;
-
+// Counts of the group's outcomes; the failing and mismatching case ids, sorted.
+Counts count_cases(const std::vector<const CaseResult*>& cases, model::VerdictRow& row) {
   Counts n;
-  std::vector<double> ratios;
-  std::vector<stats::SamplePair> samples;  // for the interval; only when every pair has them
   for (const CaseResult* r : cases) {
     ++n.cases;
-    if (attempted(r->outcome)) {
-      ++n.attempted;
-    }
+    if (attempted(r->outcome)) ++n.attempted;
     if (failed(r->outcome)) {
       ++n.failed;
       row.failing.push_back(r->info.id);
@@ -187,28 +176,33 @@ model::VerdictRow judge(const std::vector<const CaseResult*>& cases,
       ++n.mismatched;
       row.mismatching.push_back(r->info.id);
     }
-    if (r->outcome == Outcome::kUnavailable) {
-      ++n.unavailable;
-    }
-    if (r->outcome == Outcome::kSkip) {
-      ++n.skipped;
-    }
-    if (baseline == nullptr) {
-      continue;  // the baseline itself, or a device whose baseline did not run
-    }
+    if (r->outcome == Outcome::kUnavailable) ++n.unavailable;
+    if (r->outcome == Outcome::kSkip) ++n.skipped;
+  }
+  std::sort(row.failing.begin(), row.failing.end());
+  std::sort(row.mismatching.begin(), row.mismatching.end());
+  row.cases = n.cases;
+  return n;
+}
+
+// The group's latency ratio to its baseline and, when every pair carries raw
+// samples, its bootstrap interval. `baseline` is null for the baseline itself
+// or a device whose baseline did not run.
+void latency_ratio(const std::vector<const CaseResult*>& cases,
+                   const std::unordered_map<std::string, const CaseResult*>* baseline,
+                   const Options& options, model::VerdictRow& row) {
+  if (baseline == nullptr) return;
+  std::vector<double> ratios;
+  std::vector<stats::SamplePair> samples;
+  for (const CaseResult* r : cases) {
     const auto device_ns = timed_median_ns(*r);
     const auto it = baseline->find(r->info.id);
-    if (!device_ns || it == baseline->end()) {
-      continue;
-    }
+    if (!device_ns || it == baseline->end()) continue;
     if (const auto baseline_ns = timed_median_ns(*it->second)) {
       ratios.push_back(*device_ns / *baseline_ns);
       samples.push_back({r->latency.samples_ns, it->second->latency.samples_ns});
     }
   }
-  std::sort(row.failing.begin(), row.failing.end());
-  std::sort(row.mismatching.begin(), row.mismatching.end());
-  row.cases = n.cases;
   row.latency_ratio = stats::geometric_mean(ratios);
   if (row.latency_ratio && samples.size() == ratios.size()) {
     if (auto ci = stats::bootstrap_ratio(samples, options.bootstrap_iterations, 0.95,
@@ -217,14 +211,10 @@ model::VerdictRow judge(const std::vector<const CaseResult*>& cases,
       row.latency_ratio_high = ci->high;
     }
   }
+}
 
-  const double threshold = options.threshold(row.function, row.device);
-  // With raw samples, only an interval wholly above the threshold is
-  // intolerable: noise cannot make a verdict. Without them, the point ratio.
-  const std::optional<double> judged =
-      row.latency_ratio_low ? row.latency_ratio_low : row.latency_ratio;
-  const bool intolerable = judged && *judged > threshold * (1 + kThresholdSlack);
-
+// The verdict by precedence, and every other category as a flag (enum order).
+void classify(const Counts& n, bool intolerable, model::VerdictRow& row) {
   if (n.attempted == 0) {
     row.verdict = Verdict::kUnavailable;
   } else if (n.failed == n.attempted) {
@@ -238,18 +228,32 @@ model::VerdictRow judge(const std::vector<const CaseResult*>& cases,
   } else {
     row.verdict = Verdict::kPortable;
   }
-
-  // Flags, in enum order.
-  if (n.unavailable > 0 && n.attempted > 0) {
-    row.flags.push_back(Verdict::kUnavailable);
-  }
+  if (n.unavailable > 0 && n.attempted > 0) row.flags.push_back(Verdict::kUnavailable);
   if (n.mismatched > 0 && row.verdict != Verdict::kDivergent) {
     row.flags.push_back(Verdict::kDivergent);
   }
   if (intolerable && row.verdict != Verdict::kIntolerableLatency) {
     row.flags.push_back(Verdict::kIntolerableLatency);
   }
+}
 
+model::VerdictRow judge_group(const std::vector<const CaseResult*>& cases,
+                              const std::unordered_map<std::string, const CaseResult*>* baseline,
+                              const Options& options) {
+  const CaseResult& first = *cases.front();
+  model::VerdictRow row;
+  row.framework = first.info.framework;
+  row.function = first.info.function;
+  row.device = first.device;
+  const Counts n = count_cases(cases, row);
+  latency_ratio(cases, baseline, options, row);
+  const double threshold = options.threshold(row.function, row.device);
+  // With raw samples, only an interval wholly above the threshold is
+  // intolerable: noise cannot make a verdict. Without them, the point ratio.
+  const std::optional<double> judged =
+      row.latency_ratio_low ? row.latency_ratio_low : row.latency_ratio;
+  const bool intolerable = judged && *judged > threshold * (1 + kThresholdSlack);
+  classify(n, intolerable, row);
   row.reason = explain(row, n, cases, threshold, intolerable);
   return row;
 }
@@ -274,8 +278,8 @@ std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& res
     const std::string& device = std::get<2>(key);
     const std::string base = options.baseline_for(device);
     const auto it = baselines.find(base);
-    rows.push_back(
-        judge(cases, device == base || it == baselines.end() ? nullptr : &it->second, options));
+    rows.push_back(judge_group(
+        cases, device == base || it == baselines.end() ? nullptr : &it->second, options));
   }
   return rows;
 }
