@@ -16,8 +16,6 @@
 namespace mudjack::report {
 namespace {
 
-using model::CaseResult;
-using model::Outcome;
 using model::Verdict;
 using model::VerdictRow;
 using nlohmann::json;
