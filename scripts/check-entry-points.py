@@ -26,26 +26,13 @@ import re
 import sys
 from pathlib import Path
 
-SOURCE_SUFFIXES = (".hpp", ".cpp", ".hpp.in", ".cpp.in", ".h", ".cc")
+from architecture_lists import SOURCE_SUFFIXES, ListError, section
+
 ENTRY = re.compile(r"^- `([A-Za-z_]\w*(?:::[A-Za-z_]\w*)+)` — callable from: (.+)$")
 PLACE = re.compile(r"^src/[A-Za-z0-9_./-]*$")
 
 
-class ListError(Exception):
-    pass
 
-
-def section(text: str, title: str) -> list[str]:
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if line.strip() == "## " + title:
-            out = []
-            for rest in lines[i + 1:]:
-                if rest.startswith("## "):
-                    break
-                out.append(rest)
-            return out
-    raise ListError(f"ARCHITECTURE.md has no '## {title}' section")
 
 
 def read_entries(architecture: Path) -> dict[str, list[str]]:

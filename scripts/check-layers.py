@@ -22,28 +22,14 @@ import re
 import sys
 from pathlib import Path
 
-SOURCE_SUFFIXES = (".hpp", ".cpp", ".hpp.in", ".cpp.in", ".h", ".cc")
+from architecture_lists import SOURCE_SUFFIXES, ListError, section
+
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/([^"]+)"')
 ITEM = re.compile(r"^(\d+)\.\s+(.*)$")
 MEMBER = re.compile(r"^src/(?:([A-Za-z0-9_]+)/|([A-Za-z0-9_.]+))$")
 
 
-class ListError(Exception):
-    pass
 
-
-def section(text: str, title: str) -> list[str]:
-    """Lines of the `## title` section, without its heading."""
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if line.strip() == "## " + title:
-            out = []
-            for rest in lines[i + 1:]:
-                if rest.startswith("## "):
-                    break
-                out.append(rest)
-            return out
-    raise ListError(f"ARCHITECTURE.md has no '## {title}' section")
 
 
 def read_layers(architecture: Path) -> dict[str, int]:
