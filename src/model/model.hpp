@@ -59,7 +59,8 @@ inline constexpr std::array<Verdict, 6> kVerdicts = {
 // How a pass's answer was checked (docs/design.md: checked): `reference`, a
 // host computation independent of the framework under test; `property`, the
 // case's own checks; `baseline`, agreement with the baseline device's
-// outputs; `none`, nothing looked at the answer.
+// outputs where that baseline pass was itself checked; `none`, nothing
+// looked at the answer.
 enum class Check { kNone, kReference, kProperty, kBaseline };
 
 std::string_view to_string(Outcome o);

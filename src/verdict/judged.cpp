@@ -45,9 +45,8 @@ const CaseRatio* Judged::ratio_of(const model::CaseResult& r) const {
   return it == ratios.end() ? nullptr : &it->second;
 }
 
-model::Check check_of(const model::CaseResult& r) {
+model::Check own_check(const model::CaseResult& r) {
   if (r.outcome != model::Outcome::kPass) return model::Check::kNone;
-  if (!r.numeric.compared_with.empty()) return model::Check::kBaseline;
   const auto checks = r.extra.find("checks");
   if (checks != r.extra.end() && checks->is_array() && !checks->empty() &&
       std::all_of(checks->begin(), checks->end(),
@@ -55,6 +54,26 @@ model::Check check_of(const model::CaseResult& r) {
     return model::Check::kProperty;
   }
   return model::Check::kNone;
+}
+
+std::vector<model::Check> checks_of(const std::vector<model::CaseResult>& results) {
+  std::vector<model::Check> out;
+  out.reserve(results.size());
+  std::map<std::pair<std::string, std::string>, model::Check> own;
+  for (const auto& r : results) {
+    out.push_back(own_check(r));
+    own[{r.info.id, r.device}] = out.back();
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    if (out[i] != model::Check::kNone || r.outcome != model::Outcome::kPass ||
+        r.numeric.compared_with.empty()) {
+      continue;
+    }
+    auto base = own.find({r.info.id, r.numeric.compared_with});
+    if (base != own.end() && base->second != model::Check::kNone) out[i] = model::Check::kBaseline;
+  }
+  return out;
 }
 
 Judged assemble(model::RunInfo run, std::vector<model::CaseResult> cases,
@@ -66,8 +85,7 @@ Judged assemble(model::RunInfo run, std::vector<model::CaseResult> cases,
   j.options = options;
   j.ratios = case_ratios(j.cases, options);
   count(j);
-  j.checked.reserve(j.cases.size());
-  for (const auto& r : j.cases) j.checked.push_back(check_of(r));
+  j.checked = checks_of(j.cases);
   return j;
 }
 

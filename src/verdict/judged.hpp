@@ -65,9 +65,11 @@ Judged judge(model::RunInfo run, std::vector<model::CaseResult> cases, const Opt
 Judged assemble(model::RunInfo run, std::vector<model::CaseResult> cases,
                 std::vector<model::VerdictRow> verdicts, const Options& options);
 
-// How a result's answer was checked: a pass compared with its baseline
-// device is `baseline`, a pass whose own checks all held is `property`,
-// anything else `none`.
-model::Check check_of(const model::CaseResult& r);
+// How each result's answer was checked, parallel to `results`: a pass
+// whose own checks all held is `property`; a pass that agreed with its
+// baseline device's outputs, where that baseline pass was itself checked, is
+// `baseline`; anything else `none`. (`reference` needs the probe to say a
+// check is a host reference; no probe does yet.)
+std::vector<model::Check> checks_of(const std::vector<model::CaseResult>& results);
 
 }  // namespace mudjack::verdict
