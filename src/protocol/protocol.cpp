@@ -36,6 +36,20 @@ std::optional<double> opt_double(const json& j, const char* key) {
   return it->get<double>();
 }
 
+// An `engine_fault` as one line of at most kMaxFaultBytes: "" when absent or
+// null; nullopt when it is there but not a string.
+std::optional<std::string> fault_of(const json& j) {
+  auto it = j.find("engine_fault");
+  if (it == j.end() || it->is_null()) return std::string();
+  if (!it->is_string()) return std::nullopt;
+  auto text = it->get<std::string>();
+  text.erase(0, text.find_first_not_of(" \t\r\n"));
+  text = text.substr(0, text.find_first_of("\r\n"));
+  if (text.size() > kMaxFaultBytes) text.resize(kMaxFaultBytes);
+  if (text.empty() && !it->get<std::string>().empty()) text = "(no message)";
+  return text;
+}
+
 }  // namespace
 
 json Policy::to_json() const {
@@ -98,8 +112,15 @@ Parsed<Hello> parse_hello(std::string_view line) {
               ", this mudjack speaks protocol " + std::to_string(kVersion);
     return p;
   }
+  auto fault = fault_of(*j);
+  if (!fault) {
+    p.error = "probe sent a hello whose engine_fault is not a string";
+    return p;
+  }
   Hello h;
   h.protocol = static_cast<int>(*version);
+  h.protocol_minor = static_cast<int>(opt_int(*j, "protocol_minor").value_or(0));
+  h.engine_fault = std::move(*fault);
   h.probe_version = str(*j, "probe_version");
   h.framework = str(*j, "framework");
   h.framework_version = str(*j, "framework_version");
@@ -161,6 +182,16 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
   if (r.case_id != expected_case) {
     p.error = "probe answered for case '" + r.case_id + "', expected '" +
               std::string(expected_case) + "'";
+    return p;
+  }
+  auto fault = fault_of(*j);
+  if (!fault) {
+    p.error = "probe sent an engine_fault that is not a string";
+    return p;
+  }
+  if (!fault->empty()) {  // no outcome: the machine failed, not the case
+    r.engine_fault = std::move(*fault);
+    p.value = std::move(r);
     return p;
   }
   auto status = str(*j, "status");
