@@ -50,6 +50,24 @@ std::optional<std::string> fault_of(const json& j) {
   return text;
 }
 
+// A result's `outputs[]` (the saved .npy files), absent fields empty.
+std::vector<model::OutputRef> outputs_of(const json& j) {
+  std::vector<model::OutputRef> out;
+  auto it = j.find("outputs");
+  if (it == j.end() || !it->is_array()) return out;
+  for (const auto& o : *it) {
+    model::OutputRef ref;
+    ref.path = str(o, "path");
+    ref.dtype = str(o, "dtype");
+    ref.saved_dtype = str(o, "saved_dtype");
+    if (o.contains("shape") && o["shape"].is_array()) {
+      for (const auto& d : o["shape"]) ref.shape.push_back(d.is_number() ? d.get<int64_t>() : -1);
+    }
+    out.push_back(std::move(ref));
+  }
+  return out;
+}
+
 }  // namespace
 
 json Policy::to_json() const {
@@ -227,18 +245,7 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
     r.memory.peak_device_bytes = opt_int((*j)["memory"], "peak_device_bytes");
     r.memory.peak_host_bytes = opt_int((*j)["memory"], "peak_host_bytes");
   }
-  if (j->contains("outputs") && (*j)["outputs"].is_array()) {
-    for (const auto& o : (*j)["outputs"]) {
-      model::OutputRef ref;
-      ref.path = str(o, "path");
-      ref.dtype = str(o, "dtype");
-      ref.saved_dtype = str(o, "saved_dtype");
-      if (o.contains("shape") && o["shape"].is_array()) {
-        for (const auto& d : o["shape"]) ref.shape.push_back(d.is_number() ? d.get<int64_t>() : -1);
-      }
-      r.outputs.push_back(std::move(ref));
-    }
-  }
+  r.outputs = outputs_of(*j);
   if (auto it = j->find("work"); it != j->end()) r.work = model::work_from_json(*it);
   if (auto it = j->find("metrics"); it != j->end()) r.metrics = model::metrics_from_json(*it);
   for (const char* key : {"warmup_calls", "case_ns", "output_device", "checks", "fallback"}) {

@@ -234,8 +234,8 @@ TEST_F(MachineFaults, APausedMachineIsNoTimeout) {
   ScopedEnv mark("MUDJACK_FAULTS_MARKER", marker.string());
   ScopedEnv go("MUDJACK_FAULTS_RELEASE", release.string());
   pid_t engine =
-      spawn({"run", "--suite-dir", kFaults.string(), "--filter", "faults\\.short.*index=0",
-             "--out", out.string(), "--budget-ms", "5", "--timeout-s", "2"});
+      spawn({"run", "--suite-dir", kFaults.string(), "--filter", "faults\\.short.*index=0", "--out",
+             out.string(), "--budget-ms", "5", "--timeout-s", "2"});
   ASSERT_TRUE(eventually([&] { return marks(marker, "short") >= 1; }, milliseconds(90'000)))
       << slurp(dir_ / "background.txt");
   auto probes = probes_of(engine);
@@ -260,8 +260,8 @@ TEST_F(MachineFaults, AStoppedEngineIsNoTimeoutEither) {
   auto marker = dir_ / "marker";
   ScopedEnv env("MUDJACK_FAULTS_MARKER", marker.string());
   pid_t engine =
-      spawn({"run", "--suite-dir", kFaults.string(), "--filter", "faults\\.short.*index=0",
-             "--out", out.string(), "--budget-ms", "5", "--timeout-s", "2"});
+      spawn({"run", "--suite-dir", kFaults.string(), "--filter", "faults\\.short.*index=0", "--out",
+             out.string(), "--budget-ms", "5", "--timeout-s", "2"});
   ASSERT_TRUE(eventually([&] { return marks(marker, "short") >= 1; }, milliseconds(90'000),
                          milliseconds(5)))
       << slurp(dir_ / "background.txt");
