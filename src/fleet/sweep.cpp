@@ -1,6 +1,7 @@
 #include "fleet/sweep.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -61,6 +62,17 @@ std::string read_text(const fs::path& p) {
 
 bool retryable(const Response& r) {
   return !r.oversized && (!r.transport_ok() || r.status >= 500 || r.status == 429);
+}
+
+// A run id a target gave: it goes into URLs and onto the terminal, so only
+// 1-128 of A-Za-z0-9 . _ - (what `mudjack serve` makes), not "." or "..".
+bool plain_id(const json& id) {
+  if (!id.is_string()) return false;
+  const auto& text = id.get_ref<const std::string&>();
+  if (text.empty() || text.size() > 128 || text == "." || text == "..") return false;
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
 }
 
 // Text a target sent (error messages), fit for one line of a terminal: its
@@ -305,10 +317,14 @@ bool Sweep::start_run(TargetState& t, const Client& client) {
     return false;
   }
   auto doc = json::parse(r.body, nullptr, false);
+  if (!doc.is_object() || !plain_id(doc.value("id", json()))) {
+    fail(t, "target answered POST /v1/runs without a usable run id");
+    return false;
+  }
   std::lock_guard lock(mu_);
-  t.run_id = doc.value("id", "");
-  t.suite = doc.value("suite", "");
-  t.planned = doc.value("planned", size_t{0});
+  t.run_id = doc["id"].get<std::string>();
+  t.suite = doc["suite"].is_string() ? doc["suite"].get<std::string>() : "";
+  t.planned = doc["planned"].is_number_unsigned() ? doc["planned"].get<size_t>() : 0;
   t.outcomes = 0;
   t.partial = false;
   t.status = "running";

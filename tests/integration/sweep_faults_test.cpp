@@ -42,13 +42,15 @@ struct Ended {
 // A fake target: the routes a test gives it, served on a thread.
 class FakeTarget {
  public:
-  explicit FakeTarget(const std::function<void(httplib::Server&)>& routes) {
+  explicit FakeTarget(const std::function<void(httplib::Server&)>& routes,
+                      std::string run_reply = R"({"id": "r1", "suite": "crafted", "planned": 2})")
+      : run_reply_(std::move(run_reply)) {
     server_.Get("/v1/info", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(R"({"environment": {"machines": []}})", "application/json");
     });
-    server_.Post("/v1/runs", [](const httplib::Request&, httplib::Response& res) {
+    server_.Post("/v1/runs", [this](const httplib::Request&, httplib::Response& res) {
       res.status = 202;
-      res.set_content(R"({"id": "r1", "suite": "crafted", "planned": 2})", "application/json");
+      res.set_content(run_reply_, "application/json");
     });
     routes(server_);  // the paths a test adds (events, results)
     port_ = server_.bind_to_any_port("127.0.0.1");
@@ -63,6 +65,7 @@ class FakeTarget {
   int port() const { return port_; }
 
  private:
+  std::string run_reply_;
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;
@@ -253,6 +256,25 @@ TEST_F(SweepFaults, AnEventThatNeverEndsIsRefused) {
             std::string::npos)
       << log;
   EXPECT_LT(e.max_rss_kb, 200 * 1024);
+}
+
+TEST_F(SweepFaults, ARunIdThatIsNotAPlainNameIsRefused) {
+  // The id goes into URLs and onto the terminal.
+  for (const char* reply : {R"({"id": "../r1?x=\u001b[2J", "planned": 1})", R"({"id": 7})", "[]"}) {
+    FakeTarget target([](httplib::Server&) {}, reply);
+    auto file = targets("odd", target.port());
+    auto out = dir_ / "sweep";
+    fs::remove_all(out);
+    auto e =
+        sweep({"--targets", file.string(), "--out", out.string(), "--retries", "1"}, seconds(60));
+    auto log = slurp(dir_ / "sweep.log");
+    EXPECT_EQ(e.code, 1) << reply << "\n" << log;
+    EXPECT_NE(log.find("mudjack: target odd failed: target answered POST /v1/runs without a "
+                       "usable run id"),
+              std::string::npos)
+        << log;
+    EXPECT_EQ(log.find('\x1b'), std::string::npos) << log;
+  }
 }
 
 TEST_F(SweepFaults, LabelsThatAreNotFolderNamesAreRefusedInOneLine) {
