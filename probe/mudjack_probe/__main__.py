@@ -28,7 +28,8 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from . import PROTOCOL_VERSION, __version__, api  # noqa: E402
+from . import PROTOCOL_MINOR, PROTOCOL_VERSION, __version__, api  # noqa: E402
+from .errors import MachineFault, machine_fault, one_line  # noqa: E402
 
 _channel = os.fdopen(_CHANNEL_FD, "w", encoding="utf-8", buffering=1)
 
@@ -36,6 +37,19 @@ _channel = os.fdopen(_CHANNEL_FD, "w", encoding="utf-8", buffering=1)
 def send(message: dict[str, Any]) -> None:
     _channel.write(json.dumps(message, separators=(",", ":"), allow_nan=False, default=str) + "\n")
     _channel.flush()
+
+
+def _exec_suite_file(loader: Any, module: Any, path: Path) -> None:
+    """Runs one suite file. Its own errors are the suite's (ValueError: the
+    engine reports a malformed suite); a machine fault (no memory to load it,
+    an unreadable disk) stays a MachineFault."""
+    try:
+        loader.exec_module(module)
+    except Exception as exc:
+        fault = machine_fault(exc)
+        if fault is not None:
+            raise MachineFault(f"cannot load {path}: {fault}") from exc
+        raise ValueError(f"{path}: {type(exc).__name__}: {exc}") from exc
 
 
 def load_suites(dirs: list[str], framework: str | None) -> dict[str, api.CaseDef]:
@@ -55,10 +69,7 @@ def load_suites(dirs: list[str], framework: str | None) -> dict[str, api.CaseDef
                 raise ValueError(f"{path}: cannot be imported")
             helper = importlib.util.module_from_spec(spec)
             sys.modules[path.stem] = helper
-            try:
-                spec.loader.exec_module(helper)
-            except Exception as exc:
-                raise ValueError(f"{path}: {type(exc).__name__}: {exc}") from exc
+            _exec_suite_file(spec.loader, helper, path)
         for path in sorted(folder.glob("*.py")):
             if path.name.startswith("_"):
                 continue
@@ -68,10 +79,7 @@ def load_suites(dirs: list[str], framework: str | None) -> dict[str, api.CaseDef
                 raise ValueError(f"{path}: cannot be imported")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
-            try:
-                spec.loader.exec_module(module)
-            except Exception as exc:
-                raise ValueError(f"{path}: {type(exc).__name__}: {exc}") from exc
+            _exec_suite_file(spec.loader, module, path)
     cases: dict[str, api.CaseDef] = {}
     for coll in api.collected():
         if framework and coll.framework != framework:
@@ -99,6 +107,50 @@ def _repro(adapter: Any, case: api.CaseDef, request: dict[str, Any]) -> dict[str
     return reply
 
 
+def _load_adapter(framework: str, device: str, hello: dict[str, Any]) -> Any:
+    """The framework's adapter bound to `device`, its facts put in `hello`; None
+    when it cannot load, with `unavailable` saying why. A machine fault (the
+    framework's libraries do not fit in the address space) also sets
+    `engine_fault`: the engine then stores no outcome (protocol 1.1), while an
+    older engine still reads `unavailable`."""
+    try:
+        from . import adapters
+
+        adapter = adapters.load(framework)
+        hello["framework_version"] = adapter.version()
+        hello["devices"] = adapter.devices()
+        if device:
+            adapter.select(device)
+        return adapter
+    except Exception as exc:  # not installed, device not visible, driver broken: say so, do not die silently
+        fault = machine_fault(exc)
+        if fault is not None:
+            hello["engine_fault"] = f"{framework} cannot load on this machine: {fault}"
+            hello["unavailable"] = hello["engine_fault"]
+        elif isinstance(exc, ImportError):
+            hello["unavailable"] = f"{framework} is not installed in {sys.executable}: {exc}"
+        else:
+            hello["unavailable"] = f"{framework} could not start on {device or 'this machine'}: {type(exc).__name__}: {exc}"
+        return None
+
+
+def _run(adapter: Any, case: api.CaseDef, request: dict[str, Any]) -> dict[str, Any]:
+    """The reply to `run`: the case's result, or, when the machine failed
+    around the case (its outputs could not be saved, numpy could not load),
+    an `engine_fault` and no outcome (protocol 1.1)."""
+    try:
+        from .runner import Policy, run_case  # numpy is needed only to run
+
+        policy = Policy.from_json(request.get("policy", {}))
+        started_ns = time.perf_counter_ns()
+        result = run_case(adapter, case, int(request.get("seed", 0)), policy, request.get("artifact_dir"))
+        result["case_ns"] = time.perf_counter_ns() - started_ns  # all the probe spent on it
+        return result
+    except (MachineFault, OSError, MemoryError, ImportError) as exc:  # outside the call under test
+        return {"type": "result", "case": case.id, "device": adapter.device_id,
+                "engine_fault": machine_fault(exc) or one_line(exc)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="mudjack_probe")
     parser.add_argument("--framework", help="numpy, torch, jax or tensorflow; omit to only list cases")
@@ -116,6 +168,7 @@ def main() -> int:
     hello: dict[str, Any] = {
         "type": "hello",
         "protocol": PROTOCOL_VERSION,
+        "protocol_minor": PROTOCOL_MINOR,
         "probe_version": __version__,
         "framework": args.framework,
         "framework_version": None,
@@ -124,28 +177,14 @@ def main() -> int:
         "pid": os.getpid(),
         "devices": [],
         "unavailable": None,
+        "engine_fault": None,
     }
     if args.protocol != PROTOCOL_VERSION:
         hello["unavailable"] = f"engine asked for protocol {args.protocol}, this probe speaks {PROTOCOL_VERSION}"
         send(hello)
         return 3
 
-    adapter = None
-    if args.framework:
-        try:
-            from . import adapters
-
-            adapter = adapters.load(args.framework)
-            hello["framework_version"] = adapter.version()
-            hello["devices"] = adapter.devices()
-            if args.device:
-                adapter.select(args.device)
-        except ImportError as exc:
-            hello["unavailable"] = f"{args.framework} is not installed in {sys.executable}: {exc}"
-            adapter = None
-        except Exception as exc:  # device not visible, driver broken: say so, do not die silently
-            hello["unavailable"] = f"{args.framework} could not start on {args.device or 'this machine'}: {type(exc).__name__}: {exc}"
-            adapter = None
+    adapter = _load_adapter(args.framework, args.device, hello) if args.framework else None
     send(hello)
 
     cases: dict[str, api.CaseDef] | None = None
@@ -180,17 +219,16 @@ def main() -> int:
                 if kind == "repro":
                     send(_repro(adapter, case, request))
                     continue
-                from .runner import Policy, run_case  # numpy is needed only to run
-
-                policy = Policy.from_json(request.get("policy", {}))
-                started_ns = time.perf_counter_ns()
-                result = run_case(adapter, case, int(request.get("seed", 0)), policy, request.get("artifact_dir"))
-                result["case_ns"] = time.perf_counter_ns() - started_ns  # all the probe spent on it
-                send(result)
+                send(_run(adapter, case, request))
             else:
                 send({"type": "error", "message": f"unknown request type {kind!r}"})
         except ValueError as exc:
             send({"type": "error", "message": str(exc)})
+        except MachineFault as exc:  # a suite could not be loaded
+            if kind == "run":
+                send({"type": "result", "case": request.get("case", ""), "device": args.device, "engine_fault": one_line(exc)})
+            else:
+                send({"type": "error", "message": one_line(exc)})
     return 0
 
 

@@ -7,6 +7,7 @@ begins and ends with `adapter.sync()`.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -18,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .api import Call, CaseDef, Ctx, Metric
-from .errors import Skip, Unavailable, UnsupportedDtype
+from .errors import MachineFault, Skip, Unavailable, UnsupportedDtype
 
 
 @dataclass
@@ -121,8 +122,13 @@ def _host_peak_bytes() -> int | None:
     return None
 
 
-def _safe_name(case_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", case_id)
+def artifact_name(case_id: str) -> str:
+    """The file name stem of a case's outputs: readable, short enough for any
+    file system (at most 100 characters plus the hash), and unique per exact
+    case id ("a b" and "a_b" read alike, their hashes differ)."""
+    readable = re.sub(r"[^A-Za-z0-9_.=-]+", "_", case_id)[:100]
+    digest = hashlib.sha256(case_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{readable}-{digest}"
 
 
 def _error(kind: str, exc: BaseException) -> dict[str, Any]:
@@ -237,18 +243,24 @@ def _check_ok(fn: Callable[..., bool], outputs: list[tuple[np.ndarray, str]], in
 
 
 def _save(arrays: list[tuple[np.ndarray, str]], case_id: str, artifact_dir: str | None) -> list[dict[str, Any]]:
+    """Saves the outputs as .npy files. The case has run by now: a file that
+    cannot be written (a full disk, a read-only folder) is the machine's
+    fault, raised as MachineFault, never the case's outcome."""
     if not artifact_dir:
         return []
-    os.makedirs(artifact_dir, exist_ok=True)
     saved = []
-    for i, (arr, dtype_name) in enumerate(arrays):
-        a = np.asarray(arr, order="C")  # not ascontiguousarray: it turns 0-d into shape (1,)
-        if a.dtype.kind not in "biufc":  # bfloat16 from ml_dtypes, objects, strings
-            try:
-                a = a.astype(np.float32)
-            except (TypeError, ValueError):
-                continue
-        path = os.path.join(artifact_dir, f"{_safe_name(case_id)}.{i}.npy")
-        np.save(path, a, allow_pickle=False)
-        saved.append({"path": path, "dtype": dtype_name, "saved_dtype": str(a.dtype), "shape": list(a.shape)})
+    try:
+        os.makedirs(artifact_dir, exist_ok=True)
+        for i, (arr, dtype_name) in enumerate(arrays):
+            a = np.asarray(arr, order="C")  # not ascontiguousarray: it turns 0-d into shape (1,)
+            if a.dtype.kind not in "biufc":  # bfloat16 from ml_dtypes, objects, strings
+                try:
+                    a = a.astype(np.float32)
+                except (TypeError, ValueError):
+                    continue
+            path = os.path.join(artifact_dir, f"{artifact_name(case_id)}.{i}.npy")
+            np.save(path, a, allow_pickle=False)
+            saved.append({"path": path, "dtype": dtype_name, "saved_dtype": str(a.dtype), "shape": list(a.shape)})
+    except OSError as exc:
+        raise MachineFault(f"cannot save outputs in {artifact_dir}: {type(exc).__name__}: {exc}") from exc
     return saved

@@ -17,12 +17,59 @@ std::string eta(double seconds) {
   return buf;
 }
 
+// The length of the valid UTF-8 sequence at text[i] and its code point,
+// or 0 when the bytes there are not one.
+size_t utf8_sequence(std::string_view text, size_t i, uint32_t* code) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  size_t n = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
+  if (lead >= 0xF8 || n == 0 || i + n > text.size()) return 0;
+  uint32_t cp = lead & (0x7F >> n);
+  for (size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return 0;
+  *code = cp;
+  return n;
+}
+
 bool is_failure(model::Outcome o) {
   return o == model::Outcome::kFail || o == model::Outcome::kCrash ||
          o == model::Outcome::kTimeout || o == model::Outcome::kMismatch;
 }
 
 }  // namespace
+
+std::string terminal_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  char buf[8];
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7F) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    uint32_t code = 0;
+    size_t n = c >= 0x80 ? utf8_sequence(text, i, &code) : 0;
+    if (n > 0 && code >= 0xA0) {
+      out.append(text.substr(i, n));
+    } else if (n > 0) {  // a C1 control: 8-bit CSI and friends
+      std::snprintf(buf, sizeof(buf), "\\u%04X", static_cast<unsigned>(code));
+      out += buf;
+    } else {
+      std::snprintf(buf, sizeof(buf), "\\x%02X", static_cast<unsigned>(c));
+      out += buf;
+      n = 1;
+    }
+    i += n;
+  }
+  return out;
+}
 
 Progress::Progress(size_t total, size_t done, std::map<std::string, size_t> per_device_total,
                    bool tty, FILE* out)
@@ -48,8 +95,9 @@ void Progress::on_result(const model::CaseResult& r) {
     std::string kind(model::to_string(r.error.kind));
     detail = (kind.empty() ? "" : kind + ": ") + r.error.message.substr(0, 100);
   }
-  std::fprintf(out_, "[%zu/%zu] %-7s %-11s %s  %s\n", done_, total_, r.device.c_str(),
-               std::string(model::to_string(r.outcome)).c_str(), r.info.id.c_str(), detail.c_str());
+  std::fprintf(out_, "[%zu/%zu] %-7s %-11s %s  %s\n", done_, total_,
+               terminal_safe(r.device).c_str(), std::string(model::to_string(r.outcome)).c_str(),
+               terminal_safe(r.info.id).c_str(), terminal_safe(detail).c_str());
   std::fflush(out_);
 }
 
@@ -60,9 +108,15 @@ void Progress::redraw() {
                      std::to_string(failed_) + " failed  ETA " +
                      eta(rate * static_cast<double>(total_ - done_));
   for (const auto& [device, n] : device_total_) {
-    line += "  " + device + " " + std::to_string(device_done_[device]) + "/" + std::to_string(n);
+    line += "  " + terminal_safe(device) + " " + std::to_string(device_done_[device]) + "/" +
+            std::to_string(n);
   }
   std::fprintf(out_, "\r\033[K%s", line.c_str());
+  std::fflush(out_);
+}
+
+void Progress::fault(const std::string& why) {
+  std::fprintf(out_, "mudjack: run stopped by a machine fault: %s\n", terminal_safe(why).c_str());
   std::fflush(out_);
 }
 

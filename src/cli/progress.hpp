@@ -2,15 +2,25 @@
 // Run progress on stderr: a redrawn status line on a terminal (done/total,
 // failures so far, ETA, per device), one plain line per outcome otherwise.
 // Called from the supervisor's listener, which is already serialised.
+//
+// Case ids, device names and messages come from suites and probes: every
+// control character in them is shown escaped (terminal_safe), so none can
+// move the cursor, clear the screen or retitle the terminal.
 
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "model/model.hpp"
 
 namespace mudjack::cli {
+
+// `text` with every control character escaped: C0 controls, DEL and C1
+// controls (U+0080-U+009F) as \xHH / \u00HH, bytes that are not UTF-8 as
+// \xHH; everything else, other UTF-8 included, unchanged.
+std::string terminal_safe(std::string_view text);
 
 class Progress {
  public:
@@ -18,6 +28,9 @@ class Progress {
   Progress(size_t total, size_t done, std::map<std::string, size_t> per_device_total, bool tty,
            FILE* out);
   void on_result(const model::CaseResult& r);
+  // One line saying why the run stopped short (supervisor::execute's engine
+  // fault); call it after finish().
+  void fault(const std::string& why);
   void finish();
 
  private:

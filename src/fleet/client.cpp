@@ -2,6 +2,9 @@
 
 #include <httplib.h>
 
+#include <cstdlib>
+#include <optional>
+
 namespace mudjack::fleet {
 namespace {
 
@@ -34,15 +37,18 @@ std::string describe(httplib::Error e) {
   }
 }
 
-Response from(const httplib::Result& r) {
-  Response out;
-  if (!r) {
-    out.error = describe(r.error());
-    return out;
-  }
-  out.status = r->status;
-  out.body = r->body;
-  return out;
+std::string mib(size_t bytes) {
+  return std::to_string(bytes >> 20) + " MiB";
+}
+
+// The Content-Length a response announces, when it announces one.
+std::optional<uint64_t> content_length(const httplib::Response& res) {
+  if (!res.has_header("Content-Length")) return std::nullopt;
+  const auto text = res.get_header_value("Content-Length");
+  char* end = nullptr;
+  const auto n = std::strtoull(text.c_str(), &end, 10);
+  if (end == text.c_str()) return std::nullopt;
+  return n;
 }
 
 }  // namespace
@@ -58,23 +64,60 @@ std::string Response::message() const {
 }
 
 Client::Client(std::string host, int port, std::string token,
-               std::chrono::milliseconds connect_timeout, std::chrono::milliseconds read_timeout)
+               std::chrono::milliseconds connect_timeout, std::chrono::milliseconds read_timeout,
+               size_t max_reply_bytes, size_t max_event_bytes)
     : host_(std::move(host)),
       port_(port),
       token_(std::move(token)),
       connect_timeout_(connect_timeout),
-      read_timeout_(read_timeout) {}
+      read_timeout_(read_timeout),
+      max_reply_bytes_(max_reply_bytes),
+      max_event_bytes_(max_event_bytes) {}
 
-Response Client::get(const std::string& path) const {
+// One request whose reply is read into memory up to max_reply_bytes_.
+Response Client::send(const std::string& method, const std::string& path,
+                      const std::string& json_body) const {
   httplib::Client c(host_, port_);
   configure(c, connect_timeout_, read_timeout_);
-  return from(c.Get(path, headers_for(token_)));
+  httplib::Request req;
+  req.method = method;
+  req.path = path;
+  req.headers = headers_for(token_);
+  if (method == "POST") {
+    req.body = json_body;
+    req.headers.emplace("Content-Type", "application/json");
+  }
+  Response out;
+  req.response_handler = [&](const httplib::Response& res) {
+    out.status = res.status;
+    auto announced = content_length(res);
+    out.oversized = announced && *announced > max_reply_bytes_;
+    return !out.oversized;
+  };
+  req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+    out.oversized = out.body.size() + n > max_reply_bytes_;
+    if (!out.oversized) out.body.append(data, n);
+    return !out.oversized;
+  };
+  auto result = c.send(req);
+  if (out.oversized) {
+    out.body.clear();
+    out.body.shrink_to_fit();
+    out.error = method + " " + path + ": reply larger than " + mib(max_reply_bytes_) + "; refused";
+  } else if (!result) {
+    out.status = 0;
+    out.body.clear();
+    out.error = describe(result.error());
+  }
+  return out;
+}
+
+Response Client::get(const std::string& path) const {
+  return send("GET", path, "");
 }
 
 Response Client::post_json(const std::string& path, const nlohmann::json& body) const {
-  httplib::Client c(host_, port_);
-  configure(c, connect_timeout_, read_timeout_);
-  return from(c.Post(path, headers_for(token_), body.dump(), "application/json"));
+  return send("POST", path, body.dump());
 }
 
 Response Client::follow_events(const std::string& run_id, uint64_t after,
@@ -89,6 +132,7 @@ Response Client::follow_events(const std::string& run_id, uint64_t after,
   util::SseParser parser;
   Response out;
   bool stopped_by_us = false;
+  size_t unfinished = 0;  // bytes fed since the parser last held nothing back
   auto result = c.Get(
       "/v1/runs/" + run_id + "/events", headers,
       [&](const httplib::Response& res) {
@@ -100,7 +144,13 @@ Response Client::follow_events(const std::string& run_id, uint64_t after,
           out.body.append(data, n);
           return out.body.size() < 65536;
         }
-        for (const auto& e : parser.feed(std::string_view(data, n))) {
+        auto events = parser.feed(std::string_view(data, n));
+        unfinished = parser.pending() == 0 ? 0 : (events.empty() ? unfinished + n : n);
+        if (unfinished > max_event_bytes_) {
+          out.oversized = true;
+          return false;
+        }
+        for (const auto& e : events) {
           if (!on_event(e)) {
             stopped_by_us = true;
             return false;
@@ -112,7 +162,12 @@ Response Client::follow_events(const std::string& run_id, uint64_t after,
         }
         return true;
       });
-  if (!result && !stopped_by_us) out.error = describe(result.error());
+  if (out.oversized) {
+    out.error =
+        "an event of run " + run_id + " is larger than " + mib(max_event_bytes_) + "; refused";
+  } else if (!result && !stopped_by_us) {
+    out.error = describe(result.error());
+  }
   return out;
 }
 

@@ -5,9 +5,16 @@
 // Threads: a Client is used by one thread at a time (the sweep gives each
 // target its own). Calls block for at most the connect and read timeouts;
 // transport failures are values (Response::error), never exceptions.
+//
+// Reads are bounded: a reply larger than max_reply_bytes (announced by its
+// Content-Length, or counted as it arrives), or one event of a stream larger
+// than max_event_bytes, is refused (Response::oversized) and the connection
+// dropped, so a broken or hostile server cannot make the sweep buffer
+// gigabytes.
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -22,15 +29,24 @@ struct Response {
   int status = 0;  // 0 when no HTTP response came
   std::string body;
   std::string error;  // transport failure (refused, reset, timed out); "" when a response came
+  // The reply (or one event) was over its size limit; `error` says which.
+  // Asking again would only fetch it again: not worth a retry.
+  bool oversized = false;
   bool transport_ok() const { return error.empty(); }
   // The server's JSON error message, else the body's first line, else the transport error.
   std::string message() const;
 };
 
+// Default bounds of a reply (results of a large run are tens of MB) and of
+// one event (an outcome with its samples is tens of kB).
+inline constexpr size_t kMaxReplyBytes = size_t{256} << 20;
+inline constexpr size_t kMaxEventBytes = size_t{16} << 20;
+
 class Client {
  public:
   Client(std::string host, int port, std::string token, std::chrono::milliseconds connect_timeout,
-         std::chrono::milliseconds read_timeout);
+         std::chrono::milliseconds read_timeout, size_t max_reply_bytes = kMaxReplyBytes,
+         size_t max_event_bytes = kMaxEventBytes);
 
   Response get(const std::string& path) const;
   Response post_json(const std::string& path, const nlohmann::json& body) const;
@@ -47,8 +63,13 @@ class Client {
   std::string host_;
   int port_;
   std::string token_;
+  Response send(const std::string& method, const std::string& path,
+                const std::string& json_body) const;
+
   std::chrono::milliseconds connect_timeout_;
   std::chrono::milliseconds read_timeout_;
+  size_t max_reply_bytes_;
+  size_t max_event_bytes_;
 };
 
 }  // namespace mudjack::fleet

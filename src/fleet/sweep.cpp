@@ -1,6 +1,7 @@
 #include "fleet/sweep.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -60,7 +61,35 @@ std::string read_text(const fs::path& p) {
 }
 
 bool retryable(const Response& r) {
-  return !r.transport_ok() || r.status >= 500 || r.status == 429;
+  return !r.oversized && (!r.transport_ok() || r.status >= 500 || r.status == 429);
+}
+
+// A run id a target gave: it goes into URLs and onto the terminal, so only
+// 1-128 of A-Za-z0-9 . _ - (what `mudjack serve` makes), not "." or "..".
+bool plain_id(const json& id) {
+  if (!id.is_string()) return false;
+  const auto& text = id.get_ref<const std::string&>();
+  if (text.empty() || text.size() > 128 || text == "." || text == "..") return false;
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+// Text a target sent (error messages), fit for one line of a terminal: its
+// control characters shown as \xHH.
+std::string printable(const std::string& text) {
+  std::string out;
+  char buf[8];
+  for (char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b != 0x7F) {
+      out.push_back(c);
+    } else {
+      std::snprintf(buf, sizeof(buf), "\\x%02X", static_cast<unsigned>(b));
+      out += buf;
+    }
+  }
+  return out;
 }
 
 // How following a run's event stream ended.
@@ -76,6 +105,7 @@ struct EventLog {
   std::ofstream file;                                  // events.jsonl, appended
   uint64_t after = 0;                                  // the last event id read
   std::string end_state;                               // set by the end event
+  size_t kept = 0;  // outcomes appended by this follow: a replay adds none
 };
 
 class Sweep {
@@ -154,7 +184,7 @@ void Sweep::set(TargetState& t, const std::string& status) {
 void Sweep::fail(TargetState& t, const std::string& error) {
   std::lock_guard lock(mu_);
   t.status = "failed";
-  t.error = error;
+  t.error = printable(error);
   save();
 }
 
@@ -211,8 +241,11 @@ std::optional<json> Sweep::fetch_info(TargetState& t, const Client& client) {
     set(t, "interrupted");
     return std::nullopt;
   }
-  if (r.status != 200) {
-    fail(t, (r.status == 401 ? "token rejected: " : "unreachable: ") + r.message());
+  if (r.status != 200 || r.oversized) {
+    fail(t, (r.oversized       ? ""
+             : r.status == 401 ? "token rejected: "
+                               : "unreachable: ") +
+                r.message());
     return std::nullopt;
   }
   json info = json::parse(r.body, nullptr, false);
@@ -284,10 +317,14 @@ bool Sweep::start_run(TargetState& t, const Client& client) {
     return false;
   }
   auto doc = json::parse(r.body, nullptr, false);
+  if (!doc.is_object() || !plain_id(doc.value("id", json()))) {
+    fail(t, "target answered POST /v1/runs without a usable run id");
+    return false;
+  }
   std::lock_guard lock(mu_);
-  t.run_id = doc.value("id", "");
-  t.suite = doc.value("suite", "");
-  t.planned = doc.value("planned", size_t{0});
+  t.run_id = doc["id"].get<std::string>();
+  t.suite = doc["suite"].is_string() ? doc["suite"].get<std::string>() : "";
+  t.planned = doc["planned"].is_number_unsigned() ? doc["planned"].get<size_t>() : 0;
   t.outcomes = 0;
   t.partial = false;
   t.status = "running";
@@ -307,6 +344,7 @@ bool Sweep::take_event(TargetState& t, EventLog& log, const util::SseEvent& e) {
     }
     log.file << util::dump_json({{"id", id}, {"case", data["case"]}}, -1) << "\n";
     log.file.flush();
+    ++log.kept;
     std::lock_guard lock(mu_);
     ++t.outcomes;
     t.planned = data.value("planned", t.planned);
@@ -319,28 +357,27 @@ bool Sweep::take_event(TargetState& t, EventLog& log, const util::SseEvent& e) {
 
 // Why a stream stopped short, and whether retrying is pointless.
 std::pair<std::string, bool> Sweep::stream_failure(const TargetState& t, const Response& r) const {
+  if (r.oversized) return {r.error, true};
   if (r.status == 404) return {"the target no longer knows run " + t.run_id, true};
   if (r.transport_ok() && r.status != 200 && !retryable(r)) return {r.message(), true};
   if (!r.transport_ok()) return {r.error, false};
   return {r.status == 200 ? "event stream closed before the end" : r.message(), false};
 }
 
-// Follows the run's events to its end, reconnecting with backoff; a
-// stream that made progress resets the count of failures.
+// Follows the run's events to its end, reconnecting with backoff. Only a
+// stream that brought a new outcome resets the count of failures: a target
+// that replays what was already kept, or sends nothing but keep-alives and
+// progress, then drops the connection, is given up after --retries.
 StreamEnd Sweep::stream(TargetState& t, const Client& client, EventLog& log) {
   int failures = 0;
   while (log.end_state.empty()) {
-    bool progressed = false;
+    const size_t kept_before = log.kept;
     auto r = client.follow_events(
-        t.run_id, log.after,
-        [&](const util::SseEvent& e) {
-          progressed = true;
-          return take_event(t, log, e);
-        },
+        t.run_id, log.after, [&](const util::SseEvent& e) { return take_event(t, log, e); },
         interrupted_);
     if (interrupted_.load()) return {StreamEnd::Kind::kInterrupted, ""};
     if (!log.end_state.empty()) break;
-    if (progressed) failures = 0;
+    if (log.kept > kept_before) failures = 0;
     auto [error, hopeless] = stream_failure(t, r);
     if (hopeless) failures = o_.retries + 1;
     if (++failures > o_.retries || !sleep_backoff(failures - 1)) {
@@ -380,7 +417,8 @@ void Sweep::fetch_results(TargetState& t, const Client& client, const std::strin
 }
 
 void Sweep::follow(TargetState& t) {
-  Client client(t.target.host, t.target.port, t.token, o_.connect_timeout, o_.read_timeout);
+  Client client(t.target.host, t.target.port, t.token, o_.connect_timeout, o_.read_timeout,
+                o_.max_reply_bytes, o_.max_event_bytes);
   fs::create_directories(dir(t));
   auto info = fetch_info(t, client);
   if (!info) return;

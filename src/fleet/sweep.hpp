@@ -23,17 +23,23 @@
 #include <optional>
 #include <string>
 
+#include "fleet/client.hpp"
+
 namespace mudjack::fleet {
 
 struct SweepOptions {
   std::filesystem::path targets_file;
   std::filesystem::path out;
   bool resume = false;
-  int retries = 5;  // consecutive failed attempts before a target is given up
+  // Consecutive failed attempts before a target is given up; for an event
+  // stream, consecutive reconnections that brought no new outcome.
+  int retries = 5;
   std::chrono::milliseconds backoff{500};  // first retry delay; doubles each time
   std::chrono::milliseconds backoff_max{10000};
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds read_timeout{60000};  // longer than the servers' keep-alive
+  size_t max_reply_bytes = kMaxReplyBytes;        // a larger reply fails its target (client.hpp)
+  size_t max_event_bytes = kMaxEventBytes;        // one event larger than this fails its target
   std::optional<std::filesystem::path> intolerable;
   bool json = false;  // the merged results.json on stdout instead of a table
 };

@@ -92,11 +92,15 @@ Target parse_target(const json& t, std::string where, const json& defaults, cons
   }
   Target target;
   target.label = string_field(t, "label", where, source, true);
-  where = "target '" + target.label + "'";
-  if (!std::regex_match(target.label, label_re)) {
+  // The label names a folder (targets/<label>/) and prefixes device names:
+  // no path separators, no control characters, and not "." or "..", which
+  // name the sweep folder itself or its parent. A bad label is not echoed.
+  if (!std::regex_match(target.label, label_re) || target.label == "." || target.label == "..") {
     throw util::FatalError(source + ": " + where +
-                           ": a label is 1-64 of A-Z a-z 0-9 . _ - (it names a folder)");
+                           ": a label is 1-64 of A-Z a-z 0-9 . _ - and not . or .. (it names a "
+                           "folder)");
   }
+  where = "target '" + target.label + "'";
   if (!labels.insert(target.label).second) {
     throw util::FatalError(source + ": two targets are labelled '" + target.label + "'");
   }

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -69,6 +70,7 @@ struct ExecPlan {
   cpu_set_t cpus;
   bool set_affinity;
   std::string cwd;
+  pid_t parent = getpid();
 
   explicit ExecPlan(const SpawnOptions& options)
       : args(options.argv), set_affinity(!options.cpu_affinity.empty()), cwd(options.cwd.string()) {
@@ -94,10 +96,17 @@ struct ExecPlan {
   ExecPlan& operator=(const ExecPlan&) = delete;
 };
 
-// In the forked child: its own process group, default signals, the three
-// pipes as 0-2 and nothing else, then exec. Async-signal-safe calls only.
+// In the forked child: its own process group, death with its parent,
+// default signals, the three pipes as 0-2 and nothing else, then exec.
+// Async-signal-safe calls only.
 [[noreturn]] void exec_child(const Pipes& p, const ExecPlan& plan) {
   setpgid(0, 0);
+  // A probe must not outlive its engine (a SIGKILLed engine runs no
+  // destructor): the kernel kills it when the spawning thread ends. The
+  // parent may have died between fork and prctl; then nobody would send the
+  // signal, so check for it afterwards.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != plan.parent) _exit(127);
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);

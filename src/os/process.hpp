@@ -3,7 +3,11 @@
 // and the operating system. One thread owns a Child; nothing here is shared.
 //
 // The child runs in its own process group so that kill() also reaches
-// whatever it started (torch.compile workers, XLA helpers). Its stderr is
+// whatever it started (torch.compile workers, XLA helpers), and it is killed
+// (SIGKILL, PR_SET_PDEATHSIG) when the thread that spawned it ends, the
+// whole engine included, even by SIGKILL: a Child must not outlive the
+// thread that spawned it. Every way a Child ends (kill, the leader's exit
+// seen by try_wait or wait_or_kill, the destructor) kills its group. Its stderr is
 // drained into a bounded ring on every read, so a chatty framework can never
 // block on a full pipe, and the tail is kept for crash reports.
 

@@ -36,6 +36,38 @@ std::optional<double> opt_double(const json& j, const char* key) {
   return it->get<double>();
 }
 
+// An `engine_fault` as one line of at most kMaxFaultBytes: "" when absent or
+// null; nullopt when it is there but not a string.
+std::optional<std::string> fault_of(const json& j) {
+  auto it = j.find("engine_fault");
+  if (it == j.end() || it->is_null()) return std::string();
+  if (!it->is_string()) return std::nullopt;
+  auto text = it->get<std::string>();
+  text.erase(0, text.find_first_not_of(" \t\r\n"));
+  text = text.substr(0, text.find_first_of("\r\n"));
+  if (text.size() > kMaxFaultBytes) text.resize(kMaxFaultBytes);
+  if (text.empty() && !it->get<std::string>().empty()) text = "(no message)";
+  return text;
+}
+
+// A result's `outputs[]` (the saved .npy files), absent fields empty.
+std::vector<model::OutputRef> outputs_of(const json& j) {
+  std::vector<model::OutputRef> out;
+  auto it = j.find("outputs");
+  if (it == j.end() || !it->is_array()) return out;
+  for (const auto& o : *it) {
+    model::OutputRef ref;
+    ref.path = str(o, "path");
+    ref.dtype = str(o, "dtype");
+    ref.saved_dtype = str(o, "saved_dtype");
+    if (o.contains("shape") && o["shape"].is_array()) {
+      for (const auto& d : o["shape"]) ref.shape.push_back(d.is_number() ? d.get<int64_t>() : -1);
+    }
+    out.push_back(std::move(ref));
+  }
+  return out;
+}
+
 }  // namespace
 
 json Policy::to_json() const {
@@ -98,8 +130,15 @@ Parsed<Hello> parse_hello(std::string_view line) {
               ", this mudjack speaks protocol " + std::to_string(kVersion);
     return p;
   }
+  auto fault = fault_of(*j);
+  if (!fault) {
+    p.error = "probe sent a hello whose engine_fault is not a string";
+    return p;
+  }
   Hello h;
   h.protocol = static_cast<int>(*version);
+  h.protocol_minor = static_cast<int>(opt_int(*j, "protocol_minor").value_or(0));
+  h.engine_fault = std::move(*fault);
   h.probe_version = str(*j, "probe_version");
   h.framework = str(*j, "framework");
   h.framework_version = str(*j, "framework_version");
@@ -163,6 +202,16 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
               std::string(expected_case) + "'";
     return p;
   }
+  auto fault = fault_of(*j);
+  if (!fault) {
+    p.error = "probe sent an engine_fault that is not a string";
+    return p;
+  }
+  if (!fault->empty()) {  // no outcome: the machine failed, not the case
+    r.engine_fault = std::move(*fault);
+    p.value = std::move(r);
+    return p;
+  }
   auto status = str(*j, "status");
   auto outcome = model::parse_outcome(status);
   if (!outcome || *outcome == model::Outcome::kCrash || *outcome == model::Outcome::kTimeout) {
@@ -196,18 +245,7 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
     r.memory.peak_device_bytes = opt_int((*j)["memory"], "peak_device_bytes");
     r.memory.peak_host_bytes = opt_int((*j)["memory"], "peak_host_bytes");
   }
-  if (j->contains("outputs") && (*j)["outputs"].is_array()) {
-    for (const auto& o : (*j)["outputs"]) {
-      model::OutputRef ref;
-      ref.path = str(o, "path");
-      ref.dtype = str(o, "dtype");
-      ref.saved_dtype = str(o, "saved_dtype");
-      if (o.contains("shape") && o["shape"].is_array()) {
-        for (const auto& d : o["shape"]) ref.shape.push_back(d.is_number() ? d.get<int64_t>() : -1);
-      }
-      r.outputs.push_back(std::move(ref));
-    }
-  }
+  r.outputs = outputs_of(*j);
   if (auto it = j->find("work"); it != j->end()) r.work = model::work_from_json(*it);
   if (auto it = j->find("metrics"); it != j->end()) r.metrics = model::metrics_from_json(*it);
   for (const char* key : {"warmup_calls", "case_ns", "output_device", "checks", "fallback"}) {

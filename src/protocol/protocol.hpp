@@ -17,6 +17,13 @@
 namespace mudjack::protocol {
 
 inline constexpr int kVersion = 1;
+// Additions within version 1 (schemas/probe-protocol-v1.md, "Versions"):
+// 1.1 adds `engine_fault` to hello and result. A probe's hello carries its
+// minor as `protocol_minor` (absent: 0); every minor of version 1 is accepted.
+inline constexpr int kMinorVersion = 1;
+
+// The longest one-line `engine_fault` kept (longer ones are cut).
+inline constexpr size_t kMaxFaultBytes = 500;
 
 template <typename T>
 struct Parsed {
@@ -27,6 +34,7 @@ struct Parsed {
 
 struct Hello {
   int protocol = 0;
+  int protocol_minor = 0;
   std::string probe_version;
   std::string framework;
   std::string framework_version;
@@ -35,6 +43,9 @@ struct Hello {
   int64_t pid = 0;
   std::vector<model::DeviceInfo> devices;
   std::string unavailable;  // non-empty: the framework cannot run here, and why
+  // Non-empty (1.1): the probe could not load because of this machine (an
+  // address-space limit, a full disk), not because of the framework; one line.
+  std::string engine_fault;
   nlohmann::json raw;
 };
 
@@ -59,6 +70,10 @@ struct ProbeResult {
   nlohmann::json extra = nlohmann::json::object();
   std::optional<model::Work> work;  // optional `work` field (protocol 1, additive)
   model::Metrics metrics;           // optional `metrics` field (protocol 1, additive)
+  // Non-empty (1.1): the machine failed the probe around this case (its
+  // outputs could not be saved, its suite could not be loaded): one line, and
+  // no outcome; every other field is then unset.
+  std::string engine_fault;
 };
 
 // A version mismatch is an error naming both versions.

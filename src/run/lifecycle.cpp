@@ -130,9 +130,9 @@ void resume(store::Store& store, const Prepared& run, const plan::Discovery& dis
 
 bool execute(store::Store& store, const Prepared& run, const plan::Discovery& discovery,
              const Place& place, const supervisor::ResultListener& on_result,
-             const std::atomic<bool>& interrupt) {
+             const std::atomic<bool>& interrupt, std::string* fault) {
   store.set_run_state(run.info.id, "running", "");
-  return supervisor::execute(spec_of(run, discovery, place), store, on_result, interrupt);
+  return supervisor::execute(spec_of(run, discovery, place), store, on_result, interrupt, fault);
 }
 
 verdict::Judged finish(store::Store& store, const std::string& run_id, bool completed,

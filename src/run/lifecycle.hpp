@@ -70,10 +70,11 @@ void resume(store::Store& store, const Prepared& run, const plan::Discovery& dis
             std::string_view state);
 
 // Runs the pairs under the supervisor; true when every pair got its outcome,
-// false when `interrupt` stopped it first.
+// false when `interrupt` or an engine fault (supervisor.hpp) stopped it
+// first; the fault's one line goes to *fault when given.
 bool execute(store::Store& store, const Prepared& run, const plan::Discovery& discovery,
              const Place& place, const supervisor::ResultListener& on_result,
-             const std::atomic<bool>& interrupt);
+             const std::atomic<bool>& interrupt, std::string* fault = nullptr);
 
 // Stores the final state (complete, or incomplete when not `completed`),
 // then judges the stored run and writes its reports (publish).

@@ -88,15 +88,26 @@ std::unique_ptr<ProbeSession> ProbeSession::start(const ProbeCommand& command, c
     s->child_->kill();
     return nullptr;
   }
+  if (!hello.value->engine_fault.empty()) {
+    *error = "probe cannot load on this machine: " + hello.value->engine_fault;
+    s->stop();
+    return nullptr;
+  }
   s->hello_ = std::move(*hello.value);
   return s;
 }
 
 ProbeSession::Wait ProbeSession::wait_line(std::string& line, milliseconds timeout) {
   auto deadline = Clock::now() + timeout;
+  auto last_poll = Clock::now();
   for (;;) {
     if (interrupted_.load()) return Wait::kInterrupted;
-    auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+    auto now = Clock::now();
+    // A poll returns within limits_.poll; a longer gap is time this thread
+    // did not run (SIGSTOP, a paused VM): it is not the probe's to answer for.
+    if (now - last_poll > limits_.poll + limits_.stall_jump) deadline += now - last_poll;
+    last_poll = now;
+    auto left = std::chrono::duration_cast<milliseconds>(deadline - now);
     if (left.count() <= 0) return Wait::kTimeout;
     switch (child_->read_line(line, std::min(left, limits_.poll))) {
       case os::Child::Read::kLine:
@@ -170,7 +181,8 @@ model::CaseResult ProbeSession::died(model::CaseResult r, const std::string& why
 std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
                                                    const std::string& device, int64_t seed,
                                                    const protocol::Policy& policy,
-                                                   const std::filesystem::path& artifact_dir) {
+                                                   const std::filesystem::path& artifact_dir,
+                                                   std::string* fault) {
   model::CaseResult r;
   r.info = info;
   r.device = device;
@@ -226,6 +238,11 @@ std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
     return finish(died(std::move(r), "probe broke the protocol: " + parsed.error));
   }
   auto& p = *parsed.value;
+  if (!p.engine_fault.empty()) {
+    *fault = p.engine_fault;
+    stop();
+    return std::nullopt;
+  }
   r.outcome = p.outcome;
   r.error = std::move(p.error);
   r.latency = std::move(p.latency);

@@ -43,10 +43,15 @@ class ProbeSession {
     std::chrono::milliseconds case_timeout{120'000};
     int64_t memory_limit_bytes = 0;  // resident set; 0 = no limit
     std::chrono::milliseconds poll{50};
+    // A gap between two polls longer than poll + stall_jump is time the
+    // engine could not observe (it was stopped, or its machine paused): the
+    // deadline moves by it, so a paused machine is not a case's timeout.
+    std::chrono::milliseconds stall_jump{1000};
   };
 
   // Starts the probe and reads its hello. On failure returns nullptr and sets
-  // *error to one line (with the stderr tail appended after a newline).
+  // *error to one line (with the stderr tail appended after a newline); a
+  // hello that reports an engine fault (protocol 1.1) is such a failure.
   static std::unique_ptr<ProbeSession> start(const ProbeCommand& command, const Limits& limits,
                                              const std::atomic<bool>& interrupted,
                                              std::string* error);
@@ -60,12 +65,16 @@ class ProbeSession {
   std::optional<std::vector<model::CaseInfo>> list(const std::string& framework, std::string* error,
                                                    nlohmann::json* params_read = nullptr);
 
-  // Runs one case and returns its outcome. Never returns without one unless
-  // the engine was interrupted (then nullopt: the case will run again on
-  // --resume). Fills outcome, error, latency (without stats), memory, outputs, extra.
+  // Runs one case and returns its outcome. Returns none (nullopt: the case
+  // runs again on --resume) only when the engine was interrupted, or when the
+  // probe reported an engine fault: the machine, not the case, failed (its
+  // outputs could not be saved); then *fault is that one line and the probe
+  // is stopped. Fills outcome, error, latency (without stats), memory,
+  // outputs, extra.
   std::optional<model::CaseResult> run(const model::CaseInfo& info, const std::string& device,
                                        int64_t seed, const protocol::Policy& policy,
-                                       const std::filesystem::path& artifact_dir);
+                                       const std::filesystem::path& artifact_dir,
+                                       std::string* fault);
 
   // Asks the probe to write one case as a standalone script (protocol
   // `repro`); nullopt + *error when the probe fails or times out.

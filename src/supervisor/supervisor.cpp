@@ -60,11 +60,26 @@ class Shared {
     if (listener_) listener_(r);
   }
 
+  // An engine fault stops the run: every lane ends after its case in flight.
+  // The first fault is the one reported.
+  void fault(const std::string& why) {
+    std::lock_guard lock(mutex_);
+    if (fault_.empty()) fault_ = why;
+    stopped_.store(true);
+  }
+  bool stopped() const { return stopped_.load(); }
+  std::string fault() {
+    std::lock_guard lock(mutex_);
+    return fault_;
+  }
+
  private:
   std::mutex mutex_;
   store::Store& store_;
   Oracle oracle_;
   const ResultListener& listener_;
+  std::string fault_;
+  std::atomic<bool> stopped_{false};
 };
 
 model::CaseResult without_run(const RunSpec& spec, const model::CaseInfo& info,
@@ -85,9 +100,90 @@ model::CaseResult without_run(const RunSpec& spec, const model::CaseInfo& info,
 std::string first_line(const std::string& s) {
   return s.substr(0, s.find('\n'));
 }
-std::string after_first_line(const std::string& s) {
-  auto nl = s.find('\n');
-  return nl == std::string::npos ? std::string() : s.substr(nl + 1);
+
+// How the lane starts framework `fw`'s probes; empty python when it cannot,
+// with the reason in *give_up.
+ProbeCommand command_for(const Lane& lane, const RunSpec& spec, const std::string& fw,
+                         std::string* give_up) {
+  ProbeCommand command;
+  auto rt_it = spec.frameworks.find(fw);
+  if (rt_it == spec.frameworks.end() || rt_it->second.python.empty()) {
+    *give_up = rt_it == spec.frameworks.end() ? fw + " is not a known framework"
+                                              : rt_it->second.unavailable;
+    return command;
+  }
+  command.python = rt_it->second.python;
+  command.probe_dir = spec.probe_dir;
+  command.suite_dirs = spec.suite_dirs;
+  command.params = spec.params;
+  command.framework = fw;
+  command.device = lane.device;
+  command.env = lane.env;
+  command.cpu_affinity = lane.cpus;
+  return command;
+}
+
+// A new probe, tried up to max_start_failures times. A probe that cannot
+// start (cannot fork or exec, dies or hangs before its hello, reports an
+// engine fault) says nothing about any case: no outcome is stored, and when
+// every try fails the run stops with an engine fault. nullptr then, or when
+// interrupted.
+std::unique_ptr<ProbeSession> start_probe(const ProbeCommand& command, const RunSpec& spec,
+                                          const std::string& device, Shared& shared,
+                                          const std::atomic<bool>& interrupted) {
+  std::string error;
+  const int tries = std::max(1, spec.max_start_failures);
+  for (int attempt = 1; attempt <= tries; ++attempt) {
+    if (interrupted.load() || shared.stopped()) return nullptr;
+    auto session = ProbeSession::start(command, spec.limits, interrupted, &error);
+    if (session) return session;
+  }
+  if (!interrupted.load()) {
+    shared.fault("probe for " + command.framework + " on " + device + " failed to start " +
+                 std::to_string(tries) + " times: " + first_line(error));
+  }
+  return nullptr;
+}
+
+// One framework's cases of the lane, in plan order, in one probe at a time.
+// False when the lane must stop (interrupted, or an engine fault).
+bool run_framework(const Lane& lane, const RunSpec& spec, Shared& shared, const std::string& fw,
+                   const std::atomic<bool>& interrupted) {
+  auto artifact_dir = spec.artifact_root / device_folder(lane.device);
+  std::string give_up;
+  auto command = command_for(lane, spec, fw, &give_up);
+  std::unique_ptr<ProbeSession> session;
+  for (const auto* item : lane.items) {
+    if (item->first.framework != fw) continue;
+    if (interrupted.load() || shared.stopped()) return false;
+    const auto& info = item->first;
+    if (!give_up.empty()) {
+      shared.land(without_run(spec, info, lane.device, model::Outcome::kUnavailable, give_up));
+      continue;
+    }
+    if (!session || !session->alive()) {
+      session = start_probe(command, spec, lane.device, shared, interrupted);
+      if (!session) return false;
+      if (!session->hello().unavailable.empty()) {
+        give_up = session->hello().unavailable;
+        session->stop();
+        shared.land(without_run(spec, info, lane.device, model::Outcome::kUnavailable, give_up));
+        continue;
+      }
+    }
+    std::string fault;
+    auto r = session->run(info, lane.device, spec.seed, spec.policy, artifact_dir, &fault);
+    if (!fault.empty()) {
+      shared.fault(fw + " on " + lane.device + ", case " + info.id + ": " + fault);
+      return false;
+    }
+    if (!r) return false;  // interrupted: this case runs again on --resume
+    r->run_id = spec.run_id;
+    finish_result(*r);
+    shared.land(std::move(*r));
+  }
+  if (session) session->stop();
+  return true;
 }
 
 void run_lane(const Lane& lane, const RunSpec& spec, Shared& shared,
@@ -98,65 +194,8 @@ void run_lane(const Lane& lane, const RunSpec& spec, Shared& shared,
       order.push_back(item->first.framework);
     }
   }
-  auto artifact_dir = spec.artifact_root / device_folder(lane.device);
   for (const auto& fw : order) {
-    auto rt_it = spec.frameworks.find(fw);
-    std::string give_up;
-    ProbeCommand command;
-    if (rt_it == spec.frameworks.end() || rt_it->second.python.empty()) {
-      give_up = rt_it == spec.frameworks.end() ? fw + " is not a known framework"
-                                               : rt_it->second.unavailable;
-    } else {
-      command.python = rt_it->second.python;
-      command.probe_dir = spec.probe_dir;
-      command.suite_dirs = spec.suite_dirs;
-      command.params = spec.params;
-      command.framework = fw;
-      command.device = lane.device;
-      command.env = lane.env;
-      command.cpu_affinity = lane.cpus;
-    }
-    std::unique_ptr<ProbeSession> session;
-    int start_failures = 0;
-    for (const auto* item : lane.items) {
-      if (item->first.framework != fw) continue;
-      if (interrupted.load()) return;
-      const auto& info = item->first;
-      if (!give_up.empty()) {
-        shared.land(without_run(spec, info, lane.device, model::Outcome::kUnavailable, give_up));
-        continue;
-      }
-      if (!session || !session->alive()) {
-        std::string error;
-        session = ProbeSession::start(command, spec.limits, interrupted, &error);
-        if (!session) {
-          if (interrupted.load()) return;
-          ++start_failures;
-          auto r = without_run(spec, info, lane.device, model::Outcome::kCrash,
-                               "probe failed to start: " + first_line(error));
-          r.error.stderr_tail = after_first_line(error);
-          shared.land(std::move(r));
-          if (start_failures >= spec.max_start_failures) {
-            give_up = "probe for " + fw + " on " + lane.device + " failed to start " +
-                      std::to_string(start_failures) + " times: " + first_line(error);
-          }
-          continue;
-        }
-        start_failures = 0;
-        if (!session->hello().unavailable.empty()) {
-          give_up = session->hello().unavailable;
-          session->stop();
-          shared.land(without_run(spec, info, lane.device, model::Outcome::kUnavailable, give_up));
-          continue;
-        }
-      }
-      auto r = session->run(info, lane.device, spec.seed, spec.policy, artifact_dir);
-      if (!r) return;  // interrupted: this case runs again on --resume
-      r->run_id = spec.run_id;
-      finish_result(*r);
-      shared.land(std::move(*r));
-    }
-    if (session) session->stop();
+    if (!run_framework(lane, spec, shared, fw, interrupted)) return;
   }
 }
 
@@ -235,7 +274,7 @@ std::vector<model::CaseResult> Oracle::observe(model::CaseResult& r) {
 }
 
 bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_result,
-             const std::atomic<bool>& interrupted) {
+             const std::atomic<bool>& interrupted, std::string* fault) {
   Shared shared(store, spec, on_result);
   std::vector<Lane> lanes;
   for (const auto& item : spec.work) {
@@ -282,7 +321,8 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
   } else {
     for (const auto& lane : lanes) run_lane(lane, spec, shared, interrupted);
   }
-  return !interrupted.load();
+  if (fault) *fault = shared.fault();
+  return !interrupted.load() && !shared.stopped();
 }
 
 }  // namespace mudjack::supervisor

@@ -10,8 +10,16 @@
 //
 // Exactly one outcome per pair: a case that crashes, hangs or overruns memory
 // is recorded as crash / timeout and the lane starts a new probe for the next
-// case. Only an interrupt leaves pairs without an outcome; they stay in the
-// plan and run on --resume.
+// case. Only an interrupt or an engine fault leaves pairs without an outcome;
+// they stay in the plan and run on --resume.
+//
+// An engine fault is the machine failing, not a case: the probe could not
+// save a case's outputs or load its suite (a full disk, a read-only artifact
+// folder, an address-space limit; protocol 1.1 `engine_fault`), or a probe
+// failed to start max_start_failures times in a row. It is never stored as
+// an outcome (a `crash` would publish a working function as a failure); it
+// stops the run: every lane ends after its case in flight, and execute()
+// reports the fault's one line.
 
 #include <atomic>
 #include <filesystem>
@@ -51,7 +59,7 @@ struct RunSpec {
   std::string baseline = "cpu";
   int64_t seed = 0;
   bool parallel = true;
-  int max_start_failures = 3;  // consecutive failed probe starts before a framework is given up
+  int max_start_failures = 3;  // consecutive failed probe starts before the run stops (a fault)
 };
 
 // Receives every stored outcome; called from lane threads, serialised by the supervisor.
@@ -79,9 +87,12 @@ class Oracle {
   std::map<std::string, std::map<std::string, model::CaseResult>> by_case_;
 };
 
-// Returns true when every pair got an outcome, false when interrupted.
+// Returns true when every pair got an outcome; false when interrupted or
+// stopped by an engine fault, whose one line (for the user: what failed, on
+// which framework, device and case) is then stored in *fault, when given
+// ("" after an interrupt).
 bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_result,
-             const std::atomic<bool>& interrupted);
+             const std::atomic<bool>& interrupted, std::string* fault = nullptr);
 
 // Completes a probe's result with statistics (stats::summarize).
 void finish_result(model::CaseResult& r);

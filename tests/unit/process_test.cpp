@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
 #include <thread>
 
 namespace mudjack::os {
@@ -62,6 +66,48 @@ TEST(Process, KillReachesTheWholeProcessGroup) {
     std::this_thread::sleep_for(milliseconds(20));
   }
   EXPECT_NE(::kill(grandchild, 0), 0) << "a probe's children die with it";
+}
+
+// Running: neither gone nor a zombie waiting for whoever adopted it.
+bool running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return false;
+  auto paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z' &&
+         text[paren + 2] != 'X';
+}
+
+TEST(Process, AChildDiesWithTheProcessThatSpawnedItEvenOnSigkill) {
+  // An engine killed with SIGKILL runs no destructor; its probe, busy in a
+  // hung case, must not run on as an orphan.
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  pid_t engine = ::fork();
+  ASSERT_GE(engine, 0);
+  if (engine == 0) {
+    ::close(report[0]);
+    std::string error;
+    auto c = sh("while :; do :; done", &error);  // a busy, hung probe
+    pid_t pid = c ? c->pid() : -1;
+    (void)!::write(report[1], &pid, sizeof(pid));
+    ::pause();
+    _exit(0);
+  }
+  ::close(report[1]);
+  pid_t probe = -1;
+  ASSERT_EQ(::read(report[0], &probe, sizeof(probe)), static_cast<ssize_t>(sizeof(probe)));
+  ::close(report[0]);
+  ASSERT_GT(probe, 0);
+  EXPECT_TRUE(running(probe));
+  ::kill(engine, SIGKILL);
+  ::waitpid(engine, nullptr, 0);
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (running(probe) && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  EXPECT_FALSE(running(probe)) << "the orphaned probe " << probe << " still runs";
+  if (running(probe)) ::kill(probe, SIGKILL);
 }
 
 TEST(Process, AChildInheritsOnlyItsThreePipes) {

@@ -95,6 +95,44 @@ TEST(Protocol, ProbesCannotClaimEngineOutcomesOrAnswerForAnotherCase) {
   EXPECT_NE(refused.error.find("refused"), std::string::npos);
 }
 
+TEST(Protocol, AnEngineFaultIsNoOutcomeAndOneLine) {
+  // 1.1: the machine failed around the case (outputs could not be saved).
+  auto r = parse_result(
+      R"({"type":"result","case":"c","device":"cpu","engine_fault":"cannot save outputs: [Errno 30] )"
+      R"(Read-only file system\nTraceback (most recent call last): ..."})",
+      "c");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.value->engine_fault, "cannot save outputs: [Errno 30] Read-only file system");
+  auto long_fault = parse_result(
+      R"({"type":"result","case":"c","engine_fault":")" + std::string(5000, 'x') + R"("})", "c");
+  ASSERT_TRUE(long_fault.ok()) << long_fault.error;
+  EXPECT_EQ(long_fault.value->engine_fault.size(), kMaxFaultBytes);
+  // Still the expected case, and a string.
+  EXPECT_FALSE(
+      parse_result(R"({"type":"result","case":"d","engine_fault":"disk full"})", "c").ok());
+  EXPECT_FALSE(parse_result(R"({"type":"result","case":"c","engine_fault":42})", "c").ok());
+  // The older form (1.0: no field, or null) is an ordinary result.
+  auto plain =
+      parse_result(R"({"type":"result","case":"c","status":"pass","engine_fault":null})", "c");
+  ASSERT_TRUE(plain.ok()) << plain.error;
+  EXPECT_TRUE(plain.value->engine_fault.empty());
+  EXPECT_EQ(plain.value->outcome, model::Outcome::kPass);
+}
+
+TEST(Protocol, AcceptsEveryMinorOfVersionOneAndReadsAHelloFault) {
+  auto old = parse_hello(R"({"type":"hello","protocol":1,"devices":[]})");
+  ASSERT_TRUE(old.ok()) << old.error;
+  EXPECT_EQ(old.value->protocol_minor, 0);
+  EXPECT_TRUE(old.value->engine_fault.empty());
+  auto h = parse_hello(
+      R"({"type":"hello","protocol":1,"protocol_minor":7,"devices":[],)"
+      R"("unavailable":"numpy could not load","engine_fault":"failed to map segment from shared object"})");
+  ASSERT_TRUE(h.ok()) << h.error;
+  EXPECT_EQ(h.value->protocol_minor, 7);
+  EXPECT_EQ(h.value->engine_fault, "failed to map segment from shared object");
+  EXPECT_FALSE(parse_hello(R"({"type":"hello","protocol":1,"engine_fault":[1]})").ok());
+}
+
 TEST(Protocol, ParsesCaseMetadata) {
   auto c = parse_cases(
       R"({"type":"cases","cases":[{"id":"jax/jax.lax.all_gather/float32-rows-pmap-eager","framework":"jax",)"

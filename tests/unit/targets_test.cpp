@@ -122,6 +122,32 @@ TEST(Targets, EveryBadInputIsOneClearError) {
   EXPECT_THROW(load_targets("/nonexistent/targets.toml"), util::FatalError);
 }
 
+TEST(Targets, LabelsThatAreNotPlainFolderNamesAreRefused) {
+  // A label names targets/<label>/: "." and ".." would be the sweep folder
+  // or its parent; separators and control characters are never names.
+  for (const std::string label : {".", "..", "a/b", "../x", "a\\\\b", "a\\nb", "a\\u001b[2Jb",
+                                  "a\\tb", " a", "", "\\u00e9"}) {
+    const std::string text = R"({"run": {"suite": "p"}, "targets": [{"label": ")" + label +
+                             R"(", "url": "http://h:1"}]})";
+    try {
+      parse_targets(text, "json", "/tmp", "t.json");
+      ADD_FAILURE() << "accepted label: " << text;
+    } catch (const util::FatalError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(label.empty() ? "non-empty string" : "a label is 1-64 of"),
+                std::string::npos)
+          << text << "\n-> " << what;
+      EXPECT_NE(what.find("t.json: target 1"), std::string::npos) << "named by position: " << what;
+      for (char c : what) EXPECT_GE(static_cast<unsigned char>(c), 0x20) << what;
+    }
+  }
+  for (const std::string label : {"a.b", "...", "h100_torch-2", ".hidden"}) {
+    const std::string text = R"({"run": {"suite": "p"}, "targets": [{"label": ")" + label +
+                             R"(", "url": "http://h:1"}]})";
+    EXPECT_EQ(parse_targets(text, "json", "/tmp", "t.json").at(0).label, label);
+  }
+}
+
 TEST(Sweep, BackoffDoublesUpToTheCap) {
   SweepOptions o;
   o.backoff = std::chrono::milliseconds(100);
