@@ -506,11 +506,17 @@ TargetState Sweep::initial_state(Target target, const json& previous) const {
 
 // Follows every target not already done, each on a thread; returns how many.
 size_t Sweep::follow_all() {
-  std::vector<std::thread> threads;
+  // Chosen and reset before any thread starts: a running thread's save()
+  // reads every target's state under mu_.
+  std::vector<TargetState*> todo;
   for (auto& s : states_) {
     if (s.status == "complete" && fs::exists(dir(s) / "results.json")) continue;  // resume: done
     s.error.clear();
-    threads.emplace_back([this, &s] {
+    todo.push_back(&s);
+  }
+  std::vector<std::thread> threads;
+  for (TargetState* target : todo) {
+    threads.emplace_back([this, &s = *target] {
       try {
         follow(s);
       } catch (const std::exception& e) {  // a file of ours could not be written
