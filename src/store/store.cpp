@@ -482,14 +482,17 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& db_path,
   }
   const auto mine = must_parse_version(steps.empty() ? "0.0" : steps.back().version);
   std::error_code ec;
-  if (std::filesystem::file_size(db_path, ec) > 0 && !ec) {
+  const bool exists = std::filesystem::file_size(db_path, ec) > 0 && !ec;
+  if (exists) {
     // A file that is there already is read-only until it is known to be ours:
     // a foreign one is refused unchanged (not switched to WAL, no journal
-    // rolled back, no table made).
+    // rolled back, no table made). Its quick_check is not repeated below.
     stored_version(open_for_reading(db_path), mine);
   }
   auto db = Connection::open(db_path, kBusyTimeoutMs);
-  require_sound(db);
+  if (!exists) {
+    require_sound(db);
+  }
   stored_version(db, mine);  // again: another process may have made the file since
   std::unique_ptr<Store> store(new Store(std::move(db)));
   store->db_.exec("PRAGMA journal_mode=WAL");

@@ -95,7 +95,8 @@ class Store {
   // Opens (creating if needed) the database at db_path, its parent folder
   // included, and brings its schema up to date. Throws util::FatalError when
   // the folder cannot be created, the file is not a (sound) MudJack database,
-  // or its schema MAJOR is newer than this program's.
+  // or its schema MAJOR is newer than this program's. An existing file is
+  // checked read-only first: one that is refused is left exactly as it was.
   static std::unique_ptr<Store> open(const std::filesystem::path& db_path);
 
   // As open(), with a caller-supplied migration list instead of migrations().
