@@ -10,11 +10,13 @@
 #include "cli/progress.hpp"
 #include "report/terminal.hpp"
 #include "report/write.hpp"
+#include "run/lease.hpp"
 #include "run/lifecycle.hpp"
 #include "util/error.hpp"
 
 namespace mudjack::cli {
 namespace {
+namespace fs = std::filesystem;
 
 // Flags left unset take mudjack.toml's value, else run::RunOptions' default.
 struct RunArgs {
@@ -29,7 +31,7 @@ struct RunArgs {
   std::optional<double> warmup_ms;
   std::optional<int64_t> seed;
   std::optional<std::string> baseline;
-  std::string resume;
+  std::optional<std::string> resume;  // a run id or 'latest'; set but empty is an error
   std::vector<std::string> fail_on;
   bool serial = false;
 };
@@ -50,6 +52,28 @@ void check_fail_on(const std::vector<std::string>& fail_on) {
   }
 }
 
+// Every numeric flag in its range (run/options.hpp), named as typed; before
+// anything else, also with --resume (which ignores them).
+void check_numbers(const RunArgs& a) {
+  const auto check = [](auto value, std::string_view flag, const auto& range) {
+    if (!value) return;
+    if (auto why = run::out_of_range(flag, *value, range)) throw util::FatalError(*why);
+  };
+  check(a.timeout_s, "--timeout-s", run::kTimeoutRangeS);
+  check(a.budget_ms, "--budget-ms", run::kBudgetRangeMs);
+  check(a.warmup_ms, "--warmup-ms", run::kWarmupRangeMs);
+  check(a.memory_limit_mb, "--memory-limit-mb", run::kMemoryLimitRangeMb);
+  const auto check_int = [](std::optional<int> value, std::string_view flag) {
+    if (!value) return;
+    if (auto why = run::out_of_range(flag, int64_t{*value}, run::kSamplesRange)) {
+      throw util::FatalError(*why);
+    }
+  };
+  check_int(a.min_samples, "--min-samples");
+  check_int(a.max_samples, "--max-samples");
+  check(a.seed, "--seed", run::kSeedRange);
+}
+
 run::RunOptions options_of(const RunArgs& a, const Settings& s) {
   run::RunOptions o;
   o.suites = suites_of(a.sel);
@@ -63,7 +87,7 @@ run::RunOptions options_of(const RunArgs& a, const Settings& s) {
   o.timeout_s = a.timeout_s.value_or(s.config.timeout_s.value_or(o.timeout_s));
   o.budget_ms = a.budget_ms.value_or(s.config.budget_ms.value_or(o.budget_ms));
   if (auto mb = a.memory_limit_mb ? a.memory_limit_mb : s.config.memory_limit_mb) {
-    o.memory_limit_bytes = static_cast<int64_t>(*mb * 1048576);
+    o.memory_limit_bytes = run::mb_to_bytes(*mb);
   }
   o.min_samples = a.min_samples.value_or(o.min_samples);
   o.max_samples = a.max_samples.value_or(o.max_samples);
@@ -80,14 +104,26 @@ struct Started {
   plan::Discovery discovery;
 };
 
+// The run --resume names ('latest': the newest), free to execute here.
+std::string resume_id(const std::string& wanted, const Settings& s, store::Store& store) {
+  const std::string see = " (see: mudjack runs --out " + s.results_dir.string() + ")";
+  std::string id = wanted;
+  if (wanted == "latest") {
+    auto runs = store.list_runs();
+    if (runs.empty()) throw util::FatalError("no runs to resume in " + s.results_dir.string());
+    id = runs.front().id;
+  } else if (!store.get_run(wanted)) {
+    throw util::FatalError("unknown run '" + wanted + "' in " + s.results_dir.string() + see);
+  }
+  // Refused before the devices are discovered; execute() takes the lease.
+  if (auto holder = run::lease_holder(store, id)) throw util::FatalError(*holder);
+  return id;
+}
+
 Started start(const RunArgs& a, const Settings& s, store::Store& store) {
   Started st;
-  if (!a.resume.empty()) {
-    if (!store.get_run(a.resume)) {
-      throw util::FatalError("unknown run '" + a.resume + "' in " + s.results_dir.string() +
-                             " (see: mudjack runs --out " + s.results_dir.string() + ")");
-    }
-    st.run = run::reopen(store, a.resume);
+  if (a.resume) {
+    st.run = run::reopen(store, resume_id(*a.resume, s, store));
     st.discovery = run::discover(st.run.options, st.run.cases, interrupted());
     run::resume(store, st.run, st.discovery, "running");
     return st;
@@ -100,7 +136,15 @@ Started start(const RunArgs& a, const Settings& s, store::Store& store) {
   return st;
 }
 
-int exit_code(const verdict::Judged& judged, bool completed, const RunArgs& a, const Settings& s) {
+int exit_code(const verdict::Judged& judged, bool completed, const std::string& fault,
+              const RunArgs& a, const Settings& s) {
+  if (!fault.empty()) {  // the machine failed, not a framework: nothing stored for that pair
+    std::fprintf(stderr,
+                 "mudjack: error: the run stopped on a machine fault: %s; %zu outcomes kept. Once "
+                 "fixed, resume with: mudjack run --resume %s --out %s\n",
+                 fault.c_str(), judged.cases.size(), judged.run.id.c_str(), s.results_dir.c_str());
+    return 2;
+  }
   if (!completed) {
     std::fprintf(
         stderr,
@@ -119,8 +163,16 @@ int exit_code(const verdict::Judged& judged, bool completed, const RunArgs& a, c
 
 int run_suite(const RunArgs& a) {
   check_fail_on(a.fail_on);
+  check_numbers(a);
+  if (a.resume && a.resume->empty()) {  // an unset variable in a script: never a new run
+    throw util::FatalError("--resume needs a run id (or 'latest'), got an empty one");
+  }
   check_intolerable(a.common);  // a bad thresholds file fails now, not after the run
   auto s = settings(a.common);
+  if (a.resume && !a.resume->empty() && !fs::exists(store::default_db_path(s.results_dir))) {
+    throw util::FatalError("unknown run '" + *a.resume + "': no results database in " +
+                           s.results_dir.string());
+  }
   auto store = open_store(s.results_dir);
   auto st = start(a, s, *store);
   const run::Place place{s.results_dir, intolerable_path(a.common)};
@@ -134,36 +186,38 @@ int run_suite(const RunArgs& a) {
                  st.run.info.id.c_str(), st.run.cases.size(), per_device.size(), st.run.work.size(),
                  dir.c_str());
   }
+  std::string fault;
   const bool completed = run::execute(
       *store, st.run, st.discovery, place,
-      [&](const model::CaseResult& r) { progress.on_result(r); }, interrupted());
+      [&](const model::CaseResult& r) { progress.on_result(r); }, interrupted(), &fault);
   progress.finish();
+  if (!fault.empty()) progress.fault(fault);
   auto judged = run::finish(*store, st.run.info.id, completed, place);
   if (a.common.json) {
     std::cout << report::render("json", judged) << "\n";
   } else {
     std::cout << report::to_terminal(judged, dir);
   }
-  return exit_code(judged, completed, a, s);
+  return exit_code(judged, completed, fault, a, s);
 }
 
 void add_run_flags(CLI::App* c, RunArgs& a) {
   const run::RunOptions d;
   c->add_option("--device", a.devices, "Only these devices (cpu, cuda:0, ...; repeatable)");
-  c->add_option("--timeout-s", a.timeout_s, with_default("Deadline per case, seconds", d.timeout_s))
-      ->check(CLI::PositiveNumber);
-  c->add_option("--budget-ms", a.budget_ms, with_default("Timing budget per case, ms", d.budget_ms))
-      ->check(CLI::PositiveNumber);
+  // Ranges are checked by check_numbers (run/options.hpp), not CLI11: one
+  // place, the same bounds as mudjack.toml and the API, NaN included.
+  c->add_option("--timeout-s", a.timeout_s,
+                with_default("Deadline per case, seconds", d.timeout_s));
+  c->add_option("--budget-ms", a.budget_ms,
+                with_default("Timing budget per case, ms", d.budget_ms));
   c->add_option("--min-samples", a.min_samples,
                 with_default("Minimum timed samples", d.min_samples));
   c->add_option("--max-samples", a.max_samples,
                 with_default("Maximum timed samples", d.max_samples));
-  c->add_option("--warmup-ms", a.warmup_ms, with_default("Warm-up time per case, ms", d.warmup_ms))
-      ->check(CLI::NonNegativeNumber);
+  c->add_option("--warmup-ms", a.warmup_ms, with_default("Warm-up time per case, ms", d.warmup_ms));
   c->add_option("--memory-limit-mb", a.memory_limit_mb,
-                "Resident memory limit per probe (default 3/4 of RAM)")
-      ->check(CLI::PositiveNumber);
-  c->add_option("--resume", a.resume, "Finish an interrupted run: RUN id");
+                "Resident memory limit per probe (default 3/4 of RAM)");
+  c->add_option("--resume", a.resume, "Finish an interrupted run: RUN id, or 'latest'");
   c->add_option("--baseline", a.baseline,
                 "Device every other is compared with (default " + d.baseline + ")");
   c->add_option("--fail-on", a.fail_on, "Exit 1 if any verdict is one of these (comma list)");

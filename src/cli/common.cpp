@@ -113,7 +113,7 @@ std::unique_ptr<store::Store> open_existing_store(const fs::path& results_dir,
   if (!fs::exists(db)) {
     throw util::FatalError(context + "no results database at " + db.string());
   }
-  return store::Store::open(db);
+  return store::Store::open_read_only(db);
 }
 
 std::string resolve_run_id(store::Store& store, const std::string& id, const fs::path& dir) {
@@ -147,6 +147,15 @@ std::vector<plan::SuiteRef> suites_of(const Selection& sel) {
   if (names.empty() && sel.suite_dirs.empty()) names.push_back("paper");
   for (const auto& n : names) refs.push_back(plan::resolve_suite(n));
   for (const auto& d : sel.suite_dirs) refs.push_back(plan::suite_from_dir(d));
+  for (size_t i = 0; i < refs.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      std::error_code ec;
+      if (refs[i].dir == refs[j].dir || fs::equivalent(refs[i].dir, refs[j].dir, ec)) {
+        throw util::FatalError("suite '" + refs[i].name + "' is selected twice (" +
+                               refs[i].dir.string() + ")");
+      }
+    }
+  }
   return refs;
 }
 
@@ -156,14 +165,46 @@ plan::Params params_of(const Selection& sel, const Settings& s) {
   return params;
 }
 
-// [params] in mudjack.toml may hold parameters of suites this run does not
-// select; only a --param no selected suite reads is a typo.
+namespace {
+
+// mudjack.toml's [params] is one file for every run, so it may hold
+// parameters of suites this run does not select: a name is refused (a typo,
+// as a --param no selected suite reads) only when neither the selected suites
+// (`read`) nor any other suite MudJack ships reads it. docs/config.md says so.
+void check_config_params(const Settings& s, const std::vector<plan::SuiteRef>& selected,
+                         const nlohmann::json& read, const envs::Interpreter& python) {
+  plan::Params unread;
+  for (const auto& [name, value] : s.config.params) {
+    if (!read.is_object() || !read.contains(name)) unread[name] = value;
+  }
+  if (unread.empty()) return;
+  std::vector<plan::SuiteRef> others;
+  for (const auto& name : plan::known_suites()) {
+    auto ref = plan::resolve_suite(name);
+    const bool chosen = std::any_of(selected.begin(), selected.end(),
+                                    [&](const plan::SuiteRef& r) { return r.dir == ref.dir; });
+    if (!chosen) others.push_back(ref);
+  }
+  nlohmann::json others_read = nlohmann::json::object();
+  if (!others.empty()) plan::list_cases(others, python, {}, &others_read);
+  std::string unknown;
+  for (const auto& [name, value] : unread) {
+    if (!others_read.contains(name)) unknown += (unknown.empty() ? "'" : ", '") + name + "'";
+  }
+  if (unknown.empty()) return;
+  throw util::FatalError(s.config.source.string() + ": no suite reads [params] " + unknown +
+                         "; the selected suites read: " + plan::describe_read(read));
+}
+
+}  // namespace
+
 std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s) {
   auto refs = suites_of(sel);
+  const auto python = envs::listing_interpreter(s.config.profile, s.python);
   nlohmann::json read;
-  auto cases = plan::list_cases(refs, envs::listing_interpreter(s.config.profile, s.python),
-                                params_of(sel, s), &read);
+  auto cases = plan::list_cases(refs, python, params_of(sel, s), &read);
   plan::check_params(plan::parse_params(sel.params), read);
+  check_config_params(s, refs, read, python);
   return plan::filter(cases, split_commas(sel.frameworks), sel.filter);
 }
 

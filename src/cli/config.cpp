@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "envs/envs.hpp"
+#include "run/options.hpp"
 #include "util/error.hpp"
 
 namespace mudjack::cli {
@@ -25,15 +26,18 @@ void only_keys(const toml::table& t, const std::set<std::string>& allowed,
   }
 }
 
-std::optional<double> number(const toml::table& t, const char* key,
+// [run] KEY: a number in the range `mudjack run`'s flag and the API take
+// (run/options.hpp); TOML's nan and inf are refused like any value outside.
+std::optional<double> number(const toml::table& t, const char* key, const run::Range& range,
                              const std::filesystem::path& path) {
   const auto* node = t.get(key);
   if (!node) return std::nullopt;
+  const std::string name = std::string("run.") + key;
   if (auto v = node->value<double>()) {
-    if (*v <= 0) bad(path, std::string("run.") + key + " must be positive");
+    if (auto why = run::out_of_range(name, *v, range)) bad(path, *why);
     return v;
   }
-  bad(path, std::string("run.") + key + " must be a number");
+  bad(path, name + " must be a number");
 }
 
 }  // namespace
@@ -46,6 +50,7 @@ Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
     if (explicit_path) throw util::FatalError("config file " + path.string() + " does not exist");
     return c;
   }
+  c.source = path;
   toml::table root;
   try {
     root = toml::parse_file(path.string());
@@ -86,9 +91,9 @@ Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
     const auto* t = node->as_table();
     if (!t) bad(path, "[run] must be a table");
     only_keys(*t, {"timeout_s", "budget_ms", "memory_limit_mb"}, path, "run.");
-    c.timeout_s = number(*t, "timeout_s", path);
-    c.budget_ms = number(*t, "budget_ms", path);
-    c.memory_limit_mb = number(*t, "memory_limit_mb", path);
+    c.timeout_s = number(*t, "timeout_s", run::kTimeoutRangeS, path);
+    c.budget_ms = number(*t, "budget_ms", run::kBudgetRangeMs, path);
+    c.memory_limit_mb = number(*t, "memory_limit_mb", run::kMemoryLimitRangeMb, path);
   }
   if (const auto* node = root.get("params")) {
     const auto* t = node->as_table();

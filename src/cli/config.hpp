@@ -27,7 +27,10 @@ struct Config {
   std::optional<double> timeout_s;
   std::optional<double> budget_ms;
   std::optional<double> memory_limit_mb;
-  std::map<std::string, std::string> params;  // [params], values as text
+  // [params], values as text. Checked where suites are listed
+  // (cli::selected_cases): a name no suite reads is refused.
+  std::map<std::string, std::string> params;
+  std::filesystem::path source = "mudjack.toml";  // the file read, for messages
 };
 
 // Reads `path` if given (FatalError if missing), else ./mudjack.toml if it

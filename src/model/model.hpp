@@ -18,8 +18,9 @@
 namespace mudjack::model {
 
 // Version of the database schema (docs/design.md: MAJOR.MINOR). 1.1 added each
-// result's declared work and reported metrics.
-inline constexpr std::string_view kSchemaVersion = "1.1";
+// result's declared work and reported metrics; 1.2 the runs' leases (who
+// executes a run).
+inline constexpr std::string_view kSchemaVersion = "1.2";
 // Version of results.json. 1.1 added each case's work, throughput, metrics
 // and latency_ratio, the run's params, and the top-level `reasons` counts;
 // 1.2 each case's `checked`.

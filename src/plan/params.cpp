@@ -50,6 +50,12 @@ void check_params(const Params& given, const nlohmann::json& read) {
     }
   }
   if (unknown.empty()) return;
+  const std::string known = describe_read(read);
+  throw util::FatalError("no selected suite reads --param " + unknown +
+                         (known == "none" ? "; they read none" : "; they read: " + known));
+}
+
+std::string describe_read(const nlohmann::json& read) {
   std::string known;
   if (read.is_object()) {
     for (const auto& [name, info] : read.items()) {
@@ -59,8 +65,7 @@ void check_params(const Params& given, const nlohmann::json& read) {
       }
     }
   }
-  throw util::FatalError("no selected suite reads --param " + unknown +
-                         (known.empty() ? "; they read none" : "; they read: " + known));
+  return known.empty() ? "none" : known;
 }
 
 nlohmann::json params_to_json(const Params& params) {

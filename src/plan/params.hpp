@@ -24,6 +24,9 @@ Params parse_params(const std::vector<std::string>& items);
 // FatalError naming every given parameter that is absent from `read` (the
 // listing's {name: {type, default, value}}), with the ones the suites read.
 void check_params(const Params& given, const nlohmann::json& read);
+// The parameters `read` names, with their types: "matrix_size (int), data_dir
+// (str)", or "none".
+std::string describe_read(const nlohmann::json& read);
 
 // Parameters as JSON (run options): {name: "value"}; and back (FatalError on
 // anything but an object of strings).

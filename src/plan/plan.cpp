@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <thread>
 
+#include "plan/case_filter.hpp"
 #include "util/error.hpp"
 #include "util/version.hpp"
 
@@ -79,19 +79,17 @@ std::vector<model::CaseInfo> filter(const std::vector<model::CaseInfo>& cases,
                              "'; known: numpy, torch, jax, tensorflow");
     }
   }
-  std::regex re;
-  try {
-    re = std::regex(regex.empty() ? std::string(".*") : regex, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw util::FatalError("bad --filter regex '" + regex + "': " + e.what());
+  if (auto why = filter_error(regex)) {
+    throw util::FatalError("bad --filter regex: " + *why);  // RE2 quotes the bad part
   }
+  const CaseFilter wanted(regex);
   std::vector<model::CaseInfo> out;
   for (const auto& c : cases) {
     if (!frameworks.empty() &&
         std::find(frameworks.begin(), frameworks.end(), c.framework) == frameworks.end()) {
       continue;
     }
-    if (!regex.empty() && !std::regex_search(c.id, re)) continue;
+    if (!wanted.matches(c.id)) continue;
     out.push_back(c);
   }
   return out;

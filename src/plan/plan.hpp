@@ -39,7 +39,8 @@ std::vector<model::CaseInfo> list_cases(const std::vector<SuiteRef>& suites,
                                         const envs::Interpreter& python, const Params& params = {},
                                         nlohmann::json* params_read = nullptr);
 
-// FatalError for an unknown framework name or a bad regex.
+// FatalError for an unknown framework name or a bad regex (RE2 syntax,
+// plan/case_filter.hpp: matched anywhere in the id, in linear time).
 std::vector<model::CaseInfo> filter(const std::vector<model::CaseInfo>& cases,
                                     const std::vector<std::string>& frameworks,
                                     const std::string& regex);

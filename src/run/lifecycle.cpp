@@ -5,6 +5,7 @@
 
 #include "envs/envs.hpp"
 #include "report/write.hpp"
+#include "run/lease.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
 #include "verdict/intolerable.hpp"
@@ -113,7 +114,17 @@ Prepared reopen(store::Store& store, const std::string& run_id) {
   if (!info) throw util::FatalError("unknown run '" + run_id + "'");
   Prepared p;
   p.info = *info;
-  p.options = from_json(info->options, info->baseline);
+  try {
+    p.options = from_json(info->options, info->baseline);
+  } catch (const nlohmann::json::exception& e) {
+    throw util::FatalError("run '" + run_id +
+                           "' has stored options that cannot be read: " + e.what());
+  }
+  // A run stored before these options were checked must not run again with
+  // a value that fails every case (a NaN timeout, a negative seed).
+  if (auto why = invalid(p.options)) {
+    throw util::FatalError("run '" + run_id + "' has stored options that cannot run: " + *why);
+  }
   p.cases = store.cases(run_id);
   auto remaining = store.remaining(run_id);
   p.planned = store.plan(run_id).size();
@@ -124,6 +135,8 @@ Prepared reopen(store::Store& store, const std::string& run_id) {
 
 void resume(store::Store& store, const Prepared& run, const plan::Discovery& discovery,
             std::string_view state) {
+  // Never touch a run another execution holds (execute() takes the lease).
+  if (auto holder = lease_holder(store, run.info.id)) throw util::FatalError(*holder);
   store.set_environment(run.info.id, plan::environment_json(discovery));
   store.set_run_state(run.info.id, std::string(state), "");
 }
@@ -131,12 +144,22 @@ void resume(store::Store& store, const Prepared& run, const plan::Discovery& dis
 bool execute(store::Store& store, const Prepared& run, const plan::Discovery& discovery,
              const Place& place, const supervisor::ResultListener& on_result,
              const std::atomic<bool>& interrupt, std::string* fault) {
+  Watch watch(store, run.info.id, interrupt);  // FatalError when another execution holds it
   store.set_run_state(run.info.id, "running", "");
-  return supervisor::execute(spec_of(run, discovery, place), store, on_result, interrupt, fault);
+  const bool completed =
+      supervisor::execute(spec_of(run, discovery, place), store, on_result, watch.stop(), fault);
+  if (auto why = watch.end()) throw util::FatalError(*why);
+  return completed;
 }
 
 verdict::Judged finish(store::Store& store, const std::string& run_id, bool completed,
                        const Place& place) {
+  // Reports beside no database would look like a run that worked.
+  if (!store.still_at_path()) {
+    throw util::FatalError("results database " + store.path().string() +
+                           " was deleted or replaced during run " + run_id +
+                           "; its outcomes are lost");
+  }
   store.set_run_state(run_id, completed ? "complete" : "incomplete", util::now_iso8601());
   return publish(*store.get_run(run_id), store.results(run_id), place);
 }

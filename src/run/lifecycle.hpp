@@ -61,23 +61,30 @@ Prepared create(store::Store& store, const RunOptions& options,
                 std::string_view state);
 
 // A stored run with the pairs that have no outcome yet; FatalError naming
-// the results folder for an unknown run.
+// the results folder for an unknown run, or when its stored options are out
+// of range (invalid()).
 Prepared reopen(store::Store& store, const std::string& run_id);
 
 // Marks a reopened run as executing again (`state`) with this machine's
-// provenance.
+// provenance. FatalError, before writing anything, when another live
+// execution holds the run (run/lease.hpp: lease_holder).
 void resume(store::Store& store, const Prepared& run, const plan::Discovery& discovery,
             std::string_view state);
 
-// Runs the pairs under the supervisor; true when every pair got its outcome,
-// false when `interrupt` or an engine fault (supervisor.hpp) stopped it
-// first; the fault's one line goes to *fault when given.
+// Runs the pairs under the supervisor while holding the run's lease
+// (run/lease.hpp); true when every pair got its outcome, false when
+// `interrupt` or an engine fault (supervisor.hpp) stopped it first; the
+// fault's one line goes to *fault when given. FatalError naming the owner
+// when another live execution holds the run (nothing is written then);
+// FatalError when this execution lost its lease or its database file midway
+// (it stops within a second, its lease released).
 bool execute(store::Store& store, const Prepared& run, const plan::Discovery& discovery,
              const Place& place, const supervisor::ResultListener& on_result,
              const std::atomic<bool>& interrupt, std::string* fault = nullptr);
 
 // Stores the final state (complete, or incomplete when not `completed`),
-// then judges the stored run and writes its reports (publish).
+// then judges the stored run and writes its reports (publish). FatalError,
+// before writing anything, when the store's file was deleted or replaced.
 verdict::Judged finish(store::Store& store, const std::string& run_id, bool completed,
                        const Place& place);
 

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdio>
+
 namespace mudjack::run {
 using nlohmann::json;
 
@@ -11,14 +14,52 @@ int64_t default_memory_limit_bytes() {
   return static_cast<int64_t>(pages) * page * 3 / 4;
 }
 
+namespace {
+
+std::string number_text(double x) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.15g", x);
+  return text;
+}
+
+}  // namespace
+
+std::optional<std::string> out_of_range(std::string_view name, double value, const Range& range) {
+  const bool above_low = range.low_inclusive ? value >= range.low : value > range.low;
+  if (std::isfinite(value) && above_low && value <= range.high) return std::nullopt;
+  return std::string(name) + " must be in " + (range.low_inclusive ? "[" : "(") +
+         number_text(range.low) + ", " + number_text(range.high) + "], got " + number_text(value);
+}
+
+std::optional<std::string> out_of_range(std::string_view name, int64_t value,
+                                        const IntRange& range) {
+  if (value >= range.low && value <= range.high) return std::nullopt;
+  return std::string(name) + " must be between " + std::to_string(range.low) + " and " +
+         std::to_string(range.high) + ", got " + std::to_string(value);
+}
+
+int64_t mb_to_bytes(double mb) {
+  return static_cast<int64_t>(mb * 1048576);
+}
+
 std::optional<std::string> invalid(const RunOptions& o) {
-  if (o.min_samples < 1 || o.max_samples < o.min_samples) {
-    return "min_samples must be >= 1 and <= max_samples";
+  if (auto why = out_of_range("timeout_s", o.timeout_s, kTimeoutRangeS)) return why;
+  if (auto why = out_of_range("budget_ms", o.budget_ms, kBudgetRangeMs)) return why;
+  if (auto why = out_of_range("warmup_ms", o.warmup_ms, kWarmupRangeMs)) return why;
+  if (auto why = out_of_range("min_samples", o.min_samples, kSamplesRange)) return why;
+  if (auto why = out_of_range("max_samples", o.max_samples, kSamplesRange)) return why;
+  if (o.max_samples < o.min_samples) {
+    return "min_samples (" + std::to_string(o.min_samples) + ") must not exceed max_samples (" +
+           std::to_string(o.max_samples) + ")";
   }
-  if (!(o.timeout_s > 0)) return "timeout_s must be positive";
-  if (!(o.budget_ms > 0)) return "budget_ms must be positive";
-  if (!(o.warmup_ms >= 0)) return "warmup_ms must not be negative";
-  if (o.memory_limit_bytes < 0) return "memory limit must not be negative";
+  if (auto why = out_of_range("seed", o.seed, kSeedRange)) return why;
+  // 0: the default limit (default_memory_limit_bytes()).
+  if (o.memory_limit_bytes != 0 &&
+      (o.memory_limit_bytes < 0 || o.memory_limit_bytes > mb_to_bytes(kMemoryLimitRangeMb.high))) {
+    return "memory_limit_bytes must be between 1 and " +
+           std::to_string(mb_to_bytes(kMemoryLimitRangeMb.high)) + ", got " +
+           std::to_string(o.memory_limit_bytes);
+  }
   return std::nullopt;
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,8 +42,43 @@ struct RunOptions {
 // 3/4 of this machine's RAM: the memory limit when none is given.
 int64_t default_memory_limit_bytes();
 
-// A one-line reason when the options cannot run (samples out of order, a
-// non-positive budget or timeout); nullopt when they can.
+// The range of every numeric run option, whoever sets it: flags (cli/cmd_run),
+// mudjack.toml (cli/config), a POST /v1/runs body (server/request), a stored
+// run (invalid() below). Written once, here: the API refuses exactly what the
+// CLI refuses. NaN and the infinities are outside every range.
+struct Range {
+  double low;
+  double high;
+  bool low_inclusive;  // [low, high] when true, else (low, high]
+};
+struct IntRange {
+  int64_t low;
+  int64_t high;
+};
+inline constexpr Range kTimeoutRangeS{0, 24.0 * 3600, false};
+inline constexpr Range kBudgetRangeMs{0, 600'000, false};
+inline constexpr Range kWarmupRangeMs{0, 600'000, true};
+// Up to 1 PiB, in MiB: far above any machine, far below int64 bytes.
+inline constexpr Range kMemoryLimitRangeMb{0, 1024.0 * 1024 * 1024, false};
+inline constexpr IntRange kSamplesRange{1, 1'000'000};
+// Seeds are non-negative: the probe seeds NumPy's generators with
+// seed * 1000003 + n (mudjack_probe/api.py), and NumPy refuses negative
+// seeds, so a negative one would fail every case that draws inputs.
+inline constexpr IntRange kSeedRange{0, INT64_MAX};
+
+// One line naming `name` as the user wrote it ("--timeout-s",
+// "run.timeout_s", "'timeout_s'") when `value` is not a finite number in
+// `range`: "--timeout-s must be in (0, 86400], got inf". nullopt when it is.
+std::optional<std::string> out_of_range(std::string_view name, double value, const Range& range);
+// "'seed' must be between 0 and 9223372036854775807, got -1".
+std::optional<std::string> out_of_range(std::string_view name, int64_t value,
+                                        const IntRange& range);
+// A memory limit in MiB as bytes; `mb` must be in kMemoryLimitRangeMb.
+int64_t mb_to_bytes(double mb);
+
+// A one-line reason when the options cannot run (a number out of its range
+// above, samples out of order); nullopt when they can. The names are the
+// stored field names (timeout_s, ...).
 std::optional<std::string> invalid(const RunOptions& options);
 
 // The stored form (RunInfo::options), as `run` and `serve` have always

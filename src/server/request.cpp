@@ -1,11 +1,13 @@
 #include "server/request.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <regex>
+#include <cctype>
+#include <cstdint>
 #include <set>
 #include <tuple>
+
+#include "plan/case_filter.hpp"
+#include "run/options.hpp"
 
 namespace mudjack::server {
 namespace {
@@ -20,6 +22,16 @@ std::string joined(const std::vector<std::string>& items) {
 
 bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// [A-Za-z_][A-Za-z0-9_]*, by hand: std::regex recurses per character, and a
+// name may be as long as the body.
+bool identifier(const std::string& s) {
+  const auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
+  return !s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) == 0 &&
+         std::all_of(s.begin(), s.end(), word);
 }
 
 // A check that passed (nullopt) or why not.
@@ -46,33 +58,25 @@ Result<std::vector<std::string>> strings(const json& v, const std::string& field
   return out;
 }
 
-// Bounds of a number option: (low, high] or [low, high].
-struct Range {
-  double low;
-  double high;
-  bool low_inclusive;
-};
-
-Result<double> number(const json& v, const std::string& field, Range range) {
+// A number option in its range (run/options.hpp: the CLI's bounds).
+Result<double> number(const json& v, const std::string& field, const run::Range& range) {
   if (!v.is_number()) return bad_request("'" + field + "' must be a number");
-  double x = v.get<double>();
-  bool above_low = range.low_inclusive ? x >= range.low : x > range.low;
-  if (!std::isfinite(x) || !above_low || x > range.high) {
-    char text[128];
-    std::snprintf(text, sizeof(text), "%s%g, %g]", range.low_inclusive ? "[" : "(", range.low,
-                  range.high);
-    return bad_request("'" + field + "' must be in " + text);
+  if (auto why = run::out_of_range("'" + field + "'", v.get<double>(), range)) {
+    return bad_request(*why);
   }
-  return x;
+  return v.get<double>();
 }
 
-Result<int64_t> integer(const json& v, const std::string& field, int64_t low, int64_t high) {
+// An integer option in its range; one above INT64_MAX (which JSON allows) is
+// out of range, never wrapped round to a negative.
+Result<int64_t> integer(const json& v, const std::string& field, const run::IntRange& range) {
   if (!v.is_number_integer()) return bad_request("'" + field + "' must be an integer");
-  auto x = v.get<int64_t>();
-  if (x < low || x > high) {
-    return bad_request("'" + field + "' must be between " + std::to_string(low) + " and " +
-                       std::to_string(high));
+  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}) {
+    return bad_request("'" + field + "' must be between " + std::to_string(range.low) + " and " +
+                       std::to_string(range.high) + ", got " + v.dump());
   }
+  auto x = v.get<int64_t>();
+  if (auto why = run::out_of_range("'" + field + "'", x, range)) return bad_request(*why);
   return x;
 }
 
@@ -124,6 +128,14 @@ Check parse_selection(const json& doc, const Catalog& catalog, RunRequest& r) {
     *target = std::move(*list);
   }
   if (r.suites.empty()) return bad_request("'suite' is required (see GET /v1/suites)");
+  // As `mudjack run --suite x --suite x`: a suite listed twice would plan
+  // every case twice and collide in the probes.
+  for (size_t i = 0; i < r.suites.size(); ++i) {
+    if (std::find(r.suites.begin(), r.suites.begin() + static_cast<std::ptrdiff_t>(i),
+                  r.suites[i]) != r.suites.begin() + static_cast<std::ptrdiff_t>(i)) {
+      return bad_request("suite '" + r.suites[i] + "' is selected twice");
+    }
+  }
   std::vector<std::string> suite_names;
   for (const auto& [name, dir] : catalog.suites) suite_names.push_back(name);
   for (const auto& s : r.suites) {
@@ -145,7 +157,7 @@ Check parse_selection(const json& doc, const Catalog& catalog, RunRequest& r) {
   return std::nullopt;
 }
 
-// An ECMAScript regex over case ids, bounded in length.
+// A regex over case ids (plan/case_filter.hpp: RE2, linear time), bounded in length.
 Check parse_filter(const json& doc, RunRequest& r) {
   if (!doc.contains("filter")) return std::nullopt;
   if (!doc.at("filter").is_string()) {
@@ -156,10 +168,8 @@ Check parse_filter(const json& doc, RunRequest& r) {
     return bad_request("'filter' is longer than " + std::to_string(kMaxFilterChars) +
                        " characters");
   }
-  try {
-    std::regex re(r.filter, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    return bad_request("'filter' is not a valid regex: " + std::string(e.what()));
+  if (auto why = plan::filter_error(r.filter)) {
+    return bad_request("'filter' is not a valid regex (RE2 syntax): " + *why);
   }
   return std::nullopt;
 }
@@ -169,9 +179,8 @@ Check parse_filter(const json& doc, RunRequest& r) {
 Check parse_params(const json& doc, RunRequest& r) {
   if (!doc.contains("params")) return std::nullopt;
   if (!doc.at("params").is_object()) return bad_request("'params' must be an object");
-  static const std::regex name_re("^[A-Za-z_][A-Za-z0-9_]*$");
   for (const auto& [name, value] : doc.at("params").items()) {
-    if (!std::regex_match(name, name_re)) {
+    if (!identifier(name)) {
       return bad_request("parameter name '" + name + "' is not an identifier");
     }
     if (value.is_string()) {
@@ -189,7 +198,8 @@ Check parse_params(const json& doc, RunRequest& r) {
   return std::nullopt;
 }
 
-Check optional_number(const json& doc, const char* field, Range range, std::optional<double>& out) {
+Check optional_number(const json& doc, const char* field, const run::Range& range,
+                      std::optional<double>& out) {
   if (!doc.contains(field)) return std::nullopt;
   auto v = number(doc.at(field), field, range);
   if (!v) return v.error();
@@ -199,7 +209,7 @@ Check optional_number(const json& doc, const char* field, Range range, std::opti
 
 Check optional_samples(const json& doc, const char* field, std::optional<int>& out) {
   if (!doc.contains(field)) return std::nullopt;
-  auto v = integer(doc.at(field), field, 1, kMaxSamples);
+  auto v = integer(doc.at(field), field, run::kSamplesRange);
   if (!v) return v.error();
   out = static_cast<int>(*v);
   return std::nullopt;
@@ -207,9 +217,9 @@ Check optional_samples(const json& doc, const char* field, std::optional<int>& o
 
 // timeout_s, budget_ms, warmup_ms, min_samples, max_samples.
 Check parse_timing(const json& doc, RunRequest& r) {
-  if (auto e = optional_number(doc, "timeout_s", {0, kMaxTimeoutS, false}, r.timeout_s)) return e;
-  if (auto e = optional_number(doc, "budget_ms", {0, kMaxBudgetMs, false}, r.budget_ms)) return e;
-  if (auto e = optional_number(doc, "warmup_ms", {0, kMaxBudgetMs, true}, r.warmup_ms)) return e;
+  if (auto e = optional_number(doc, "timeout_s", run::kTimeoutRangeS, r.timeout_s)) return e;
+  if (auto e = optional_number(doc, "budget_ms", run::kBudgetRangeMs, r.budget_ms)) return e;
+  if (auto e = optional_number(doc, "warmup_ms", run::kWarmupRangeMs, r.warmup_ms)) return e;
   if (auto e = optional_samples(doc, "min_samples", r.min_samples)) return e;
   if (auto e = optional_samples(doc, "max_samples", r.max_samples)) return e;
   if (r.min_samples && r.max_samples && *r.min_samples > *r.max_samples) {
@@ -221,7 +231,7 @@ Check parse_timing(const json& doc, RunRequest& r) {
 // seed, baseline, serial.
 Check parse_rest(const json& doc, const Catalog& catalog, RunRequest& r) {
   if (doc.contains("seed")) {
-    auto v = integer(doc.at("seed"), "seed", INT64_MIN, INT64_MAX);
+    auto v = integer(doc.at("seed"), "seed", run::kSeedRange);
     if (!v) return v.error();
     r.seed = *v;
   }
@@ -258,8 +268,7 @@ Result<RunRequest> parse_run_request(std::string_view body, const Catalog& catal
 }
 
 std::vector<model::CaseInfo> select_cases(const RunRequest& request, const Catalog& catalog) {
-  std::regex re(request.filter.empty() ? std::string(".*") : request.filter,
-                std::regex::ECMAScript);
+  const plan::CaseFilter wanted(request.filter);  // checked by parse_filter
   std::vector<model::CaseInfo> out;
   std::set<std::string> seen;
   for (const auto& suite : request.suites) {
@@ -268,7 +277,7 @@ std::vector<model::CaseInfo> select_cases(const RunRequest& request, const Catal
     for (const auto& c : it->second) {
       if (!request.frameworks.empty() && !contains(request.frameworks, c.framework)) continue;
       if (!contains(catalog.frameworks, c.framework)) continue;
-      if (!request.filter.empty() && !std::regex_search(c.id, re)) continue;
+      if (!wanted.matches(c.id)) continue;
       if (seen.insert(c.id).second) out.push_back(c);
     }
   }

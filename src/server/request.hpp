@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/model.hpp"
+#include "run/options.hpp"
 #include "server/http_error.hpp"
 
 namespace mudjack::server {
@@ -34,7 +35,7 @@ struct RunRequest {
   std::vector<std::string> suites;      // at least one, each in the catalog
   std::vector<std::string> frameworks;  // empty: every offered framework
   std::vector<std::string> devices;     // empty: every device
-  std::string filter;                   // ECMAScript regex over case ids; empty: all
+  std::string filter;  // RE2 regex over case ids (plan/case_filter.hpp); empty: all
   // Run parameters {name: "value"} (plan/params.hpp): the suites are listed
   // again with them, and a name no selected suite reads is refused.
   nlohmann::json params = nlohmann::json::object();
@@ -43,21 +44,24 @@ struct RunRequest {
   std::optional<double> warmup_ms;
   std::optional<int> min_samples;
   std::optional<int> max_samples;
-  int64_t seed = 0;
+  int64_t seed = 0;  // in run::kSeedRange
   std::string baseline = "cpu";
   bool serial = false;
   std::string resume;  // a run id to continue; nothing else may be set with it
 };
 
-// The largest body the server reads by default, and the bounds on options.
+// The largest body the server reads by default, and the bounds on options:
+// the numbers' are the CLI's (run/options.hpp), so the API refuses exactly
+// what `mudjack run` refuses.
 inline constexpr size_t kDefaultMaxBodyBytes = size_t{64} * 1024;
 inline constexpr size_t kMaxFilterChars = 1024;
-inline constexpr double kMaxTimeoutS = 24 * 3600;
-inline constexpr double kMaxBudgetMs = 600'000;
-inline constexpr int kMaxSamples = 1'000'000;
+inline constexpr double kMaxTimeoutS = run::kTimeoutRangeS.high;
+inline constexpr double kMaxBudgetMs = run::kBudgetRangeMs.high;
+inline constexpr int kMaxSamples = static_cast<int>(run::kSamplesRange.high);
 
 // Parses and checks a body against the catalog: unknown fields, wrong types,
-// unknown suites/frameworks/devices, a bad regex, out-of-range numbers and
+// unknown or repeated suites, unknown frameworks/devices, a bad regex,
+// out-of-range numbers (NaN, infinities and negative seeds included) and
 // malformed parameters are errors, each a 400 (the client's mistake) whose
 // one-line message names the field and what was wrong.
 Result<RunRequest> parse_run_request(std::string_view body, const Catalog& catalog);

@@ -276,8 +276,10 @@ void RunManager::execute(const std::shared_ptr<Record>& rec) {
            {{"done", rec->done}, {"planned", planned}, {"case", report::case_to_json(r)}});
       emit(*rec, "progress", {{"done", rec->done}, {"planned", planned}});
     };
-    const bool completed =
-        run::execute(store_, rec->run, discovery_, defaults_.place(), on_result, rec->interrupt);
+    std::string fault;  // the machine failed: the run stops incomplete, resumable
+    const bool completed = run::execute(store_, rec->run, discovery_, defaults_.place(), on_result,
+                                        rec->interrupt, &fault);
+    if (!fault.empty()) error = "machine fault: " + fault;
     run::finish(store_, rec->id, completed, defaults_.place());
     if (completed) {
       final_state = State::kComplete;

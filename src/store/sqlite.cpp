@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
 #include <limits>
 
 #include "util/error.hpp"
@@ -30,13 +31,36 @@ std::string first_finding(const std::string& report) {
   return "quick_check failed";
 }
 
+// A file: URI (https://sqlite.org/uri.html) opening `file` read-only, or
+// immutable; bytes outside the unreserved set are percent-encoded.
+std::string file_uri(const std::filesystem::path& file, bool immutable) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (unsigned char c : std::filesystem::absolute(file).string()) {
+    if (std::isalnum(c) != 0 || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  return uri + (immutable ? "?mode=ro&immutable=1" : "?mode=ro");
+}
+
 }  // namespace
 
 // --- Connection -------------------------------------------------------------
 
-Connection Connection::open(const std::filesystem::path& file, int busy_timeout_ms) {
+Connection Connection::open(const std::filesystem::path& file, int busy_timeout_ms, Access access) {
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  int rc = SQLITE_OK;
+  if (access == Access::kReadWrite) {
+    rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  } else {
+    const std::string uri = file_uri(file, access == Access::kImmutable);
+    rc = sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  }
   if (rc != SQLITE_OK) {
     std::string msg = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
@@ -45,6 +69,29 @@ Connection Connection::open(const std::filesystem::path& file, int busy_timeout_
   sqlite3_extended_result_codes(db, 1);
   sqlite3_busy_timeout(db, busy_timeout_ms);
   return Connection(file, db);
+}
+
+Connection Connection::memory(const std::filesystem::path& label) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_close(db);
+    throw FatalError("cannot copy results database " + label.string() +
+                     " to memory: " + sqlite3_errstr(rc));
+  }
+  sqlite3_extended_result_codes(db, 1);
+  return Connection(label, db);
+}
+
+void Connection::copy_from(const Connection& from) const {
+  sqlite3_backup* backup = sqlite3_backup_init(db_, "main", from.db_, "main");
+  if (backup == nullptr) fail();
+  const int rc = sqlite3_backup_step(backup, -1);
+  sqlite3_backup_finish(backup);
+  if (rc != SQLITE_DONE) {
+    throw FatalError("cannot read results database " + from.path_.string() + ": " +
+                     sqlite3_errstr(rc));
+  }
 }
 
 Connection::~Connection() {
@@ -93,13 +140,14 @@ QuickCheck quick_check(const Connection& db) {
   sqlite3_finalize(st);
   int primary = rc & 0xff;
   if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
-    return {QuickCheck::Status::kUnreadable, msg};
+    return {QuickCheck::Status::kUnreadable, msg, false};
   }
   if (rc != SQLITE_OK && rc != SQLITE_DONE) {
-    return {QuickCheck::Status::kError, msg};
+    return {QuickCheck::Status::kError, msg,
+            primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY};
   }
   if (!report.empty() && report != "ok") {
-    return {QuickCheck::Status::kCorrupt, first_finding(report)};
+    return {QuickCheck::Status::kCorrupt, first_finding(report), false};
   }
   return {};
 }

@@ -31,12 +31,23 @@ struct sqlite3_stmt;
 
 namespace mudjack::store {
 
+// How a file is opened.
+enum class Access {
+  kReadWrite,  // created if missing
+  kReadOnly,   // must exist; SQLite may still need to create the WAL's -shm file
+  kImmutable,  // must exist; read as a file nobody changes: no locks, no -shm
+               // (a read-only folder); a WAL not yet checkpointed is not seen
+};
+
 class Connection {
  public:
-  // Opens (creating if needed) the database file, read-write, with extended
-  // result codes and a busy timeout for writers of other processes. Throws
-  // FatalError when SQLite cannot open it; the file is not read yet.
-  static Connection open(const std::filesystem::path& file, int busy_timeout_ms);
+  // Opens the database file with extended result codes and a busy timeout
+  // for writers of other processes. Throws FatalError when SQLite cannot
+  // open it; the file is not read yet.
+  static Connection open(const std::filesystem::path& file, int busy_timeout_ms,
+                         Access access = Access::kReadWrite);
+  // An empty private in-memory database; `label` names it in messages.
+  static Connection memory(const std::filesystem::path& label);
 
   ~Connection();  // closes the handle
   Connection(Connection&& other) noexcept;
@@ -49,6 +60,9 @@ class Connection {
 
   // Runs one or more statements without results (DDL, PRAGMA, BEGIN/COMMIT).
   void exec(const std::string& sql) const;
+  // Replaces this database's content with a copy of `from`'s (the online
+  // backup API: a consistent snapshot). FatalError when it fails.
+  void copy_from(const Connection& from) const;
   // Rows changed by the last INSERT, UPDATE or DELETE.
   int64_t changes() const;
   // The connection's last error message (for callers building their own).
@@ -73,6 +87,10 @@ struct QuickCheck {
   // kUnreadable, kError: SQLite's message. kCorrupt: the report's first
   // finding, one line ("quick_check failed" when it has none).
   std::string message;
+  // kError because SQLite could not open or make a file beside the database
+  // (a read-only connection without the WAL's -shm file in a folder it may
+  // not write), as opposed to a lock held or an I/O error.
+  bool cannot_open_beside = false;
 };
 // Never throws: every outcome is a value the caller words.
 QuickCheck quick_check(const Connection& db);

@@ -1,5 +1,7 @@
 #include "store/store.hpp"
 
+#include <sys/stat.h>
+
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -117,6 +119,21 @@ const std::vector<std::string> kSchema_1_0 = {
 const std::vector<std::string> kSchema_1_1 = {
     "ALTER TABLE results ADD COLUMN work_json TEXT NOT NULL DEFAULT 'null'",
     "ALTER TABLE results ADD COLUMN metrics_json TEXT NOT NULL DEFAULT '{}'",
+};
+
+// 1.2: who executes a run (Lease in store.hpp): one row per run while an
+// execution holds it, so a second executor is refused. Older databases have
+// no leases: every run in them is free.
+const std::vector<std::string> kSchema_1_2 = {
+    R"sql(CREATE TABLE leases (
+  run_id TEXT PRIMARY KEY,
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  process_start TEXT NOT NULL,
+  acquired_at TEXT NOT NULL,
+  heartbeat_at TEXT NOT NULL,
+  heartbeat_unix_ms INTEGER NOT NULL
+))sql",
 };
 
 std::pair<int, int> must_parse_version(std::string_view v) {
@@ -376,8 +393,7 @@ constexpr int kBusyTimeoutMs = 10000;
 
 // The first read touches the file: garbage reads as unreadable, damage as
 // unreadable or a quick_check finding. FatalError naming the file otherwise.
-void require_sound(const Connection& db) {
-  auto check = quick_check(db);
+void require_sound(const Connection& db, const QuickCheck& check) {
   const auto not_ours = [&](const std::string& why) {
     return FatalError(db.path().string() + " is not a MudJack results database (" + why + ")");
   };
@@ -391,6 +407,43 @@ void require_sound(const Connection& db) {
     case QuickCheck::Status::kError:
       throw FatalError("cannot open results database " + db.path().string() + ": " + check.message);
   }
+}
+
+void require_sound(const Connection& db) {
+  require_sound(db, quick_check(db));
+}
+
+// The stored schema version, refused when the file is not ours, unreadable
+// or of a newer MAJOR than `mine`; "0.0" for an empty database.
+std::pair<int, int> stored_version(const Connection& db, std::pair<int, int> mine) {
+  std::string stored = read_version(db);
+  auto have = model::parse_schema_version(stored);
+  if (!have) {
+    throw FatalError(db.path().string() + " has an unreadable schema version '" + stored + "'");
+  }
+  if (have->first > mine.first) {
+    throw FatalError(db.path().string() + " has schema " + stored + "; this mudjack reads " +
+                     std::to_string(mine.first) + ".x");
+  }
+  return *have;
+}
+
+// An existing file opened for reading only, its soundness checked. Where
+// SQLite cannot open a WAL database read-only (a read-only folder: no -shm
+// can be made), the file is read as immutable: nobody can be writing it
+// there. A lock held by a writer is waited for, never read past.
+Connection open_for_reading(const std::filesystem::path& file) {
+  {
+    auto db = Connection::open(file, kBusyTimeoutMs, Access::kReadOnly);
+    auto check = quick_check(db);
+    if (!check.cannot_open_beside) {
+      require_sound(db, check);
+      return db;
+    }
+  }
+  auto db = Connection::open(file, kBusyTimeoutMs, Access::kImmutable);
+  require_sound(db);
+  return db;
 }
 
 constexpr std::string_view kCaseInsertTail =
@@ -408,6 +461,7 @@ const std::vector<Migration>& migrations() {
   static const std::vector<Migration> kMigrations = {
       {"1.0", kSchema_1_0},
       {"1.1", kSchema_1_1},
+      {"1.2", kSchema_1_2},
   };
   return kMigrations;
 }
@@ -426,25 +480,48 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& db_path,
       throw FatalError("cannot create results folder " + parent.string() + ": " + ec.message());
     }
   }
-  std::unique_ptr<Store> store(new Store(Connection::open(db_path, kBusyTimeoutMs)));
-  require_sound(store->db_);
+  const auto mine = must_parse_version(steps.empty() ? "0.0" : steps.back().version);
+  std::error_code ec;
+  const bool exists = std::filesystem::file_size(db_path, ec) > 0 && !ec;
+  if (exists) {
+    // A file that is there already is read-only until it is known to be ours:
+    // a foreign one is refused unchanged (not switched to WAL, no journal
+    // rolled back, no table made). Its quick_check is not repeated below.
+    stored_version(open_for_reading(db_path), mine);
+  }
+  auto db = Connection::open(db_path, kBusyTimeoutMs);
+  if (!exists) {
+    require_sound(db);
+  }
+  stored_version(db, mine);  // again: another process may have made the file since
+  std::unique_ptr<Store> store(new Store(std::move(db)));
   store->db_.exec("PRAGMA journal_mode=WAL");
   store->db_.exec("PRAGMA synchronous=NORMAL");
-
-  const auto mine = must_parse_version(steps.empty() ? "0.0" : steps.back().version);
-  std::string stored = read_version(store->db_);
-  auto have = model::parse_schema_version(stored);
-  if (!have) {
-    throw FatalError(db_path.string() + " has an unreadable schema version '" + stored + "'");
-  }
-  if (have->first > mine.first) {
-    throw FatalError(db_path.string() + " has schema " + stored + "; this mudjack reads " +
-                     std::to_string(mine.first) + ".x");
-  }
   // A newer MINOR of our MAJOR is additive: read it as is, never downgrade.
-  if (*have < mine) {
+  if (stored_version(store->db_, mine) < mine) {
     store->migrate(steps);
   }
+  store->remember_file(db_path);
+  return store;
+}
+
+std::unique_ptr<Store> Store::open_read_only(const std::filesystem::path& db_path) {
+  const auto& steps = migrations();
+  const auto mine = must_parse_version(steps.back().version);
+  auto db = open_for_reading(db_path);
+  std::unique_ptr<Store> store;
+  if (stored_version(db, mine) < mine) {
+    // Older schema: migrate a private copy, so the file stays as it was.
+    auto copy = Connection::memory(db_path);
+    copy.copy_from(db);
+    store.reset(new Store(std::move(copy)));
+    store->migrate(steps);
+  } else {
+    store.reset(new Store(std::move(db)));
+  }
+  // Writes fail (also to the copy, where they would vanish unseen).
+  store->db_.exec("PRAGMA query_only = 1");
+  store->remember_file(db_path);
   return store;
 }
 
@@ -469,6 +546,21 @@ void Store::migrate(const std::vector<Migration>& steps) {
     q.text(1, step.version).run();
     tx.commit();
   }
+}
+
+void Store::remember_file(const std::filesystem::path& file) {
+  file_ = file;
+  struct stat st {};
+  if (::stat(file.c_str(), &st) == 0) {
+    device_ = static_cast<uint64_t>(st.st_dev);
+    inode_ = static_cast<uint64_t>(st.st_ino);
+  }
+}
+
+bool Store::still_at_path() const {
+  struct stat st {};
+  if (::stat(file_.c_str(), &st) != 0) return false;
+  return static_cast<uint64_t>(st.st_dev) == device_ && static_cast<uint64_t>(st.st_ino) == inode_;
 }
 
 std::string Store::schema_version() const {
@@ -539,15 +631,33 @@ std::optional<model::RunInfo> Store::get_run(const std::string& run_id) const {
   return run_from_row(q);
 }
 
-std::vector<model::RunInfo> Store::list_runs() const {
+std::vector<model::RunInfo> Store::list_runs(std::vector<BadRow>* bad) const {
   std::lock_guard lock(mu_);
   Statement q(db_, "SELECT " + std::string(kRunColumns) +
                        " FROM runs ORDER BY created_at DESC, rowid DESC");
   std::vector<model::RunInfo> out;
   while (q.row()) {
-    out.push_back(run_from_row(q));
+    try {
+      out.push_back(run_from_row(q));
+    } catch (const FatalError& e) {
+      if (bad != nullptr) {
+        bad->push_back({q.col_text(0), e.what()});
+      }
+    }
   }
   return out;
+}
+
+RunCounts Store::counts(const std::string& run_id) const {
+  std::lock_guard lock(mu_);
+  RunCounts c;
+  Statement planned(db_, "SELECT count(*) FROM planned WHERE run_id = ?1");
+  planned.text(1, run_id).row();
+  c.planned = static_cast<size_t>(planned.col_int64(0));
+  Statement results(db_, "SELECT count(*) FROM results WHERE run_id = ?1");
+  results.text(1, run_id).row();
+  c.results = static_cast<size_t>(results.col_int64(0));
+  return c;
 }
 
 void Store::add_plan(const std::string& run_id, const std::vector<model::CaseInfo>& cases,
@@ -763,6 +873,84 @@ std::vector<CaseDevice> Store::remaining(const std::string& run_id) const {
     out.emplace_back(q.col_text(0), q.col_text(1));
   }
   return out;
+}
+
+namespace {
+
+constexpr std::string_view kLeaseColumns =
+    "run_id, host, pid, process_start, acquired_at, heartbeat_at, heartbeat_unix_ms";
+
+Lease lease_from_row(const Statement& q) {
+  Lease l;
+  l.run_id = q.col_text(0);
+  l.host = q.col_text(1);
+  l.pid = q.col_int64(2);
+  l.process_start = q.col_text(3);
+  l.acquired_at = q.col_text(4);
+  l.heartbeat_at = q.col_text(5);
+  l.heartbeat_unix_ms = q.col_int64(6);
+  return l;
+}
+
+std::optional<Lease> read_lease(const Connection& db, const std::string& run_id) {
+  Statement q(db, "SELECT " + std::string(kLeaseColumns) + " FROM leases WHERE run_id = ?1");
+  q.text(1, run_id);
+  if (!q.row()) {
+    return std::nullopt;
+  }
+  return lease_from_row(q);
+}
+
+// The WHERE clause that matches `mine`'s owner (binds 1-4).
+constexpr std::string_view kSameOwner =
+    " WHERE run_id = ?1 AND host = ?2 AND pid = ?3 AND process_start = ?4";
+
+}  // namespace
+
+std::optional<Lease> Store::acquire_lease(const Lease& mine,
+                                          const std::function<bool(const Lease&)>& stale) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  if (auto holder = read_lease(db_, mine.run_id); holder && !stale(*holder)) {
+    return holder;  // rolls back an empty transaction
+  }
+  Statement q(db_, "INSERT OR REPLACE INTO leases (" + std::string(kLeaseColumns) +
+                       ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  q.text(1, mine.run_id)
+      .text(2, mine.host)
+      .int64(3, mine.pid)
+      .text(4, mine.process_start)
+      .text(5, mine.acquired_at)
+      .text(6, mine.heartbeat_at)
+      .int64(7, mine.heartbeat_unix_ms)
+      .run();
+  tx.commit();
+  return std::nullopt;
+}
+
+bool Store::renew_lease(const Lease& mine) {
+  std::lock_guard lock(mu_);
+  Statement q(
+      db_, "UPDATE leases SET heartbeat_at = ?5, heartbeat_unix_ms = ?6" + std::string(kSameOwner));
+  q.text(1, mine.run_id)
+      .text(2, mine.host)
+      .int64(3, mine.pid)
+      .text(4, mine.process_start)
+      .text(5, mine.heartbeat_at)
+      .int64(6, mine.heartbeat_unix_ms)
+      .run();
+  return db_.changes() > 0;
+}
+
+void Store::release_lease(const Lease& mine) {
+  std::lock_guard lock(mu_);
+  Statement q(db_, "DELETE FROM leases" + std::string(kSameOwner));
+  q.text(1, mine.run_id).text(2, mine.host).int64(3, mine.pid).text(4, mine.process_start).run();
+}
+
+std::optional<Lease> Store::lease(const std::string& run_id) const {
+  std::lock_guard lock(mu_);
+  return read_lease(db_, run_id);
 }
 
 }  // namespace mudjack::store

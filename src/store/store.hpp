@@ -14,7 +14,9 @@
 // message naming the database file. Absence is a value: get_run() and
 // result() return nullopt.
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -63,12 +65,38 @@ struct OutcomeChange {
 
 using CaseDevice = std::pair<std::string /*case_id*/, std::string /*device*/>;
 
+// Who executes a run (schema 1.2): one row per run while an execution holds
+// it. The store only keeps rows and swaps them atomically; what makes a
+// lease stale (its process gone, its heartbeat old) is run/lease.hpp's call.
+struct Lease {
+  std::string run_id;
+  std::string host;               // gethostname() of the owner
+  int64_t pid = 0;                // the owner's process id on `host`
+  std::string process_start;      // tells a pid's process from a later one with the same pid
+  std::string acquired_at;        // ISO 8601 UTC
+  std::string heartbeat_at;       // ISO 8601 UTC, for people
+  int64_t heartbeat_unix_ms = 0;  // for the staleness test
+};
+
+// A run row that could not be read (list_runs() keeps going without it).
+struct BadRow {
+  std::string run_id;
+  std::string problem;  // one line
+};
+
+// How far a run got, counted without reading its results.
+struct RunCounts {
+  size_t planned = 0;
+  size_t results = 0;
+};
+
 class Store {
  public:
   // Opens (creating if needed) the database at db_path, its parent folder
   // included, and brings its schema up to date. Throws util::FatalError when
   // the folder cannot be created, the file is not a (sound) MudJack database,
-  // or its schema MAJOR is newer than this program's.
+  // or its schema MAJOR is newer than this program's. An existing file is
+  // checked read-only first: one that is refused is left exactly as it was.
   static std::unique_ptr<Store> open(const std::filesystem::path& db_path);
 
   // As open(), with a caller-supplied migration list instead of migrations().
@@ -77,6 +105,14 @@ class Store {
   static std::unique_ptr<Store> open(const std::filesystem::path& db_path,
                                      const std::vector<Migration>& steps);
 
+  // For commands that only read (runs, report, compare, repro, merge's
+  // sources): opens an existing database without writing anything to it, its
+  // folder or its journal mode, also in a read-only folder (where SQLite
+  // cannot make the WAL's -shm file, it reads the file as immutable). An
+  // older schema is migrated in a private in-memory copy, never in the file.
+  // Every write method throws FatalError. Same refusals as open().
+  static std::unique_ptr<Store> open_read_only(const std::filesystem::path& db_path);
+
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -84,6 +120,11 @@ class Store {
   const std::filesystem::path& path() const { return db_.path(); }
   // meta.schema_version as stored, e.g. "1.0".
   std::string schema_version() const;
+  // Whether path() is still the file this Store opened. SQLite keeps writing
+  // to a file that was deleted or replaced (a results folder removed during
+  // a run) and reports no error: writers check this before they trust their
+  // commits. False when the path is gone or now names another file.
+  bool still_at_path() const;
 
   // --- runs ---------------------------------------------------------------
   // Inserts a new run; FatalError if the id already exists.
@@ -93,8 +134,25 @@ class Store {
                      const std::string& finished_at);
   void set_environment(const std::string& run_id, const nlohmann::json& environment);
   std::optional<model::RunInfo> get_run(const std::string& run_id) const;
-  // Newest first (by created_at, then insertion order).
-  std::vector<model::RunInfo> list_runs() const;
+  // Newest first (by created_at, then insertion order). A row that cannot be
+  // read (its options or environment not JSON) is left out and, when `bad`
+  // is given, reported there: one damaged run never hides the others.
+  std::vector<model::RunInfo> list_runs(std::vector<BadRow>* bad = nullptr) const;
+  // Planned pairs and stored results of a run (0, 0 for an unknown run).
+  RunCounts counts(const std::string& run_id) const;
+
+  // --- leases (run/lease.hpp) ---------------------------------------------
+  // In one write transaction: stores `mine` when `mine.run_id` has no lease
+  // or `stale(holder)` is true, and returns nullopt; otherwise returns the
+  // holder, unchanged. `stale` runs under the store's locks: keep it quick.
+  std::optional<Lease> acquire_lease(const Lease& mine,
+                                     const std::function<bool(const Lease&)>& stale);
+  // Moves the heartbeat of `mine` to its heartbeat fields; false when the
+  // run's lease is no longer this owner's (taken over or released).
+  bool renew_lease(const Lease& mine);
+  // Drops the lease if it is still `mine`'s.
+  void release_lease(const Lease& mine);
+  std::optional<Lease> lease(const std::string& run_id) const;
 
   // --- plan ---------------------------------------------------------------
   // Stores the cases' metadata (replacing earlier rows of the same ids) and
@@ -130,9 +188,15 @@ class Store {
  private:
   explicit Store(Connection db);
   void migrate(const std::vector<Migration>& steps);
-  void require_run(const std::string& run_id) const;  // caller holds mu_
+  void remember_file(const std::filesystem::path& file);  // for still_at_path()
+  void require_run(const std::string& run_id) const;      // caller holds mu_
 
   Connection db_;  // used only under mu_ (sqlite.hpp: nothing there locks)
+  // The file path() named at open (st_dev, st_ino), for still_at_path();
+  // for a read-only store whose data was copied to memory, the source file.
+  std::filesystem::path file_;
+  uint64_t device_ = 0;
+  uint64_t inode_ = 0;
   mutable std::mutex mu_;
 };
 

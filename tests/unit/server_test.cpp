@@ -58,7 +58,7 @@ Result<RunRequest> parse(const std::string& body) {
 TEST(RunRequest, AcceptsAFullRequest) {
   auto p = parse(R"({"suite": ["paper", "small"], "frameworks": ["torch"], "device": "cuda:0",
                     "filter": "sum", "timeout_s": 30, "budget_ms": 5, "warmup_ms": 0,
-                    "min_samples": 2, "max_samples": 9, "seed": -3, "baseline": "cpu",
+                    "min_samples": 2, "max_samples": 9, "seed": 3, "baseline": "cpu",
                     "serial": true, "params": {"matrix_size": 64, "fast": true, "dir": "/d"}})");
   ASSERT_TRUE(p) << p.error().message;
   const auto& r = *p;
@@ -71,7 +71,7 @@ TEST(RunRequest, AcceptsAFullRequest) {
   EXPECT_EQ(*r.warmup_ms, 0);
   EXPECT_EQ(*r.min_samples, 2);
   EXPECT_EQ(*r.max_samples, 9);
-  EXPECT_EQ(r.seed, -3);
+  EXPECT_EQ(r.seed, 3);
   EXPECT_TRUE(r.serial);
   EXPECT_EQ(r.params, (json{{"matrix_size", "64"}, {"fast", "true"}, {"dir", "/d"}}))
       << "values travel as text";

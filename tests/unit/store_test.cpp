@@ -11,6 +11,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -601,7 +602,7 @@ TEST_F(StoreTest, OneZeroDatabaseMigratesToOneOneKeepingResults) {
                "', 'cuda:0', 'pass', '', '', '', '', '[1.5]', 1, '', "
                "'', '[]', '{}', 'a', 'b', 0.5)");
   auto store = Store::open(db());
-  EXPECT_EQ(store->schema_version(), "1.1");
+  EXPECT_EQ(store->schema_version(), model::kSchemaVersion);
   auto got = store->result("r1", old.info.id, "cuda:0");
   ASSERT_TRUE(got.has_value());
   EXPECT_EQ(got->outcome, Outcome::kPass);
@@ -671,6 +672,151 @@ TEST_F(StoreTest, TwoConnectionsToOneFileSeeEachOthersCommits) {
   a->create_run(make_run("r1", "t"));
   b->record(full_result("r1"));
   EXPECT_EQ(a->results("r1").size(), 1u);
+}
+
+// --- hardening: foreign files, read-only opens, bad rows, leases ----------
+
+std::string file_bytes(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+TEST_F(StoreTest, ForeignSqliteFileIsRefusedUnchanged) {
+  fs::create_directories(db().parent_path());
+  raw_exec(db(), "CREATE TABLE photos (id INTEGER PRIMARY KEY); INSERT INTO photos VALUES (7)");
+  const std::string before = file_bytes(db());
+  for (const auto& open : std::vector<std::function<void()>>{
+           [&] { Store::open(db()); }, [&] { Store::open_read_only(db()); }}) {
+    std::string msg = fatal_message(open);
+    EXPECT_EQ(msg, db().string() + " is not a MudJack results database (no meta table)");
+    EXPECT_EQ(file_bytes(db()), before) << "the foreign file was changed";
+    EXPECT_FALSE(fs::exists(db().string() + "-wal"));
+    EXPECT_EQ(raw_query(db(), "PRAGMA journal_mode"), "delete") << "switched to WAL";
+  }
+}
+
+TEST_F(StoreTest, ReadOnlyOpenMigratesOnlyAPrivateCopy) {
+  {
+    auto store = Store::open(db(), {migrations().front()});
+    store->create_run(make_run("r1", "t"));
+  }
+  const std::string before = file_bytes(db());
+  auto store = Store::open_read_only(db());
+  EXPECT_EQ(store->schema_version(), model::kSchemaVersion);
+  ASSERT_TRUE(store->get_run("r1").has_value());
+  EXPECT_TRUE(store->results("r1").empty());
+  EXPECT_EQ(store->counts("r1").planned, 0u);
+  EXPECT_EQ(file_bytes(db()), before);
+  EXPECT_EQ(raw_query(db(), "SELECT value FROM meta WHERE key='schema_version'"), "1.0");
+}
+
+TEST_F(StoreTest, ReadOnlyOpenRefusesWrites) {
+  { Store::open(db())->create_run(make_run("r1", "t")); }
+  auto store = Store::open_read_only(db());
+  EXPECT_TRUE(store->get_run("r1").has_value());
+  std::string msg = fatal_message([&] { store->create_run(make_run("r2", "t")); });
+  EXPECT_NE(msg.find("readonly"), std::string::npos) << msg;
+  EXPECT_FALSE(Store::open(db())->get_run("r2").has_value());
+}
+
+// Where SQLite cannot make the WAL's -shm file (a read-only folder; here a
+// folder in its way, which stops root too), the file is read as immutable.
+TEST_F(StoreTest, ReadOnlyOpenReadsWhereNoShmFileCanBeMade) {
+  {
+    auto store = Store::open(db());
+    store->create_run(make_run("r1", "t"));
+    store->record(full_result("r1"));
+  }
+  ASSERT_FALSE(fs::exists(db().string() + "-shm"));
+  fs::create_directories(db().string() + "-shm");
+  auto store = Store::open_read_only(db());
+  ASSERT_TRUE(store->get_run("r1").has_value());
+  EXPECT_EQ(store->results("r1").size(), 1u);
+  EXPECT_EQ(store->list_runs().size(), 1u);
+}
+
+TEST_F(StoreTest, ListRunsLeavesOutABadRowAndNamesIt) {
+  {
+    auto store = Store::open(db());
+    store->create_run(make_run("r1", "2024-01-01T00:00:00Z"));
+    store->create_run(make_run("r2", "2024-01-02T00:00:00Z"));
+    store->create_run(make_run("r3", "2024-01-03T00:00:00Z"));
+    store->add_plan("r2", {make_case("torch.sum", "a")}, {{"torch/torch.sum/a", "cpu"}});
+  }
+  raw_exec(db(), "UPDATE runs SET options_json = '{not json' WHERE id = 'r2'");
+  raw_exec(db(),
+           "INSERT INTO results (run_id, case_id, device, outcome, error_kind, "
+           "error_message, error_stderr_tail, error_traceback, samples_json, "
+           "calls_per_sample, compared_with, numeric_message, outputs_json, extra_json, "
+           "started_at, finished_at, wall_s) VALUES ('r3', 'x', 'cpu', 'exploded', '', '', "
+           "'', '', '[]', 1, '', '', '[]', '{}', '', '', 0)");
+  auto store = Store::open_read_only(db());
+  std::vector<BadRow> bad;
+  auto runs = store->list_runs(&bad);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].id, "r3");
+  EXPECT_EQ(runs[1].id, "r1");
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].run_id, "r2");
+  EXPECT_NE(bad[0].problem.find("not valid JSON"), std::string::npos) << bad[0].problem;
+  EXPECT_EQ(bad[0].problem.find('\n'), std::string::npos);
+  EXPECT_EQ(store->list_runs().size(), 2u);
+  // Counting needs no result to parse: r3's bad outcome does not stop it.
+  EXPECT_EQ(store->counts("r3").results, 1u);
+  EXPECT_EQ(store->counts("r2").planned, 1u);
+}
+
+TEST_F(StoreTest, StillAtPathSeesADeletedOrReplacedFile) {
+  auto store = Store::open(db());
+  EXPECT_TRUE(store->still_at_path());
+  fs::remove_all(db().parent_path());
+  store->create_run(make_run("r1", "t"));  // SQLite writes on to the unlinked file
+  EXPECT_FALSE(store->still_at_path());
+  auto other = Store::open(db());  // a new file at the same path
+  EXPECT_TRUE(other->still_at_path());
+  EXPECT_FALSE(store->still_at_path());
+}
+
+Lease lease_of(const std::string& run, const std::string& host, int64_t pid) {
+  Lease l;
+  l.run_id = run;
+  l.host = host;
+  l.pid = pid;
+  l.process_start = "boot:1";
+  l.acquired_at = "2026-01-01T00:00:00Z";
+  l.heartbeat_at = l.acquired_at;
+  l.heartbeat_unix_ms = 1000;
+  return l;
+}
+
+TEST_F(StoreTest, LeaseIsExclusiveUntilStaleOrReleased) {
+  auto store = Store::open(db());
+  EXPECT_EQ(raw_query(db(), "SELECT count(*) FROM sqlite_master WHERE name = 'leases'"), "1");
+  const auto never = [](const Lease&) { return false; };
+  const auto always = [](const Lease&) { return true; };
+  Lease a = lease_of("r1", "host-a", 11);
+  Lease b = lease_of("r1", "host-b", 22);
+  EXPECT_FALSE(store->acquire_lease(a, never).has_value());
+  auto holder = store->acquire_lease(b, never);
+  ASSERT_TRUE(holder.has_value());
+  EXPECT_EQ(holder->host, "host-a");
+  EXPECT_EQ(holder->pid, 11);
+  EXPECT_FALSE(store->acquire_lease(lease_of("r2", "host-b", 22), never).has_value())
+      << "leases are per run";
+
+  a.heartbeat_unix_ms = 5000;
+  EXPECT_TRUE(store->renew_lease(a));
+  EXPECT_EQ(store->lease("r1")->heartbeat_unix_ms, 5000);
+  EXPECT_FALSE(store->renew_lease(b));
+
+  EXPECT_FALSE(store->acquire_lease(b, always).has_value()) << "a stale lease is taken over";
+  EXPECT_FALSE(store->renew_lease(a)) << "the old owner learns it at its next renewal";
+  store->release_lease(a);  // not a's any more: no effect
+  EXPECT_EQ(store->lease("r1")->host, "host-b");
+  store->release_lease(b);
+  EXPECT_FALSE(store->lease("r1").has_value());
 }
 
 }  // namespace
