@@ -133,8 +133,8 @@ std::string request(const Options& o, const std::string& method, const std::stri
   std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
   if (!o.token.empty()) req += "Authorization: Bearer " + o.token + "\r\n";
   if (!body.empty()) {
-    req += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-           "\r\n";
+    req +=
+        "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
   }
   req += "\r\n" + body;
   std::string out = send_all(fd, req.data(), req.size(), deadline) ? read_all(fd, deadline) : "";
@@ -254,8 +254,8 @@ std::string header_block(const Options& o, bool one_line) {
   std::string answer = read_all(fd, Clock::now() + std::chrono::seconds(5));
   ::close(fd);
   char out[160];
-  std::snprintf(out, sizeof(out), "%s: sent %zu MB in %.1f s, answer %d", one_line ? "line" : "lines",
-                sent >> 20, ms_since(t0) / 1000, status_of(answer));
+  std::snprintf(out, sizeof(out), "%s: sent %zu MB in %.1f s, answer %d",
+                one_line ? "line" : "lines", sent >> 20, ms_since(t0) / 1000, status_of(answer));
   return out;
 }
 
@@ -301,7 +301,8 @@ std::string attack_slowloris(const Options& o) {
   std::map<int, int> by_status;
   for (int a : answers) ++by_status[a];
   std::string statuses;
-  for (const auto& [s, n] : by_status) statuses += " " + std::to_string(s) + "x" + std::to_string(n);
+  for (const auto& [s, n] : by_status)
+    statuses += " " + std::to_string(s) + "x" + std::to_string(n);
   char out[160];
   std::snprintf(out, sizeof(out), "connections held %.1f-%.1f s; answers:%s",
                 *std::min_element(held_s.begin(), held_s.end()),
@@ -318,8 +319,8 @@ std::string attack_queue(const Options& o) {
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&] {
       while (next++ < 1000) {
-        auto r = request(o, "POST", "/v1/runs",
-                         R"({"suite":")" + o.suite + R"(","budget_ms":5})", milliseconds(10000));
+        auto r = request(o, "POST", "/v1/runs", R"({"suite":")" + o.suite + R"(","budget_ms":5})",
+                         milliseconds(10000));
         std::lock_guard lock(mu);
         ++statuses[status_of(r)];
       }

@@ -82,8 +82,8 @@ class ConnectionStream final : public httplib::Stream {
  private:
   // Waits for room in the send buffer within what WriteLimits leave.
   bool wait_writable() {
-    auto budget = limits_.timeout +
-                  std::chrono::milliseconds(sent_ * 1000 / std::max<size_t>(limits_.bytes_per_s, 1));
+    auto budget = limits_.timeout + std::chrono::milliseconds(
+                                        sent_ * 1000 / std::max<size_t>(limits_.bytes_per_s, 1));
     auto left = std::min(limits_.timeout, budget - blocked_);
     if (left <= std::chrono::milliseconds(0)) return false;
     pollfd p{c_.fd, POLLOUT, 0};

@@ -31,7 +31,7 @@ namespace mudjack::server {
 // which waits on its run rather than on the client, stays open.
 struct WriteLimits {
   std::chrono::milliseconds timeout{10000};
-  size_t bytes_per_s = 64 * 1024;
+  size_t bytes_per_s = size_t{64} * 1024;
 };
 
 class Http : public httplib::Server {

@@ -26,7 +26,8 @@ bool iequals(std::string_view a, std::string_view b) {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
     s.remove_suffix(1);
   return s;
 }
@@ -84,8 +85,9 @@ void HeadScanner::header(std::string_view line, size_t start) {
     refuse(411, "request bodies must be sent with Content-Length, not Transfer-Encoding",
            "transfer_encoding");
   } else if (iequals(name, "Content-Length")) {
-    bool digits = !value.empty() && value.size() <= 18 &&
-                  std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+    bool digits =
+        !value.empty() && value.size() <= 18 &&
+        std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
     uint64_t n = digits ? std::strtoull(std::string(value).c_str(), nullptr, 10) : 0;
     if (!digits || (content_length_ && *content_length_ != n)) {
       refuse(400, "malformed Content-Length", "content_length");
@@ -108,8 +110,8 @@ bool HeadScanner::take_line(std::string_view line, size_t start) {
       refuse(414, "request line longer than " + std::to_string(limits_.max_line_bytes) + " bytes",
              "line_bytes");
     } else {
-      refuse(431, "a header line is longer than " + std::to_string(limits_.max_line_bytes) +
-                      " bytes",
+      refuse(431,
+             "a header line is longer than " + std::to_string(limits_.max_line_bytes) + " bytes",
              "line_bytes");
     }
     return true;
@@ -166,9 +168,9 @@ struct Intake::Held {
   Held(ConnectionPtr c_in, const IntakeLimits& limits) : c(std::move(c_in)), scanner(limits) {}
   ConnectionPtr c;
   HeadScanner scanner;
-  bool lingering = false;  // refused: discarding input until the deadline
-  bool continued = false;  // 100 Continue sent for the front request
-  bool started = false;    // a byte of the front request arrived
+  bool lingering = false;      // refused: discarding input until the deadline
+  bool continued = false;      // 100 Continue sent for the front request
+  bool started = false;        // a byte of the front request arrived
   Clock::time_point since;     // waiting since (for eviction)
   Clock::time_point deadline;  // of the front request, idleness or linger
 };
@@ -266,7 +268,8 @@ int Intake::poll_timeout_ms(Clock::time_point now) const {
   auto next = now + std::chrono::seconds(1);
   for (const auto& h : held_) next = std::min(next, h->deadline);
   // Full with nothing to drop: look again soon for connections that closed.
-  if (open_.load() >= limits_.max_connections) next = std::min(next, now + std::chrono::milliseconds(50));
+  if (open_.load() >= limits_.max_connections)
+    next = std::min(next, now + std::chrono::milliseconds(50));
   if (accept_paused_until_ > now) next = std::min(next, accept_paused_until_);
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count();
   return static_cast<int>(std::clamp<int64_t>(ms + 1, 0, 1000));
@@ -338,9 +341,10 @@ void Intake::on_readable(Held& h, Clock::time_point now) {
     return;
   }
   const auto& scan = h.scanner.scan(h.c->bytes);
-  size_t want = scan.state == HeadScan::State::kComplete
-                    ? scan.head_bytes + scan.body_bytes - h.c->bytes.size()
-                    : limits_.max_head_bytes + 1 - std::min(h.c->bytes.size(), limits_.max_head_bytes);
+  size_t want =
+      scan.state == HeadScan::State::kComplete
+          ? scan.head_bytes + scan.body_bytes - h.c->bytes.size()
+          : limits_.max_head_bytes + 1 - std::min(h.c->bytes.size(), limits_.max_head_bytes);
   ssize_t n = ::recv(h.c->fd, buf, std::min(sizeof(buf), std::max<size_t>(want, 1)), 0);
   if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
     h.c.reset();  // the client left (or reset): nothing to answer
@@ -397,10 +401,10 @@ void Intake::expire(Clock::time_point now) {
     if (h->lingering || !h->started) {
       h->c.reset();  // lingered enough, or idle: close without a word
     } else {
-      refuse(*h, 408,
-             "request not received within " +
-                 std::to_string(limits_.request_timeout.count()) + " ms",
-             "timeout", now);
+      refuse(
+          *h, 408,
+          "request not received within " + std::to_string(limits_.request_timeout.count()) + " ms",
+          "timeout", now);
     }
   }
   std::erase_if(held_, [](const std::unique_ptr<Held>& h) { return !h->c; });

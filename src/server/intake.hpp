@@ -46,12 +46,12 @@
 namespace mudjack::server {
 
 struct IntakeLimits {
-  size_t max_head_bytes = 32 * 1024;  // request line, header lines and the blank line
+  size_t max_head_bytes = size_t{32} * 1024;  // request line, header lines and the blank line
   // One line: cpp-httplib 0.11's compiled CPPHTTPLIB_HEADER_MAX_LENGTH and
   // CPPHTTPLIB_REQUEST_URI_MAX_LENGTH; longer ones it would refuse as malformed.
   size_t max_line_bytes = 8192;
   size_t max_header_lines = 100;
-  size_t max_body_bytes = 64 * 1024;
+  size_t max_body_bytes = size_t{64} * 1024;
   // From the first byte of a request (or the accept) to its last byte.
   std::chrono::milliseconds request_timeout{10000};
   // A kept-alive connection waiting for its next request.

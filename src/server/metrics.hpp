@@ -26,8 +26,8 @@ struct Gauges {
   size_t runs_queued = 0;
   size_t runs_running = 0;
   size_t event_streams = 0;
-  size_t runs_queue_limit = 0;   // POST /v1/runs answers 429 at this many queued
-  size_t connections_open = 0;   // client connections open now
+  size_t runs_queue_limit = 0;              // POST /v1/runs answers 429 at this many queued
+  size_t connections_open = 0;              // client connections open now
   std::map<std::string, bool> device_busy;  // device id -> a run holds it
 };
 

@@ -67,25 +67,24 @@ json info_json(const RunManager& m, const ServeOptions& o) {
                        {"driver_version", d.driver_version},
                        {"runtime_version", d.runtime_version}});
   }
-  return {
-      {"service", "mudjack"},
-      {"api_version", "1"},
-      {"version", util::version()},
-      {"revision", util::revision()},
-      {"schema_version", model::kSchemaVersion},
-      {"profile", o.defaults.profile},
-      {"frameworks", frameworks_json(m.discovery())},
-      {"devices", devices},
-      {"formats", report::kFormats},
-      {"limits",
-       {{"max_body_bytes", o.max_body_bytes},
-        {"max_head_bytes", o.max_head_bytes},
-        {"max_header_lines", o.max_header_lines},
-        {"max_connections", o.max_connections},
-        {"request_timeout_s", std::chrono::duration<double>(o.request_timeout).count()},
-        {"max_queued_runs", o.max_queued},
-        {"max_event_streams", o.threads - kReservedWorkers}}},
-      {"environment", plan::environment_json(m.discovery())}};
+  return {{"service", "mudjack"},
+          {"api_version", "1"},
+          {"version", util::version()},
+          {"revision", util::revision()},
+          {"schema_version", model::kSchemaVersion},
+          {"profile", o.defaults.profile},
+          {"frameworks", frameworks_json(m.discovery())},
+          {"devices", devices},
+          {"formats", report::kFormats},
+          {"limits",
+           {{"max_body_bytes", o.max_body_bytes},
+            {"max_head_bytes", o.max_head_bytes},
+            {"max_header_lines", o.max_header_lines},
+            {"max_connections", o.max_connections},
+            {"request_timeout_s", std::chrono::duration<double>(o.request_timeout).count()},
+            {"max_queued_runs", o.max_queued},
+            {"max_event_streams", o.threads - kReservedWorkers}}},
+          {"environment", plan::environment_json(m.discovery())}};
 }
 
 bool offered(const Catalog& c, const std::string& framework) {

@@ -154,7 +154,7 @@ class RunManager {
   std::vector<std::string> queue_;  // queued run ids, oldest first
   std::set<std::string> busy_;      // devices a running run holds
   const size_t max_queued_;
-  size_t reserved_ = 0;            // queue places held by requests being admitted
+  size_t reserved_ = 0;             // queue places held by requests being admitted
   std::set<std::string> resuming_;  // runs a request is reopening now
   std::vector<std::thread> threads_;
   std::atomic<bool> draining_{false};

@@ -93,9 +93,8 @@ IntakeLimits intake_limits(const ServeOptions& o) {
 void configure(Http& http, const ServeOptions& o) {
   http.set_payload_max_length(o.max_body_bytes);
   http.set_keep_alive_max_count(kMaxRequestsPerConnection);
-  http.set_keep_alive_timeout(std::chrono::duration_cast<std::chrono::seconds>(
-                                  IntakeLimits{}.idle_timeout)
-                                  .count());
+  http.set_keep_alive_timeout(
+      std::chrono::duration_cast<std::chrono::seconds>(IntakeLimits{}.idle_timeout).count());
 }
 
 // The front door and the workers behind it (server.hpp: Connections).

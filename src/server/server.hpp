@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "plan/plan.hpp"
+#include "server/intake.hpp"
 #include "server/request.hpp"
 #include "server/runs.hpp"
 
@@ -56,13 +57,14 @@ struct ServeOptions {
   int backlog = 4096;   // listen(2) backlog; the kernel caps it at somaxconn
   size_t threads = 64;  // HTTP worker threads
   size_t max_body_bytes = kDefaultMaxBodyBytes;
-  size_t max_head_bytes = 32 * 1024;  // request line and headers
-  size_t max_header_lines = 100;
-  size_t max_connections = 512;                      // open at once
-  std::chrono::milliseconds request_timeout{10000};  // a request's bytes, first to last
-  std::chrono::milliseconds write_timeout{10000};    // see "Time" above
-  size_t max_queued = 64;  // queued runs; POST /v1/runs answers 429 beyond
-  std::string token;  // bearer token; empty only when no_auth
+  // The front door's limits (intake.hpp says what each one bounds).
+  size_t max_head_bytes = IntakeLimits{}.max_head_bytes;
+  size_t max_header_lines = IntakeLimits{}.max_header_lines;
+  size_t max_connections = IntakeLimits{}.max_connections;
+  std::chrono::milliseconds request_timeout = IntakeLimits{}.request_timeout;
+  std::chrono::milliseconds write_timeout{10000};  // see "Time" above
+  size_t max_queued = 64;                          // queued runs; POST /v1/runs answers 429 beyond
+  std::string token;                               // bearer token; empty only when no_auth
   bool no_auth = false;
   std::optional<std::filesystem::path> port_file;  // the bound port is written here
   std::vector<plan::SuiteRef> suites;              // offered; empty: every known suite

@@ -169,13 +169,15 @@ class ServeAttackTest : public ::testing::Test {
     Server s;
     s.log = dir_ / ("serve-" + name + ".log");
     auto port_file = dir_ / ("port-" + name);
-    std::vector<std::string> args = {
-        kBinary,        "serve",   "--suite-dir",         (kFixtures / "suites" / "hostile").string(),
-        "--suite-dir",  (kFixtures / "suites" / "slow").string(),
-        "--framework",  "numpy",   "--port",              "0",
-        "--port-file",  port_file, "--token-file",        (dir_ / "token").string(),
-        "--out",        (dir_ / "results").string(),      "--keepalive-s",
-        "0.5"};
+    std::vector<std::string> args = {kBinary,         "serve",
+                                     "--suite-dir",   (kFixtures / "suites" / "hostile").string(),
+                                     "--suite-dir",   (kFixtures / "suites" / "slow").string(),
+                                     "--framework",   "numpy",
+                                     "--port",        "0",
+                                     "--port-file",   port_file,
+                                     "--token-file",  (dir_ / "token").string(),
+                                     "--out",         (dir_ / "results").string(),
+                                     "--keepalive-s", "0.5"};
     args.insert(args.end(), extra.begin(), extra.end());
     s.pid = fork();
     if (s.pid == 0) {

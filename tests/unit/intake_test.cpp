@@ -76,15 +76,14 @@ TEST(HeadScanner, RefusesOversizedHeadsBeforeTheyEnd) {
   std::string big = "GET / HTTP/1.1\r\n";
   while (big.size() < 1100) big += "X-Pad: " + std::string(200, 'a') + "\r\n";
   std::vector<Case> cases = {
-      {many, 431, "header_lines"},                                            // never ended
+      {many, 431, "header_lines"},                                           // never ended
       {"GET / HTTP/1.1\r\nX: " + std::string(300, 'a'), 431, "line_bytes"},  // no newline yet
       {"GET /" + std::string(300, 'a'), 414, "line_bytes"},
       {big.substr(0, 1100), 431, "head_bytes"},
       {"POST / HTTP/1.1\r\nContent-Length: 101\r\n", 413, "body_bytes"},
       {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 411, "transfer_encoding"},
       {"POST / HTTP/1.1\r\nContent-Length: 1x\r\n\r\n", 400, "content_length"},
-      {"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400,
-       "content_length"},
+      {"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400, "content_length"},
   };
   for (const auto& c : cases) {
     auto r = scan_all(c.bytes);
