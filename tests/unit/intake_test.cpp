@@ -1,7 +1,8 @@
 // Unit tests of the server's front door: the request-head scanner (a pure
 // function of the bytes), and the intake itself on a real loopback socket:
 // limits answered before any worker, requests handed over whole, kept-alive
-// and pipelined requests, the connection limit.
+// and pipelined requests, the connection limit; and the workers' side: a
+// response the client does not read is abandoned within the write limits.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -9,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -18,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include "server/http.hpp"
 #include "server/intake.hpp"
 #include "server/metrics.hpp"
 #include "server/server.hpp"
@@ -253,6 +256,92 @@ TEST_F(IntakeFixture, DropsTheLongestWaitingConnectionWhenFull) {
   ::close(fresh);
   std::lock_guard lock(mu_);
   EXPECT_EQ(refused_, (std::vector<std::string>{"evicted"}));
+}
+
+// A connection accepted from a listening socket, with small socket buffers
+// (the client's set before it connects, so that the window is small too)
+// so that an unread response fills them soon; {client, server side}.
+std::pair<int, int> connected_pair() {
+  int port = 0;
+  int lfd = listen_any(&port);
+  int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int small = 16384;
+  setsockopt(client, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::connect(client, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  int server = ::accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  ::close(lfd);
+  setsockopt(server, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+  return {client, server};
+}
+
+// Answers GET /big with `bytes` bytes from the request in `c`.
+bool answer_big(Connection& c, size_t bytes, const WriteLimits& limits) {
+  Http http;
+  http.Get("/big", [bytes](const httplib::Request&, httplib::Response& res) {
+    res.set_content(std::string(bytes, 'x'), "text/plain");
+  });
+  http.mark_running();
+  c.bytes = "GET /big HTTP/1.1\r\nHost: x\r\n\r\n";
+  c.request_bytes = c.bytes.size();
+  return http.answer(c, false, limits);
+}
+
+TEST(Http, AResponseTheClientDoesNotReadIsAbandonedWithinTheWriteLimits) {
+  WriteLimits limits{milliseconds(1000), 64 * 1024};
+  std::atomic<size_t> open{1};
+  {
+    // Never read: one wait of `timeout`.
+    auto [client, server] = connected_pair();
+    Connection c(server, &open);
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_FALSE(answer_big(c, 4 << 20, limits));
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, milliseconds(3000));
+    ::close(client);
+  }
+  {
+    // Read 4 KB every 100 ms, well under 64 KiB/s: the total wait runs out.
+    auto [client, server] = connected_pair();
+    std::atomic<bool> done{false};
+    std::thread reader([&, fd = client] {
+      char buf[4096];
+      while (!done && ::recv(fd, buf, sizeof(buf), 0) > 0)
+        std::this_thread::sleep_for(milliseconds(100));
+    });
+    Connection c(server, &open);
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_FALSE(answer_big(c, 4 << 20, limits));
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, milliseconds(8000));
+    done = true;
+    ::shutdown(client, SHUT_RDWR);
+    reader.join();
+    ::close(client);
+  }
+  {
+    // A client that reads gets all of it, and the connection stays open.
+    auto [client, server] = connected_pair();
+    std::string got;
+    auto body_done = [&] {
+      auto head = got.find("\r\n\r\n");
+      return head != std::string::npos && got.size() - head - 4 >= (4U << 20);
+    };
+    std::thread reader([&, fd = client] {
+      char buf[65536];
+      ssize_t n = 0;
+      while (!body_done() && (n = ::recv(fd, buf, sizeof(buf), 0)) > 0) {
+        got.append(buf, static_cast<size_t>(n));
+      }
+    });
+    Connection c(server, &open);
+    EXPECT_TRUE(answer_big(c, 4 << 20, limits));
+    reader.join();
+    EXPECT_EQ(got.find("HTTP/1.1 200 OK\r\n"), 0u);
+    EXPECT_EQ(got.size() - got.find("\r\n\r\n") - 4, 4U << 20) << "the whole body";
+    ::close(client);
+  }
 }
 
 TEST(Metrics, CountsRefusalsAndConnections) {
