@@ -11,7 +11,8 @@
 #
 # MUDJACK=path/to/mudjack compares another build (the same attacks, the same
 # client); with SERVE_ATTACKS=path/to/serve_attacks too, nothing is built. Targets: peak RSS less than 100 MB above idle, both probes within
-# 1 s throughout, the server stopping within seconds.
+# 1 s throughout, the server stopping within seconds. Results before and
+# after the front door: bench/results/serve-attacks-2cpu.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
