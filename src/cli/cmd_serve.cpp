@@ -16,6 +16,7 @@ struct ServeArgs {
   std::optional<std::string> token_file;
   double drain_s = 0;
   double keepalive_s = 15;
+  double request_timeout_s = 10;
   std::optional<double> timeout_s;
   std::optional<double> budget_ms;
   std::optional<double> memory_limit_mb;
@@ -51,6 +52,7 @@ int serve(const ServeArgs& a) {
   o.defaults = run_defaults(a, s);
   o.drain_grace = std::chrono::milliseconds(static_cast<int64_t>(a.drain_s * 1000));
   o.keepalive = std::chrono::milliseconds(static_cast<int64_t>(a.keepalive_s * 1000));
+  o.request_timeout = std::chrono::milliseconds(static_cast<int64_t>(a.request_timeout_s * 1000));
   auto store = open_store(s.results_dir);
   return server::serve(o, *store, interrupted());
 }
@@ -83,6 +85,15 @@ void add_http_flags(CLI::App* c, ServeArgs& a) {
       ->check(CLI::Range(5, 4096));
   c->add_option("--max-body-bytes", a.o.max_body_bytes, "Largest request body (default 65536)")
       ->check(CLI::Range(64, 64 << 20));
+  c->add_option("--max-queued", a.o.max_queued,
+                "Runs that may wait in the queue; POST /v1/runs answers 429 beyond (default 64)")
+      ->check(CLI::Range(1, 100000));
+  c->add_option("--max-connections", a.o.max_connections,
+                "Client connections open at once (default 512)")
+      ->check(CLI::Range(8, 65536));
+  c->add_option("--request-timeout-s", a.request_timeout_s,
+                "Seconds a request may take to arrive whole, head and body (default 10)")
+      ->check(CLI::Range(0.1, 3600.0));
   c->add_option("--drain-s", a.drain_s,
                 "On SIGTERM, seconds running runs get to finish before cancel (default 0)")
       ->check(CLI::NonNegativeNumber);

@@ -71,6 +71,11 @@ void Metrics::count_run_accepted() {
   ++runs_accepted_;
 }
 
+void Metrics::count_refused(std::string_view reason) {
+  std::lock_guard lock(mu_);
+  ++refused_[std::string(reason)];
+}
+
 std::string Metrics::render(const Gauges& g, std::string_view version,
                             std::string_view revision) const {
   std::lock_guard lock(mu_);
@@ -92,6 +97,17 @@ std::string Metrics::render(const Gauges& g, std::string_view version,
   }
   header(out, "mudjack_event_streams", "gauge", "Open GET /v1/runs/{id}/events streams.");
   out += "mudjack_event_streams " + std::to_string(g.event_streams) + "\n";
+  header(out, "mudjack_runs_queue_limit", "gauge",
+         "Queued runs beyond which POST /v1/runs answers 429.");
+  out += "mudjack_runs_queue_limit " + std::to_string(g.runs_queue_limit) + "\n";
+  header(out, "mudjack_http_connections", "gauge", "Client connections open.");
+  out += "mudjack_http_connections " + std::to_string(g.connections_open) + "\n";
+  header(out, "mudjack_http_refused_total", "counter",
+         "Requests refused or connections dropped before any handler, by reason.");
+  for (const auto& [reason, n] : refused_) {
+    out += "mudjack_http_refused_total{reason=\"" + escape_label(reason) + "\"} " +
+           std::to_string(n) + "\n";
+  }
   header(out, "mudjack_runs_accepted_total", "counter", "Runs accepted by POST /v1/runs.");
   out += "mudjack_runs_accepted_total " + std::to_string(runs_accepted_) + "\n";
   header(out, "mudjack_runs_finished_total", "counter", "Runs that reached a final state.");

@@ -26,6 +26,8 @@ struct Gauges {
   size_t runs_queued = 0;
   size_t runs_running = 0;
   size_t event_streams = 0;
+  size_t runs_queue_limit = 0;              // POST /v1/runs answers 429 at this many queued
+  size_t connections_open = 0;              // client connections open now
   std::map<std::string, bool> device_busy;  // device id -> a run holds it
 };
 
@@ -41,6 +43,9 @@ class Metrics {
   // A run reached a final state (complete, incomplete, cancelled, failed).
   void count_run_finished(std::string_view state);
   void count_run_accepted();
+  // The front door refused a request or dropped a connection before any
+  // handler saw it; `reason` is a short label (server/intake.hpp).
+  void count_refused(std::string_view reason);
 
   std::string render(const Gauges& gauges, std::string_view version,
                      std::string_view revision) const;
@@ -57,6 +62,7 @@ class Metrics {
   std::map<std::tuple<std::string, std::string, std::string>, uint64_t> outcomes_;
   std::map<std::string, uint64_t> runs_finished_;
   uint64_t runs_accepted_ = 0;
+  std::map<std::string, uint64_t> refused_;
 };
 
 }  // namespace mudjack::server

@@ -36,6 +36,7 @@ std::string known_formats() {
 // A run manager's answer: its error bodies also carry the status.
 void reply_manager(httplib::Response& res, Reply reply) {
   if (reply.body.contains("error")) reply.body["status"] = reply.status;
+  if (reply.retry_after_s > 0) res.set_header("Retry-After", std::to_string(reply.retry_after_s));
   reply_json(res, reply.status, reply.body);
 }
 
@@ -66,19 +67,24 @@ json info_json(const RunManager& m, const ServeOptions& o) {
                        {"driver_version", d.driver_version},
                        {"runtime_version", d.runtime_version}});
   }
-  return {
-      {"service", "mudjack"},
-      {"api_version", "1"},
-      {"version", util::version()},
-      {"revision", util::revision()},
-      {"schema_version", model::kSchemaVersion},
-      {"profile", o.defaults.profile},
-      {"frameworks", frameworks_json(m.discovery())},
-      {"devices", devices},
-      {"formats", report::kFormats},
-      {"limits",
-       {{"max_body_bytes", o.max_body_bytes}, {"max_event_streams", o.threads - kReservedWorkers}}},
-      {"environment", plan::environment_json(m.discovery())}};
+  return {{"service", "mudjack"},
+          {"api_version", "1"},
+          {"version", util::version()},
+          {"revision", util::revision()},
+          {"schema_version", model::kSchemaVersion},
+          {"profile", o.defaults.profile},
+          {"frameworks", frameworks_json(m.discovery())},
+          {"devices", devices},
+          {"formats", report::kFormats},
+          {"limits",
+           {{"max_body_bytes", o.max_body_bytes},
+            {"max_head_bytes", o.max_head_bytes},
+            {"max_header_lines", o.max_header_lines},
+            {"max_connections", o.max_connections},
+            {"request_timeout_s", std::chrono::duration<double>(o.request_timeout).count()},
+            {"max_queued_runs", o.max_queued},
+            {"max_event_streams", o.threads - kReservedWorkers}}},
+          {"environment", plan::environment_json(m.discovery())}};
 }
 
 bool offered(const Catalog& c, const std::string& framework) {
@@ -172,6 +178,7 @@ Answer get_readyz(const Call& c) {
 Answer get_metrics(const Call& c) {
   Gauges g = c.manager != nullptr ? c.manager->gauges() : Gauges{};
   g.ready = c.manager != nullptr && !c.manager->draining();
+  g.connections_open = c.ctx.open_connections ? c.ctx.open_connections() : 0;
   c.res.set_content(c.ctx.metrics.render(g, util::version(), util::revision()),
                     "text/plain; version=0.0.4; charset=utf-8");
   return std::nullopt;

@@ -13,6 +13,7 @@
 // read-only.
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,8 @@ struct Context {
   Metrics& metrics;
   // Null until the suites are listed and devices discovered; set once.
   const std::atomic<RunManager*>& manager;
+  // Connections open now (the /metrics gauge).
+  std::function<size_t()> open_connections;
 };
 
 // One request as a handler sees it.

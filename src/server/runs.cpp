@@ -1,6 +1,7 @@
 #include "server/runs.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "envs/envs.hpp"
 #include "report/json.hpp"
@@ -64,12 +65,42 @@ const char* RunManager::name(State s) {
 }
 
 RunManager::RunManager(store::Store& store, Catalog catalog, plan::Discovery discovery,
-                       RunDefaults defaults, Metrics& metrics)
+                       RunDefaults defaults, Metrics& metrics, size_t max_queued)
     : store_(store),
       catalog_(std::move(catalog)),
       discovery_(std::move(discovery)),
       defaults_(std::move(defaults)),
-      metrics_(metrics) {}
+      metrics_(metrics),
+      max_queued_(max_queued) {}
+
+class RunManager::Slot {
+ public:
+  explicit Slot(RunManager& m) : m_(&m) {}
+  Slot(Slot&& other) noexcept : m_(std::exchange(other.m_, nullptr)) {}
+  Slot(const Slot&) = delete;
+  Slot& operator=(const Slot&) = delete;
+  Slot& operator=(Slot&&) = delete;
+  ~Slot() {
+    if (m_ == nullptr) return;
+    std::lock_guard lock(m_->mu_);
+    --m_->reserved_;
+  }
+  // The run took its place in the queue; the caller holds mu_.
+  void taken() {
+    --m_->reserved_;
+    m_ = nullptr;
+  }
+
+ private:
+  RunManager* m_;
+};
+
+std::optional<RunManager::Slot> RunManager::reserve_slot() {
+  std::lock_guard lock(mu_);
+  if (queue_.size() + reserved_ >= max_queued_) return std::nullopt;
+  ++reserved_;
+  return Slot(*this);
+}
 
 RunManager::~RunManager() {
   shutdown(std::chrono::milliseconds(0));
@@ -79,13 +110,20 @@ Reply RunManager::submit(const RunRequest& request) {
   if (draining_.load()) {
     return {503, {{"error", "server is shutting down; no new runs"}}};
   }
+  auto slot = reserve_slot();
+  if (!slot) {
+    return {429,
+            {{"error", "the run queue is full (" + std::to_string(max_queued_) +
+                           " queued runs); retry later"}},
+            kQueueFullRetryAfterS};
+  }
   if (!request.resume.empty()) {
     // The store failing (disk full, I/O error) is the server's problem: 500.
-    auto reply = from_fatal([&] { return submit_resume(request.resume); }, 500);
+    auto reply = from_fatal([&] { return submit_resume(request.resume, *slot); }, 500);
     if (!reply) return {500, {{"error", "cannot store the run: " + reply.error().message}}};
     return *reply;
   }
-  return submit_new(request);
+  return submit_new(request, *slot);
 }
 
 run::RunOptions RunManager::options_for(const RunRequest& request) const {
@@ -156,7 +194,7 @@ std::string no_cases_message(const RunRequest& request, const Catalog& catalog) 
 
 }  // namespace
 
-Reply RunManager::submit_new(const RunRequest& request) {
+Reply RunManager::submit_new(const RunRequest& request, Slot& slot) {
   // Lower layers refuse bad input by throwing; here that is the client's 400.
   auto cases = from_fatal([&] { return cases_for(request); });
   if (!cases) return reply_of(cases.error());
@@ -172,17 +210,30 @@ Reply RunManager::submit_new(const RunRequest& request) {
   auto created =
       from_fatal([&] { return run::create(store_, options, *cases, discovery_, "queued"); }, 500);
   if (!created) return {500, {{"error", "cannot store the run: " + created.error().message}}};
-  return admit(record_of(std::move(*created)));
+  return admit(record_of(std::move(*created)), slot);
 }
 
-Reply RunManager::submit_resume(const std::string& run_id) {
+Reply RunManager::submit_resume(const std::string& run_id, Slot& slot) {
   {
     std::lock_guard lock(mu_);
     auto it = records_.find(run_id);
     if (it != records_.end() && !final(it->second->state)) {
       return {409, {{"error", "run '" + run_id + "' is already " + name(it->second->state)}}};
     }
+    // One request reopens a run at a time: a second one would write the
+    // store's plan and state under the first's feet.
+    if (!resuming_.insert(run_id).second) {
+      return {409, {{"error", "run '" + run_id + "' is being resumed by another request"}}};
+    }
   }
+  struct Resuming {
+    RunManager& m;
+    const std::string& id;
+    ~Resuming() {
+      std::lock_guard lock(m.mu_);
+      m.resuming_.erase(id);
+    }
+  } resuming{*this, run_id};
   auto stored = store_.get_run(run_id);
   if (!stored) return {404, {{"error", "unknown run '" + run_id + "'"}}};
   if (stored->state == "complete") {
@@ -198,10 +249,10 @@ Reply RunManager::submit_resume(const std::string& run_id) {
   }
   auto prepared = run::reopen(store_, run_id);
   run::resume(store_, prepared, discovery_, "queued");
-  return admit(record_of(std::move(prepared)));
+  return admit(record_of(std::move(prepared)), slot);
 }
 
-Reply RunManager::admit(const std::shared_ptr<Record>& rec) {
+Reply RunManager::admit(const std::shared_ptr<Record>& rec, Slot& slot) {
   std::thread previous;  // a resumed run's last execution, joined outside the lock
   Reply reply;
   {
@@ -227,6 +278,7 @@ Reply RunManager::admit(const std::shared_ptr<Record>& rec) {
       }
     }
     queue_.push_back(rec->id);
+    slot.taken();
     metrics_.count_run_accepted();
     emit(*rec, "state", {{"state", "queued"}, {"done", rec->done}, {"planned", rec->run.planned}});
     schedule();
@@ -402,8 +454,10 @@ RunManager::Batch RunManager::events_after(const std::string& run_id, uint64_t a
       auto pending = [&] { return rec->events.size() > after_id; };
       changed_.wait_for(lock, wait, pending);
       for (size_t i = after_id; i < rec->events.size(); ++i) batch.events.push_back(rec->events[i]);
-      // A final run's last event is its end.
-      batch.ended = final(rec->state) && after_id + batch.events.size() >= rec->events.size();
+      // A final run's last event is its end: sent again to a client that
+      // asked for events after it.
+      batch.ended = final(rec->state);
+      if (batch.ended && batch.events.empty()) batch.events.push_back(rec->events.back());
       return batch;
     }
   }
@@ -426,11 +480,10 @@ RunManager::Batch RunManager::events_after(const std::string& run_id, uint64_t a
                {{"done", done}, {"planned", planned}, {"case", report::case_to_json(r)}}, -1)});
     }
   }
-  if (++id > after_id) {
-    std::string state = run->state == "complete" ? "complete" : "incomplete";
-    batch.events.push_back(
-        {id, "end", util::dump_json({{"state", state}, {"done", done}, {"planned", planned}}, -1)});
-  }
+  // The end, whatever after_id says (see events_after in runs.hpp).
+  std::string state = run->state == "complete" ? "complete" : "incomplete";
+  batch.events.push_back(
+      {++id, "end", util::dump_json({{"state", state}, {"done", done}, {"planned", planned}}, -1)});
   batch.ended = true;
   return batch;
 }
@@ -524,6 +577,7 @@ Gauges RunManager::gauges() const {
   std::lock_guard lock(mu_);
   g.draining = draining_.load();
   g.runs_queued = queue_.size();
+  g.runs_queue_limit = max_queued_;
   for (const auto& [id, rec] : records_) {
     if (rec->state == State::kRunning) ++g.runs_running;
   }

@@ -57,18 +57,26 @@ struct Event {
 struct Reply {
   int status = 200;
   nlohmann::json body;
+  int retry_after_s = 0;  // > 0: answered with a Retry-After header (429)
 };
+
+// Retry-After of a 429 (the run queue is full): about the time a short run
+// takes to leave the queue.
+inline constexpr int kQueueFullRetryAfterS = 30;
 
 class RunManager {
  public:
+  // At most `max_queued` runs wait in the queue (running ones aside).
   RunManager(store::Store& store, Catalog catalog, plan::Discovery discovery, RunDefaults defaults,
-             Metrics& metrics);
+             Metrics& metrics, size_t max_queued = 64);
   ~RunManager();  // shutdown(0) if not done
   RunManager(const RunManager&) = delete;
   RunManager& operator=(const RunManager&) = delete;
 
   // 202 {id, state, planned, ...}; 400 no cases / no device; 404 resume of
-  // an unknown run; 409 resume of an active or complete run; 503 draining.
+  // an unknown run; 409 resume of an active or complete run, or of one
+  // another request is resuming; 429 (retry_after_s set) when max_queued
+  // runs wait already; 503 draining.
   Reply submit(const RunRequest& request);
   // 200 status; 404 unknown (neither here nor in the store).
   Reply status(const std::string& run_id) const;
@@ -77,7 +85,9 @@ class RunManager {
   Reply cancel(const std::string& run_id);
 
   // The events after `after_id`, waiting up to `wait` for one to come.
-  // `ended`: the run is final and every event was returned. `known`: false
+  // `ended`: the run is final and every event was returned; the batch of an
+  // ended run always closes with its `end` event, even when `after_id` is at
+  // or past it (a client that resumes after the end still learns it). `known`: false
   // for an id neither here nor in the store. Runs not held in memory (made
   // by another process, or before a restart) replay from the store.
   struct Batch {
@@ -101,6 +111,7 @@ class RunManager {
   bool draining() const { return draining_.load(); }
 
   Gauges gauges() const;
+  size_t max_queued() const { return max_queued_; }
   void event_stream_opened() { ++streams_; }
   void event_stream_closed() { --streams_; }
   size_t event_streams() const { return streams_.load(); }
@@ -114,9 +125,13 @@ class RunManager {
 
   static const char* name(State s);
   static bool final(State s) { return s != State::kQueued && s != State::kRunning; }
-  Reply submit_new(const RunRequest& request);
-  Reply submit_resume(const std::string& run_id);
-  Reply admit(const std::shared_ptr<Record>& rec);  // takes mu_
+  // A place in the queue, held from the request's check to its admit (or
+  // refusal), so that concurrent POSTs cannot overfill it.
+  class Slot;
+  std::optional<Slot> reserve_slot();  // takes mu_; nullopt: the queue is full
+  Reply submit_new(const RunRequest& request, Slot& slot);
+  Reply submit_resume(const std::string& run_id, Slot& slot);
+  Reply admit(const std::shared_ptr<Record>& rec, Slot& slot);  // takes mu_
   std::shared_ptr<Record> record_of(run::Prepared prepared) const;
   std::vector<model::CaseInfo> cases_for(const RunRequest& request) const;  // FatalError
   run::RunOptions options_for(const RunRequest& request) const;
@@ -138,6 +153,9 @@ class RunManager {
   std::map<std::string, std::shared_ptr<Record>> records_;
   std::vector<std::string> queue_;  // queued run ids, oldest first
   std::set<std::string> busy_;      // devices a running run holds
+  const size_t max_queued_;
+  size_t reserved_ = 0;             // queue places held by requests being admitted
+  std::set<std::string> resuming_;  // runs a request is reopening now
   std::vector<std::thread> threads_;
   std::atomic<bool> draining_{false};
   std::atomic<size_t> streams_{0};

@@ -17,6 +17,8 @@
 
 #include "envs/envs.hpp"
 #include "report/write.hpp"
+#include "server/http.hpp"
+#include "server/intake.hpp"
 #include "server/routes.hpp"
 #include "util/error.hpp"
 
@@ -27,19 +29,9 @@ using util::FatalError;
 
 namespace {
 
-// cpp-httplib 0.11 has no call that takes a listening socket, but its
-// accept loop (listen_after_bind) only reads the protected svr_sock_: set it
-// to our socket and run the loop.
-class Http : public httplib::Server {
- public:
-  bool serve_socket(int fd) {
-    svr_sock_ = fd;
-    return listen_after_bind();
-  }
-  // Ends keep-alive loops and chunked streams (they poll svr_sock_); called
-  // once the accept loop has ended and the runs have drained.
-  void mark_stopped() { svr_sock_ = INVALID_SOCKET; }
-};
+// Requests on one connection before it is closed: clients reconnect now and
+// then, so none keeps a connection for ever.
+constexpr size_t kMaxRequestsPerConnection = 100;
 
 thread_local std::chrono::steady_clock::time_point t_request_start{};
 
@@ -71,6 +63,7 @@ Catalog load_catalog(const ServeOptions& o, const plan::Discovery& discovery) {
 
 void check_options(const ServeOptions& o) {
   if (!o.no_auth && o.token.empty()) throw FatalError("serve needs a token (or --no-auth)");
+  if (o.max_queued == 0) throw FatalError("--max-queued must be at least 1");
   if (o.threads < kReservedWorkers + 1) {
     throw FatalError("--threads must be at least " + std::to_string(kReservedWorkers + 1));
   }
@@ -84,17 +77,59 @@ std::string read_openapi() {
   return openapi;
 }
 
-void configure(Http& http, const ServeOptions& o) {
-  http.new_task_queue = [n = o.threads] { return new httplib::ThreadPool(n); };
-  http.set_payload_max_length(o.max_body_bytes);
-  // A kept-alive connection holds a worker thread: rotate them (fairness
-  // when clients outnumber workers) and let idle ones go soon.
-  http.set_keep_alive_max_count(100);
-  http.set_keep_alive_timeout(2);
-  http.set_tcp_nodelay(true);
-  http.set_read_timeout(10);
-  http.set_write_timeout(10);
+IntakeLimits intake_limits(const ServeOptions& o) {
+  IntakeLimits l;
+  l.max_head_bytes = o.max_head_bytes;
+  l.max_header_lines = o.max_header_lines;
+  l.max_body_bytes = o.max_body_bytes;
+  l.max_connections = o.max_connections;
+  l.request_timeout = o.request_timeout;
+  return l;
 }
+
+// cpp-httplib reads nothing from sockets here (the intake does); what it
+// still uses: the body limit (checked by the intake first) and the
+// Keep-Alive header it writes, which tells clients the intake's idle timeout.
+void configure(Http& http, const ServeOptions& o) {
+  http.set_payload_max_length(o.max_body_bytes);
+  http.set_keep_alive_max_count(kMaxRequestsPerConnection);
+  http.set_keep_alive_timeout(
+      std::chrono::duration_cast<std::chrono::seconds>(IntakeLimits{}.idle_timeout).count());
+}
+
+// The front door and the workers behind it (server.hpp: Connections).
+class Front {
+ public:
+  Front(Http& http, const ServeOptions& o, int listen_fd, Metrics& metrics)
+      : write_{o.write_timeout},
+        workers_(o.threads, [this, &http](ConnectionPtr c) { answer(http, std::move(c)); }),
+        intake_(
+            listen_fd, intake_limits(o), [this](ConnectionPtr c) { workers_.submit(std::move(c)); },
+            [&metrics](std::string_view why) { metrics.count_refused(why); }) {}
+
+  ~Front() { stop(); }
+  Front(const Front&) = delete;
+  Front& operator=(const Front&) = delete;
+
+  void start() { intake_.start(); }
+  void stop_accepting() { intake_.stop_accepting(); }
+  // Closes idle connections, answers what is queued, ends every thread.
+  void stop() {
+    intake_.stop();
+    workers_.stop();
+  }
+  size_t open_connections() const { return intake_.open_connections(); }
+
+ private:
+  void answer(Http& http, ConnectionPtr c) {
+    bool close_after = c->served + 1 >= kMaxRequestsPerConnection || !intake_.accepting();
+    if (http.answer(*c, close_after, write_)) intake_.give_back(std::move(c));
+  }
+
+  const WriteLimits write_;
+  Workers workers_;
+  Intake intake_;
+};
 
 // Before routing: the request's start time, and the bearer token unless the
 // path is open (routes.hpp: Access::kOpen) or the server runs without auth.
@@ -176,7 +211,7 @@ std::unique_ptr<RunManager> start_manager(const ServeOptions& o, store::Store& s
   size_t n_cases = 0;
   for (const auto& [name, cases] : catalog.cases) n_cases += cases.size();
   auto m = std::make_unique<RunManager>(store, std::move(catalog), std::move(discovery), o.defaults,
-                                        metrics);
+                                        metrics, o.max_queued);
   std::string devices;
   for (const auto& d : m->catalog().devices) devices += (devices.empty() ? "" : ", ") + d;
   std::fprintf(stderr, "mudjack serve: ready: %zu suites, %zu cases; devices: %s\n",
@@ -291,33 +326,32 @@ int serve(const ServeOptions& o, store::Store& store, const std::atomic<bool>& s
   install_auth(http, o);
   install_error_replies(http, o);
   install_request_metrics(http, metrics);
-  Context ctx{o, openapi, metrics, manager};
+  Front front(http, o, fd, metrics);
+  Context ctx{o, openapi, metrics, manager, [&front] { return front.open_connections(); }};
   install_routes(http, ctx);
-
-  std::thread listener([&] { http.serve_socket(fd); });
+  http.mark_running();
+  front.start();
   std::fprintf(stderr, "mudjack serve: listening on http://%s:%d (backlog %d, %zu workers)\n",
                o.host.c_str(), port, o.backlog, o.threads);
-  // Stop accepting: the blocked accept() returns and the loop ends (and
-  // closes the socket); connections already open are still served.
-  auto stop_accepting = [fd] { ::shutdown(fd, SHUT_RDWR); };
   try {
     owned = start_manager(o, store, metrics, stop);
     manager.store(owned.get());
   } catch (...) {
-    stop_accepting();
+    front.stop_accepting();
     http.mark_stopped();
-    listener.join();
+    front.stop();
     throw;
   }
 
   while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::fprintf(stderr, "mudjack serve: shutting down: no new connections; draining runs\n");
-  stop_accepting();
+  // Connections already open are still answered (each then closed).
+  front.stop_accepting();
   owned->shutdown(o.drain_grace);
-  // Event streams have sent their end; let idle keep-alive connections go.
+  // Event streams have sent their end; let the last answers go out.
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   http.mark_stopped();
-  listener.join();
+  front.stop();
   std::fprintf(stderr, "mudjack serve: stopped; every finished outcome is in %s\n",
                store.path().c_str());
   return 0;
