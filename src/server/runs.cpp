@@ -6,6 +6,7 @@
 #include "envs/envs.hpp"
 #include "report/json.hpp"
 #include "report/write.hpp"
+#include "run/lease.hpp"
 #include "server/http_error.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
@@ -247,6 +248,8 @@ Reply RunManager::submit_resume(const std::string& run_id, Slot& slot) {
       return {409, {{"error", "run '" + run_id + "' was not made from this server's suites"}}};
     }
   }
+  // Another process (a `mudjack run --resume`) executing it owns it.
+  if (auto holder = run::lease_holder(store_, run_id)) return {409, {{"error", *holder}}};
   auto prepared = run::reopen(store_, run_id);
   run::resume(store_, prepared, discovery_, "queued");
   return admit(record_of(std::move(prepared)), slot);
@@ -342,7 +345,10 @@ void RunManager::execute(const std::shared_ptr<Record>& rec) {
   } catch (const std::exception& e) {  // the store or a report could not be written
     error = e.what();
     try {
-      store_.set_run_state(rec->id, "incomplete", util::now_iso8601());
+      // A run another execution took over keeps the state its owner writes.
+      if (!run::lease_holder(store_, rec->id)) {
+        store_.set_run_state(rec->id, "incomplete", util::now_iso8601());
+      }
     } catch (const std::exception&) {  // nothing more to keep
     }
   }

@@ -298,9 +298,7 @@ TEST_F(Inputs, ASecondExecutionOfARunIsRefusedNamingTheOwner) {
 }
 
 // A server asked to resume a run the CLI executes refuses, naming the CLI's
-// process, and leaves the run alone. (409 once the run manager answers
-// run::lease_holder itself; until then the refusal thrown by run::resume
-// reaches it through from_fatal as a 500. Either way: not accepted.)
+// process (409), and leaves the run alone.
 TEST_F(Inputs, AServerResumeOfARunTheCliExecutesIsRefused) {
   auto out = dir_ / "results";
   auto port_file = dir_ / "port";
@@ -324,7 +322,7 @@ TEST_F(Inputs, AServerResumeOfARunTheCliExecutesIsRefused) {
   client.set_read_timeout(std::chrono::seconds(30));
   auto r = client.Post("/v1/runs", json{{"resume", id}}.dump(), "application/json");
   ASSERT_TRUE(r);
-  EXPECT_TRUE(r->status == 409 || r->status == 500) << r->status << " " << r->body;
+  EXPECT_EQ(r->status, 409) << r->body;
   EXPECT_NE(r->body.find("is being executed by pid " + std::to_string(cli)), std::string::npos)
       << r->body;
   EXPECT_EQ(runs(out)[0]["state"], "running") << "the refused resume changed the run";
