@@ -21,12 +21,11 @@ supervisor::execute, allowed only from src/run/, src/cli/`. Exit 0: clean;
 1: violations; 2: the section can't be read.
 """
 
-import argparse
 import re
 import sys
 from pathlib import Path
 
-from architecture_lists import SOURCE_SUFFIXES, ListError, section
+from architecture_lists import SOURCE_SUFFIXES, ListError, run_checker, section
 
 ENTRY = re.compile(r"^- `([A-Za-z_]\w*(?:::[A-Za-z_]\w*)+)` — callable from: (.+)$")
 PLACE = re.compile(r"^src/[A-Za-z0-9_./-]*$")
@@ -138,24 +137,7 @@ def check(root: Path) -> tuple[list[str], int]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent,
-                        help="checkout to check (default: this script's)")
-    args = parser.parse_args()
-    try:
-        problems, n_files = check(args.root)
-    except (ListError, OSError) as e:
-        print(f"check-entry-points: {e}", file=sys.stderr)
-        return 2
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"check-entry-points: {len(problems)} violation(s) in {n_files} files",
-              file=sys.stderr)
-        return 1
-    print(f"check-entry-points: {n_files} files call entry points only where allowed")
-    return 0
-
+    return run_checker("check-entry-points", __doc__.splitlines()[0], check, "{n} files call entry points only where allowed")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -17,12 +17,11 @@ layer (a is layer 2, c is layer 5)`, and one per src/ folder or root file the
 list does not name. Exit 0: clean; 1: violations; 2: the list can't be read.
 """
 
-import argparse
 import re
 import sys
 from pathlib import Path
 
-from architecture_lists import SOURCE_SUFFIXES, ListError, section
+from architecture_lists import SOURCE_SUFFIXES, ListError, run_checker, section
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/([^"]+)"')
 ITEM = re.compile(r"^(\d+)\.\s+(.*)$")
@@ -109,23 +108,7 @@ def check(root: Path) -> tuple[list[str], int]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent,
-                        help="checkout to check (default: this script's)")
-    args = parser.parse_args()
-    try:
-        problems, n_files = check(args.root)
-    except (ListError, OSError) as e:
-        print(f"check-layers: {e}", file=sys.stderr)
-        return 2
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"check-layers: {len(problems)} violation(s) in {n_files} files", file=sys.stderr)
-        return 1
-    print(f"check-layers: {n_files} files keep the layer order")
-    return 0
-
+    return run_checker("check-layers", __doc__.splitlines()[0], check, "{n} files keep the layer order")
 
 if __name__ == "__main__":
     sys.exit(main())
