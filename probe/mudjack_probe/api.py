@@ -134,12 +134,23 @@ class Params:
         return dict(self._values)
 
 
+CHECK_KINDS = ("property", "reference")
+
+
 @dataclass
 class Check:
-    """A cheap property of the output: `fn(outputs_as_numpy, inputs_as_numpy) -> bool`."""
+    """A test of the output: `fn(outputs_as_numpy, inputs_as_numpy) -> bool`.
+
+    `kind` says what the test knows (docs/design.md, "How a pass was checked"):
+    "reference" compares the values with a host computation that does not use
+    the framework under test (NumPy/SciPy in float64, an analytic answer);
+    "property" tests something the right answer must satisfy (orthogonal
+    factors, a sorted order, a sample mean). Either must be able to fail on a
+    wrong answer: a check that cannot fail is no check."""
 
     name: str
     fn: Callable[..., bool]
+    kind: str = "property"
 
 
 @dataclass
@@ -167,7 +178,14 @@ class Call:
     compiled_by_case: bool = False  # True: the body compiled fn itself; the runner must not
 
     def check(self, name: str, fn: Callable[..., bool]) -> Call:
+        """Add a property check (see `Check`)."""
         self.checks.append(Check(name, fn))
+        return self
+
+    def reference(self, name: str, fn: Callable[..., bool]) -> Call:
+        """Add a reference check: `fn` compares the outputs with a host
+        computation independent of the framework under test (see `Check`)."""
+        self.checks.append(Check(name, fn, "reference"))
         return self
 
     def no_compare(self) -> Call:

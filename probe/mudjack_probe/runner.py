@@ -198,7 +198,7 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
         result.update(status="mismatch", error={"kind": "other", "message": "property check failed: " + ", ".join(failed)})
     else:
         result["status"] = "pass"
-    result["checks"] = [{"name": c.name, "ok": c.name not in failed} for c in call.checks]
+    result["checks"] = [{"name": c.name, "kind": c.kind, "ok": c.name not in failed} for c in call.checks]
     return result
 
 
