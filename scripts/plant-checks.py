@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """How many wrong answers do the suites' checks catch?
 
-    scripts/plant-checks.py RESULTS.json[.gz] [--device cpu] [--framework F ...]
-                            [--suite-dir suites/paper] [--json OUT]
+    scripts/plant-checks.py [RESULTS.json[.gz]] [--device cpu] [--framework F ...]
+                            [--suite-dir suites/paper] [--match TEXT] [--json OUT] [--list]
 
-Takes every case that passed on DEVICE in a results.json, runs it once more in
+Takes every case that passed on DEVICE in a results.json (without one: every
+case of the suites, for each --framework, that runs and passes its checks
+here), runs it once more in
 its framework's environment (mudjack_probe.plant) and plants two wrong answers
 into its outputs: every value times (1+1e-2), and a NaN. Prints, per
 framework: passes, the fraction with any check, with a reference check (a host
@@ -51,16 +53,18 @@ def passes(results: dict, device: str, frameworks: set[str]) -> dict[str, list[s
     return out
 
 
-def plant(framework: str, ids: list[str], device: str, suite_dirs: list[str]) -> list[dict]:
+def plant(framework: str, ids: list[str] | None, device: str, suite_dirs: list[str], match: str = "") -> list[dict]:
     python = env_python(framework)
     if not python.exists():
         sys.exit(f"plant-checks: no {framework} environment at {python}: run scripts/install.sh")
     with tempfile.TemporaryDirectory() as tmp:
-        listing = Path(tmp) / "cases.txt"
-        listing.write_text("\n".join(ids) + "\n", encoding="utf-8")
         rows = Path(tmp) / "rows.jsonl"
         cmd = [str(python), "-m", "mudjack_probe.plant", "--framework", framework, "--device", device,
-               "--cases", str(listing), "--out", str(rows)]
+               "--out", str(rows), "--match", match]
+        if ids is not None:
+            listing = Path(tmp) / "cases.txt"
+            listing.write_text("\n".join(ids) + "\n", encoding="utf-8")
+            cmd += ["--cases", str(listing)]
         for d in suite_dirs:
             cmd += ["--suite-dir", d]
         env = dict(os.environ, PYTHONPATH=str(ROOT / "probe"))
@@ -74,11 +78,11 @@ def fraction(n: int, d: int) -> str:
     return f"{n}/{d} ({100.0 * n / d:.1f}%)" if d else "0/0"
 
 
-def summarize(framework: str, rows: list[dict]) -> dict:
+def summarize(framework: str, rows: list[dict], everything: bool) -> dict:
     ran = [r for r in rows if r.get("ran") and r.get("passed")]
     s = {
         "framework": framework,
-        "passes": len(rows),
+        "passes": len(rows) if not everything else len(ran),
         "rerun": len(ran),
         "checked": sum(1 for r in ran if r.get("kinds")),
         "reference": sum(1 for r in ran if "reference" in r.get("kinds", [])),
@@ -89,12 +93,14 @@ def summarize(framework: str, rows: list[dict]) -> dict:
     s["unchecked"] = sorted(r["case"] for r in ran if not r.get("kinds"))
     s["missed"] = sorted(r["case"] for r in ran if "missed" in (r.get("scaled"), r.get("nan")))
     s["not_rerun"] = sorted(r["case"] for r in rows if not (r.get("ran") and r.get("passed")))
+    s["failing"] = sorted(f"{r['case']}: {r.get('error', 'its checks fail')}" for r in rows if not (r.get("ran") and r.get("passed")))
     return s
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    parser.add_argument("results")
+    parser.add_argument("results", nargs="?")
+    parser.add_argument("--match", default="", help="only the case ids containing this text")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--framework", action="append", default=[])
     parser.add_argument("--suite-dir", action="append", default=[])
@@ -102,20 +108,26 @@ def main() -> int:
     parser.add_argument("--list", action="store_true", help="print the unchecked and missed cases")
     args = parser.parse_args()
     suite_dirs = [str(Path(d).resolve()) for d in args.suite_dir] or [str(ROOT / "suites" / "paper")]
-    by_fw = passes(load(args.results), args.device, set(args.framework))
+    if args.results:
+        by_fw: dict[str, list[str] | None] = dict(passes(load(args.results), args.device, set(args.framework)))
+    elif args.framework:
+        by_fw = {fw: None for fw in args.framework}
+    else:
+        parser.error("give a results.json, or --framework for every case of the suites")
     summaries = []
     print("| framework | passes | with a check | with a reference | x(1+1e-2) caught | NaN caught |")
     print("|---|---|---|---|---|---|")
     for fw in sorted(by_fw):
-        s = summarize(fw, plant(fw, by_fw[fw], args.device, suite_dirs))
+        s = summarize(fw, plant(fw, by_fw[fw], args.device, suite_dirs, args.match), args.results is None)
         summaries.append(s)
         print(f"| {fw} | {s['passes']} | {fraction(s['checked'], s['rerun'])} | {fraction(s['reference'], s['rerun'])} | "
               f"{fraction(s['scaled']['caught'], s['scaled']['of'])} | {fraction(s['nan']['caught'], s['nan']['of'])} |")
     for s in summaries:
         if s["not_rerun"]:
-            print(f"{s['framework']}: {len(s['not_rerun'])} passes did not pass again here (left out)")
+            what = "cases did not run or failed their checks" if args.results is None else "passes did not pass again here"
+            print(f"{s['framework']}: {len(s['not_rerun'])} {what} (left out)")
         if args.list:
-            for key in ("unchecked", "missed", "not_rerun"):
+            for key in ("unchecked", "missed", "failing"):
                 for case_id in s[key]:
                     print(f"  {key}: {case_id}")
     if args.json:

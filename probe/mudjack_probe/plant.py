@@ -1,7 +1,8 @@
 """Can a case's checks see a wrong answer? Plants one and counts.
 
 `python -m mudjack_probe.plant --framework F --device D --suite-dir DIR
---cases FILE --out FILE` runs each listed case once (no timing), evaluates its
+[--cases FILE] [--match TEXT] --out FILE` runs each listed case (default:
+every case of the framework) once (no timing), evaluates its
 checks on the real outputs, then on planted wrong outputs:
 
 - `scaled`: every element of every floating or complex output times (1+1e-2);
@@ -90,7 +91,8 @@ def main() -> int:
     parser.add_argument("--framework", required=True)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--suite-dir", action="append", default=[])
-    parser.add_argument("--cases", required=True, help="a file of case ids, one a line")
+    parser.add_argument("--cases", help="a file of case ids, one a line (default: every case of the framework)")
+    parser.add_argument("--match", default="", help="only the case ids containing this text")
     parser.add_argument("--out", required=True)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -101,8 +103,12 @@ def main() -> int:
     adapter = adapters.load(args.framework)
     adapter.select(args.device)
     cases = load_suites(args.suite_dir, args.framework)
-    with open(args.cases, encoding="utf-8") as f:
-        wanted = [line.strip() for line in f if line.strip()]
+    if args.cases:
+        with open(args.cases, encoding="utf-8") as f:
+            wanted = [line.strip() for line in f if line.strip()]
+    else:
+        wanted = list(cases)
+    wanted = [c for c in wanted if args.match in c]
     with open(args.out, "w", encoding="utf-8") as out:
         for case_id in wanted:
             case = cases.get(case_id)
