@@ -12,13 +12,16 @@ mapfile -t files < <(git ls-files '*.cpp' '*.hpp')
 clang-format --dry-run -Werror "${files[@]}"
 echo "lint: ${#files[@]} C++ files formatted"
 mapfile -t sources < <(git ls-files 'src/*.cpp')
-# One file per process, two at a time; -quiet keeps only real findings.
-printf '%s\n' "${sources[@]}" | xargs -P2 -n1 clang-tidy -p build --quiet 2>&1 |
-  grep -v -e "warnings generated" -e "^Suppressed" -e "^Use -header-filter" > /tmp/mudjack-tidy.$$ || true
-if grep -q "error:" /tmp/mudjack-tidy.$$; then
-  cat /tmp/mudjack-tidy.$$
-  rm -f /tmp/mudjack-tidy.$$
+# One file per process, two at a time; -quiet keeps only real findings. The
+# pipeline's status is kept: a clang-tidy that crashes or cannot read the
+# compilation database fails the lint even when it printed no "error:".
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+printf '%s\n' "${sources[@]}" | xargs -P2 -n1 clang-tidy -p build --quiet >"$log" 2>&1 || status=$?
+if [ "$status" -ne 0 ] || grep -q "error:" "$log"; then
+  grep -v -e "warnings generated" -e "^Suppressed" -e "^Use -header-filter" "$log" || true
+  echo "lint: clang-tidy failed (exit status $status)" >&2
   exit 1
 fi
-rm -f /tmp/mudjack-tidy.$$
 echo "lint: clang-tidy clean on ${#sources[@]} sources"

@@ -1,6 +1,7 @@
 """mudjack_probe: the Python side of MudJack's probe protocol (see schemas/probe-protocol-v1.md)."""
 
 PROTOCOL_VERSION = 1
-# Additions within version 1 (schemas/probe-protocol-v1.md): 1.1 adds `engine_fault`.
-PROTOCOL_MINOR = 1
+# Additions within version 1 (schemas/probe-protocol-v1.md): 1.1 adds
+# `engine_fault`; 1.2 adds `device_unusable` to result and `kind` to each check.
+PROTOCOL_MINOR = 2
 __version__ = "0.1.0"

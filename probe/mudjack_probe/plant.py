@@ -34,7 +34,7 @@ from .runner import _check_ok
 def _scaled(arrays: list[np.ndarray]) -> list[np.ndarray] | None:
     out, changed = [], False
     for a in arrays:
-        b = np.array(a, copy=True)
+        b = np.array(a, copy=True, order="C")  # C order: reshape(-1) is then a view, so writes land
         if b.size and b.dtype.kind in "fc":
             with np.errstate(all="ignore"):
                 b = b * b.dtype.type(1 + 1e-2)
@@ -50,7 +50,7 @@ def _scaled(arrays: list[np.ndarray]) -> list[np.ndarray] | None:
 def _nan(arrays: list[np.ndarray]) -> list[np.ndarray] | None:
     out, changed = [], False
     for a in arrays:
-        b = np.array(a, copy=True)
+        b = np.array(a, copy=True, order="C")  # C order: reshape(-1) is then a view, so writes land
         if b.size and b.dtype.kind in "fc":
             b.reshape(-1)[b.size // 2] = np.nan
             changed = True

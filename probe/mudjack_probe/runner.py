@@ -177,7 +177,10 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
         return result
     except Exception as exc:  # a case's failure is data, not a probe failure
         result.update(status="fail", error=_error(adapter.classify(exc), exc))
-        if adapter.has_soft_placement and adapter.device_id != "cpu":
+        unusable = adapter.device_unusable()
+        if unusable is not None:  # the probe is replaced; nothing more runs in it
+            result["device_unusable"] = unusable
+        elif adapter.has_soft_placement and adapter.device_id != "cpu":
             result["fallback"] = _runs_with_soft_placement(adapter, case, seed)
         return result
     placed = result["output_device"]

@@ -13,6 +13,7 @@ struct ReportArgs {
   std::string run;
   std::string format = "md";
   std::string baseline;
+  std::string publish;  // folder for the published views
 };
 
 int report_run(const ReportArgs& a) {
@@ -22,6 +23,12 @@ int report_run(const ReportArgs& a) {
   if (!a.baseline.empty()) run.baseline = a.baseline;
   auto judged =
       run::judge(std::move(run), std::move(loaded.results.cases), intolerable_path(a.common));
+  if (!a.publish.empty()) {
+    const std::string id = judged.run.id;
+    run::publish_evidence(std::move(judged), a.publish);
+    std::cerr << "published run " << id << " to " << a.publish << "\n";
+    return 0;
+  }
   std::cout << report::render(a.common.json ? "json" : a.format, judged);
   return 0;
 }
@@ -37,6 +44,9 @@ Command report_command() {
             c->add_option("run", a->run, "Run id, 'latest', or a results.json file")->required();
             c->add_option("--format", a->format, "json | csv | junit | md | html (default md)");
             c->add_option("--baseline", a->baseline, "Baseline device (default: the run's)");
+            c->add_option("--publish", a->publish,
+                          "Write every view, without raw samples, to this folder; refused for a "
+                          "run made from a dirty or unknown source tree");
             return [a] { return report_run(*a); };
           }};
 }

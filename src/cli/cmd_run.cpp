@@ -34,6 +34,7 @@ struct RunArgs {
   std::optional<std::string> resume;  // a run id or 'latest'; set but empty is an error
   std::vector<std::string> fail_on;
   bool serial = false;
+  bool no_baseline = false;
 };
 
 std::string with_default(const std::string& what, double value) {
@@ -94,6 +95,7 @@ run::RunOptions options_of(const RunArgs& a, const Settings& s) {
   o.warmup_ms = a.warmup_ms.value_or(o.warmup_ms);
   o.seed = a.seed.value_or(o.seed);
   o.serial = a.serial;
+  o.no_baseline = a.no_baseline;
   if (auto why = run::invalid(o)) throw util::FatalError(*why);
   return o;
 }
@@ -224,6 +226,9 @@ void add_run_flags(CLI::App* c, RunArgs& a) {
   c->add_option("--seed", a.seed,
                 with_default("Seed for case inputs", static_cast<double>(d.seed)));
   c->add_flag("--serial", a.serial, "Run devices one after another");
+  c->add_flag("--no-baseline", a.no_baseline,
+              "With --device: run only those devices, not the baseline too (their passes are "
+              "then checked only by the cases' own checks)");
 }
 
 }  // namespace

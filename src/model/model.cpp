@@ -44,12 +44,13 @@ constexpr std::array<std::pair<ErrorKind, std::string_view>, 7> kErrorKinds{{
     {ErrorKind::kOther, "other"},
 }};
 
-constexpr std::array<std::pair<Verdict, std::string_view>, 6> kVerdictNames{{
+constexpr std::array<std::pair<Verdict, std::string_view>, 7> kVerdictNames{{
     {Verdict::kUnavailable, "unavailable"},
     {Verdict::kCompleteFailure, "complete_failure"},
     {Verdict::kPartialFailure, "partial_failure"},
     {Verdict::kDivergent, "divergent"},
     {Verdict::kIntolerableLatency, "intolerable_latency"},
+    {Verdict::kUnverified, "unverified"},
     {Verdict::kPortable, "portable"},
 }};
 

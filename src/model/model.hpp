@@ -24,7 +24,7 @@ inline constexpr std::string_view kSchemaVersion = "1.2";
 // Version of results.json. 1.1 added each case's work, throughput, metrics
 // and latency_ratio, the run's params, and the top-level `reasons` counts;
 // 1.2 each case's `checked`.
-inline constexpr std::string_view kResultsSchemaVersion = "1.2";
+inline constexpr std::string_view kResultsSchemaVersion = "1.3";
 
 // The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.
@@ -50,12 +50,14 @@ enum class Verdict {
   kPartialFailure,
   kDivergent,
   kIntolerableLatency,
+  kUnverified,
   kPortable
 };
 // Every verdict, in precedence order (enum order).
-inline constexpr std::array<Verdict, 6> kVerdicts = {
-    Verdict::kUnavailable, Verdict::kCompleteFailure,    Verdict::kPartialFailure,
-    Verdict::kDivergent,   Verdict::kIntolerableLatency, Verdict::kPortable};
+inline constexpr std::array<Verdict, 7> kVerdicts = {
+    Verdict::kUnavailable,         Verdict::kCompleteFailure, Verdict::kPartialFailure,
+    Verdict::kDivergent,           Verdict::kIntolerableLatency, Verdict::kUnverified,
+    Verdict::kPortable};
 
 // How a pass's answer was checked (docs/design.md: checked): `reference`, a
 // host computation independent of the framework under test; `property`, the
@@ -184,6 +186,14 @@ struct VerdictRow {
   std::optional<double> latency_ratio_low;
   std::optional<double> latency_ratio_high;
   std::string reason;  // one line: why this verdict
+  // Passes checked by nothing (Check::kNone): any makes the verdict at best
+  // `unverified`.
+  int unchecked = 0;
+  // Non-empty when the function's listed name is missing here (it declares
+  // a successor and some of its cases are unavailable): the verdict is then
+  // `unavailable`, and successor_verdict says how the successor fared.
+  std::string successor;
+  std::optional<Verdict> successor_verdict;
 };
 
 // A run as stored: provenance and the options it ran with.

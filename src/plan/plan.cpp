@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "envs/source.hpp"
 #include "plan/case_filter.hpp"
 #include "util/error.hpp"
 #include "util/version.hpp"
@@ -196,6 +197,7 @@ nlohmann::json environment_json(const Discovery& d) {
   m["memory_total"] = read_first_line("/proc/meminfo", "MemTotal");
   m["mudjack_version"] = util::version();
   m["mudjack_revision"] = util::revision();
+  m["source"] = envs::to_json(envs::source_state(envs::data_dir()));
   m["frameworks"] = json::object();
   for (const auto& [fw, rt] : d.runtimes) {
     json f{{"python_executable", rt.python.string()}};

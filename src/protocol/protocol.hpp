@@ -18,9 +18,10 @@ namespace mudjack::protocol {
 
 inline constexpr int kVersion = 1;
 // Additions within version 1 (schemas/probe-protocol-v1.md, "Versions"):
-// 1.1 adds `engine_fault` to hello and result. A probe's hello carries its
+// 1.1 adds `engine_fault` to hello and result; 1.2 `device_unusable` to
+// result and `kind` to each check. A probe's hello carries its
 // minor as `protocol_minor` (absent: 0); every minor of version 1 is accepted.
-inline constexpr int kMinorVersion = 1;
+inline constexpr int kMinorVersion = 2;
 
 // The longest one-line `engine_fault` kept (longer ones are cut).
 inline constexpr size_t kMaxFaultBytes = 500;

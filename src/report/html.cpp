@@ -88,7 +88,7 @@ json number_or_null(std::optional<double> v) {
 
 const char* kStyle = R"CSS(
 :root{--portable:#a5d6a7;--partial_failure:#ffcc80;--complete_failure:#ef9a9a;--divergent:#ce93d8;
---intolerable_latency:#fff176;--unavailable:#e0e0e0;--ink:#1d2125;--muted:#5f6b76}
+--intolerable_latency:#fff176;--unverified:#b3e5fc;--unavailable:#e0e0e0;--ink:#1d2125;--muted:#5f6b76}
 *{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;
 color:var(--ink);margin:0;padding:24px 32px;max-width:1600px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;
@@ -101,7 +101,7 @@ font-variant-numeric:tabular-nums}.heatmap td.cell:hover,.heatmap td.cell:focus{
 .heatmap th.dev small{display:block;font-weight:400;color:var(--muted)}
 .v-portable{background:var(--portable)}.v-partial_failure{background:var(--partial_failure)}
 .v-complete_failure{background:var(--complete_failure)}.v-divergent{background:var(--divergent)}
-.v-intolerable_latency{background:var(--intolerable_latency)}.v-unavailable{background:var(--unavailable)}
+.v-intolerable_latency{background:var(--intolerable_latency)}.v-unverified{background:var(--unverified)}.v-unavailable{background:var(--unavailable)}
 .legend span{display:inline-block;padding:2px 8px;margin:0 6px 4px 0;border:1px solid #ccc;border-radius:3px}
 .flag{font-size:11px;color:#6a1b9a}code{font-family:ui-monospace,monospace;font-size:12.5px}
 #detail{position:fixed;top:0;right:0;width:min(760px,60vw);height:100vh;overflow:auto;background:#fff;

@@ -237,6 +237,9 @@ model::VerdictRow verdict_from_json(const json& v, std::string_view source) {
   row.latency_ratio_low = opt<double>(v, "latency_ratio_low");
   row.latency_ratio_high = opt<double>(v, "latency_ratio_high");
   row.reason = str(v, "reason");
+  row.unchecked = opt<int>(v, "unchecked").value_or(0);  // 1.3
+  row.successor = str(v, "successor");                   // 1.3
+  if (auto sv = str(v, "successor_verdict"); !sv.empty()) row.successor_verdict = parse(sv);
   return row;
 }
 
@@ -340,6 +343,11 @@ json verdict_to_json(const model::VerdictRow& v) {
       {"latency_ratio_low", optional(v.latency_ratio_low)},
       {"latency_ratio_high", optional(v.latency_ratio_high)},
       {"reason", v.reason},
+      {"unchecked", v.unchecked},
+      {"successor", v.successor},
+      {"successor_verdict", v.successor_verdict
+                                ? json(model::to_string(*v.successor_verdict))
+                                : json(nullptr)},
   };
 }
 

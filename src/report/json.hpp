@@ -5,7 +5,7 @@
 //
 // Shape (a contract; extend it only with a MINOR bump of
 // model::kResultsSchemaVersion):
-//   { schema_version: "1.2",
+//   { schema_version: "1.3",
 //     run: {id, suite, state, created_at, finished_at, baseline, options},
 //     environment: <RunInfo::environment as is>,
 //     cases: [ {id, framework, function, variant, device, dtype, shape, mode,
@@ -22,8 +22,10 @@
 //               extra, started_at, finished_at, wall_s,
 //               latency_ratio: null | {baseline, ratio, low, high},      (1.1)
 //               checked: none | reference | property | baseline} ],       (1.2)
+//     (1.3: verdict `unverified`; checked `reference` written by probes 1.2)
 //     verdicts: [ {framework, function, device, verdict, flags[], cases,
-//                  failing[], mismatching[], latency_ratio, reason} ],
+//                  failing[], mismatching[], latency_ratio, reason,
+//                  unchecked, successor, successor_verdict} ],              (1.3)
 //     counts: {framework: {device: {outcome: n, ... all seven}}},
 //     reasons: {framework: {device: {paper reason: n, ... all eight}}} }  (1.1)
 // Conventions: strings are always strings ("" when empty); an absent optional

@@ -210,6 +210,7 @@ std::string to_markdown(const verdict::Judged& j) {
     out += outcome_table(j, framework, order);
     out += reason_table(j, framework, order);
   }
+  if (auto missing = listed_missing_line(j); !missing.empty()) out += "\n" + escape(missing);
   return out + not_portable(j) + capability_markdown(j.cases);
 }
 

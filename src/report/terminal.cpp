@@ -10,8 +10,9 @@ namespace mudjack::report {
 namespace {
 
 // Short column heads, in kVerdictOrder.
-constexpr std::array<const char*, 6> kHeads = {"portable",  "partial",     "complete",
-                                               "divergent", "intolerable", "unavailable"};
+constexpr std::array<const char*, 7> kHeads = {"portable",  "unverified",  "partial",
+                                               "complete",  "divergent",   "intolerable",
+                                               "unavailable"};
 
 std::string padded(const std::string& text, size_t width, bool right) {
   if (text.size() >= width) return text;
@@ -39,6 +40,7 @@ std::string to_terminal(const verdict::Judged& judged, const std::filesystem::pa
       out += "\n";
     }
   }
+  out += listed_missing_line(judged);
   out += "reports: " + run_dir.string() +
          "/{results.json,results.csv,junit.xml,summary.md,report.html}\n";
   return out;

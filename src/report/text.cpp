@@ -167,4 +167,23 @@ std::string words(std::string_view name) {
   return s;
 }
 
+// "listed names missing: 3 (torch on cpu: 2, successor portable 2; ...)",
+// or nothing when every listed name exists.
+std::string listed_missing_line(const verdict::Judged& judged) {
+  std::string parts;
+  int total = 0;
+  for (const auto& [framework, by_device] : judged.tallies) {
+    for (const auto& [device, tally] : by_device) {
+      if (tally.listed_missing == 0) continue;
+      total += tally.listed_missing;
+      parts += std::string(parts.empty() ? "" : "; ") + framework + " on " + device + ": " +
+               std::to_string(tally.listed_missing) + ", successor portable " +
+               std::to_string(tally.successor_portable);
+    }
+  }
+  if (total == 0) return "";
+  return "listed names missing (counted unavailable, never portable): " + std::to_string(total) +
+         " (" + parts + ")\n";
+}
+
 }  // namespace mudjack::report

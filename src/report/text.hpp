@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/model.hpp"
+#include "verdict/judged.hpp"
 
 namespace mudjack::report {
 
@@ -20,10 +21,17 @@ inline constexpr size_t kMaxMessageBytes = 200;
 
 // Verdict columns in the order every table shows them: portable first,
 // unavailable last.
-inline constexpr std::array<model::Verdict, 6> kVerdictOrder = {
-    model::Verdict::kPortable,           model::Verdict::kPartialFailure,
-    model::Verdict::kCompleteFailure,    model::Verdict::kDivergent,
-    model::Verdict::kIntolerableLatency, model::Verdict::kUnavailable};
+inline constexpr std::array<model::Verdict, 7> kVerdictOrder = {
+    model::Verdict::kPortable,        model::Verdict::kUnverified,
+    model::Verdict::kPartialFailure,  model::Verdict::kCompleteFailure,
+    model::Verdict::kDivergent,       model::Verdict::kIntolerableLatency,
+    model::Verdict::kUnavailable};
+
+// One line counting the functions whose listed name is missing (verdict
+// unavailable, VerdictRow::successor), with how many successors were
+// portable: "listed names missing (counted unavailable, never portable): 3
+// (torch on cpu: 2, successor portable 2; ...)\n". Empty when there are none.
+std::string listed_missing_line(const verdict::Judged& judged);
 
 // "partial_failure" -> "partial failure".
 std::string words(std::string_view name);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "envs/envs.hpp"
+#include "envs/source.hpp"
 #include "report/write.hpp"
 #include "run/lease.hpp"
 #include "util/error.hpp"
@@ -12,6 +13,7 @@
 
 namespace mudjack::run {
 namespace fs = std::filesystem;
+using nlohmann::json;
 
 namespace {
 
@@ -90,7 +92,7 @@ Prepared create(store::Store& store, const RunOptions& options,
                 std::string_view state) {
   if (auto why = invalid(options)) throw util::FatalError(*why);
   if (cases.empty()) throw util::FatalError("no cases match the selection");
-  auto ids = plan::pairs(cases, discovery, options.devices);
+  auto ids = plan::pairs(cases, discovery, planned_devices(options));
   if (ids.empty()) throw util::FatalError("nothing to run: no selected device for these cases");
   Prepared p;
   p.options = options;
@@ -168,6 +170,28 @@ verdict::Judged judge(model::RunInfo run, std::vector<model::CaseResult> cases,
                       const std::optional<fs::path>& intolerable) {
   auto options = verdict::options_for(run.baseline, intolerable);
   return verdict::judge(std::move(run), std::move(cases), options);
+}
+
+std::optional<std::string> unpublishable(const model::RunInfo& run) {
+  const auto machines = run.environment.is_object() ? run.environment.value("machines", json())
+                                                    : json();
+  if (!machines.is_array() || machines.empty()) {
+    return "run " + run.id + " records no machine, so no source state";
+  }
+  for (const auto& m : machines) {
+    const auto source = m.is_object() ? m.value("source", json()) : json();
+    if (auto why = envs::unpublishable(source)) {
+      const std::string host = m.is_object() ? m.value("host", std::string()) : std::string();
+      return "run " + run.id + (host.empty() ? "" : " (on " + host + ")") + ": " + *why;
+    }
+  }
+  return std::nullopt;
+}
+
+void publish_evidence(verdict::Judged judged, const fs::path& dir) {
+  if (auto why = unpublishable(judged.run)) throw util::FatalError("will not publish " + *why);
+  for (auto& c : judged.cases) c.latency.samples_ns.clear();
+  report::write_all(dir, judged);
 }
 
 verdict::Judged publish(model::RunInfo run, std::vector<model::CaseResult> cases,

@@ -92,6 +92,18 @@ verdict::Judged finish(store::Store& store, const std::string& run_id, bool comp
 verdict::Judged judge(model::RunInfo run, std::vector<model::CaseResult> cases,
                       const std::optional<std::filesystem::path>& intolerable);
 
+// Why `run` must not be published as evidence (`report --publish`), one
+// line: a machine of it ran from a dirty source tree, or from one whose
+// state is unknown (envs::unpublishable); nullopt when every machine's
+// tree was clean.
+std::optional<std::string> unpublishable(const model::RunInfo& run);
+
+// Evidence for others (`report --publish DIR`): FatalError, with the one-line
+// reason, for a run unpublishable() refuses; else every view written to
+// `dir` without raw samples (statistics and intervals, computed with them,
+// stay).
+void publish_evidence(verdict::Judged judged, const std::filesystem::path& dir);
+
 // judge(), then every report written to run_dir(place, run.id).
 verdict::Judged publish(model::RunInfo run, std::vector<model::CaseResult> cases,
                         const Place& place);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -81,10 +82,20 @@ json to_json(const RunOptions& o) {
              o.memory_limit_bytes > 0 ? o.memory_limit_bytes : default_memory_limit_bytes()},
             {"seed", o.seed},
             {"serial", o.serial},
+            {"no_baseline", o.no_baseline},
             {"params", plan::params_to_json(o.params)},
             {"python", o.python}};
   if (!o.via.empty()) j["via"] = o.via;
   return j;
+}
+
+std::vector<std::string> planned_devices(const RunOptions& o) {
+  auto devices = o.devices;
+  if (!devices.empty() && !o.no_baseline &&
+      std::find(devices.begin(), devices.end(), o.baseline) == devices.end()) {
+    devices.insert(devices.begin(), o.baseline);
+  }
+  return devices;
 }
 
 RunOptions from_json(const json& stored, const std::string& baseline) {
@@ -106,6 +117,7 @@ RunOptions from_json(const json& stored, const std::string& baseline) {
   o.memory_limit_bytes = stored.value("memory_limit_bytes", o.memory_limit_bytes);
   o.seed = stored.value("seed", o.seed);
   o.serial = stored.value("serial", o.serial);
+  o.no_baseline = stored.value("no_baseline", o.no_baseline);
   o.params = plan::params_from_json(stored.value("params", json::object()));
   o.python = stored.value("python", o.python);
   o.via = stored.value("via", o.via);

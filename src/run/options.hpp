@@ -34,6 +34,10 @@ struct RunOptions {
   int64_t memory_limit_bytes = 0;  // resident limit per probe; 0: default_memory_limit_bytes()
   int64_t seed = 0;                // seed for case inputs
   bool serial = false;             // devices one after another instead of parallel lanes
+  // Run only the devices asked for: without it, asking for devices that do
+  // not include the baseline runs the baseline too (its cases are the
+  // comparison that checks the others).
+  bool no_baseline = false;
   plan::Params params;             // run parameters (--param NAME=VALUE)
   std::map<std::string, std::string> python;  // framework -> interpreter
   std::string via;                            // "serve" for runs a server made, else ""
@@ -75,6 +79,11 @@ std::optional<std::string> out_of_range(std::string_view name, int64_t value,
                                         const IntRange& range);
 // A memory limit in MiB as bytes; `mb` must be in kMemoryLimitRangeMb.
 int64_t mb_to_bytes(double mb);
+
+// The devices a run plans: as asked, plus the baseline when devices were
+// asked for, the baseline is not among them, and no_baseline is off. Empty:
+// every device.
+std::vector<std::string> planned_devices(const RunOptions& options);
 
 // A one-line reason when the options cannot run (a number out of its range
 // above, samples out of order); nullopt when they can. The names are the

@@ -84,7 +84,7 @@ const std::set<std::string>& known_fields() {
   static const std::set<std::string> fields = {
       "suite",       "suites", "framework", "frameworks", "device",    "devices",
       "filter",      "params", "timeout_s", "budget_ms",  "warmup_ms", "min_samples",
-      "max_samples", "seed",   "baseline",  "serial",     "resume"};
+      "max_samples", "seed",   "baseline",  "serial",     "resume",  "no_baseline"};
   return fields;
 }
 
@@ -228,7 +228,7 @@ Check parse_timing(const json& doc, RunRequest& r) {
   return std::nullopt;
 }
 
-// seed, baseline, serial.
+// seed, baseline, serial, no_baseline.
 Check parse_rest(const json& doc, const Catalog& catalog, RunRequest& r) {
   if (doc.contains("seed")) {
     auto v = integer(doc.at("seed"), "seed", run::kSeedRange);
@@ -246,6 +246,12 @@ Check parse_rest(const json& doc, const Catalog& catalog, RunRequest& r) {
   if (doc.contains("serial")) {
     if (!doc.at("serial").is_boolean()) return bad_request("'serial' must be true or false");
     r.serial = doc.at("serial").get<bool>();
+  }
+  if (doc.contains("no_baseline")) {
+    if (!doc.at("no_baseline").is_boolean()) {
+      return bad_request("'no_baseline' must be true or false");
+    }
+    r.no_baseline = doc.at("no_baseline").get<bool>();
   }
   return std::nullopt;
 }

@@ -47,6 +47,7 @@ struct RunRequest {
   int64_t seed = 0;  // in run::kSeedRange
   std::string baseline = "cpu";
   bool serial = false;
+  bool no_baseline = false;  // run only the devices asked for (RunOptions::no_baseline)
   std::string resume;  // a run id to continue; nothing else may be set with it
 };
 

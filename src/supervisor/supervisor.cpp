@@ -97,6 +97,11 @@ model::CaseResult without_run(const RunSpec& spec, const model::CaseInfo& info,
   return r;
 }
 
+bool device_unusable(const model::CaseResult& r) {
+  auto it = r.extra.find("device_unusable");
+  return it != r.extra.end() && it->is_string() && !it->get<std::string>().empty();
+}
+
 std::string first_line(const std::string& s) {
   return s.substr(0, s.find('\n'));
 }
@@ -180,6 +185,13 @@ bool run_framework(const Lane& lane, const RunSpec& spec, Shared& shared, const 
     if (!r) return false;  // interrupted: this case runs again on --resume
     r->run_id = spec.run_id;
     finish_result(*r);
+    // The probe found its device unusable after the case (a sticky CUDA
+    // error, a lost device): the case keeps its outcome, the next case gets
+    // a new probe (protocol 1.2).
+    if (device_unusable(*r)) {
+      session->stop();
+      session.reset();
+    }
     shared.land(std::move(*r));
   }
   if (session) session->stop();

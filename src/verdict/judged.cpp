@@ -31,6 +31,10 @@ void count(Judged& j) {
     auto& t = tally_of(j, v.framework, v.device);
     ++t.functions;
     ++t.verdicts[v.verdict];
+    if (!v.successor.empty()) {
+      ++t.listed_missing;
+      if (v.successor_verdict == model::Verdict::kPortable) ++t.successor_portable;
+    }
   }
 }
 
@@ -43,37 +47,6 @@ bool Tally::any_reason() const {
 const CaseRatio* Judged::ratio_of(const model::CaseResult& r) const {
   auto it = ratios.find({r.info.id, r.device});
   return it == ratios.end() ? nullptr : &it->second;
-}
-
-model::Check own_check(const model::CaseResult& r) {
-  if (r.outcome != model::Outcome::kPass) return model::Check::kNone;
-  const auto checks = r.extra.find("checks");
-  if (checks != r.extra.end() && checks->is_array() && !checks->empty() &&
-      std::all_of(checks->begin(), checks->end(),
-                  [](const nlohmann::json& c) { return c.is_object() && c.value("ok", false); })) {
-    return model::Check::kProperty;
-  }
-  return model::Check::kNone;
-}
-
-std::vector<model::Check> checks_of(const std::vector<model::CaseResult>& results) {
-  std::vector<model::Check> out;
-  out.reserve(results.size());
-  std::map<std::pair<std::string, std::string>, model::Check> own;
-  for (const auto& r : results) {
-    out.push_back(own_check(r));
-    own[{r.info.id, r.device}] = out.back();
-  }
-  for (size_t i = 0; i < results.size(); ++i) {
-    const auto& r = results[i];
-    if (out[i] != model::Check::kNone || r.outcome != model::Outcome::kPass ||
-        r.numeric.compared_with.empty()) {
-      continue;
-    }
-    auto base = own.find({r.info.id, r.numeric.compared_with});
-    if (base != own.end() && base->second != model::Check::kNone) out[i] = model::Check::kBaseline;
-  }
-  return out;
 }
 
 Judged assemble(model::RunInfo run, std::vector<model::CaseResult> cases,

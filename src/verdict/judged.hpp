@@ -27,6 +27,11 @@ struct Tally {
   std::map<std::string, int> reasons;      // cases per paper reason (kPaperReasons)
   int cases = 0;
   int functions = 0;
+  // Functions whose listed name is missing here (VerdictRow::successor),
+  // counted under `unavailable` and here again, apart; and those of them
+  // whose successor was portable.
+  int listed_missing = 0;
+  int successor_portable = 0;
 
   int count(model::Outcome o) const { return outcomes.at(o); }
   int count(model::Verdict v) const { return verdicts.at(v); }
@@ -65,11 +70,5 @@ Judged judge(model::RunInfo run, std::vector<model::CaseResult> cases, const Opt
 Judged assemble(model::RunInfo run, std::vector<model::CaseResult> cases,
                 std::vector<model::VerdictRow> verdicts, const Options& options);
 
-// How each result's answer was checked, parallel to `results`: a pass
-// whose own checks all held is `property`; a pass that agreed with its
-// baseline device's outputs, where that baseline pass was itself checked, is
-// `baseline`; anything else `none`. (`reference` needs the probe to say a
-// check is a host reference; no probe does yet.)
-std::vector<model::Check> checks_of(const std::vector<model::CaseResult>& results);
 
 }  // namespace mudjack::verdict

@@ -87,12 +87,20 @@ std::string failure_breakdown(const std::vector<const CaseResult*>& cases) {
 
 struct Counts {
   int cases = 0;
+  int passed = 0;
+  int unchecked = 0;  // passes checked by nothing
   int attempted = 0;
   int failed = 0;
   int mismatched = 0;
   int unavailable = 0;
   int skipped = 0;
 };
+
+// "3 of 5 passes checked by nothing".
+std::string unchecked_text(const Counts& n) {
+  return std::to_string(n.unchecked) + " of " + std::to_string(n.passed) +
+         (n.passed == 1 ? " pass" : " passes") + " checked by nothing";
+}
 
 // The one-line reason: why the verdict, then what each flag adds.
 std::string explain(const model::VerdictRow& row, const Counts& n,
@@ -143,6 +151,10 @@ std::string explain(const model::VerdictRow& row, const Counts& n,
     case Verdict::kIntolerableLatency:
       reason = ratio_text;
       break;
+    case Verdict::kUnverified:
+      reason = unchecked_text(n) + " (no reference, property or checked baseline)";
+      if (!ratio_text.empty()) reason += "; " + ratio_text;
+      break;
     case Verdict::kPortable:
       reason = all + " passed";
       if (!ratio_text.empty()) {
@@ -157,16 +169,24 @@ std::string explain(const model::VerdictRow& row, const Counts& n,
       reason += "; " + std::to_string(n.mismatched) + " mismatched the baseline";
     } else if (flag == Verdict::kIntolerableLatency) {
       reason += "; " + ratio_text;
+    } else if (flag == Verdict::kUnverified) {
+      reason += "; " + unchecked_text(n);
     }
   }
   return reason;
 }
 
 // Counts of the group's outcomes; the failing and mismatching case ids, sorted.
-Counts count_cases(const std::vector<const CaseResult*>& cases, model::VerdictRow& row) {
+Counts count_cases(const std::vector<const CaseResult*>& cases,
+                   const std::vector<model::Check>& checks, model::VerdictRow& row) {
   Counts n;
-  for (const CaseResult* r : cases) {
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const CaseResult* r = cases[i];
     ++n.cases;
+    if (r->outcome == Outcome::kPass) {
+      ++n.passed;
+      if (checks[i] == model::Check::kNone) ++n.unchecked;
+    }
     if (attempted(r->outcome)) ++n.attempted;
     if (failed(r->outcome)) {
       ++n.failed;
@@ -182,6 +202,7 @@ Counts count_cases(const std::vector<const CaseResult*>& cases, model::VerdictRo
   std::sort(row.failing.begin(), row.failing.end());
   std::sort(row.mismatching.begin(), row.mismatching.end());
   row.cases = n.cases;
+  row.unchecked = n.unchecked;
   return n;
 }
 
@@ -225,6 +246,8 @@ void classify(const Counts& n, bool intolerable, model::VerdictRow& row) {
     row.verdict = Verdict::kDivergent;
   } else if (intolerable) {
     row.verdict = Verdict::kIntolerableLatency;
+  } else if (n.unchecked > 0) {
+    row.verdict = Verdict::kUnverified;
   } else {
     row.verdict = Verdict::kPortable;
   }
@@ -235,9 +258,27 @@ void classify(const Counts& n, bool intolerable, model::VerdictRow& row) {
   if (intolerable && row.verdict != Verdict::kIntolerableLatency) {
     row.flags.push_back(Verdict::kIntolerableLatency);
   }
+  if (n.unchecked > 0 && row.verdict != Verdict::kUnverified) {
+    row.flags.push_back(Verdict::kUnverified);
+  }
+}
+
+// A listed name that does not exist here (see the header): the row becomes
+// `unavailable`, keeping what the successor earned.
+void listed_missing(const std::vector<const CaseResult*>& cases, const Counts& n,
+                    model::VerdictRow& row) {
+  const CaseResult& first = *cases.front();
+  if (first.info.successor.empty() || n.unavailable == 0 || n.attempted == 0) return;
+  row.successor = first.info.successor;
+  row.successor_verdict = row.verdict;
+  row.verdict = Verdict::kUnavailable;
+  row.reason = "listed name missing; successor " + row.successor + " " +
+               std::string(model::to_string(*row.successor_verdict)) + ": " + row.reason;
+  std::erase(row.flags, Verdict::kUnavailable);
 }
 
 model::VerdictRow judge_group(const std::vector<const CaseResult*>& cases,
+                              const std::vector<model::Check>& checks,
                               const std::unordered_map<std::string, const CaseResult*>* baseline,
                               const Options& options) {
   const CaseResult& first = *cases.front();
@@ -245,7 +286,7 @@ model::VerdictRow judge_group(const std::vector<const CaseResult*>& cases,
   row.framework = first.info.framework;
   row.function = first.info.function;
   row.device = first.device;
-  const Counts n = count_cases(cases, row);
+  const Counts n = count_cases(cases, checks, row);
   latency_ratio(cases, baseline, options, row);
   const double threshold = options.threshold(row.function, row.device);
   // With raw samples, only an interval wholly above the threshold is
@@ -255,6 +296,7 @@ model::VerdictRow judge_group(const std::vector<const CaseResult*>& cases,
   const bool intolerable = judged && *judged > threshold * (1 + kThresholdSlack);
   classify(n, intolerable, row);
   row.reason = explain(row, n, cases, threshold, intolerable);
+  listed_missing(cases, n, row);
   return row;
 }
 
@@ -262,12 +304,17 @@ model::VerdictRow judge_group(const std::vector<const CaseResult*>& cases,
 
 std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& results,
                                        const Options& options) {
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<const CaseResult*>>
-      groups;
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, std::vector<const CaseResult*>> groups;
+  std::map<Key, std::vector<model::Check>> group_checks;
+  const auto checks = checks_of(results);
   // baseline device -> case id -> its result there
   std::map<std::string, std::unordered_map<std::string, const CaseResult*>> baselines;
-  for (const CaseResult& r : results) {
-    groups[{r.info.framework, r.info.function, r.device}].push_back(&r);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const CaseResult& r = results[i];
+    const Key key{r.info.framework, r.info.function, r.device};
+    groups[key].push_back(&r);
+    group_checks[key].push_back(checks[i]);
     if (r.device == options.baseline_for(r.device)) {
       baselines[r.device][r.info.id] = &r;
     }
@@ -278,10 +325,45 @@ std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& res
     const std::string& device = std::get<2>(key);
     const std::string base = options.baseline_for(device);
     const auto it = baselines.find(base);
-    rows.push_back(judge_group(
-        cases, device == base || it == baselines.end() ? nullptr : &it->second, options));
+    rows.push_back(judge_group(cases, group_checks[key],
+                               device == base || it == baselines.end() ? nullptr : &it->second,
+                               options));
   }
   return rows;
+}
+
+model::Check own_check(const model::CaseResult& r) {
+  if (r.outcome != Outcome::kPass) return model::Check::kNone;
+  const auto checks = r.extra.find("checks");
+  if (checks == r.extra.end() || !checks->is_array() || checks->empty()) {
+    return model::Check::kNone;
+  }
+  bool reference = false;
+  for (const auto& c : *checks) {
+    if (!c.is_object() || !c.value("ok", false)) return model::Check::kNone;
+    reference = reference || c.value("kind", "") == "reference";
+  }
+  return reference ? model::Check::kReference : model::Check::kProperty;
+}
+
+std::vector<model::Check> checks_of(const std::vector<model::CaseResult>& results) {
+  std::vector<model::Check> out;
+  out.reserve(results.size());
+  std::map<std::pair<std::string, std::string>, model::Check> own;
+  for (const auto& r : results) {
+    out.push_back(own_check(r));
+    own[{r.info.id, r.device}] = out.back();
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    if (out[i] != model::Check::kNone || r.outcome != Outcome::kPass ||
+        r.numeric.compared_with.empty()) {
+      continue;
+    }
+    auto base = own.find({r.info.id, r.numeric.compared_with});
+    if (base != own.end() && base->second != model::Check::kNone) out[i] = model::Check::kBaseline;
+  }
+  return out;
 }
 
 std::map<std::pair<std::string, std::string>, CaseRatio> case_ratios(

@@ -27,11 +27,19 @@
 //   partial_failure      some attempted cases failed, some ran
 //   divergent            none failed, some mismatched
 //   intolerable_latency  none failed or mismatched, and intolerable
+//   unverified           some pass was checked by nothing (checks_of: kNone)
 //   portable             otherwise
 // Flags list, in enum order, every other category that also applies:
 //   unavailable          some cases are unavailable though others were attempted
 //   divergent            some mismatched (under partial_failure)
 //   intolerable_latency  intolerable (under partial_failure or divergent)
+//   unverified           some pass checked by nothing (under any verdict above it)
+// A listed name that is missing: when the group's cases declare a successor
+// (CaseInfo::successor) and some of them are unavailable, the listed name
+// does not exist here. The verdict is then `unavailable`, whatever the
+// successor's cases did; VerdictRow::successor names the successor and
+// successor_verdict holds the verdict its cases earned, so a report counts
+// "listed name missing; successor portable" apart and never as portable.
 // complete_failure, partial_failure and portable are never flags: they cannot
 // hold alongside a verdict that outranks them. skip never raises a flag (the
 // case declared a requirement this machine does not meet).
@@ -105,5 +113,16 @@ std::map<std::string, std::map<std::string, std::map<std::string, int>>> reason_
 // (case id, device), as one run does.
 std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& results,
                                        const Options& options);
+
+// How one result's answer was checked by its own checks: for a pass whose
+// checks (results' extra.checks, protocol 1.2) all held, `reference` when one
+// of them is a host reference, else `property`; `none` otherwise.
+model::Check own_check(const model::CaseResult& r);
+
+// How each result's answer was checked, parallel to `results`: its own
+// checks (own_check); else, for a pass that agreed with its baseline
+// device's outputs where that baseline pass was itself checked, `baseline`;
+// anything else `none`.
+std::vector<model::Check> checks_of(const std::vector<model::CaseResult>& results);
 
 }  // namespace mudjack::verdict

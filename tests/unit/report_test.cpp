@@ -417,7 +417,8 @@ TEST(ReportSchema, EnumsMatchTheClosedLists) {
   EXPECT_EQ(schema["$defs"]["outcome"]["enum"].get<std::set<std::string>>(), outcomes);
   std::set<std::string> verdicts;
   for (auto v : {Verdict::kUnavailable, Verdict::kCompleteFailure, Verdict::kPartialFailure,
-                 Verdict::kDivergent, Verdict::kIntolerableLatency, Verdict::kPortable}) {
+                 Verdict::kDivergent, Verdict::kIntolerableLatency, Verdict::kUnverified,
+                 Verdict::kPortable}) {
     verdicts.insert(std::string(model::to_string(v)));
   }
   EXPECT_EQ(schema["$defs"]["verdict"]["enum"].get<std::set<std::string>>(), verdicts);
@@ -651,14 +652,17 @@ TEST(ReportMarkdown, SummarisesVerdictsAndOutcomesPerFrameworkAndDevice) {
   ASSERT_NE(jax, std::string::npos);
   ASSERT_NE(torch, std::string::npos);
   EXPECT_LT(jax, torch);
-  EXPECT_NE(md.find("| Device | Functions | portable | partial failure | complete failure | "
-                    "divergent | intolerable latency | unavailable | Failure rate |"),
+  EXPECT_NE(md.find("| Device | Functions | portable | unverified | partial failure | "
+                    "complete failure | divergent | intolerable latency | unavailable | "
+                    "Failure rate |"),
             std::string::npos);
-  // Functions: portable, partial, complete, divergent, intolerable, unavailable, rate.
-  EXPECT_NE(md.find("| `cpu` | 4 | 2 | 0 | 1 | 0 | 0 | 1 | 33% |", torch), std::string::npos) << md;
-  EXPECT_NE(md.find("| `cuda:0` (NVIDIA H100) | 4 | 0 | 1 | 1 | 1 | 0 | 1 | 67% |", torch),
+  // Functions: portable, unverified, partial, complete, divergent, intolerable, unavailable,
+  // rate.
+  EXPECT_NE(md.find("| `cpu` | 4 | 2 | 0 | 0 | 1 | 0 | 0 | 1 | 33% |", torch), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `cuda:0` (NVIDIA H100) | 4 | 0 | 0 | 1 | 1 | 1 | 0 | 1 | 67% |", torch),
             std::string::npos);
-  EXPECT_NE(md.find("| `cpu` | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0% |", jax), std::string::npos);
+  EXPECT_NE(md.find("| `cpu` | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0% |", jax), std::string::npos);
   // Cases: pass, fail, mismatch, crash, timeout, unavailable, skip.
   EXPECT_NE(md.find("| Device | Cases | pass | fail | mismatch | crash | timeout | unavailable | "
                     "skip |"),

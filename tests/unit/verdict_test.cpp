@@ -53,6 +53,11 @@ CaseResult make(const Case& c) {
   r.device = c.device;
   r.outcome = c.outcome;
   r.error.kind = c.kind;
+  // Crafted passes are checked by a host reference unless a test says otherwise.
+  if (c.outcome == Outcome::kPass) {
+    r.extra["checks"] = nlohmann::json::array(
+        {{{"name", "matches numpy"}, {"kind", "reference"}, {"ok", true}}});
+  }
   if (c.median_ns) {
     model::LatencyStats s;
     s.median_ns = *c.median_ns;
@@ -365,6 +370,7 @@ model::CaseResult timed(const std::string& device, const std::string& variant,
   r.info.variant = variant;
   r.device = device;
   r.outcome = model::Outcome::kPass;
+  r.extra["checks"] = nlohmann::json::array({{{"name", "ref"}, {"kind", "reference"}, {"ok", true}}});
   r.latency.samples_ns = samples;
   r.latency.stats = stats::summarize(r.latency.samples_ns);
   return r;
@@ -421,6 +427,74 @@ TEST(PaperReason, MapsOutcomesAndErrorKindsAsDesignSays) {
   EXPECT_EQ(reason(Outcome::kMismatch, ErrorKind::kOther), "float precision");
   EXPECT_EQ(reason(Outcome::kUnavailable, ErrorKind::kNone), "unavailable");
   EXPECT_EQ(reason(Outcome::kFail, ErrorKind::kDeviceError), "other");
+}
+
+TEST(VerdictChecked, APassCheckedByNothingMakesTheFunctionUnverifiedNeverPortable) {
+  auto results = make_all({{"sum", "a", "cpu"}, {"sum", "b", "cpu"}});
+  results[1].extra.erase("checks");
+  auto rows = compute(results, Options{});
+  const auto row = row_for(rows, "sum", "cpu");
+  EXPECT_EQ(row.verdict, Verdict::kUnverified);
+  EXPECT_EQ(row.unchecked, 1);
+  EXPECT_EQ(row.reason, "1 of 2 passes checked by nothing (no reference, property or checked baseline)");
+}
+
+TEST(VerdictChecked, AFailedOrRaisingCheckOnAPassIsNoCheck) {
+  auto results = make_all({{"sum", "a", "cpu"}});
+  results[0].extra["checks"][0]["ok"] = false;
+  EXPECT_EQ(own_check(results[0]), model::Check::kNone);
+  EXPECT_EQ(row_for(compute(results, Options{}), "sum", "cpu").verdict, Verdict::kUnverified);
+}
+
+TEST(VerdictChecked, ReferenceOutranksPropertyAndEveryCheckMustHold) {
+  auto results = make_all({{"sum", "a", "cpu"}});
+  auto& checks = results[0].extra["checks"];
+  EXPECT_EQ(own_check(results[0]), model::Check::kReference);
+  checks.push_back({{"name", "sorted"}, {"ok", true}});  // no kind: a property (protocol 1.1)
+  EXPECT_EQ(own_check(results[0]), model::Check::kReference);
+  checks.erase(checks.begin());
+  EXPECT_EQ(own_check(results[0]), model::Check::kProperty);
+}
+
+TEST(VerdictChecked, AgreementWithACheckedBaselinePassChecksAnUncheckedDevicePass) {
+  auto results = make_all({{"sum", "a", "cpu"}, {"sum", "a", "cuda:0"}});
+  results[1].extra.erase("checks");
+  results[1].numeric.compared_with = "cpu";
+  auto checks = checks_of(results);
+  EXPECT_EQ(checks[1], model::Check::kBaseline);
+  EXPECT_EQ(row_for(compute(results, Options{}), "sum", "cuda:0").verdict, Verdict::kPortable);
+  // An unchecked baseline pass checks nothing.
+  results[0].extra.erase("checks");
+  EXPECT_EQ(checks_of(results)[1], model::Check::kNone);
+  EXPECT_EQ(row_for(compute(results, Options{}), "sum", "cuda:0").verdict, Verdict::kUnverified);
+}
+
+TEST(VerdictChecked, UnverifiedIsAFlagUnderAWorseVerdict) {
+  auto results = make_all({{"sum", "a", "cpu"}, {"sum", "b", "cpu", Outcome::kFail}});
+  results[0].extra.erase("checks");
+  const auto row = row_for(compute(results, Options{}), "sum", "cpu");
+  EXPECT_EQ(row.verdict, Verdict::kPartialFailure);
+  EXPECT_EQ(row.flags, (std::vector<Verdict>{Verdict::kUnverified}));
+}
+
+TEST(VerdictChecked, AMissingListedNameIsUnavailableWithItsSuccessorsVerdict) {
+  auto results = make_all({{"torch.optim.LBGFS", "as-listed", "cpu", Outcome::kUnavailable},
+                           {"torch.optim.LBGFS", "small", "cpu"}});
+  for (auto& r : results) r.info.successor = "torch.optim.LBFGS";
+  const auto row = row_for(compute(results, Options{}), "torch.optim.LBGFS", "cpu");
+  EXPECT_EQ(row.verdict, Verdict::kUnavailable);
+  EXPECT_EQ(row.successor, "torch.optim.LBFGS");
+  ASSERT_TRUE(row.successor_verdict.has_value());
+  EXPECT_EQ(*row.successor_verdict, Verdict::kPortable);
+  EXPECT_TRUE(row.flags.empty());
+  EXPECT_EQ(row.reason.rfind("listed name missing; successor torch.optim.LBFGS portable", 0), 0u)
+      << row.reason;
+  // Where the listed name exists, its cases run: nothing is missing.
+  results[0].outcome = Outcome::kPass;
+  results[0].extra["checks"] = results[1].extra["checks"];
+  const auto present = row_for(compute(results, Options{}), "torch.optim.LBGFS", "cpu");
+  EXPECT_EQ(present.verdict, Verdict::kPortable);
+  EXPECT_TRUE(present.successor.empty());
 }
 
 }  // namespace

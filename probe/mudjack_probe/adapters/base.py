@@ -199,6 +199,28 @@ class Adapter:
     def reset_peak_memory(self) -> None:
         pass
 
+    def device_unusable(self) -> str | None:
+        """After a case raised: can the device still compute? Runs a tiny
+        computation (x + x over four float32 values, synchronised) and returns
+        None when it gives the right answer, else one line saying what
+        happened. A sticky error (a CUDA device-side assert, a lost device,
+        an XLA runtime that stays broken) fails this, and the engine then
+        replaces the probe before the next case (protocol 1.2). The device's
+        state decides, not the failed case's message."""
+        try:
+            with self.scope():
+                x = self.from_numpy(np.arange(4, dtype=np.float32), "float32")
+                y = x + x
+                self.block(y)
+                self.sync()
+                got = self.to_numpy(y)
+        except Exception as exc:  # whatever the device raises now is the answer
+            text = f"{type(exc).__name__}: {exc}".strip().splitlines()
+            return (text[0] if text else type(exc).__name__)[:300]
+        if len(got) != 1 or not np.array_equal(np.asarray(got[0][0], dtype=np.float64), [0.0, 2.0, 4.0, 6.0]):
+            return "a four-element x + x on the device returned wrong values"
+        return None
+
     def peak_device_bytes(self) -> int | None:
         return None
 

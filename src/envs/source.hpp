@@ -1,0 +1,37 @@
+#pragma once
+// The state of the source tree a run is made from: the probe and the suites
+// are read from envs::data_dir() when cases run, so a run's answers depend on
+// that tree as it is then, not as it was when the binary was built. Recorded
+// in every run's environment (machines[].source) so that `report --publish`
+// can refuse a run made from uncommitted code.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace mudjack::envs {
+
+struct SourceState {
+  std::string commit;         // HEAD's full hash; empty when unknown
+  std::optional<bool> dirty;  // nullopt when unknown
+  std::string changed;        // dirty: the first changed path
+  std::string why_unknown;    // one line, when commit or dirty is unknown
+};
+
+// Asks git (on PATH) about `dir`: HEAD, and whether a tracked file differs
+// from it or an untracked file lies under probe/, suites/, src/ or envs/
+// (what a run reads or is built from). Unknown, with the reason, when `dir`
+// is not a git checkout or git cannot run; each git call is given 10 s.
+SourceState source_state(const std::filesystem::path& dir);
+
+// {commit, dirty, changed, why_unknown}: null for what is unknown.
+nlohmann::json to_json(const SourceState& s);
+
+// A one-line reason why results made from this source must not be
+// published (dirty, or unknown); nullopt when they may. `source` is the
+// stored JSON (to_json), or null for a run stored before it was recorded.
+std::optional<std::string> unpublishable(const nlohmann::json& source);
+
+}  // namespace mudjack::envs

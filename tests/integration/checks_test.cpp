@@ -1,0 +1,106 @@
+// How a pass is checked, and what a broken device does to the cases after
+// it: the real binary, real numpy probes, tests/fixtures/suites/checks.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "harness.hpp"
+
+using namespace mjtest;
+using nlohmann::json;
+
+namespace {
+
+struct Outcomes {
+  json results;
+  std::map<std::string, json> cases;     // by function
+  std::map<std::string, json> verdicts;  // by function
+};
+
+class Checks : public Cli {
+ protected:
+  Outcomes run_checks(const std::vector<std::string>& extra = {}) {
+    auto out = dir_ / "results";
+    std::vector<std::string> args = {"run",         "--suite-dir",
+                                     (kFixtures / "suites" / "checks").string(),
+                                     "--out",       out.string(),
+                                     "--budget-ms", "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = mudjack(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    Outcomes run;
+    auto list = runs(out);
+    if (list.empty()) return run;
+    run.results = json::parse(
+        slurp(out / "runs" / list[0]["id"].get<std::string>() / "results.json"));
+    for (const auto& c : run.results["cases"]) run.cases[c["function"]] = c;
+    for (const auto& v : run.results["verdicts"]) run.verdicts[v["function"]] = v;
+    return run;
+  }
+};
+
+TEST_F(Checks, EachPassSaysHowItWasCheckedAndAnUncheckedPassIsUnverified) {
+  auto run = run_checks({"--filter", "check\\."});
+  ASSERT_EQ(run.results["schema_version"], "1.3");
+  EXPECT_EQ(run.cases["check.reference"]["checked"], "reference");
+  EXPECT_EQ(run.cases["check.reference"]["extra"]["checks"][0]["kind"], "reference");
+  EXPECT_EQ(run.cases["check.property"]["checked"], "property");
+  EXPECT_EQ(run.cases["check.unchecked"]["outcome"], "pass");
+  EXPECT_EQ(run.cases["check.unchecked"]["checked"], "none");
+
+  EXPECT_EQ(run.verdicts["check.reference"]["verdict"], "portable");
+  EXPECT_EQ(run.verdicts["check.property"]["verdict"], "portable");
+  EXPECT_EQ(run.verdicts["check.unchecked"]["verdict"], "unverified");
+  EXPECT_EQ(run.verdicts["check.unchecked"]["unchecked"], 1);
+  EXPECT_NE(run.verdicts["check.unchecked"]["reason"].get<std::string>().find(
+                "checked by nothing"),
+            std::string::npos);
+}
+
+TEST_F(Checks, AFailingOrRaisingCheckMakesAMismatchNotAPass) {
+  auto run = run_checks({"--filter", "check\\.(fails|raises)"});
+  for (const char* f : {"check.fails", "check.raises"}) {
+    EXPECT_EQ(run.cases[f]["outcome"], "mismatch") << f;
+    EXPECT_EQ(run.cases[f]["checked"], "none") << f;
+    EXPECT_EQ(run.verdicts[f]["verdict"], "divergent") << f;
+    EXPECT_EQ(run.cases[f]["extra"]["checks"][0]["ok"], false) << f;
+  }
+  EXPECT_NE(run.cases["check.raises"]["error"]["message"].get<std::string>().find(
+                "cannot be evaluated"),
+            std::string::npos);
+}
+
+TEST_F(Checks, AnOutputOnAnotherDeviceFails) {
+  auto run = run_checks({"--filter", "device\\.wrong_output"});
+  const auto& c = run.cases["device.wrong_output"];
+  EXPECT_EQ(c["outcome"], "fail");
+  EXPECT_EQ(c["error"]["kind"], "device_error");
+  EXPECT_NE(c["error"]["message"].get<std::string>().find("cuda:9"), std::string::npos);
+}
+
+TEST_F(Checks, AStickyDeviceErrorFailsOnlyItsOwnCaseTheProbeIsReplaced) {
+  auto run = run_checks({"--filter", "device\\.(sticky|message_only)|ordinary"});
+  const auto& sticky = run.cases["device.sticky"];
+  EXPECT_EQ(sticky["outcome"], "fail");
+  EXPECT_EQ(sticky["error"]["kind"], "device_error");
+  ASSERT_TRUE(sticky["extra"].contains("device_unusable")) << sticky.dump();
+  EXPECT_NE(sticky["extra"]["device_unusable"].get<std::string>().find("device-side assert"),
+            std::string::npos);
+  // The message alone decides nothing: this device still computes.
+  const auto& message_only = run.cases["device.message_only"];
+  EXPECT_EQ(message_only["outcome"], "fail");
+  EXPECT_FALSE(message_only["extra"].contains("device_unusable")) << message_only.dump();
+  int ordinary = 0;
+  for (const auto& [function, c] : run.cases) {
+    if (function.rfind("ordinary.", 0) != 0) continue;
+    ++ordinary;
+    EXPECT_EQ(c["outcome"], "pass") << function << ": " << c["error"].dump();
+    EXPECT_EQ(c["checked"], "reference") << function;
+  }
+  EXPECT_EQ(ordinary, 10);
+}
+
+}  // namespace
