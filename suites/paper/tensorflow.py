@@ -406,7 +406,7 @@ def _svd_values_ref(dtype: str):
     dtype=["float16", "float32", "float64", "complex64"],
     shape={"small": (32, 16), "large": (512, 512)},
     params={"part": ["values", "full"]},
-    note="values: singular values only, compared across devices; full: U and V are defined only up to "
+    note="values: singular values only, checked against numpy.linalg.svd; full: U and V are defined only up to "
     "sign/phase, so they are not compared but must rebuild the input with orthonormal U. float16 has no "
     "Svd kernel (a finding)",
 )
@@ -924,8 +924,8 @@ def set_diag(t: Ctx):
     shape={"scalar": (), "empty": (0,), "vector": (1000,), "large": (LARGE,)},
     mode=["eager", "compiled"],
     where=cross("float32", "vector") & compiled_only(("float32", "float64"), "vector"),
-    note="Q(a, x), the regularized upper incomplete gamma, a in [0.5, 2.5), x in [0, 7.5); values must lie in "
-    "[0, 1]. float16 and bfloat16 have no Igammac kernel (a finding)",
+    note="Q(a, x), the regularized upper incomplete gamma, a in [0.5, 2.5), x in [0, 7.5); checked against "
+    "scipy.special.gammaincc. float16 and bfloat16 have no Igammac kernel (a finding)",
 )
 def igammac(t: Ctx):
     tf = t.fw
@@ -945,7 +945,7 @@ def _igammac_ref(t: Ctx):
     shape={"a_one": (1000,), "broadcast": (8, 128), "edges": (6,)},
     where=cross("float64", "a_one"),
     note="a_one: Q(1, x) = exp(-x) exactly; broadcast: a of shape [8, 1] against x of shape [1, 128]; edges: "
-    "x = 0 gives 1, tiny and huge a, x = a = 100",
+    "x = 0 gives 1, tiny and huge a, x = a = 100; all against scipy.special.gammaincc",
 )
 def igammac_special(t: Ctx):
     tf = t.fw

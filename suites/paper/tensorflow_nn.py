@@ -76,7 +76,8 @@ def _conv2d_transpose_ref(x, f, out_shape, strides=(1, 1), padding="SAME", dilat
     shape={"small": (1, 8, 8, 4), "large": (8, 64, 64, 16)},
     mode=["eager", "compiled"],
     where=compiled_only("float32", "small"),
-    note="NHWC input, 3x3 filter halving the channels, stride 2, SAME padding: output doubles H and W",
+    note="NHWC input, 3x3 filter halving the channels, stride 2, SAME padding: output doubles H and W; checked "
+    "against a direct float64 transposed convolution",
 )
 def conv2d_transpose(t: Ctx):
     tf = t.fw
@@ -101,7 +102,7 @@ def conv2d_transpose(t: Ctx):
     ) and (m == "eager" or (d == "float32" and s == "small" and p["variant"] in ("valid", "dilated"))),
     note="3x3 filter 4 -> 2 channels. valid: stride 2, VALID (out 17x17); stride1: stride 1, SAME; dilated: "
     "stride 1, dilations 2; nchw: data_format NCHW, stride 2, SAME (the GPU's native layout); rect_stride: "
-    "strides (1, 2), SAME; empty: batch 0",
+    "strides (1, 2), SAME; empty: batch 0. Checked against a direct float64 transposed convolution",
 )
 def conv2d_transpose_variants(t: Ctx):
     tf = t.fw
@@ -169,9 +170,9 @@ def _conv3d_ref(x: np.ndarray, f: np.ndarray, stride: int, padding: str, dilatio
         or (s == "large" and d in ("float16", "float32", "float64") and p["strides"] == 1 and p["padding"] == "SAME")
         or (s == "empty" and d == "float32" and p["strides"] == 1 and p["padding"] == "SAME")
     ) and (m == "eager" or (d == "float32" and p["strides"] == 1 and p["padding"] == "SAME")),
-    note="NDHWC; small: 2x2x2 filter 2 -> 3 channels, checked against a direct float64 convolution; large: "
-    "3x3x3 filter 8 -> 16 channels (about 113M multiply-adds); empty: batch 0, output must be [0, 4, 6, 6, 3] "
-    "(TF 2.21's eager CPU kernel returns the input's shape [0, 4, 6, 6, 2]; XLA gets it right: a finding)",
+    note="NDHWC; small: 2x2x2 filter 2 -> 3 channels; large: 3x3x3 filter 8 -> 16 channels (about 113M "
+    "multiply-adds); both checked against a direct float64 convolution; empty: batch 0, output must be "
+    "[0, 4, 6, 6, 3]",
 )
 def conv3d(t: Ctx):
     tf = t.fw
@@ -346,7 +347,8 @@ def _idct_ref(t: Ctx, kind: int, norm, n=None):
         or (s == "large" and d == "float32" and (p["type"], p["norm"]) == (2, "ortho"))
     ) and (m == "eager" or (s == "batch" and d == "float32" and (p["type"], p["norm"]) in ((2, "ortho"), (4, None)))),
     note="dct_ops_test: types 1-4, norm None or 'ortho' (type 1 has no ortho form) along the last axis; ortho "
-    "transforms must preserve the L2 norm. float16: the op is float32/float64 only (a TypeError everywhere). "
+    "transforms must preserve the L2 norm; all are checked against scipy.fft.dct of the inverse type. "
+    "float16: the op is float32/float64 only (a TypeError everywhere). "
     "empty: a batch of zero rows, which TF 2.21 rejects inside its FFT padding (a finding)",
 )
 def idct(t: Ctx):
