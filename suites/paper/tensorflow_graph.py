@@ -24,6 +24,11 @@ from mudjack_probe.errors import Unavailable
 cases = Cases("tensorflow")
 
 
+# Said in the notes of float32 matmul and convolution cases checked at float32's precision.
+_TF32 = (" float32 is checked at float32's precision: a GPU where TensorFlow uses TF32 by default "
+        "(tf.config.experimental.enable_tensor_float_32_execution) fails it, and that is the default, not noise")
+
+
 _STALE: list = []  # what the previous body left open: sessions, writers, temp folders
 
 
@@ -242,7 +247,7 @@ def tensor_eval(t: Ctx):
     "tf.Tensor.eval",
     dtype=["float32"],
     shape={"matmul_constants": (128, 128)},
-    note="graph: eval of matmul(a, b) of two constants (no feed): the whole computation stays on the device",
+    note="graph: eval of matmul(a, b) of two constants (no feed): the whole computation stays on the device;" + _TF32,
 )
 def tensor_eval_const(t: Ctx):
     _fresh()
@@ -285,7 +290,7 @@ def session_run(t: Ctx):
     where=cross("float32", "matmul"),
     note="graph. matmul: a 512x512 product; feed_large: a 2^20 host feed through 2x + 1; structure: fetches "
     "as {'a': t, 'b': [t, (t,)]} come back in the same nest; op_fetch: [train_op, tensor] gives [None, "
-    "value]; run_options: RunOptions(FULL_TRACE) with run_metadata, which must then hold step stats",
+    "value]; run_options: RunOptions(FULL_TRACE) with run_metadata, which must then hold step stats;" + _TF32,
 )
 def session_run_variants(t: Ctx):
     _fresh()
@@ -350,7 +355,7 @@ def session_run_variants(t: Ctx):
     where=cross("float32", "build_and_run"),
     note="enter: inside g.as_default() the default graph is g and TF is not executing eagerly, and after "
     "exit eager execution is back (flags); build_and_run: a matmul built under as_default() runs in a "
-    "Session on the device; nested: an inner graph's as_default() restores the outer one on exit",
+    "Session on the device; nested: an inner graph's as_default() restores the outer one on exit;" + _TF32,
 )
 def graph_as_default(t: Ctx):
     _fresh()
@@ -721,7 +726,7 @@ def _gradient_error_ref(xv, f, df, delta: float = 1e-3):
     note="graph: y = x @ W + b with variables, saved by simple_save(session, export_dir, inputs, outputs) to "
     "a fresh folder per call (the timed call writes the SavedModel: graph, variables). The check loads the "
     "first export with tf.compat.v1.saved_model.loader.load in a new graph and session, runs it on a feed "
-    "and compares with x @ W + b (and 2 relu) computed in numpy (round trip)",
+    "and compares with x @ W + b (and 2 relu) computed in numpy (round trip);" + _TF32,
 )
 def simple_save(t: Ctx):
     _fresh()
@@ -1208,9 +1213,9 @@ def summary_flush(t: Ctx):
                 return _flag(False)
             return _flag(True)
 
-        # the writer's file holds its version record only: flush() without a default writer wrote nothing
+        # the writer's file holds at most its version record: flush() without a default writer wrote nothing
         return t.call(quiet).check("no error", _first_is_one).check(
-            "nothing written to the unused writer", lambda o, i: _event_count(tf, logdir) == 1)
+            "nothing written to the unused writer", lambda o, i: _event_count(tf, logdir) <= 1)
     # Each fn returns what tf.summary.write returns: True when a default writer recorded the value.
     if s == "explicit_writer":
         def fn(v):

@@ -14,6 +14,11 @@ from mudjack_probe.errors import Unavailable
 cases = Cases("tensorflow")
 
 
+# Said in the notes of float32 matmul and convolution cases checked at float32's precision.
+_TF32 = (" float32 is checked at float32's precision: a GPU where TensorFlow uses TF32 by default "
+        "(tf.config.experimental.enable_tensor_float_32_execution) fails it, and that is the default, not noise")
+
+
 def _scaled(t: Ctx, shape: tuple[int, ...], scale: float) -> object:
     """Normal values times `scale`, scaled on the host so low precisions see the same rounding."""
     return t.adapter.from_numpy(t.numpy_rng().standard_normal(shape) * scale, t.dtype_name)
@@ -77,7 +82,7 @@ def _conv2d_transpose_ref(x, f, out_shape, strides=(1, 1), padding="SAME", dilat
     mode=["eager", "compiled"],
     where=compiled_only("float32", "small"),
     note="NHWC input, 3x3 filter halving the channels, stride 2, SAME padding: output doubles H and W; checked "
-    "against a direct float64 transposed convolution",
+    "against a direct float64 transposed convolution;" + _TF32,
 )
 def conv2d_transpose(t: Ctx):
     tf = t.fw
@@ -102,7 +107,7 @@ def conv2d_transpose(t: Ctx):
     ) and (m == "eager" or (d == "float32" and s == "small" and p["variant"] in ("valid", "dilated"))),
     note="3x3 filter 4 -> 2 channels. valid: stride 2, VALID (out 17x17); stride1: stride 1, SAME; dilated: "
     "stride 1, dilations 2; nchw: data_format NCHW, stride 2, SAME (the GPU's native layout); rect_stride: "
-    "strides (1, 2), SAME; empty: batch 0. Checked against a direct float64 transposed convolution",
+    "strides (1, 2), SAME; empty: batch 0. Checked against a direct float64 transposed convolution;" + _TF32,
 )
 def conv2d_transpose_variants(t: Ctx):
     tf = t.fw
@@ -172,7 +177,7 @@ def _conv3d_ref(x: np.ndarray, f: np.ndarray, stride: int, padding: str, dilatio
     ) and (m == "eager" or (d == "float32" and p["strides"] == 1 and p["padding"] == "SAME")),
     note="NDHWC; small: 2x2x2 filter 2 -> 3 channels; large: 3x3x3 filter 8 -> 16 channels (about 113M "
     "multiply-adds); both checked against a direct float64 convolution; empty: batch 0, output must be "
-    "[0, 4, 6, 6, 3]",
+    "[0, 4, 6, 6, 3];" + _TF32,
 )
 def conv3d(t: Ctx):
     tf = t.fw
@@ -193,7 +198,7 @@ def conv3d(t: Ctx):
     shape={"small": (1, 4, 6, 6, 2)},
     params={"variant": ["dilated", "ncdhw"]},
     note="dilated: dilations 2 in D, H, W with stride 1, SAME; ncdhw: data_format NCDHW (channels first, the "
-    "GPU's preferred layout), stride 1, SAME",
+    "GPU's preferred layout), stride 1, SAME; checked against a direct float64 convolution;" + _TF32,
 )
 def conv3d_variants(t: Ctx):
     tf = t.fw
