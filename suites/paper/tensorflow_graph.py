@@ -16,10 +16,17 @@ other conventions.
 
 from __future__ import annotations
 
+from _tf_ref import DEFAULT_GRAPH_SEED, UNIT, equal, exact, module, near, near_all, numpy_dtype, philox_normal, philox_normal_draw, rounded
+
 from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 from mudjack_probe.errors import Unavailable
 
 cases = Cases("tensorflow")
+
+
+# Said in the notes of float32 matmul and convolution cases checked at float32's precision.
+_TF32 = (" float32 is checked at float32's precision: a GPU where TensorFlow uses TF32 by default "
+        "(tf.config.experimental.enable_tensor_float_32_execution) fails it, and that is the default, not noise")
 
 
 _STALE: list = []  # what the previous body left open: sessions, writers, temp folders
@@ -115,16 +122,25 @@ def _f64(a) -> object:
     return a.astype(np.complex128) if a.dtype.kind == "c" else a.astype(np.float64)
 
 
-def _tol(dtype: str) -> tuple[float, float]:
-    return {"float16": (5e-3, 5e-3), "bfloat16": (3e-2, 3e-2), "float32": (2e-5, 2e-5)}.get(dtype, (1e-10, 1e-12))
+def _matmul_ref(t: Ctx, a, b, transpose_b: bool = False):
+    """Check: the product of two host matrices against numpy in float64, each element within
+    2 u sqrt(k) sum_j |a_ij b_jk| (a k-term dot product summed in order in the dtype)."""
+    a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    if transpose_b:
+        b64 = b64.T
+    u = UNIT.get(t.dtype_name, 0.0)
+    bound = 2 * u * np.sqrt(a64.shape[1]) * (np.abs(a64) @ np.abs(b64))
+    return near(t, lambda: a64 @ b64, atol=lambda: bound)
 
 
 # --------------------------------------------------------------------------- tf.compat.v1.placeholder
 
 
-def _doubled_row_sums(outs: list[np.ndarray], ins: list[np.ndarray]) -> bool:
-    loose = outs[0].dtype == np.float16  # 32 terms summed in half precision
-    return bool(np.allclose(outs[0], 2 * ins[0].astype(np.float64).sum(axis=1), rtol=1e-2 if loose else 1e-3, atol=5e-2 if loose else 1e-3))
+def _doubled_row_sums(dtype: str):
+    """Row sums of 2x against numpy in float64, rounded to the dtype; atol: 32 terms summed in order in the
+    dtype, u sqrt(31) sum|2x| (as tensorflow.py's reduce_mean bound); integers exactly."""
+    u = UNIT.get(dtype, 0.0)
+    return near(dtype, lambda f: 2 * f.sum(axis=1), atol=lambda f: u * np.sqrt(f.shape[1] - 1.0) * 2 * np.abs(f).sum(axis=1))
 
 
 @cases.case(
@@ -151,7 +167,7 @@ def placeholder(t: Ctx):
 
     feed = host_values(t.shape, t.dtype_name, "randn", t.seed)
     # The host feed is passed as the call's argument so the check sees it.
-    return t.call(lambda f: _run(t, session, y, {x: f}), feed).check("row sums of 2x", _doubled_row_sums)
+    return t.call(lambda f: _run(t, session, y, {x: f}), feed).reference("row sums of 2x", _doubled_row_sums(t.dtype_name))
 
 
 # Keep the first cut's ids: float32/float64/int32 x empty/small without a shape_spec parameter.
@@ -183,7 +199,7 @@ def placeholder_other(t: Ctx):
     session = _session(t, graph)
     feed = _host(t, t.shape)
     want = (lambda a: np.logical_not(a)) if t.dtype_name == "bool" else (lambda a: a * 2 + 1)
-    return t.call(lambda f: _run(t, session, y, {x: f}), feed).check("computes y", lambda o, i: bool(np.array_equal(o[0], want(i[0]))))
+    return t.call(lambda f: _run(t, session, y, {x: f}), feed).reference("computes y", exact(want, dtype=t.dtype_name))
 
 
 # --------------------------------------------------------------------------- tf.Tensor.eval
@@ -224,14 +240,14 @@ def tensor_eval(t: Ctx):
             raise new from exc
 
     want = (lambda a: np.logical_not(a)) if t.dtype_name == "bool" else (lambda a: a + a)
-    return t.call(fn, feed).check("computes y", lambda o, i: bool(np.array_equal(o[0], want(i[0]))))
+    return t.call(fn, feed).reference("computes y", exact(want, dtype=t.dtype_name))
 
 
 @cases.case(
     "tf.Tensor.eval",
     dtype=["float32"],
     shape={"matmul_constants": (128, 128)},
-    note="graph: eval of matmul(a, b) of two constants (no feed): the whole computation stays on the device",
+    note="graph: eval of matmul(a, b) of two constants (no feed): the whole computation stays on the device;" + _TF32,
 )
 def tensor_eval_const(t: Ctx):
     _fresh()
@@ -241,7 +257,7 @@ def tensor_eval_const(t: Ctx):
     with graph.as_default(), tf.device(t.device):
         y = tf.matmul(tf.constant(a), tf.constant(b))
     sess = _session(t, graph)
-    return t.call(lambda: y.eval(session=sess)).check("a @ b", lambda o, i: bool(np.allclose(o[0], a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)))
+    return t.call(lambda: y.eval(session=sess)).reference("a @ b", _matmul_ref(t, a, b))
 
 
 # --------------------------------------------------------------------------- tf.compat.v1.Session.run
@@ -263,8 +279,8 @@ def session_run(t: Ctx):
         ca, cb = tf.constant(a), tf.constant(b)
         y = tf.math.logical_xor(ca, cb) if t.dtype_name == "bool" else ca + cb
     sess = _session(t, graph)
-    want = np.logical_xor(a, b) if t.dtype_name == "bool" else a + b
-    return t.call(lambda: _run(t, sess, y)).check("x + y", lambda o, i: bool(np.array_equal(o[0], want)))
+    want = np.logical_xor(a, b) if t.dtype_name == "bool" else rounded(_f64(a) + _f64(b), t.dtype_name)
+    return t.call(lambda: _run(t, sess, y)).reference("x + y", exact(lambda: want))
 
 
 @cases.case(
@@ -274,7 +290,7 @@ def session_run(t: Ctx):
     where=cross("float32", "matmul"),
     note="graph. matmul: a 512x512 product; feed_large: a 2^20 host feed through 2x + 1; structure: fetches "
     "as {'a': t, 'b': [t, (t,)]} come back in the same nest; op_fetch: [train_op, tensor] gives [None, "
-    "value]; run_options: RunOptions(FULL_TRACE) with run_metadata, which must then hold step stats",
+    "value]; run_options: RunOptions(FULL_TRACE) with run_metadata, which must then hold step stats;" + _TF32,
 )
 def session_run_variants(t: Ctx):
     _fresh()
@@ -288,23 +304,25 @@ def session_run_variants(t: Ctx):
             a = _host(t, t.shape) / 16.0
             y = tf.matmul(tf.constant(a), tf.constant(a))
             sess = _session(t, graph)
-            return t.call(lambda: _run(t, sess, y)).check("a @ a", lambda o, i: bool(np.allclose(o[0], a.astype(np.float64) @ a, rtol=1e-3, atol=1e-3)))
+            return t.call(lambda: _run(t, sess, y)).reference("a @ a", _matmul_ref(t, a, a))
         if s == "feed_large":
             x = v1.placeholder(t.dtype, [None])
             y = x * 2 + 1
             sess = _session(t, graph)
-            return t.call(lambda f: _run(t, sess, y, {x: f}), _host(t, t.shape)).check(
-                "2x + 1", lambda o, i: bool(np.array_equal(o[0], i[0] * 2 + 1)))
-        base = tf.constant(_host(t, t.shape))
+            return t.call(lambda f: _run(t, sess, y, {x: f}), _host(t, t.shape)).reference(
+                "2x + 1", exact(lambda f: f * 2 + 1, dtype=t.dtype_name))
+        base_host = _host(t, t.shape)
+        b64 = base_host.astype(np.float64)
+        base = tf.constant(base_host)
         if s == "structure":
             fetches = {"a": base * 2, "b": [base + 1, (tf.reduce_sum(base),)]}
             sess = _session(t, graph)
 
-            def ok(o, i):  # leaves in key order: a = 2x, b = [x + 1, (sum x,)]
-                doubled = bool(np.allclose(o[0], 2 * (o[1] - 1), atol=1e-5))
-                return len(o) == 3 and doubled and o[2].shape == () and abs(float(o[2]) - float(np.sum(o[1] - 1))) < 1e-2
-
-            return t.call(lambda: _run(t, sess, fetches)).check("same nest, three leaves", ok)
+            # leaves in key order: a = 2x, b = [x + 1, (sum x,)]; the sum within its rounding bound
+            want = [2 * b64, b64 + 1, np.sum(b64)]
+            sum_bound = UNIT.get(t.dtype_name, 0.0) * np.sqrt(b64.size) * np.abs(b64).sum()
+            return t.call(lambda: _run(t, sess, fetches)).reference("same nest: 2x, x + 1, sum x", lambda o, i: len(o) == 3 and all(
+                near(t, lambda w=w: w, atol=sum_bound if k == 2 else None, out=k)(o, []) for k, w in enumerate(want)))
         if s == "op_fetch":
             v = tf.Variable(tf.zeros(t.shape, t.dtype))
             train = tf.group(v.assign_add(base))
@@ -312,8 +330,9 @@ def session_run_variants(t: Ctx):
             sess = _session(t, graph)
             sess_holder["init"] = v1.global_variables_initializer()
             _run(t, sess, sess_holder["init"])
-            return t.call(lambda: _run(t, sess, [train, triple])).check(
-                "op fetch is None", lambda o, i: len(o) == 1 and o[0].shape == t.shape)
+            # [None, 3x]: the op's None leaves one array
+            return t.call(lambda: _run(t, sess, [train, triple])).reference(
+                "op fetch is None, the tensor 3x", lambda o, i: len(o) == 1 and near(t, lambda: 3 * b64)(o, []))
         y = tf.nn.relu(base)
         sess = _session(t, graph)
 
@@ -322,7 +341,8 @@ def session_run_variants(t: Ctx):
         out = _run(t, sess, y, options=v1.RunOptions(trace_level=v1.RunOptions.FULL_TRACE), run_metadata=meta)
         return out, _flag(len(meta.step_stats.dev_stats) > 0)
 
-    return t.call(traced).check("run_metadata has step stats", lambda o, i: int(o[1]) == 1)
+    return t.call(traced).check("run_metadata has step stats", lambda o, i: int(o[1]) == 1).reference(
+        "relu(x)", exact(lambda: np.maximum(b64, 0.0)))
 
 
 # --------------------------------------------------------------------------- tf.Graph.as_default
@@ -335,7 +355,7 @@ def session_run_variants(t: Ctx):
     where=cross("float32", "build_and_run"),
     note="enter: inside g.as_default() the default graph is g and TF is not executing eagerly, and after "
     "exit eager execution is back (flags); build_and_run: a matmul built under as_default() runs in a "
-    "Session on the device; nested: an inner graph's as_default() restores the outer one on exit",
+    "Session on the device; nested: an inner graph's as_default() restores the outer one on exit;" + _TF32,
 )
 def graph_as_default(t: Ctx):
     _fresh()
@@ -371,7 +391,7 @@ def graph_as_default(t: Ctx):
             y = tf.matmul(tf.constant(a), tf.constant(a), transpose_b=True)
         return _run(t, sess, y)
 
-    return t.call(build_and_run).check("a @ a.T", lambda o, i: bool(np.allclose(o[0], a.astype(np.float64) @ a.T, rtol=1e-4, atol=1e-4)))
+    return t.call(build_and_run).reference("a @ a.T", _matmul_ref(t, a, a, transpose_b=True))
 
 
 # --------------------------------------------------------------------------- tf.compat.v1.variable_scope
@@ -427,7 +447,8 @@ def variable_scope(t: Ctx):
         return np.array([w.name == "outer/inner/w:0", w is first], dtype=np.int32), _run(t, sess, w)
 
     want = np.full(t.shape, 0.5) if mode == "scope_initializer" else value
-    return t.call(fn).check("same variable, its value", lambda o, i: list(o[0]) == [1, 1] and bool(np.array_equal(o[1], want.astype(o[1].dtype))))
+    return t.call(fn).check("same variable, named outer/inner/w:0", lambda o, i: list(o[0]) == [1, 1]).reference(
+        "its value: the initializer's", exact(lambda: want, out=1))
 
 
 # --------------------------------------------------------------------------- tf.compat.v1.get_collection
@@ -444,8 +465,6 @@ def variable_scope(t: Ctx):
 )
 def get_collection(t: Ctx):
     _fresh()
-    import re
-
     tf = t.fw
     v1 = tf.compat.v1
     graph = tf.Graph()
@@ -473,15 +492,30 @@ def get_collection(t: Ctx):
                 key = "mudjack_absent"
             if s == "large":
                 scope = "s1"
-        everything = graph.get_collection(key)
-    names = sorted(x.name for x in everything if scope is None or re.match(scope, x.name))
+    names = sorted(_collection_names(s, t.shape[0]))
 
     def fn():
         with graph.as_default():
             items = v1.get_collection(key, scope)
         return np.asarray(len(items), dtype=np.int64), np.array(sorted(x.name for x in items))
 
-    return t.call(fn).check("the expected names", lambda o, i: int(o[0]) == len(names) and list(o[1]) == names)
+    return t.call(fn).reference("the expected count and names", lambda o, i: int(o[0]) == len(names) and list(o[1]) == names)
+
+
+def _collection_names(shape_name: str, n: int) -> list:
+    """The names get_collection must give, worked out from how the body names things: variables
+    '<scope>/<name>:0'; the k-th constant 'c' under name_scope('s<k % 7>'), whose j-th reuse TF
+    uniquifies as 's<k % 7>_<j>'; scope filters are re.match prefixes ('a' also takes 'ab/')."""
+    if shape_name == "global_variables":
+        return [f"v{k}:0" for k in range(5)]
+    if shape_name == "trainable":
+        return [f"v{k}:0" for k in range(3)]
+    if shape_name == "scope_filter":
+        return ["a/w0:0", "a/w1:0", "a/w2:0", "ab/w0:0"]
+    if shape_name == "absent_key":
+        return []
+    names = [f"s{k % 7}" + (f"_{k // 7}" if k >= 7 else "") + "/c:0" for k in range(n)]
+    return [x for x in names if x.startswith("s1")] if shape_name == "large" else names
 
 
 # --------------------------------------------------------------------------- tf.compat.v1.global_variables_initializer
@@ -495,7 +529,8 @@ def get_collection(t: Ctx):
     note="graph: dims are (number of variables, elements each). The timed Session.run runs the initializer "
     "and reads every variable after it (control dependencies), so outputs are the initial values: "
     "constants from the host, except random (random_normal, op seed 7, not compared across devices; mean "
-    "and std checked); none: no variables, the initializer is a no_op",
+    "and std checked, and the values against a numpy Philox4x32-10 + Box-Muller, the generator TF's "
+    "kernels use on every device); none: no variables, the initializer is a no_op",
 )
 def global_variables_initializer(t: Ctx):
     _fresh()
@@ -515,10 +550,14 @@ def global_variables_initializer(t: Ctx):
     sess = _session(t, graph)
     call = t.call(lambda: _run(t, sess, reads))
     if t.case.shape_name == "random":
-        return call.no_compare().check("standard normal", lambda o, i: abs(float(o[0].mean())) < 0.1 and abs(float(o[0].std()) - 1) < 0.1)
-    if not inits:
-        return call
-    return call.check("initial values", lambda o, i: all(np.array_equal(x, a) for x, a in zip(o, inits)))
+        # 10000 samples: the mean within 6 standard errors (0.06) of 0, the std within 6 of its (0.042) of 1
+        return call.no_compare().check(
+            "standard normal", lambda o, i: abs(float(o[0].mean())) < 0.06 and abs(float(o[0].std()) - 1) < 0.042).reference(
+            "TF's Philox4x32-10 stream for seeds (87654321, 7), Box-Muller, in numpy",
+            lambda o, i: bool(np.allclose(o[0], philox_normal(size, DEFAULT_GRAPH_SEED, 7), rtol=1e-5, atol=1e-5)))
+    if not inits:  # the fetch is the constant 0 the control dependency hangs on
+        return call.reference("the no_op initializer ran; the fetch is 0", exact(lambda: np.zeros((), np.int64)))
+    return call.reference("initial values", lambda o, i: len(o) == len(inits) and all(equal(x, a) for x, a in zip(o, inits)))
 
 
 # --------------------------------------------------------------------------- tf.compat.v1.metrics.accuracy
@@ -556,7 +595,7 @@ def metrics_accuracy(t: Ctx):
     correct = (labels == preds).astype(np.float64)
     w = np.ones_like(correct) if weights is None else weights.astype(np.float64)
     want = float((correct * w).sum() / w.sum()) if w.sum() > 0 else 0.0
-    return t.call(lambda: _run(t, sess, update)).check("the batch accuracy", lambda o, i: abs(float(o[0]) - want) < 1e-5)
+    return t.call(lambda: _run(t, sess, update)).reference("the batch accuracy", near("float32", lambda: want))
 
 
 # --------------------------------------------------------------------------- tf.compat.v1.train.get_global_step
@@ -589,7 +628,7 @@ def get_global_step(t: Ctx):
     sess = _session(t, graph)
     _run(t, sess, init)
     if s == "none":
-        return t.call(lambda: _flag(v1.train.get_global_step(graph) is None)).check("None without one", _first_is_one)
+        return t.call(lambda: _flag(v1.train.get_global_step(graph) is None)).reference("None without one", _first_is_one)
     for _ in range(3):
         _run(t, sess, inc)
 
@@ -601,7 +640,7 @@ def get_global_step(t: Ctx):
             gs = v1.train.get_global_step(graph)
         return _run(t, sess, gs)
 
-    return t.call(fn).check("value 3", lambda o, i: int(o[0]) == 3)
+    return t.call(fn).reference("value 3 (three increments)", exact(lambda: np.int64(3)))
 
 
 # --------------------------------------------------------------------------- tf.compat.v1.test.compute_gradient_error
@@ -649,7 +688,31 @@ def compute_gradient_error(t: Ctx):
                 raise new from exc
 
     bound = 1e-4 if t.dtype_name == "float64" else 5e-2
-    return t.call(fn).no_compare().check(f"error < {bound}", lambda o, i: 0 <= float(o[0]) < bound)
+    call = t.call(fn).no_compare().check(f"error < {bound}", lambda o, i: 0 <= float(o[0]) < bound)
+    host = _GRAD_HOST.get(t.p.fn) if t.dtype_name == "float64" else None
+    if host is not None:
+        call.reference("the error the same central differences give in numpy", _gradient_error_ref(xv, *host))
+    return call
+
+
+# Host twins of the float64 cases whose error numpy can reproduce: (f, f') elementwise. tanh's error is the
+# central difference's truncation, delta^2 / 6 |f'''|, about 1e-7, next to which rounding (1e-13) is
+# nothing; the central difference of x^2 is exact but for rounding, which IEEE float64 makes the same here.
+# (matmul and reduce_sum: the error is rounding noise of TF's own summation order, and float32's too.)
+_GRAD_HOST = {
+    "tanh": (lambda x: np.tanh(x), lambda x: 1 - np.tanh(x) ** 2),
+    "square": (lambda x: x * x, lambda x: 2 * x),
+}
+
+
+def _gradient_error_ref(xv, f, df, delta: float = 1e-3):
+    """compute_gradient_error's definition in numpy: max |J_theory - J_numeric| over the Jacobian of an
+    elementwise f, J_numeric[i, i] = (f(x + delta e_i) - f(x - delta e_i)) / (2 delta) (the same
+    perturbed inputs gradient_checker feeds), off-diagonal entries exactly 0 on both sides."""
+    x = np.asarray(xv, np.float64).ravel()
+    numeric = (f(x + delta) - f(x - delta)) / np.float64(2 * delta)
+    want = float(np.max(np.abs(df(x) - numeric)))
+    return lambda o, i: bool(np.isclose(float(o[0]), want, rtol=1e-3, atol=0.0))
 
 
 # --------------------------------------------------------------------------- tf.compat.v1.saved_model.simple_save
@@ -662,8 +725,8 @@ def compute_gradient_error(t: Ctx):
     where=cross("float32", "small"),
     note="graph: y = x @ W + b with variables, saved by simple_save(session, export_dir, inputs, outputs) to "
     "a fresh folder per call (the timed call writes the SavedModel: graph, variables). The check loads the "
-    "first export with tf.compat.v1.saved_model.loader.load in a new graph and session and must reproduce "
-    "the original session's outputs (round trip)",
+    "first export with tf.compat.v1.saved_model.loader.load in a new graph and session, runs it on a feed "
+    "and compares with x @ W + b (and 2 relu) computed in numpy (round trip);" + _TF32,
 )
 def simple_save(t: Ctx):
     _fresh()
@@ -687,7 +750,10 @@ def simple_save(t: Ctx):
         init = v1.global_variables_initializer()
     sess = _session(t, graph)
     _run(t, sess, init)
-    expected = _run(t, sess, outputs, {x: feed})
+    y64 = feed.astype(np.float64) @ w0.astype(np.float64) + np.arange(n_out)
+    expected = {"y": y64, "z": 2 * np.maximum(y64, 0.0)}
+    u = UNIT[t.dtype_name]
+    bound = 2 * u * np.sqrt(n_in) * (np.abs(feed.astype(np.float64)) @ np.abs(w0.astype(np.float64)) + np.arange(n_out))
     root = _tempdir()
     counter = [0]
 
@@ -704,9 +770,10 @@ def simple_save(t: Ctx):
             meta = v1.saved_model.loader.load(s2, [v1.saved_model.tag_constants.SERVING], os.path.join(root, "m0"), clear_devices=True)
             sig = meta.signature_def[v1.saved_model.signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY]
             got = s2.run({k: sig.outputs[k].name for k in outputs}, {sig.inputs["x"].name: feed})
-        return all(np.allclose(got[k], expected[k], rtol=1e-6, atol=1e-6) for k in outputs)
+        return all(near(t, lambda k=k: expected[k], atol=2 * bound)([got[k]], []) for k in outputs)
 
-    return t.call(fn).no_compare().check("saved_model.pb written", _first_is_one).check("loads back and reproduces the outputs", round_trip)
+    return t.call(fn).no_compare().check("saved_model.pb written", _first_is_one).reference(
+        "loads back, and computes x @ W + b (relu * 2) as numpy does", round_trip)
 
 
 # --------------------------------------------------------------------------- tf.compat.v1.TextLineReader.restore_state
@@ -719,7 +786,8 @@ def simple_save(t: Ctx):
     note="graph (reader_ops_test): restore_state(state) on a TextLineReader over a 20-line file; mid_file: a "
     "ReaderBaseState proto saying 3 records were read of the file (serialize_state cannot produce one: "
     "TextLineReader implements neither SerializeState nor RestoreState); empty_state: b''; header_skip: "
-    "skip_header_lines=1. TF's TextLineReader kernel answers Unimplemented('Reader RestoreState') on every "
+    "skip_header_lines=1. The output is num_records_produced() after the restore, which must be the state's "
+    "count (0 for the empty state). TF's TextLineReader kernel answers Unimplemented('Reader RestoreState') on every "
     "device, a genuine gap, not a case error. Reader kernels are CPU-only",
 )
 def textlinereader_restore_state(t: Ctx):
@@ -749,8 +817,12 @@ def textlinereader_restore_state(t: Ctx):
         reader = cls(skip_header_lines=1 if t.case.shape_name == "header_skip" else None)
         ph = v1.placeholder(tf.string, [])
         restore = reader.restore_state(ph)
+        produced = reader.num_records_produced()
     sess = _session(t, graph)
-    return t.call(lambda: (_run(t, sess, restore, {ph: state}), _flag(True))[1]).check("restored", _first_is_one)
+    # the restored reader reports the state's count: 3 records, or 0 from the empty (default) state
+    want = 0 if t.case.shape_name == "empty_state" else t.shape[0]
+    return t.call(lambda: (_run(t, sess, restore, {ph: state}), _run(t, sess, produced))[1]).reference(
+        f"num_records_produced() is the state's {want}", exact(lambda: np.int64(want)))
 
 
 # --------------------------------------------------------------------------- tf.compat.v1.distributions.Normal
@@ -817,16 +889,24 @@ def normal(t: Ctx):
         d = normal_cls(loc=lc, scale=sc)
         return d.log_prob(xx), d.cdf(xx), d.mean(), d.stddev(), d.entropy()
 
-    rtol, atol = _tol(t.dtype_name)
-    return t.call(fn, *args).check("log_prob formula", lambda o, i: bool(np.allclose(
-        _f64(o[0]), _normal_log_prob(_f64(i[2]), _f64(i[0]), _f64(i[1])), rtol=rtol * 10, atol=atol * 10)))
+    return t.call(fn, *args).reference("log_prob, cdf, mean, stddev, entropy against the float64 formulas", near_all(t, _normal_all))
+
+
+def _normal_all(loc, scale, x):
+    """Normal(loc, scale)'s log_prob(x), cdf(x) (scipy.special.ndtr), mean, stddev and entropy
+    (0.5 log(2 pi e) + log scale), the last three broadcast to the batch shape of loc and scale."""
+    batch = np.broadcast(loc, scale).shape
+    ndtr = module("scipy.special").ndtr
+    return [_normal_log_prob(x, loc, scale), ndtr((x - loc) / scale), np.broadcast_to(loc, batch), np.broadcast_to(scale, batch),
+            np.broadcast_to(0.5 * np.log(2 * np.pi * np.e) + np.log(scale), batch)]
 
 
 @cases.case(
     "tf.compat.v1.distributions.Normal",
     dtype=["float32"],
     shape={"sample": (1000, 4, 5), "graph": (3, 4, 5)},
-    note="sample: d.sample(1000, seed=3) with batch loc/scale, random so not compared; the sample mean must be "
+    note="sample: d.sample(1000, seed=3) with batch loc/scale, random so not compared; the draws are checked "
+    "against a numpy Philox4x32-10 + Box-Muller (TF's generator), and the sample mean must be "
     "within 6 standard errors of loc. graph: the same log_prob built in a tf.compat.v1 graph and run in a "
     "Session on the device",
 )
@@ -840,10 +920,28 @@ def normal_other(t: Ctx):
         lc, sc = (t.adapter.from_numpy(a, "float32") for a in (loc, scale))
 
         def ok(o, i):
-            mean = o[0].astype(np.float64).mean(axis=0)
-            return o[0].shape == (1000, 4, 5) and bool(np.all(np.abs(mean - loc) < 6 * scale / np.sqrt(1000)))
+            # 1000 draws per batch member: each sample mean within 6 standard errors of loc; the 20000
+            # standardized draws' std within 6 of its standard errors (1 / sqrt(2 * 20000)) of 1
+            s = o[0].astype(np.float64)
+            z = (s - loc) / scale
+            return s.shape == (1000, 4, 5) and bool(np.all(np.abs(s.mean(axis=0) - loc) < 6 * scale / np.sqrt(1000))
+                                                    and abs(z.std() - 1) < 6 / np.sqrt(2 * z.size))
 
-        return t.call(lambda a, b: normal_cls(loc=a, scale=b).sample(1000, seed=3), lc, sc).no_compare().check("sample mean near loc", ok)
+        loc32, scale32 = np.float32(loc), np.float32(scale)
+
+        def philox(o, i) -> bool:
+            # sample(n, seed=3) is random_normal(seed=3) * scale + loc in float32, the normals drawn by an
+            # eager kernel with seeds (87654321, 3), cached with its counter: find the call, compare all
+            got = o[0].astype(np.float64)
+            z = philox_normal_draw(float((got.flat[0] - loc32[0, 0]) / scale32[0, 0]), got.size, DEFAULT_GRAPH_SEED, 3)
+            if z is None:
+                return False
+            want = (z.reshape(got.shape).astype(np.float32) * scale32 + loc32).astype(np.float64)
+            return bool(np.allclose(got, want, rtol=1e-5, atol=1e-5))
+
+        return t.call(lambda a, b: normal_cls(loc=a, scale=b).sample(1000, seed=3), lc, sc).no_compare().check(
+            "sample means near loc, standardized std near 1", ok).reference(
+            "TF's Philox4x32-10 stream for seeds (87654321, 3), Box-Muller, times scale plus loc, in numpy", philox)
     _fresh()
     x = rng.standard_normal((3, 4, 5)) * 2
     graph = tf.Graph()
@@ -851,9 +949,9 @@ def normal_other(t: Ctx):
         d = normal_cls(loc=tf.constant(loc, tf.float32), scale=tf.constant(scale, tf.float32))
         lp = d.log_prob(tf.constant(x, tf.float32))
     sess = _session(t, graph)
-    return t.call(lambda: _run(t, sess, lp)).check(
-        "log_prob formula", lambda o, i: bool(np.allclose(o[0], _normal_log_prob(x, loc, scale), rtol=1e-4, atol=1e-4))
-    )
+    # the constants are float32: compare with the formula on the float32-rounded loc, scale and x
+    loc32, scale32, x32 = (np.float32(a).astype(np.float64) for a in (loc, scale, x))
+    return t.call(lambda: _run(t, sess, lp)).reference("log_prob formula", near(t, lambda: _normal_log_prob(x32, loc32, scale32)))
 
 
 @cases.case(
@@ -878,7 +976,7 @@ def normal_survival_function(t: Ctx):
     def ok(o, i):
         return bool(np.allclose(_f64(o[0]), _normal_sf(_f64(i[2]), _f64(i[0]), _f64(i[1])), rtol=rtol, atol=atol))
 
-    return t.call(lambda lc, sc, xx: normal_cls(loc=lc, scale=sc).survival_function(xx), *args).check("0.5 erfc(z / sqrt 2)", ok)
+    return t.call(lambda lc, sc, xx: normal_cls(loc=lc, scale=sc).survival_function(xx), *args).reference("0.5 erfc(z / sqrt 2)", ok)
 
 
 @cases.case(
@@ -901,7 +999,8 @@ def normal_survival_function_graph(t: Ctx):
         sf = normal_cls(loc=tf.constant(loc, t.dtype), scale=tf.constant(scale, t.dtype)).survival_function(tf.constant(x, t.dtype))
     sess = _session(t, graph)
     rtol = 1e-4 if t.dtype_name == "float32" else 1e-9
-    return t.call(lambda: _run(t, sess, sf)).check("0.5 erfc(z / sqrt 2)", lambda o, i: bool(np.allclose(o[0], _normal_sf(x, loc, scale), rtol=rtol, atol=0)))
+    return t.call(lambda: _run(t, sess, sf)).reference(
+        "0.5 erfc(z / sqrt 2)", lambda o, i: bool(np.allclose(o[0], _normal_sf(x, loc, scale), rtol=rtol, atol=0)))
 
 
 @cases.case(
@@ -919,7 +1018,7 @@ def normal_param_shapes_graph(t: Ctx):
         ph = tf.compat.v1.placeholder(tf.int32, [2])
         shapes = normal_cls.param_shapes(ph)
     sess = _session(t, graph)
-    return t.call(lambda f: _run(t, sess, shapes, {ph: f}), np.asarray(t.shape, np.int32)).check(
+    return t.call(lambda f: _run(t, sess, shapes, {ph: f}), np.asarray(t.shape, np.int32)).reference(
         "loc and scale have the sample shape", lambda o, i: len(o) == 2 and all(list(x) == [2, 3] for x in o))
 
 
@@ -943,9 +1042,9 @@ def normal_param_shapes(t: Ctx):
         return len(o) == 2 and all(list(x) == dims for x in o)
 
     if t.p.sample_shape == "list":
-        return t.call(lambda: normal_cls.param_shapes(dims)).check("loc and scale have the sample shape", ok)
+        return t.call(lambda: normal_cls.param_shapes(dims)).reference("loc and scale have the sample shape", ok)
     shape_t = t.adapter.from_numpy(np.asarray(dims, dtype=np.int64).reshape(len(dims)), t.dtype_name)
-    return t.call(lambda s: normal_cls.param_shapes(s), shape_t).check("loc and scale have the sample shape", ok)
+    return t.call(lambda s: normal_cls.param_shapes(s), shape_t).reference("loc and scale have the sample shape", ok)
 
 
 # --------------------------------------------------------------------------- tf.train.list_variables
@@ -1003,16 +1102,23 @@ def list_variables(t: Ctx):
         dims = np.array([d for _, s in listed for d in ([len(s)] + list(s))], dtype=np.int64)
         return names, dims
 
+    # TF2 checkpoints also hold the object graph, and Checkpoint.save a save counter (both scalars)
+    bookkeeping = {"_CHECKPOINTABLE_OBJECT_GRAPH": [], "save_counter/.ATTRIBUTES/VARIABLE_VALUE": []}
+
     def ok(o, i):
         names = [str(n) for n in o[0]]
-        dims, pos, found = list(o[1]), 0, {}
+        dims, pos, found = [int(d) for d in o[1]], 0, {}
         for n in names:
-            r = int(dims[pos])
-            found[n] = [int(x) for x in dims[pos + 1 : pos + 1 + r]]
+            if pos >= len(dims) or not 0 <= dims[pos] <= len(dims) - pos - 1:
+                return False
+            r = dims[pos]
+            found[n] = dims[pos + 1 : pos + 1 + r]
             pos += 1 + r
-        return all(found.get(k) == v for k, v in expected.items())
+        extra = {k: v for k, v in found.items() if k not in expected}
+        return pos == len(dims) and all(found.get(k) == v for k, v in expected.items()) and all(
+            bookkeeping.get(k) == v for k, v in extra.items())
 
-    return t.call(fn).check("lists every variable with its shape", ok)
+    return t.call(fn).reference("lists every variable with its shape, and nothing else", ok)
 
 
 # --------------------------------------------------------------------------- tf.train.ExponentialMovingAverage
@@ -1031,8 +1137,9 @@ def list_variables(t: Ctx):
     note="moving_averages_test: decay 0.9; the body applies once (shadow = x0) and sets the variable to x1; "
     "the timed call is ema.apply([v]) then average(v), so the first output is 0.9 x0 + 0.1 x1 (checked; TF "
     "converts the decay to a float32 tensor before casting, so float64 averages use float32(0.9)). "
-    "num_updates: a step variable of 5 caps decay at (1 + 5) / (10 + 5) = 0.4; zero_debias: the debiased "
-    "update (compared across devices only); five_vars: five variables in one apply",
+    "num_updates: a step variable of 5 caps decay at (1 + 5) / (10 + 5) = 0.4; zero_debias: asked for, but "
+    "moving_averages debiases only averages of tensors, not of variables, so the update is the plain one; "
+    "five_vars: five variables in one apply",
 )
 def exponential_moving_average(t: Ctx):
     tf = t.fw
@@ -1042,10 +1149,10 @@ def exponential_moving_average(t: Ctx):
     x1 = [_host(t, t.shape, kind="positive") for _ in range(n_vars)]
     variables = [tf.Variable(t.adapter.from_numpy(a, t.dtype_name)) for a in x0]
     kwargs = {}
-    decay = float(np.float32(0.9))  # TF holds the decay as a float32 tensor, even for float64 variables
+    decay = np.float32(0.9)  # TF holds the decay as a float32 tensor, even for float64 variables
     if variant == "num_updates":
         kwargs["num_updates"] = tf.Variable(5, dtype=tf.int64)
-        decay = float(np.float32(6.0) / np.float32(15.0))
+        decay = min(decay, (np.float32(1) + np.float32(5)) / (np.float32(10) + np.float32(5)))
     if variant == "zero_debias":
         kwargs["zero_debias"] = True
     ema = tf.train.ExponentialMovingAverage(0.9, **kwargs)
@@ -1057,15 +1164,13 @@ def exponential_moving_average(t: Ctx):
         ema.apply(variables)
         return [ema.average(v).read_value() for v in variables]
 
-    # The check compares with the values as the dtype holds them.
-    held0 = [_f64(t.adapter.from_numpy(a, t.dtype_name).numpy().astype(np.float64)) for a in x0]
-    held1 = [_f64(t.adapter.from_numpy(a, t.dtype_name).numpy().astype(np.float64)) for a in x1]
-    rtol, atol = _tol(t.dtype_name)
-    call = t.call(fn)
-    if variant == "zero_debias":
-        return call
-    return call.check("decay * x0 + (1 - decay) * x1", lambda o, i: all(
-        np.allclose(_f64(out), decay * a + (1 - decay) * b, rtol=rtol * 5, atol=atol * 5) for out, a, b in zip(o, held0, held1)))
+    # assign_moving_average: shadow -= (shadow - x1) * (1 - decay), with 1 - decay taken in float32 and
+    # cast to the variable's dtype, each step rounded in that dtype (numpy's float16 and ml_dtypes'
+    # bfloat16 round every operation as TF's kernels do). The body's first apply leaves the shadow at x0.
+    nd = numpy_dtype(t.dtype_name)
+    one_minus = (np.float32(1) - decay).astype(nd)
+    want = [(a.astype(nd) - (a.astype(nd) - b.astype(nd)) * one_minus).astype(np.float64) for a, b in zip(x0, x1)]
+    return t.call(fn).reference("x0 - (x0 - x1) (1 - decay), rounded as the dtype does", near_all(t, lambda: want))
 
 
 # --------------------------------------------------------------------------- tf.summary.flush
@@ -1101,37 +1206,47 @@ def summary_flush(t: Ctx):
     _STALE.append(writer)
     value = t.adapter.from_numpy(_host(t, t.shape), t.dtype_name)
     if s == "no_writer":
-        return t.call(lambda: (tf.summary.flush(), _flag(True))[1]).check("no error", _first_is_one)
+        def quiet():
+            try:
+                tf.summary.flush()
+            except (tf.errors.OpError, ValueError, TypeError):
+                return _flag(False)
+            return _flag(True)
+
+        # the writer's file holds at most its version record: flush() without a default writer wrote nothing
+        return t.call(quiet).check("no error", _first_is_one).check(
+            "nothing written to the unused writer", lambda o, i: _event_count(tf, logdir) <= 1)
+    # Each fn returns what tf.summary.write returns: True when a default writer recorded the value.
     if s == "explicit_writer":
         def fn(v):
             with writer.as_default():
-                tf.summary.write("x", v, step=1)
+                ok = tf.summary.write("x", v, step=1)
             tf.summary.flush(writer=writer)
-            return _flag(True)
+            return ok
     elif s == "many":
         def fn(v):
             with writer.as_default():
-                for k in range(100):
-                    tf.summary.write("x", v[k], step=k)
+                oks = [tf.summary.write("x", v[k], step=k) for k in range(100)]
                 tf.summary.flush()
-            return _flag(True)
+            return tf.stack(oks)
     elif s == "in_function":
         @tf.function
         def graph_fn(v):
             with writer.as_default():
-                tf.summary.write("x", v, step=1)
+                ok = tf.summary.write("x", v, step=1)
                 tf.summary.flush()
-            return tf.constant(1, tf.int32)
+            return ok
 
         fn = graph_fn
     else:
         def fn(v):
             with writer.as_default():
-                tf.summary.write("x", v, step=1)
+                ok = tf.summary.write("x", v, step=1)
                 tf.summary.flush()
-            return _flag(True)
+            return ok
 
-    return t.call(fn, value).check("ran", _first_is_one).check("the event file holds the writes", lambda o, i: _event_count(tf, logdir) >= 2)
+    return t.call(fn, value).check("every write recorded (True)", lambda o, i: o[0].dtype == bool and bool(np.all(o[0]))).check(
+        "the event file holds the writes", lambda o, i: _event_count(tf, logdir) >= 2)
 
 
 # --------------------------------------------------------------------------- tf.lookup.KeyValueTensorInitializer
@@ -1186,7 +1301,7 @@ def key_value_initializer(t: Ctx):
         want = [lookup.get(x, default) for x in query_ids.tolist()]
         return list(o[0].tolist()) == want
 
-    return t.call(fn, kt, vt, qt).check("present keys give values, missing the default", ok)
+    return t.call(fn, kt, vt, qt).reference("present keys give values, missing the default", ok)
 
 
 # --------------------------------------------------------------------------- tf.keras.optimizers.experimental.Adadelta
@@ -1228,7 +1343,8 @@ def _keras_variable(tf, value):
     note="Keras 3 (installed with TF 2.21) dropped optimizers.experimental; the Adadelta there became "
     "tf.keras.optimizers.Adadelta. One apply_gradients step, learning_rate 1.0 (rho 0.95, epsilon 1e-7), "
     "slots built in the body; the first output is checked against Adadelta's update from zero "
-    "accumulators (float32/float64). sparse: an IndexedSlices gradient for 50 of 1000 rows",
+    "accumulators, x - sqrt(eps) g / sqrt((1 - rho) g^2 + eps), in float64. sparse: an IndexedSlices gradient "
+    "for 50 of 1000 rows",
 )
 def adadelta(t: Ctx):
     tf = t.fw
@@ -1258,13 +1374,13 @@ def adadelta(t: Ctx):
             return tf.identity(var)
 
         args = (t.adapter.from_numpy(g, t.dtype_name),)
-    x0h, gh = _f64(x0), _f64(g)
-    want = x0h - np.sqrt(eps) / np.sqrt((1 - rho) * gh * gh + eps) * gh
-    call = t.call(fn, *args)
-    if t.dtype_name in ("float32", "float64"):
-        tol = 1e-5 if t.dtype_name == "float32" else 1e-10
-        call.check("one Adadelta step", lambda o, i: bool(np.allclose(_f64(o[0]), want, rtol=tol, atol=tol)))
-    return call
+    x0h, gh = _f64(rounded(_f64(x0), t.dtype_name)), _f64(rounded(_f64(g), t.dtype_name))
+    step = np.sqrt(eps) / np.sqrt((1 - rho) * gh * gh + eps) * gh
+    want = x0h - step
+    # half precision holds epsilon 1e-7 as 1.19e-7 (float16's subnormals) and rounds the accumulators:
+    # the step may be off by a quarter of itself, and the result by its own rounding
+    slack = 0.25 * np.abs(step) if t.dtype_name in ("float16", "bfloat16") else 0.0
+    return t.call(fn, *args).reference("one Adadelta step from zero accumulators", near(t, lambda *_: want, atol=lambda *_: slack + 1e-7))
 
 
 # --------------------------------------------------------------------------- tf.distribute.Strategy.get_per_replica_batch_size
@@ -1320,8 +1436,8 @@ def per_replica_batch_size(t: Ctx):
 
         return t.call(bad).check("raises ValueError", _first_is_one)
     want = global_batch // replicas
-    return t.call(lambda: np.asarray(ctx.get_per_replica_batch_size(global_batch), dtype=np.int64)).check(
-        f"{want}", lambda o, i: int(o[0]) == want)
+    return t.call(lambda: np.asarray(ctx.get_per_replica_batch_size(global_batch), dtype=np.int64)).reference(
+        f"global batch / replicas = {want}", exact(lambda: np.int64(want)))
 
 
 # --------------------------------------------------------------------------- tf.estimator hooks
@@ -1410,7 +1526,7 @@ def checkpoint_saver_hook(t: Ctx):
         names = {n for n, _ in tf.train.list_variables(latest)}
         return {"v", "global_step"} <= names
 
-    call = t.call(fn).check("first step is 1", lambda o, i: int(o[0]) == 1).check("a checkpoint with v and global_step", ok)
+    call = t.call(fn).reference("first step is 1", exact(lambda: np.int64(1))).check("a checkpoint with v and global_step", ok)
     if t.p.listener:
         call.check("listener brackets each save", lambda o, i: len(events) >= 4 and len(events) % 2 == 0
                    and all(a[0] == "before" and b[0] == "after" and a[1] == b[1] for a, b in zip(events[::2], events[1::2])))
@@ -1457,5 +1573,5 @@ def logging_tensor_hook(t: Ctx):
                 raise
             raise new from exc
 
-    return t.call(fn).check("first step is 1", lambda o, i: int(o[0]) == 1).check(
-        "logged 2w", lambda o, i: bool(logged) and bool(np.allclose(logged[0]["w2"], 2 * w_host)))
+    return t.call(fn).reference("first step is 1", exact(lambda: np.int64(1))).reference(
+        "logged 2w", lambda o, i: bool(logged) and equal(logged[0]["w2"], 2 * _f64(w_host)))
