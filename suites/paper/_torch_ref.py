@@ -187,8 +187,9 @@ _KEYS = ("rtol", "rms", "atol", "ulps", "gain", "frac")
 
 class Scaled:
     """A reference with the scale of the terms it sums: `rms` tolerances are taken relative to the larger of the
-    reference's RMS and `scale` (a sum that cancels to about zero, such as the gradient of a bias followed by a
-    batch norm, keeps the rounding errors of its terms)."""
+    reference's RMS and `scale` (a number, or an array of the reference's shape: per element), since a sum that
+    cancels (the gradient of a bias followed by a batch norm, beta*M + alpha*outer) keeps the rounding errors of
+    its terms."""
 
     def __init__(self, value: Any, scale: float) -> None:
         self.value, self.scale = value, scale
@@ -228,6 +229,7 @@ def close(got: Any, want: Any, tol: dict[str, Any] | None = None, dtype: str = "
     half = dtype in HALF and w.dtype.kind == "f"
     if half:
         w = round_to(w, dtype)
+    floor = np.broadcast_to(np.asarray(floor, dtype=np.float64), w.shape)
     gn, wn = np.isnan(g), np.isnan(w)
     if not np.array_equal(gn, wn):
         _report(f"{label} NaN pattern", math.inf)
@@ -237,11 +239,11 @@ def close(got: Any, want: Any, tol: dict[str, Any] | None = None, dtype: str = "
         _report(f"{label} infinities", math.inf)
         return False
     fin = ~wn & ~winf
-    g, w = g[fin], w[fin]
+    g, w, floor = g[fin], w[fin], floor[fin]
     if not g.size:
         _report(label, 0.0)
         return True
-    bound = entry.get("atol", 0.0) + entry.get("rms", 0.0) * max(rms(w), floor) + entry.get("rtol", 0.0) * np.abs(w)
+    bound = entry.get("atol", 0.0) + entry.get("rms", 0.0) * np.maximum(rms(w), floor) + entry.get("rtol", 0.0) * np.abs(w)
     if half and entry.get("ulps"):
         bound = bound + entry["ulps"] * ulp(w, dtype)
     err = np.abs(g - w)
