@@ -292,10 +292,6 @@ def check(reference: Callable[..., Any], tol: Any, dtype: str, label: str = "") 
     return ok
 
 
-def flags_true(outs: list[Any], ins: list[Any]) -> bool:
-    """Every element of every output is True (the outputs are flags a body computed)."""
-    return all(bool(np.all(o)) for o in outs) and len(outs) > 0
-
 
 # ------------------------------------------------------------------ convolution (N-d, groups, padding modes)
 
