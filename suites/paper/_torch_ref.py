@@ -1,6 +1,6 @@
 """Host references for the torch*.py case files (not a case file: its name starts with "_").
 
-Everything here is NumPy (SciPy where named) in float64 or complex128 and never
+Everything here is NumPy (and Python's math) in float64 or complex128 and never
 imports torch: bodies get torch as `t.fw`, and the checks built here compare a
 case's outputs with a computation that does not use it. Module weights are not
 case inputs: bodies copy them to the host (`host(layer.weight)`) outside the
@@ -35,7 +35,6 @@ its bound: below 1 passes) to stderr, for calibrating tolerances.
 
 from __future__ import annotations
 
-import importlib
 import math
 import os
 import sys
@@ -49,7 +48,7 @@ GAIN_MIN = 64  # the gain is tested on outputs of at least this many elements,
 GAIN_N = 250  # with its tolerance widened by sqrt(GAIN_N / n) below this many (the noise of an average)
 
 # ------------------------------------------------------------------ tolerance profiles
-# dtype -> dict(rtol=, rms=, atol=, ulps=, gain=). "pointwise": one operation
+# dtype -> dict(rtol=, rms=, atol=, ulps=, gain=, frac=). "pointwise": one operation
 # computed in a wider type and rounded once; "accumulate": sums, products and
 # convolutions over many terms and short chains of such ops; "chain": deep
 # compositions (several layers, optimiser steps) that round at every step.
@@ -98,11 +97,6 @@ STEPS: dict[str, dict[str, float]] = dict(ACCUMULATE, float16=CHAIN["float16"], 
 EXACT: dict[str, float] = {}
 
 _DEBUG = bool(os.environ.get("MUDJACK_REF_DEBUG"))
-
-
-def load_module(name: str) -> Any:
-    """A module imported when a check runs (scipy.special)."""
-    return importlib.import_module(name)
 
 
 # ------------------------------------------------------------------ arrays
@@ -435,9 +429,14 @@ def gelu(x: Any, approximate: str = "none") -> tuple[Any, Any]:
         u = c * (x + 0.044715 * x**3)
         th = np.tanh(u)
         return 0.5 * x * (1 + th), 0.5 * (1 + th) + 0.5 * x * (1 - th * th) * c * (1 + 3 * 0.044715 * x * x)
-    erf = load_module("scipy.special").erf
     cdf = 0.5 * (1 + erf(x / math.sqrt(2)))
     return x * cdf, cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+
+
+def erf(x: Any) -> Any:
+    """math.erf elementwise, in float64 (NumPy has none, and SciPy is not in every torch environment)."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x), dtype=np.float64) if x.size else x.copy()
 
 
 def sigmoid(x: Any) -> Any:
