@@ -81,5 +81,12 @@ for tool in "tools:tests/deploy/requirements.txt:the deploy_manifests tests" \
   fi
 done
 
+# kubectl renders the deployment manifests in the deploy tests. Neither
+# Debian's archive nor PyPI offers a Linux build of it, so it is not installed
+# here; scripts/test.sh fails, naming the test, where it is missing.
+if ! command -v kubectl >/dev/null; then
+  say "kubectl is not installed: the deploy tests (deploy_manifests*) cannot run and scripts/test.sh will fail on them; install kubectl from your Kubernetes packages"
+fi
+
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j2

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -101,6 +104,62 @@ TEST_F(Checks, AStickyDeviceErrorFailsOnlyItsOwnCaseTheProbeIsReplaced) {
     EXPECT_EQ(c["checked"], "reference") << function;
   }
   EXPECT_EQ(ordinary, 10);
+}
+
+}  // namespace
+
+namespace {
+
+// `report --publish` of runs made from a clean and from a dirty tree: the
+// probe and the suite are read from a git repository of their own
+// (MUDJACK_DATA_DIR), so the test does not depend on this checkout's state.
+TEST_F(Checks, PublishWritesViewsWithoutSamplesAndRefusesADirtyTree) {
+  namespace fs = std::filesystem;
+  const auto tree = dir_ / "tree";
+  fs::create_directories(tree / "suites");
+  for (const char* part : {"probe", "envs"}) {  // envs/: the pins that name the environments
+    fs::copy(fs::path(MUDJACK_SOURCE_DIR) / part, tree / part, fs::copy_options::recursive);
+  }
+  fs::copy(kFixtures / "suites" / "checks", tree / "suites" / "checks");
+  std::ofstream(tree / ".gitignore") << "__pycache__/\n";  // as the checkout's own
+  const std::string git = "cd " + quote(tree.string()) +
+                          " && git init -q && git add -A && git -c user.name=t -c "
+                          "user.email=t@t commit -qm fixture >/dev/null 2>&1";
+  ASSERT_EQ(std::system(git.c_str()), 0);
+  ::setenv("MUDJACK_DATA_DIR", tree.c_str(), 1);
+  const auto out = dir_ / "results";
+  const std::vector<std::string> run_args = {"run",     "--suite-dir",
+                                             (tree / "suites" / "checks").string(),
+                                             "--out",   out.string(),
+                                             "--filter", "check\\.reference",
+                                             "--budget-ms", "2"};
+  auto clean = mudjack(run_args);
+  ASSERT_EQ(clean.code, 0) << clean.err;
+  auto published = mudjack({"report", "latest", "--out", out.string(), "--publish",
+                            (dir_ / "pub").string()});
+  EXPECT_EQ(published.code, 0) << published.err;
+  auto doc = json::parse(slurp(dir_ / "pub" / "results.json"));
+  ASSERT_EQ(doc["cases"].size(), 1u);
+  ASSERT_EQ(doc["cases"][0]["outcome"], "pass") << doc["cases"][0]["error"].dump();
+  EXPECT_TRUE(doc["cases"][0]["latency"]["samples_ns"].empty()) << "raw samples stay home";
+  EXPECT_GT(doc["cases"][0]["latency"]["median_ns"].get<double>(), 0);
+  EXPECT_EQ(doc["environment"]["machines"][0]["source"]["dirty"], false);
+  for (const char* f : {"summary.md", "report.html", "results.csv", "junit.xml"}) {
+    EXPECT_TRUE(fs::exists(dir_ / "pub" / f)) << f;
+  }
+
+  std::ofstream(tree / "suites" / "checks" / "checks.py", std::ios::app) << "\n# edited\n";
+  auto dirty = mudjack(run_args);
+  ASSERT_EQ(dirty.code, 0) << dirty.err;
+  auto refused = mudjack({"report", "latest", "--out", out.string(), "--publish",
+                          (dir_ / "pub2").string()});
+  ::unsetenv("MUDJACK_DATA_DIR");
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("will not publish run"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("dirty tree (suites/checks/checks.py differs from"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(dir_ / "pub2"));
 }
 
 }  // namespace

@@ -81,5 +81,22 @@ TEST(RunOptionsInvalid, StoredOptionsReadBackAndAreChecked) {
   EXPECT_TRUE(invalid(from_json(stored, "cpu")).has_value());
 }
 
+TEST(RunOptionsDevices, AskingForDevicesRunsTheBaselineTooUnlessNoBaseline) {
+  RunOptions o;
+  EXPECT_TRUE(planned_devices(o).empty()) << "no selection: every device";
+  o.devices = {"cuda:0"};
+  EXPECT_EQ(planned_devices(o), (std::vector<std::string>{"cpu", "cuda:0"}));
+  o.devices = {"cpu", "cuda:0"};
+  EXPECT_EQ(planned_devices(o), (std::vector<std::string>{"cpu", "cuda:0"}));
+  o.devices = {"cuda:0"};
+  o.no_baseline = true;
+  EXPECT_EQ(planned_devices(o), (std::vector<std::string>{"cuda:0"}));
+  // Stored and read back: a resumed run plans the same devices.
+  auto back = from_json(to_json(o), o.baseline);
+  EXPECT_TRUE(back.no_baseline);
+  EXPECT_FALSE(from_json(nlohmann::json::object(), "cpu").no_baseline)
+      << "a run stored before the flag ran its baseline";
+}
+
 }  // namespace
 }  // namespace mudjack::run

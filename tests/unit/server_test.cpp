@@ -55,6 +55,16 @@ Result<RunRequest> parse(const std::string& body) {
   return parse_run_request(body, catalog());
 }
 
+TEST(RunRequest, NoBaselineIsABoolean) {
+  EXPECT_FALSE(parse(R"({"suite": "paper", "device": "cuda:0"})")->no_baseline);
+  auto p = parse(R"({"suite": "paper", "device": "cuda:0", "no_baseline": true})");
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_TRUE(p->no_baseline);
+  auto bad = parse(R"({"suite": "paper", "no_baseline": "yes"})");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "'no_baseline' must be true or false");
+}
+
 TEST(RunRequest, AcceptsAFullRequest) {
   auto p = parse(R"({"suite": ["paper", "small"], "frameworks": ["torch"], "device": "cuda:0",
                     "filter": "sum", "timeout_s": 30, "budget_ms": 5, "warmup_ms": 0,

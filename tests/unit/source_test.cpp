@@ -1,0 +1,78 @@
+// envs::source_state and envs::unpublishable: a real git repository in a
+// temporary folder, clean, then dirty, then not a repository at all.
+
+#include "envs/source.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace mudjack::envs {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Source : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("mudjack-source-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "suites");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  int sh(const std::string& cmd) {
+    return std::system(("cd '" + dir_.string() + "' && " + cmd + " >/dev/null 2>&1").c_str());
+  }
+  void write(const std::string& rel, const std::string& text) {
+    std::ofstream(dir_ / rel) << text;
+  }
+  fs::path dir_;
+};
+
+TEST_F(Source, CleanThenDirtyThenUnknown) {
+  write("suites/a.py", "x = 1\n");
+  ASSERT_EQ(sh("git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm a"),
+            0);
+  auto clean = source_state(dir_);
+  EXPECT_EQ(clean.commit.size(), 40u);
+  ASSERT_TRUE(clean.dirty.has_value());
+  EXPECT_FALSE(*clean.dirty);
+  EXPECT_EQ(unpublishable(to_json(clean)), std::nullopt);
+
+  // An untracked file outside what a run reads does not count.
+  write("notes.txt", "scratch\n");
+  EXPECT_FALSE(*source_state(dir_).dirty);
+  // An untracked suite file does.
+  write("suites/b.py", "y = 2\n");
+  auto untracked = source_state(dir_);
+  EXPECT_TRUE(*untracked.dirty);
+  EXPECT_EQ(untracked.changed, "suites/b.py");
+  fs::remove(dir_ / "suites/b.py");
+  // So does a change to a tracked file.
+  write("suites/a.py", "x = 3\n");
+  auto dirty = source_state(dir_);
+  EXPECT_TRUE(*dirty.dirty);
+  auto why = unpublishable(to_json(dirty));
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("dirty tree (suites/a.py differs from " + dirty.commit.substr(0, 12)),
+            std::string::npos)
+      << *why;
+
+  fs::remove_all(dir_ / ".git");
+  auto unknown = source_state(dir_);
+  EXPECT_TRUE(unknown.commit.empty());
+  EXPECT_FALSE(unknown.dirty.has_value());
+  EXPECT_FALSE(unknown.why_unknown.empty());
+  ASSERT_TRUE(unpublishable(to_json(unknown)).has_value());
+  EXPECT_EQ(unpublishable(to_json(unknown))->rfind("its source tree's state is unknown: git", 0),
+            0u);
+  EXPECT_EQ(*unpublishable(nlohmann::json()),
+            "it records no source state (made before MudJack recorded it)");
+}
+
+}  // namespace
+}  // namespace mudjack::envs
