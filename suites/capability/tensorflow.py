@@ -14,6 +14,7 @@ from _capability import (
     f_close,
     grad_close,
     matmul_close,
+    matmul_every_row,
     matmul_flop,
     mnist_batches,
     mnist_call,
@@ -32,8 +33,8 @@ def xla(t: Ctx):
     tf = t.fw
     a, b = t.randn(), t.randn()
     return (t.call(lambda x, y: tf.linalg.matmul(x, y), a, b).work(matmul_flop(t.shape[0]), "FLOP")
-            .check(f"rows match float64 NumPy (error / (|A|@|B|) within {t.dtype_name} tolerance)",
-                   matmul_close(t.dtype_name)))
+            .reference(f"rows match float64 NumPy (error / (|A|@|B|) within {t.dtype_name} tolerance)", matmul_close(t.dtype_name))
+            .check("every row: C r = A (B r) for a random sign vector r, within the same bound", matmul_every_row(t.dtype_name, t.seed)))
 
 
 def _f(tf, v):
@@ -46,7 +47,7 @@ def jit(t: Ctx):
     tf = t.fw
     x = t.from_numpy(points(t.shape))
     n = int(np.prod(t.shape))
-    return t.call(lambda v: _f(tf, v), x).work(n, "element").check("f matches float64 within 1e-5", f_close)
+    return t.call(lambda v: _f(tf, v), x).work(n, "element").reference("f matches float64 within 1e-5", f_close)
 
 
 @cases.case("autograd", dtype=["float32"], shape=AUTOGRAD_SHAPES, mode=BOTH,
@@ -63,7 +64,7 @@ def autograd(t: Ctx):
             total = tf.reduce_sum(y)
         return y, tape.gradient(total, v)
 
-    return t.call(fn, x).work(n, "element").check("f and f' match the analytic values within 1e-5", grad_close)
+    return t.call(fn, x).work(n, "element").reference("f and f' match the analytic values within 1e-5", grad_close)
 
 
 @cases.case("mnist", dtype=["float32"], shape={"cnn": ()}, params=MNIST_PARAMS, mode=["compiled"],
