@@ -141,7 +141,8 @@ def partial_eval_successor(t: Ctx):
         return out, lin(v)
 
     return t.call(run, x, tangent).reference(
-        "f(x) and f'(x) v", lambda outs, ins: near(t, lambda a, v: np.sin(a) * 2 * a + np.cos(a), out=0, scale=4.0, terms=_pe_terms)(outs, ins)
+        "f(x) and f'(x) v", lambda outs, ins: near(t, lambda a, v: np.sin(a) * 2 * a + np.cos(a), out=0, scale=4.0,
+                                              terms=lambda a, v: _pe_terms(a, a))(outs, ins)
         and near(t, lambda a, v: (2 * np.cos(a) * a + 2 * np.sin(a) - np.sin(a)) * v, out=1, scale=8.0,
                  terms=lambda a, v: 2 * (2 * np.abs(np.cos(a) * a) + 3 * np.abs(np.sin(a))) * np.abs(v))(outs, ins)
     )
