@@ -111,6 +111,11 @@ def _svd_reconstructs(outs: list[np.ndarray], ins: list[np.ndarray]) -> bool:
     return bool(orthonormal and np.linalg.norm(rebuilt - a) <= eps * 10 * max(1.0, np.linalg.norm(a)))
 
 
+def _singular_values(t: Ctx):
+    """The S of a full decomposition against NumPy's float64 singular values (the values cases' tolerance)."""
+    return near(t, lambda a: np.linalg.svd(a, compute_uv=False), out=1, scale=50.0)
+
+
 def svd(t: Ctx):
     jnp = t.fw.numpy
     x = t.randn()
@@ -118,8 +123,11 @@ def svd(t: Ctx):
         return t.call(lambda a: jnp.linalg.svd(a, compute_uv=False), x).reference(
             "numpy's singular values", near(t, lambda a: np.linalg.svd(a, compute_uv=False), scale=50.0)
         )
-    return t.call(lambda a: jnp.linalg.svd(a, full_matrices=False), x).no_compare().check(
-        "U diag(S) Vh rebuilds the input", _svd_reconstructs
+    return (
+        t.call(lambda a: jnp.linalg.svd(a, full_matrices=False), x)
+        .no_compare()
+        .check("U diag(S) Vh rebuilds the input", _svd_reconstructs)
+        .reference("S is numpy's singular values", _singular_values(t))
     )
 
 
@@ -177,8 +185,10 @@ def svd_more(t: Ctx):
                 return False
             return _svd_reconstructs([u, s, vh[:16]], ins)
 
-        return t.call(lambda a: jnp.linalg.svd(a, full_matrices=True), x).no_compare().check("square U, Vh; rebuilds", rebuilds)
-    return t.call(lambda a: jnp.linalg.svd(a, full_matrices=False), x).no_compare().check("U diag(S) Vh rebuilds the input", _svd_reconstructs)
+        call = t.call(lambda a: jnp.linalg.svd(a, full_matrices=True), x).no_compare().check("square U, Vh; rebuilds", rebuilds)
+    else:
+        call = t.call(lambda a: jnp.linalg.svd(a, full_matrices=False), x).no_compare().check("U diag(S) Vh rebuilds the input", _svd_reconstructs)
+    return call.reference("S is numpy's singular values", _singular_values(t))
 
 
 def _lu_rebuilds(permute_l: bool):

@@ -220,7 +220,9 @@ def average(t: Ctx):
     else:
         f = lambda a, ww: jnp.average(a, axis=axis, weights=ww)  # noqa: E731
         ref = lambda a, ww: np.average(a, axis=axis, weights=ww)  # noqa: E731
-    return t.call(f, x, w).reference("numpy's weighted average", near(t, ref, scale=4.0))
+    # half precision: jax rounds each product a*w, the weight sum and the weighted sum to the dtype
+    # (then divides): three roundings of positive terms, each within HALF_U of the result's size
+    return t.call(f, x, w).reference("numpy's weighted average", near(t, ref, scale=4.0, terms=lambda a, ww: 3 * np.abs(ref(a, ww))))
 
 
 @cases.case(
