@@ -75,6 +75,25 @@ def matmul_close(dtype: str) -> Callable[[list[Any], list[Any]], bool]:
     return check
 
 
+MATMUL_GAIN_TOL = 5e-3
+
+
+def matmul_gain(outs: list[Any], ins: list[Any]) -> bool:
+    """Property: no systematic scale error. The least-squares gain of the first
+    XLA_ROWS rows of C on their float64 values, sum(c * ref) / sum(ref**2), is
+    within MATMUL_GAIN_TOL of 1. Rounding errors, which the per-element bound
+    must allow up to 2e-2 * (|A| @ |B|) for bfloat16, are unbiased (round to
+    nearest) or at worst biased by 2**-8 (truncation): thousands of elements
+    average them out, a wrong scale they do not."""
+    a = np.asarray(ins[0], dtype=np.float64)[:XLA_ROWS]
+    b = np.asarray(ins[1], dtype=np.float64)
+    c = np.asarray(outs[0], dtype=np.float64)[:XLA_ROWS]
+    want = np.einsum("ij,jk->ik", a, b, optimize=False)
+    if c.shape != want.shape:
+        return False
+    return abs(float(np.sum(c * want) / np.sum(want * want)) - 1.0) <= MATMUL_GAIN_TOL
+
+
 def matmul_every_row(dtype: str, seed: int) -> Callable[[list[Any], list[Any]], bool]:
     """Property (Freivalds): C r = A (B r) for a random sign vector r, every
     row at once, in float64 matrix-vector products. An element of C within

@@ -7,6 +7,7 @@ from mudjack_probe.api import Cases, Ctx, np
 
 from _capability import (
     JIT_SHAPES,
+    MATMUL_GAIN_TOL,
     SCIPY_POINTS,
     SCIPY_X0,
     XLA_SHAPES,
@@ -16,6 +17,7 @@ from _capability import (
     matmul_close,
     matmul_every_row,
     matmul_flop,
+    matmul_gain,
     optimum_close,
     points,
     rmse_host,
@@ -32,7 +34,8 @@ def xla(t: Ctx):
     return (t.call(np.matmul, a, b).work(matmul_flop(n), "FLOP")
             .reference("rows match float64 sums of products (np.einsum loops, not BLAS; error / (|A|@|B|) <= 1e-4)",
                        matmul_close(t.dtype_name))
-            .check("every row: C r = A (B r) for a random sign vector r, within the same bound", matmul_every_row(t.dtype_name, t.seed)))
+            .check("every row: C r = A (B r) for a random sign vector r, within the same bound", matmul_every_row(t.dtype_name, t.seed))
+            .check(f"no systematic scale: least-squares gain of the rows within {MATMUL_GAIN_TOL} of 1", matmul_gain))
 
 
 @cases.case("jit", dtype=["float32"], shape=JIT_SHAPES,

@@ -7,6 +7,7 @@ from mudjack_probe.api import Cases, Ctx
 from _capability import (
     AUTOGRAD_SHAPES,
     JIT_SHAPES,
+    MATMUL_GAIN_TOL,
     MNIST_EPS,
     MNIST_LR,
     MNIST_PARAMS,
@@ -16,6 +17,7 @@ from _capability import (
     matmul_close,
     matmul_every_row,
     matmul_flop,
+    matmul_gain,
     mnist_batches,
     mnist_call,
     mnist_data,
@@ -34,7 +36,8 @@ def xla(t: Ctx):
     a, b = t.randn(), t.randn()
     return (t.call(lambda x, y: torch.matmul(x, y), a, b).work(matmul_flop(t.shape[0]), "FLOP")
             .reference(f"rows match float64 NumPy (error / (|A|@|B|) within {t.dtype_name} tolerance)", matmul_close(t.dtype_name))
-            .check("every row: C r = A (B r) for a random sign vector r, within the same bound", matmul_every_row(t.dtype_name, t.seed)))
+            .check("every row: C r = A (B r) for a random sign vector r, within the same bound", matmul_every_row(t.dtype_name, t.seed))
+            .check(f"no systematic scale: least-squares gain of the rows within {MATMUL_GAIN_TOL} of 1", matmul_gain))
 
 
 def _f(torch, v):
