@@ -24,8 +24,12 @@ Conventions of these files:
 - Outputs that are Python objects (ints, bools, jaxprs, avals, paths) are
   turned into small int arrays with jnp.asarray inside the timed function, so
   they land on the target device and compare across devices.
-- Property checks compare with NumPy / SciPy in float64 on the host (JAX's
-  tests' _CheckAgainstNumpy), so a CPU-only run checks values too.
+- Reference checks (`.reference`) compare with NumPy / SciPy in float64 on
+  the host, or an analytic value (JAX's tests' _CheckAgainstNumpy), so a
+  CPU-only run checks values too; float16/bfloat16 in units in the last place
+  (_jax_common.HALF_ULPS). Property checks (`.check`) test what any right
+  answer satisfies where no unique answer exists (U and V of an SVD, LU
+  factors, einsum paths, rbg random draws).
 - Internal names (jax._src.*, jax.core.*) are resolved in the case body. Cases
   with api=listed test the listed name (the paper's typo corrected) and are
   `unavailable` where it no longer exists; cases with api=successor test the
