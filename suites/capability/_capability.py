@@ -58,12 +58,57 @@ XLA_ROWS = 8
 
 
 def matmul_close(dtype: str) -> Callable[[list[Any], list[Any]], bool]:
+    """Reference: the first XLA_ROWS rows against float64 sums of products by
+    np.einsum without optimisation (its own loops, not BLAS: independent of
+    the matmul under test, NumPy's included)."""
+
     def check(outs: list[Any], ins: list[Any]) -> bool:
         a = np.asarray(ins[0], dtype=np.float64)[:XLA_ROWS]
         b = np.asarray(ins[1], dtype=np.float64)
-        c = np.asarray(outs[0], dtype=np.float64)[:XLA_ROWS]
-        scale = np.abs(a) @ np.abs(b)
-        return bool(np.all(np.abs(c - a @ b) <= XLA_TOL[dtype] * scale))
+        c = np.asarray(outs[0], dtype=np.float64)
+        if c.shape != (ins[0].shape[0], ins[1].shape[1]):
+            return False
+        want = np.einsum("ij,jk->ik", a, b, optimize=False)
+        scale = np.einsum("ij,jk->ik", np.abs(a), np.abs(b), optimize=False)
+        return bool(np.all(np.abs(c[:XLA_ROWS] - want) <= XLA_TOL[dtype] * scale))
+
+    return check
+
+
+MATMUL_GAIN_TOL = 5e-3
+
+
+def matmul_gain(outs: list[Any], ins: list[Any]) -> bool:
+    """Property: no systematic scale error. The least-squares gain of the first
+    XLA_ROWS rows of C on their float64 values, sum(c * ref) / sum(ref**2), is
+    within MATMUL_GAIN_TOL of 1. Rounding errors, which the per-element bound
+    must allow up to 2e-2 * (|A| @ |B|) for bfloat16, are unbiased (round to
+    nearest) or at worst biased by 2**-8 (truncation): thousands of elements
+    average them out, a wrong scale they do not."""
+    a = np.asarray(ins[0], dtype=np.float64)[:XLA_ROWS]
+    b = np.asarray(ins[1], dtype=np.float64)
+    c = np.asarray(outs[0], dtype=np.float64)[:XLA_ROWS]
+    want = np.einsum("ij,jk->ik", a, b, optimize=False)
+    if c.shape != want.shape:
+        return False
+    return abs(float(np.sum(c * want) / np.sum(want * want)) - 1.0) <= MATMUL_GAIN_TOL
+
+
+def matmul_every_row(dtype: str, seed: int) -> Callable[[list[Any], list[Any]], bool]:
+    """Property (Freivalds): C r = A (B r) for a random sign vector r, every
+    row at once, in float64 matrix-vector products. An element of C within
+    XLA_TOL * (|A| @ |B|) moves (C r)_i by at most XLA_TOL * (|A| (|B| |r|))_i,
+    so the bound is the rows check's own; a NaN or a wrong element anywhere fails."""
+
+    def check(outs: list[Any], ins: list[Any]) -> bool:
+        a = np.asarray(ins[0], dtype=np.float64)
+        b = np.asarray(ins[1], dtype=np.float64)
+        c = np.asarray(outs[0], dtype=np.float64)
+        if c.shape != (a.shape[0], b.shape[1]):
+            return False
+        r = np.random.default_rng(seed).choice(np.array([-1.0, 1.0]), size=b.shape[1])
+        bound = XLA_TOL[dtype] * (np.abs(a) @ (np.abs(b) @ np.abs(r)))
+        return bool(np.all(np.abs(c @ r - a @ (b @ r)) <= bound + 1e-12 * bound.max()))
 
     return check
 
@@ -106,6 +151,22 @@ def close(got: Any, want: Any, tol: float = F_TOL) -> bool:
 
 def f_close(outs: list[Any], ins: list[Any]) -> bool:
     return close(outs[0], f_host(ins[0]))
+
+
+def f_close_libm(outs: list[Any], ins: list[Any]) -> bool:
+    """f_close with f computed by Python's math module (the C library's sin
+    and cos in float64) a million points at a time: for NumPy, where a NumPy
+    float64 reference would check NumPy against itself."""
+    got = np.asarray(outs[0], dtype=np.float64).reshape(-1)
+    x = np.asarray(ins[0], dtype=np.float64).reshape(-1)
+    if np.shape(outs[0]) != np.shape(ins[0]):
+        return False
+    step = 1 << 20
+    for i in range(0, x.size, step):
+        want = np.array([0.2 * v + math.sin(v) + math.cos(2 * v) for v in x[i:i + step].tolist()], dtype=np.float64)
+        if not close(got[i:i + step], want):
+            return False
+    return True
 
 
 def grad_close(outs: list[Any], ins: list[Any]) -> bool:
@@ -254,7 +315,7 @@ def mnist_call(t: Any, train: Callable[[], Any], data: Any, batches: Any, weight
         .self_compiled()
         .no_compare()  # training is chaotic across devices; the checks below are the oracle
         .work(samples, "sample")
-        .check(f"untrained loss equals NumPy's on the first batch within {MNIST_LOSS_TOL}",
+        .reference(f"untrained loss equals NumPy's on the first batch within {MNIST_LOSS_TOL}",
                lambda outs, ins: abs(float(outs[0]) - want_first) <= MNIST_LOSS_TOL * (1 + want_first))
         .check(f"test accuracy >= {MNIST_MIN_ACCURACY}", lambda outs, ins: float(outs[2]) >= MNIST_MIN_ACCURACY)
         .metric("final_loss", lambda outs, ins: float(outs[1]))

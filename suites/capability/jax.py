@@ -9,6 +9,7 @@ from mudjack_probe.api import Cases, Ctx, np
 from _capability import (
     AUTOGRAD_SHAPES,
     JIT_SHAPES,
+    MATMUL_GAIN_TOL,
     MNIST_EPS,
     MNIST_LR,
     MNIST_PARAMS,
@@ -21,7 +22,9 @@ from _capability import (
     f_close,
     grad_close,
     matmul_close,
+    matmul_every_row,
     matmul_flop,
+    matmul_gain,
     mnist_batches,
     mnist_call,
     mnist_data,
@@ -41,8 +44,9 @@ def xla(t: Ctx):
     jnp = t.fw.numpy
     a, b = t.randn(), t.randn()
     return (t.call(lambda x, y: jnp.matmul(x, y), a, b).work(matmul_flop(t.shape[0]), "FLOP")
-            .check(f"rows match float64 NumPy (error / (|A|@|B|) within {t.dtype_name} tolerance)",
-                   matmul_close(t.dtype_name)))
+            .reference(f"rows match float64 NumPy (error / (|A|@|B|) within {t.dtype_name} tolerance)", matmul_close(t.dtype_name))
+            .check("every row: C r = A (B r) for a random sign vector r, within the same bound", matmul_every_row(t.dtype_name, t.seed))
+            .check(f"no systematic scale: least-squares gain of the rows within {MATMUL_GAIN_TOL} of 1", matmul_gain))
 
 
 def _f(jnp, v):
@@ -54,7 +58,7 @@ def _f(jnp, v):
 def jit(t: Ctx):
     jnp = t.fw.numpy
     x = t.from_numpy(points(t.shape))
-    return t.call(lambda v: _f(jnp, v), x).work(x.size, "element").check("f matches float64 within 1e-5", f_close)
+    return t.call(lambda v: _f(jnp, v), x).work(x.size, "element").reference("f matches float64 within 1e-5", f_close)
 
 
 @cases.case("autograd", dtype=["float32"], shape=AUTOGRAD_SHAPES, mode=BOTH,
@@ -75,7 +79,7 @@ def autograd(t: Ctx):
         return y, g
 
     return (t.call(fn, x).work(max(1, x.size), "element")
-            .check("f and f' match the analytic values within 1e-5", grad_close))
+            .reference("f and f' match the analytic values within 1e-5", grad_close))
 
 
 @cases.case("scipy", dtype=["float32"], shape={f"n{SCIPY_POINTS}": (SCIPY_POINTS,)}, mode=BOTH,
@@ -113,7 +117,7 @@ def scipy_bfgs(t: Ctx):
     # steers the line search), so outputs are not compared device to device;
     # the oracle is SciPy's optimum, checked on every device.
     return (t.call(fn, r, y).self_compiled().no_compare()
-            .check(f"optimum matches SciPy's (x within {SCIPY_X_TOL}, fun within {SCIPY_FUN_TOL}, relative)",
+            .reference(f"optimum matches SciPy's (x within {SCIPY_X_TOL}, fun within {SCIPY_FUN_TOL}, relative)",
                    optimum_close(want.x, float(want.fun)))
             .metric("fun", lambda o, i: o[1])
             .metric("gain", lambda o, i: o[0][0])

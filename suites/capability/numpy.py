@@ -7,14 +7,17 @@ from mudjack_probe.api import Cases, Ctx, np
 
 from _capability import (
     JIT_SHAPES,
+    MATMUL_GAIN_TOL,
     SCIPY_POINTS,
     SCIPY_X0,
     XLA_SHAPES,
     calibration_data,
-    f_close,
+    f_close_libm,
     least_squares,
     matmul_close,
+    matmul_every_row,
     matmul_flop,
+    matmul_gain,
     optimum_close,
     points,
     rmse_host,
@@ -29,7 +32,10 @@ def xla(t: Ctx):
     a, b = t.randn(), t.randn()
     n = t.shape[0]
     return (t.call(np.matmul, a, b).work(matmul_flop(n), "FLOP")
-            .check("rows match float64 NumPy (error / (|A|@|B|) <= 1e-4)", matmul_close(t.dtype_name)))
+            .reference("rows match float64 sums of products (np.einsum loops, not BLAS; error / (|A|@|B|) <= 1e-4)",
+                       matmul_close(t.dtype_name))
+            .check("every row: C r = A (B r) for a random sign vector r, within the same bound", matmul_every_row(t.dtype_name, t.seed))
+            .check(f"no systematic scale: least-squares gain of the rows within {MATMUL_GAIN_TOL} of 1", matmul_gain))
 
 
 @cases.case("jit", dtype=["float32"], shape=JIT_SHAPES,
@@ -40,7 +46,7 @@ def jit(t: Ctx):
     def f(v):
         return 0.2 * v + np.sin(v) + np.cos(2 * v)
 
-    return t.call(f, x).work(x.size, "element").check("f matches float64 within 1e-5", f_close)
+    return t.call(f, x).work(x.size, "element").reference("f matches float64 (libm sin and cos via math) within 1e-5", f_close_libm)
 
 
 @cases.case("scipy", dtype=["float64"], shape={f"n{SCIPY_POINTS}": (SCIPY_POINTS,)},
@@ -57,7 +63,7 @@ def scipy_bfgs(t: Ctx):
         return res.x, np.float64(res.fun), np.int64(res.nit), np.int64(res.nfev), np.int64(res.njev)
 
     return (t.call(fit, raw, ref)
-            .check("optimum matches the closed-form least squares (x within 1e-3, fun within 1e-4)",
+            .reference("optimum matches the closed-form least squares (x within 1e-3, fun within 1e-4)",
                    optimum_close(exact, rmse_host(exact, raw, ref)))
             .metric("fun", lambda o, i: o[1])
             .metric("gain", lambda o, i: o[0][0])

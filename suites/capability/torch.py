@@ -7,6 +7,7 @@ from mudjack_probe.api import Cases, Ctx
 from _capability import (
     AUTOGRAD_SHAPES,
     JIT_SHAPES,
+    MATMUL_GAIN_TOL,
     MNIST_EPS,
     MNIST_LR,
     MNIST_PARAMS,
@@ -14,7 +15,9 @@ from _capability import (
     f_close,
     grad_close,
     matmul_close,
+    matmul_every_row,
     matmul_flop,
+    matmul_gain,
     mnist_batches,
     mnist_call,
     mnist_data,
@@ -32,8 +35,9 @@ def xla(t: Ctx):
     torch = t.fw
     a, b = t.randn(), t.randn()
     return (t.call(lambda x, y: torch.matmul(x, y), a, b).work(matmul_flop(t.shape[0]), "FLOP")
-            .check(f"rows match float64 NumPy (error / (|A|@|B|) within {t.dtype_name} tolerance)",
-                   matmul_close(t.dtype_name)))
+            .reference(f"rows match float64 NumPy (error / (|A|@|B|) within {t.dtype_name} tolerance)", matmul_close(t.dtype_name))
+            .check("every row: C r = A (B r) for a random sign vector r, within the same bound", matmul_every_row(t.dtype_name, t.seed))
+            .check(f"no systematic scale: least-squares gain of the rows within {MATMUL_GAIN_TOL} of 1", matmul_gain))
 
 
 def _f(torch, v):
@@ -45,7 +49,7 @@ def _f(torch, v):
 def jit(t: Ctx):
     torch = t.fw
     x = t.from_numpy(points(t.shape))
-    return t.call(lambda v: _f(torch, v), x).work(x.numel(), "element").check("f matches float64 within 1e-5", f_close)
+    return t.call(lambda v: _f(torch, v), x).work(x.numel(), "element").reference("f matches float64 within 1e-5", f_close)
 
 
 @cases.case("autograd", dtype=["float32"], shape=AUTOGRAD_SHAPES, mode=BOTH,
@@ -65,7 +69,7 @@ def autograd(t: Ctx):
         return y, g
 
     return (t.call(fn, x).work(max(1, x.numel()), "element")
-            .check("f and f' match the analytic values within 1e-5", grad_close))
+            .reference("f and f' match the analytic values within 1e-5", grad_close))
 
 
 @cases.case("mnist", dtype=["float32"], shape={"cnn": ()}, params=MNIST_PARAMS, mode=["eager"],

@@ -48,7 +48,7 @@ def _shard(jax, host, devices):
 def all_gather_vmap(t: Ctx):
     jax = t.fw
     gather = jax.vmap(lambda v: jax.lax.all_gather(v, "i"), axis_name="i")
-    return t.call(gather, t.randn()).check(
+    return t.call(gather, t.randn()).reference(
         "every member gets the whole input", lambda outs, ins: np.array_equal(outs[0], np.broadcast_to(ins[0], (4,) + ins[0].shape))
     )
 
@@ -74,7 +74,7 @@ def all_gather_vmap_more(t: Ctx):
         one = {"stack": x, "tiled": x.reshape(-1), "axis1": x.T}[how]
         return np.broadcast_to(one, (n,) + one.shape)
 
-    return t.call(gather, t.randn()).check("every member gets the whole input", lambda outs, ins: np.array_equal(outs[0], ref(ins[0])))
+    return t.call(gather, t.randn()).reference("every member gets the whole input", lambda outs, ins: np.array_equal(outs[0], ref(ins[0])))
 
 
 def _one_device(t: Ctx, fn_factory, host):
@@ -115,7 +115,7 @@ def all_gather_one_device(t: Ctx):
         got = outs[0]
         return np.array_equal(got.reshape(-1), ins[0].reshape(-1))
 
-    return t.call(f, x).check("the one member's input back", check)
+    return t.call(f, x).reference("the one member's input back", check)
 
 
 @cases.case(
@@ -133,7 +133,7 @@ def all_gather_pmap(t: Ctx):
     gather = jax.pmap(lambda v: jax.lax.all_gather(v, "i"), axis_name="i", devices=devices)
     rows = t.numpy_rng().standard_normal(t.shape).astype(np.float32)
     x = _shard(jax, rows, devices)  # one row per device
-    return t.call(gather, x).check("each device holds both rows", lambda outs, ins: np.array_equal(outs[0], np.broadcast_to(ins[0], (2,) + ins[0].shape)))
+    return t.call(gather, x).reference("each device holds both rows", lambda outs, ins: np.array_equal(outs[0], np.broadcast_to(ins[0], (2,) + ins[0].shape)))
 
 
 @cases.case(
@@ -156,7 +156,7 @@ def all_gather_shard_map(t: Ctx):
     host = host_data(t)
     if t.dtype_name == "bfloat16":
         host = host.astype(t.dtype)
-    return t.call(f, _shard(jax, host, devices)).check(
+    return t.call(f, _shard(jax, host, devices)).reference(
         "each device's copy is the whole input", lambda outs, ins: np.array_equal(outs[0], np.concatenate([ins[0], ins[0]]))
     )
 
@@ -173,7 +173,7 @@ def all_gather_shard_map(t: Ctx):
 def pmax_vmap(t: Ctx):
     jax = t.fw
     f = jax.vmap(lambda v: jax.lax.pmax(v, "i"), axis_name="i")
-    return t.call(f, t.randn()).check("the column max, broadcast", lambda outs, ins: np.array_equal(outs[0], np.broadcast_to(ins[0].max(0), ins[0].shape)))
+    return t.call(f, t.randn()).reference("the column max, broadcast", lambda outs, ins: np.array_equal(outs[0], np.broadcast_to(ins[0].max(0), ins[0].shape)))
 
 
 @cases.case(
@@ -200,7 +200,7 @@ def pmax_one_device(t: Ctx):
         dev = [t.device]
         f = jax.jit(sm(lambda v: jax.lax.pmax(v, "i"), mesh=_mesh(jax, dev), in_specs=P("i"), out_specs=P("i")))
         x = _shard(jax, host, dev)
-    return t.call(f, x).check("max over one member is the input", lambda outs, ins: np.array_equal(outs[0].reshape(-1), ins[0].reshape(-1)))
+    return t.call(f, x).reference("max over one member is the input", lambda outs, ins: np.array_equal(outs[0].reshape(-1), ins[0].reshape(-1)))
 
 
 @cases.case(
@@ -224,6 +224,6 @@ def pmax_two_devices(t: Ctx):
 
         sm = _shard_map(jax)
         f = jax.jit(sm(lambda v: jax.lax.pmax(v, "i"), mesh=_mesh(jax, devices), in_specs=P("i"), out_specs=P("i")))
-    return t.call(f, _shard(jax, host, devices)).check(
+    return t.call(f, _shard(jax, host, devices)).reference(
         "both rows are the column max", lambda outs, ins: np.array_equal(outs[0], np.broadcast_to(ins[0].max(0), ins[0].shape))
     )

@@ -43,10 +43,10 @@ def reshape(t: Ctx):
     _, new, order = _RESHAPE[t.case.shape_name]
     x = t.randn()
     if t.case.shape_name == "transposed":
-        return t.call(lambda a: jnp.reshape(a.T, new, order=order), x).check(
+        return t.call(lambda a: jnp.reshape(a.T, new, order=order), x).reference(
             "numpy's reshape", lambda outs, ins: np.array_equal(outs[0], np.reshape(ins[0].T, (32, 256)))
         )
-    return t.call(lambda a: jnp.reshape(a, new, order=order), x).check(
+    return t.call(lambda a: jnp.reshape(a, new, order=order), x).reference(
         "numpy's reshape", lambda outs, ins: np.array_equal(outs[0], np.reshape(ins[0], new, order=order))
     )
 
@@ -67,7 +67,7 @@ def stack(t: Ctx):
     jnp = t.fw.numpy
     axis = t.p.axis
     arrays = [t.randn() for _ in range(3)]
-    return t.call(lambda a, b, c: jnp.stack([a, b, c], axis=axis), *arrays).check(
+    return t.call(lambda a, b, c: jnp.stack([a, b, c], axis=axis), *arrays).reference(
         "numpy's stack", lambda outs, ins: np.array_equal(outs[0], np.stack(ins, axis=axis))
     )
 
@@ -98,7 +98,7 @@ _SPLIT = {
 def split(t: Ctx):
     jnp = t.fw.numpy
     how, axis = _SPLIT[t.p.how]
-    return t.call(lambda a: jnp.split(a, how, axis=axis), t.randn()).check(
+    return t.call(lambda a: jnp.split(a, how, axis=axis), t.randn()).reference(
         "pieces are numpy's and concatenate back",
         lambda outs, ins: len(outs) == len(np.split(ins[0], how, axis=axis))
         and all(np.array_equal(o, e) for o, e in zip(outs, np.split(ins[0], how, axis=axis)))
@@ -120,7 +120,7 @@ def split(t: Ctx):
 def flip(t: Ctx):
     jnp = t.fw.numpy
     axis = {"none": None, "0": 0, "1": 1, "01": (0, 1), "-1": -1}[t.p.axis]
-    return t.call(lambda a: jnp.flip(a, axis=axis), t.randn()).check(
+    return t.call(lambda a: jnp.flip(a, axis=axis), t.randn()).reference(
         "numpy's flip", lambda outs, ins: np.array_equal(outs[0], np.flip(ins[0], axis=axis))
     )
 
@@ -136,7 +136,7 @@ def flip(t: Ctx):
 def fliplr(t: Ctx):
     jnp = t.fw.numpy
     f = maybe_t(t, lambda a: jnp.fliplr(a))
-    return t.call(f, t.randn()).check(
+    return t.call(f, t.randn()).reference(
         "numpy's fliplr", lambda outs, ins: np.array_equal(outs[0], np.fliplr(ins[0].T if t.case.shape_name == "transposed" else ins[0]))
     )
 
@@ -177,7 +177,7 @@ def delete(t: Ctx):
     n = t.shape[axis] if axis is not None else int(np.prod(t.shape))
     obj = _DELETE[t.p.obj](n)
     unique = t.p.obj == "unique-sorted"
-    return t.call(lambda a: jnp.delete(a, obj, axis=axis, assume_unique_indices=unique), t.randn()).check(
+    return t.call(lambda a: jnp.delete(a, obj, axis=axis, assume_unique_indices=unique), t.randn()).reference(
         "numpy's delete", lambda outs, ins: np.array_equal(outs[0], np.delete(ins[0], obj, axis=axis))
     )
 
@@ -207,10 +207,10 @@ def compress(t: Ctx):
     x = t.randn()
     if t.p.condition == "traced-size":
         size = int(cond.sum())
-        return t.call(lambda c, a: jnp.compress(c, a, axis=axis, size=size, fill_value=0), put(t, cond, "bool"), x).check(
+        return t.call(lambda c, a: jnp.compress(c, a, axis=axis, size=size, fill_value=0), put(t, cond, "bool"), x).reference(
             "numpy's compress", lambda outs, ins: np.array_equal(outs[0], np.compress(ins[0], ins[1], axis=axis))
         )
-    return t.call(lambda a: jnp.compress(cond, a, axis=axis), x).check(
+    return t.call(lambda a: jnp.compress(cond, a, axis=axis), x).reference(
         "numpy's compress", lambda outs, ins: np.array_equal(outs[0], np.compress(cond, ins[0], axis=axis))
     )
 
@@ -230,7 +230,7 @@ def tril(t: Ctx):
     jnp = t.fw.numpy
     k = t.p.k
     f = maybe_t(t, lambda a: jnp.tril(a, k=k))
-    return t.call(f, t.randn()).check(
+    return t.call(f, t.randn()).reference(
         "numpy's tril", lambda outs, ins: np.array_equal(outs[0], np.tril(ins[0].T if t.case.shape_name == "transposed" else ins[0], k=k))
     )
 
@@ -266,7 +266,7 @@ def slice_in_dim(t: Ctx):
         idx[axis] = slice(start, limit, stride)
         return a[tuple(idx)]
 
-    return t.call(lambda a: lax.slice_in_dim(a, start, limit, stride, axis), t.randn()).check(
+    return t.call(lambda a: lax.slice_in_dim(a, start, limit, stride, axis), t.randn()).reference(
         "numpy slicing", lambda outs, ins: np.array_equal(outs[0], ref(ins[0]))
     )
 
@@ -285,7 +285,7 @@ def slice_in_dim(t: Ctx):
 def size(t: Ctx):
     jnp = t.fw.numpy
     axis = AXES[t.p.axis]
-    return t.call(lambda a: jnp.asarray(jnp.size(a, axis), dtype=jnp.int64), t.randn()).check(
+    return t.call(lambda a: jnp.asarray(jnp.size(a, axis), dtype=jnp.int64), t.randn()).reference(
         "numpy's size", lambda outs, ins: int(outs[0]) == np.size(ins[0], axis)
     )
 
@@ -301,7 +301,7 @@ def size_python(t: Ctx):
     jnp = t.fw.numpy
     value = np.ones((2, 3)) if t.p.arg == "numpy" else 2.5
     want = 6 if t.p.arg == "numpy" else 1
-    return t.call(lambda: jnp.asarray(jnp.size(value), dtype=jnp.int64)).check(f"size {want}", lambda outs, ins: int(outs[0]) == want)
+    return t.call(lambda: jnp.asarray(jnp.size(value), dtype=jnp.int64)).reference(f"size {want}", lambda outs, ins: int(outs[0]) == want)
 
 
 # (kind, dtype label, expected): JAX counts 0-d arrays as scalars, numpy does not.
@@ -339,7 +339,7 @@ def isscalar(t: Ctx):
     if kind in array_shapes:
         dt = "int32" if kind.endswith("int") else "float32"
         x = t.randn(array_shapes[kind], dtype=dt)
-        return t.call(lambda a: jnp.asarray(jnp.isscalar(a)), x).check(f"is {want}", lambda outs, ins: bool(outs[0]) is want)
+        return t.call(lambda a: jnp.asarray(jnp.isscalar(a)), x).reference(f"is {want}", lambda outs, ins: bool(outs[0]) is want)
     value = {
         "numpy-0d": np.array(1.5),
         "numpy-scalar": np.float32(1.5),
@@ -349,7 +349,7 @@ def isscalar(t: Ctx):
         "python-list": [1.0, 2.0],
         "none": None,
     }[kind]
-    return t.call(lambda: jnp.asarray(jnp.isscalar(value))).check(f"is {want}", lambda outs, ins: bool(outs[0]) is want)
+    return t.call(lambda: jnp.asarray(jnp.isscalar(value))).reference(f"is {want}", lambda outs, ins: bool(outs[0]) is want)
 
 
 # ---- selection: top_k, one_hot ------------------------------------------
@@ -382,7 +382,7 @@ def _top_k_is_top(k: int):
 )
 def top_k(t: Ctx):
     lax = t.fw.lax
-    return t.call(lambda a: lax.top_k(a, 5), t.randn()).check("values are the top 5, descending, equal x[indices]", _top_k_is_top(5))
+    return t.call(lambda a: lax.top_k(a, 5), t.randn()).reference("values are the top 5, descending, equal x[indices]", _top_k_is_top(5))
 
 
 @cases.case(
@@ -397,7 +397,7 @@ def top_k(t: Ctx):
 def top_k_k(t: Ctx):
     lax = t.fw.lax
     k = t.shape[-1] if t.p.k == "all" else t.p.k
-    return t.call(lambda a: lax.top_k(a, k), t.randn()).check(f"values are the top {k}, descending, equal x[indices]", _top_k_is_top(k))
+    return t.call(lambda a: lax.top_k(a, k), t.randn()).reference(f"values are the top {k}, descending, equal x[indices]", _top_k_is_top(k))
 
 
 @cases.case(
@@ -417,7 +417,7 @@ def one_hot(t: Ctx):
         valid = (i >= 0) & (i < 10)
         return bool(np.array_equal(o.sum(-1), valid.astype(np.float64)) and np.array_equal(o, (np.arange(10) == i[..., None]).astype(np.float64)))
 
-    return t.call(lambda i: jax.nn.one_hot(i, 10, dtype=dtype), t.from_numpy(idx)).check("rows sum to 1 (0 out of range), hot at the index", check)
+    return t.call(lambda i: jax.nn.one_hot(i, 10, dtype=dtype), t.from_numpy(idx)).reference("rows sum to 1 (0 out of range), hot at the index", check)
 
 
 @cases.case(
@@ -440,4 +440,4 @@ def one_hot_more(t: Ctx):
         o = np.moveaxis(outs[0], axis, -1).astype(np.float64)
         return bool(np.all(o.sum(-1) == 1) and np.array_equal(np.argmax(o, -1), ins[0]))
 
-    return t.call(lambda i: jax.nn.one_hot(i, classes, dtype=dtype, axis=axis), t.from_numpy(idx)).check("rows sum to 1, hot at the index", check)
+    return t.call(lambda i: jax.nn.one_hot(i, classes, dtype=dtype, axis=axis), t.from_numpy(idx)).reference("rows sum to 1, hot at the index", check)
