@@ -41,8 +41,8 @@ GitOutput git(const std::filesystem::path& dir, std::vector<std::string> args) {
   if (status.exit_code != 0) {
     auto tail = child->stderr_tail();
     tail = tail.substr(0, tail.find('\n'));
-    out.error = "git " + args.front() + " in " + dir.string() + " ended with " +
-                status.describe() + (tail.empty() ? "" : ": " + tail);
+    out.error = "git " + args.front() + " in " + dir.string() + " ended with " + status.describe() +
+                (tail.empty() ? "" : ": " + tail);
   }
   return out;
 }
@@ -102,10 +102,10 @@ std::optional<std::string> unpublishable(const nlohmann::json& source) {
   if (dirty->get<bool>()) {
     const auto changed = source.value("changed", nlohmann::json(nullptr));
     return "it was made from a dirty tree" +
-           (changed.is_string() ? " (" + changed.get<std::string>() + " differs from " +
-                                      source.value("commit", std::string("HEAD")).substr(0, 12) +
-                                      ")"
-                                : std::string()) +
+           (changed.is_string()
+                ? " (" + changed.get<std::string>() + " differs from " +
+                      source.value("commit", std::string("HEAD")).substr(0, 12) + ")"
+                : std::string()) +
            ": commit, then run again";
   }
   return std::nullopt;

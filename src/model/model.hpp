@@ -55,8 +55,8 @@ enum class Verdict {
 };
 // Every verdict, in precedence order (enum order).
 inline constexpr std::array<Verdict, 7> kVerdicts = {
-    Verdict::kUnavailable,         Verdict::kCompleteFailure, Verdict::kPartialFailure,
-    Verdict::kDivergent,           Verdict::kIntolerableLatency, Verdict::kUnverified,
+    Verdict::kUnavailable, Verdict::kCompleteFailure,    Verdict::kPartialFailure,
+    Verdict::kDivergent,   Verdict::kIntolerableLatency, Verdict::kUnverified,
     Verdict::kPortable};
 
 // How a pass's answer was checked (docs/design.md: checked): `reference`, a

@@ -345,9 +345,8 @@ json verdict_to_json(const model::VerdictRow& v) {
       {"reason", v.reason},
       {"unchecked", v.unchecked},
       {"successor", v.successor},
-      {"successor_verdict", v.successor_verdict
-                                ? json(model::to_string(*v.successor_verdict))
-                                : json(nullptr)},
+      {"successor_verdict",
+       v.successor_verdict ? json(model::to_string(*v.successor_verdict)) : json(nullptr)},
   };
 }
 

@@ -10,9 +10,8 @@ namespace mudjack::report {
 namespace {
 
 // Short column heads, in kVerdictOrder.
-constexpr std::array<const char*, 7> kHeads = {"portable",  "unverified",  "partial",
-                                               "complete",  "divergent",   "intolerable",
-                                               "unavailable"};
+constexpr std::array<const char*, 7> kHeads = {"portable",  "unverified",  "partial",    "complete",
+                                               "divergent", "intolerable", "unavailable"};
 
 std::string padded(const std::string& text, size_t width, bool right) {
   if (text.size() >= width) return text;

@@ -22,9 +22,9 @@ inline constexpr size_t kMaxMessageBytes = 200;
 // Verdict columns in the order every table shows them: portable first,
 // unavailable last.
 inline constexpr std::array<model::Verdict, 7> kVerdictOrder = {
-    model::Verdict::kPortable,        model::Verdict::kUnverified,
-    model::Verdict::kPartialFailure,  model::Verdict::kCompleteFailure,
-    model::Verdict::kDivergent,       model::Verdict::kIntolerableLatency,
+    model::Verdict::kPortable,       model::Verdict::kUnverified,
+    model::Verdict::kPartialFailure, model::Verdict::kCompleteFailure,
+    model::Verdict::kDivergent,      model::Verdict::kIntolerableLatency,
     model::Verdict::kUnavailable};
 
 // One line counting the functions whose listed name is missing (verdict

@@ -173,8 +173,8 @@ verdict::Judged judge(model::RunInfo run, std::vector<model::CaseResult> cases,
 }
 
 std::optional<std::string> unpublishable(const model::RunInfo& run) {
-  const auto machines = run.environment.is_object() ? run.environment.value("machines", json())
-                                                    : json();
+  const auto machines =
+      run.environment.is_object() ? run.environment.value("machines", json()) : json();
   if (!machines.is_array() || machines.empty()) {
     return "run " + run.id + " records no machine, so no source state";
   }

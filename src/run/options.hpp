@@ -38,7 +38,7 @@ struct RunOptions {
   // not include the baseline runs the baseline too (its cases are the
   // comparison that checks the others).
   bool no_baseline = false;
-  plan::Params params;             // run parameters (--param NAME=VALUE)
+  plan::Params params;                        // run parameters (--param NAME=VALUE)
   std::map<std::string, std::string> python;  // framework -> interpreter
   std::string via;                            // "serve" for runs a server made, else ""
 };

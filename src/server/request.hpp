@@ -48,7 +48,7 @@ struct RunRequest {
   std::string baseline = "cpu";
   bool serial = false;
   bool no_baseline = false;  // run only the devices asked for (RunOptions::no_baseline)
-  std::string resume;  // a run id to continue; nothing else may be set with it
+  std::string resume;        // a run id to continue; nothing else may be set with it
 };
 
 // The largest body the server reads by default, and the bounds on options:

@@ -70,5 +70,4 @@ Judged judge(model::RunInfo run, std::vector<model::CaseResult> cases, const Opt
 Judged assemble(model::RunInfo run, std::vector<model::CaseResult> cases,
                 std::vector<model::VerdictRow> verdicts, const Options& options);
 
-
 }  // namespace mudjack::verdict

@@ -27,18 +27,18 @@ class Checks : public Cli {
  protected:
   Outcomes run_checks(const std::vector<std::string>& extra = {}) {
     auto out = dir_ / "results";
-    std::vector<std::string> args = {"run",         "--suite-dir",
-                                     (kFixtures / "suites" / "checks").string(),
-                                     "--out",       out.string(),
-                                     "--budget-ms", "2"};
+    std::vector<std::string> args = {
+        "run",   "--suite-dir", (kFixtures / "suites" / "checks").string(),
+        "--out", out.string(),  "--budget-ms",
+        "2"};
     args.insert(args.end(), extra.begin(), extra.end());
     auto r = mudjack(args);
     EXPECT_EQ(r.code, 0) << r.err;
     Outcomes run;
     auto list = runs(out);
     if (list.empty()) return run;
-    run.results = json::parse(
-        slurp(out / "runs" / list[0]["id"].get<std::string>() / "results.json"));
+    run.results =
+        json::parse(slurp(out / "runs" / list[0]["id"].get<std::string>() / "results.json"));
     for (const auto& c : run.results["cases"]) run.cases[c["function"]] = c;
     for (const auto& v : run.results["verdicts"]) run.verdicts[v["function"]] = v;
     return run;
@@ -58,8 +58,7 @@ TEST_F(Checks, EachPassSaysHowItWasCheckedAndAnUncheckedPassIsUnverified) {
   EXPECT_EQ(run.verdicts["check.property"]["verdict"], "portable");
   EXPECT_EQ(run.verdicts["check.unchecked"]["verdict"], "unverified");
   EXPECT_EQ(run.verdicts["check.unchecked"]["unchecked"], 1);
-  EXPECT_NE(run.verdicts["check.unchecked"]["reason"].get<std::string>().find(
-                "checked by nothing"),
+  EXPECT_NE(run.verdicts["check.unchecked"]["reason"].get<std::string>().find("checked by nothing"),
             std::string::npos);
 }
 
@@ -71,9 +70,9 @@ TEST_F(Checks, AFailingOrRaisingCheckMakesAMismatchNotAPass) {
     EXPECT_EQ(run.verdicts[f]["verdict"], "divergent") << f;
     EXPECT_EQ(run.cases[f]["extra"]["checks"][0]["ok"], false) << f;
   }
-  EXPECT_NE(run.cases["check.raises"]["error"]["message"].get<std::string>().find(
-                "cannot be evaluated"),
-            std::string::npos);
+  EXPECT_NE(
+      run.cases["check.raises"]["error"]["message"].get<std::string>().find("cannot be evaluated"),
+      std::string::npos);
 }
 
 TEST_F(Checks, AnOutputOnAnotherDeviceFails) {
@@ -128,15 +127,19 @@ TEST_F(Checks, PublishWritesViewsWithoutSamplesAndRefusesADirtyTree) {
   ASSERT_EQ(std::system(git.c_str()), 0);
   ::setenv("MUDJACK_DATA_DIR", tree.c_str(), 1);
   const auto out = dir_ / "results";
-  const std::vector<std::string> run_args = {"run",     "--suite-dir",
+  const std::vector<std::string> run_args = {"run",
+                                             "--suite-dir",
                                              (tree / "suites" / "checks").string(),
-                                             "--out",   out.string(),
-                                             "--filter", "check\\.reference",
-                                             "--budget-ms", "2"};
+                                             "--out",
+                                             out.string(),
+                                             "--filter",
+                                             "check\\.reference",
+                                             "--budget-ms",
+                                             "2"};
   auto clean = mudjack(run_args);
   ASSERT_EQ(clean.code, 0) << clean.err;
-  auto published = mudjack({"report", "latest", "--out", out.string(), "--publish",
-                            (dir_ / "pub").string()});
+  auto published =
+      mudjack({"report", "latest", "--out", out.string(), "--publish", (dir_ / "pub").string()});
   EXPECT_EQ(published.code, 0) << published.err;
   auto doc = json::parse(slurp(dir_ / "pub" / "results.json"));
   ASSERT_EQ(doc["cases"].size(), 1u);
@@ -151,13 +154,12 @@ TEST_F(Checks, PublishWritesViewsWithoutSamplesAndRefusesADirtyTree) {
   std::ofstream(tree / "suites" / "checks" / "checks.py", std::ios::app) << "\n# edited\n";
   auto dirty = mudjack(run_args);
   ASSERT_EQ(dirty.code, 0) << dirty.err;
-  auto refused = mudjack({"report", "latest", "--out", out.string(), "--publish",
-                          (dir_ / "pub2").string()});
+  auto refused =
+      mudjack({"report", "latest", "--out", out.string(), "--publish", (dir_ / "pub2").string()});
   ::unsetenv("MUDJACK_DATA_DIR");
   EXPECT_EQ(refused.code, 2);
   EXPECT_NE(refused.err.find("will not publish run"), std::string::npos) << refused.err;
-  EXPECT_NE(refused.err.find("dirty tree (suites/checks/checks.py differs from"),
-            std::string::npos)
+  EXPECT_NE(refused.err.find("dirty tree (suites/checks/checks.py differs from"), std::string::npos)
       << refused.err;
   EXPECT_FALSE(fs::exists(dir_ / "pub2"));
 }

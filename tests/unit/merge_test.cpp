@@ -21,7 +21,8 @@ CaseResult timed(const std::string& id, const std::string& device, double median
   r.info.variant = id;
   r.device = device;
   r.outcome = Outcome::kPass;
-  r.extra["checks"] = nlohmann::json::array({{{"name", "ref"}, {"kind", "reference"}, {"ok", true}}});
+  r.extra["checks"] =
+      nlohmann::json::array({{{"name", "ref"}, {"kind", "reference"}, {"ok", true}}});
   r.latency.samples_ns = {median_ns, median_ns, median_ns};
   model::LatencyStats s;
   s.median_ns = median_ns;

@@ -27,9 +27,7 @@ class Source : public ::testing::Test {
   int sh(const std::string& cmd) {
     return std::system(("cd '" + dir_.string() + "' && " + cmd + " >/dev/null 2>&1").c_str());
   }
-  void write(const std::string& rel, const std::string& text) {
-    std::ofstream(dir_ / rel) << text;
-  }
+  void write(const std::string& rel, const std::string& text) { std::ofstream(dir_ / rel) << text; }
   fs::path dir_;
 };
 

@@ -55,8 +55,8 @@ CaseResult make(const Case& c) {
   r.error.kind = c.kind;
   // Crafted passes are checked by a host reference unless a test says otherwise.
   if (c.outcome == Outcome::kPass) {
-    r.extra["checks"] = nlohmann::json::array(
-        {{{"name", "matches numpy"}, {"kind", "reference"}, {"ok", true}}});
+    r.extra["checks"] =
+        nlohmann::json::array({{{"name", "matches numpy"}, {"kind", "reference"}, {"ok", true}}});
   }
   if (c.median_ns) {
     model::LatencyStats s;
@@ -370,7 +370,8 @@ model::CaseResult timed(const std::string& device, const std::string& variant,
   r.info.variant = variant;
   r.device = device;
   r.outcome = model::Outcome::kPass;
-  r.extra["checks"] = nlohmann::json::array({{{"name", "ref"}, {"kind", "reference"}, {"ok", true}}});
+  r.extra["checks"] =
+      nlohmann::json::array({{{"name", "ref"}, {"kind", "reference"}, {"ok", true}}});
   r.latency.samples_ns = samples;
   r.latency.stats = stats::summarize(r.latency.samples_ns);
   return r;
@@ -436,7 +437,8 @@ TEST(VerdictChecked, APassCheckedByNothingMakesTheFunctionUnverifiedNeverPortabl
   const auto row = row_for(rows, "sum", "cpu");
   EXPECT_EQ(row.verdict, Verdict::kUnverified);
   EXPECT_EQ(row.unchecked, 1);
-  EXPECT_EQ(row.reason, "1 of 2 passes checked by nothing (no reference, property or checked baseline)");
+  EXPECT_EQ(row.reason,
+            "1 of 2 passes checked by nothing (no reference, property or checked baseline)");
 }
 
 TEST(VerdictChecked, AFailedOrRaisingCheckOnAPassIsNoCheck) {
