@@ -521,3 +521,15 @@ class _LazyModule:
 
 
 np: Any = _LazyModule("numpy")
+
+
+def as64(x: Any) -> Any:
+    """x as a numpy array for a host reference: floats (bfloat16 from
+    ml_dtypes included) widened to float64, complex to complex128; integers,
+    bools, strings and objects kept as they are."""
+    x = np.asarray(x)
+    if x.dtype.kind == "c":
+        return x.astype(np.complex128)
+    if x.dtype.kind == "f" or x.dtype.kind not in "biuSUO":  # "V": bfloat16 from ml_dtypes
+        return x.astype(np.float64)
+    return x

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from . import api
-from .runner import _check_ok
+from .runner import _check_ok, call_once
 
 
 def _scaled(arrays: list[np.ndarray]) -> list[np.ndarray] | None:
@@ -61,14 +61,8 @@ def _nan(arrays: list[np.ndarray]) -> list[np.ndarray] | None:
 def plant_case(adapter: Any, case: api.CaseDef, seed: int) -> dict[str, Any]:
     row: dict[str, Any] = {"case": case.id}
     try:
+        call, out = call_once(adapter, case, seed)
         with adapter.scope():
-            call = case.body(api.Ctx(adapter, case, seed))
-            fn = call.fn
-            if case.mode == "compiled" and not call.compiled_by_case:
-                fn = adapter.compile(fn)
-            out = fn(*call.args)
-            adapter.block(out)
-            adapter.sync()
             arrays = [a for a, _ in adapter.to_numpy(out)]
             inputs = [a for a, _ in adapter.to_numpy(call.args)] if call.checks else []
     except Exception as exc:  # the case did not run here: nothing to plant

@@ -205,19 +205,26 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
     return result
 
 
+def call_once(adapter: Any, case: CaseDef, seed: int, soft: bool = False) -> tuple[Call, Any]:
+    """The case's call, built and run once (compiled in `compiled` mode),
+    synchronised, in the adapter's scope: no timing. Raises what the case raises."""
+    with adapter.scope(soft=soft):
+        call = case.body(Ctx(adapter, case, seed))
+        fn = call.fn
+        if case.mode == "compiled" and not call.compiled_by_case:
+            fn = adapter.compile(fn)
+        out = fn(*call.args)
+        adapter.block(out)
+        adapter.sync()
+    return call, out
+
+
 def _runs_with_soft_placement(adapter: Any, case: CaseDef, seed: int) -> bool:
     """Would the failed case have run had the framework been allowed to move
     ops to another device? The paper's TensorFlow GPU failures fell from 16
     functions to 3 with soft placement on; this records that per case."""
     try:
-        with adapter.scope(soft=True):
-            call = case.body(Ctx(adapter, case, seed))
-            fn = call.fn
-            if case.mode == "compiled" and not call.compiled_by_case:
-                fn = adapter.compile(fn)
-            out = fn(*call.args)
-            adapter.block(out)
-            adapter.sync()
+        call_once(adapter, case, seed, soft=True)
         return True
     except Exception:
         return False

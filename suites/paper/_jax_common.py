@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
-from mudjack_probe.api import FLOATS, Ctx, np  # np: numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import FLOATS, Ctx, as64, np  # np: numpy, loaded on first use (listing needs none)
 
 INEXACT = [*FLOATS, "complex64"]
 BOTH = ["eager", "compiled"]
@@ -63,14 +63,6 @@ def uniform(t: Ctx, low: float, high: float, shape: Any = None, dtype: str | Non
     return put(t, x, d)
 
 
-def as64(x: Any) -> Any:
-    """x as a numpy array, floats widened to float64 and complex to complex128."""
-    x = np.asarray(x)
-    if x.dtype.kind == "f":
-        return x.astype(np.float64)
-    if x.dtype.kind == "c":
-        return x.astype(np.complex128)
-    return x
 
 
 def _tol_for(dtype_name: str, got: Any) -> tuple[float, float]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
-from mudjack_probe.api import Ctx, np  # np: numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import Ctx, as64, np  # np: numpy, loaded on first use (listing needs none)
 
 Check = Callable[[list[Any], list[Any]], bool]
 
@@ -53,16 +53,6 @@ def numpy_dtype(name: str) -> Any:
     return np.dtype(name)
 
 
-def as64(x: Any) -> Any:
-    """x as a numpy array, floats widened to float64 and complex to complex128."""
-    x = np.asarray(x)
-    if x.dtype.kind == "f":
-        return x.astype(np.float64)
-    if x.dtype.kind == "c":
-        return x.astype(np.complex128)
-    if x.dtype.kind not in "biuSUO":  # bfloat16 from ml_dtypes
-        return x.astype(np.float64)
-    return x
 
 
 def rounded(x: Any, dtype: str) -> Any:

@@ -41,7 +41,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mudjack_probe.api import np  # numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import as64, np  # numpy, loaded on first use (listing needs none)
 
 HALF = ("float16", "bfloat16")
 GAIN_MIN = 64  # the gain is tested on outputs of at least this many elements,
@@ -102,14 +102,6 @@ _DEBUG = bool(os.environ.get("MUDJACK_REF_DEBUG"))
 # ------------------------------------------------------------------ arrays
 
 
-def as64(x: Any) -> Any:
-    """x as a numpy array: floats widened to float64, complex to complex128, ints and bools kept."""
-    x = np.asarray(x)
-    if x.dtype.kind == "f":
-        return x.astype(np.float64)
-    if x.dtype.kind == "c":
-        return x.astype(np.complex128)
-    return x
 
 
 def host(x: Any) -> Any:
