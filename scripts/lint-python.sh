@@ -36,7 +36,7 @@ fi
 PYTHONPATH=probe "$py39" - suites/paper suites/capability <<'EOF'
 import sys
 
-from mudjack_probe.__main__ import load_suites
+from mudjack_probe.loading import load_suites
 
 for folder in sys.argv[1:]:
     count = len(load_suites([folder], None))

@@ -20,16 +20,14 @@ sys.stdout = sys.stderr
 os.environ["MUDJACK_PROBE_CHANNEL_FD"] = str(_CHANNEL_FD)
 
 import argparse  # noqa: E402
-import hashlib  # noqa: E402
-import importlib.util  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 from . import PROTOCOL_MINOR, PROTOCOL_VERSION, __version__, api  # noqa: E402
 from .errors import MachineFault, machine_fault, one_line  # noqa: E402
+from .loading import load_suites  # noqa: E402
 
 _channel = os.fdopen(_CHANNEL_FD, "w", encoding="utf-8", buffering=1)
 
@@ -37,58 +35,6 @@ _channel = os.fdopen(_CHANNEL_FD, "w", encoding="utf-8", buffering=1)
 def send(message: dict[str, Any]) -> None:
     _channel.write(json.dumps(message, separators=(",", ":"), allow_nan=False, default=str) + "\n")
     _channel.flush()
-
-
-def _exec_suite_file(loader: Any, module: Any, path: Path) -> None:
-    """Runs one suite file. Its own errors are the suite's (ValueError: the
-    engine reports a malformed suite); a machine fault (no memory to load it,
-    an unreadable disk) stays a MachineFault."""
-    try:
-        loader.exec_module(module)
-    except Exception as exc:
-        fault = machine_fault(exc)
-        if fault is not None:
-            raise MachineFault(f"cannot load {path}: {fault}") from exc
-        raise ValueError(f"{path}: {type(exc).__name__}: {exc}") from exc
-
-
-def load_suites(dirs: list[str], framework: str | None) -> dict[str, api.CaseDef]:
-    """Import every *.py of each suite folder; return the framework's cases by id."""
-    api.reset()
-    for d in dirs:
-        folder = Path(d)
-        if not folder.is_dir():
-            raise ValueError(f"suite folder {d} does not exist")
-        # Files whose names start with "_" are helpers the case files share:
-        # importable by their name (`from _common import ...`), loaded first.
-        # The folder itself is never put on sys.path: a case file named
-        # torch.py must not shadow torch in this process or its children.
-        for path in sorted(folder.glob("_*.py")):
-            spec = importlib.util.spec_from_file_location(path.stem, path)
-            if spec is None or spec.loader is None:
-                raise ValueError(f"{path}: cannot be imported")
-            helper = importlib.util.module_from_spec(spec)
-            sys.modules[path.stem] = helper
-            _exec_suite_file(spec.loader, helper, path)
-        for path in sorted(folder.glob("*.py")):
-            if path.name.startswith("_"):
-                continue
-            name = "mudjack_suite_" + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
-            spec = importlib.util.spec_from_file_location(name, path)
-            if spec is None or spec.loader is None:
-                raise ValueError(f"{path}: cannot be imported")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            _exec_suite_file(spec.loader, module, path)
-    cases: dict[str, api.CaseDef] = {}
-    for coll in api.collected():
-        if framework and coll.framework != framework:
-            continue
-        for c in coll.defs:
-            if c.id in cases:
-                raise ValueError(f"duplicate case id {c.id}")
-            cases[c.id] = c
-    return cases
 
 
 def _repro(adapter: Any, case: api.CaseDef, request: dict[str, Any]) -> dict[str, Any]:

@@ -134,9 +134,6 @@ class Params:
         return dict(self._values)
 
 
-CHECK_KINDS = ("property", "reference")
-
-
 @dataclass
 class Check:
     """A test of the output: `fn(outputs_as_numpy, inputs_as_numpy) -> bool`.

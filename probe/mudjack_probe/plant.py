@@ -92,7 +92,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from . import adapters
-    from .__main__ import load_suites
+    from .loading import load_suites
 
     adapter = adapters.load(args.framework)
     adapter.select(args.device)

@@ -49,8 +49,11 @@ const CaseRatio* Judged::ratio_of(const model::CaseResult& r) const {
   return it == ratios.end() ? nullptr : &it->second;
 }
 
-Judged assemble(model::RunInfo run, std::vector<model::CaseResult> cases,
-                std::vector<model::VerdictRow> verdicts, const Options& options) {
+namespace {
+
+Judged assemble_checked(model::RunInfo run, std::vector<model::CaseResult> cases,
+                        std::vector<model::VerdictRow> verdicts, std::vector<model::Check> checked,
+                        const Options& options) {
   Judged j;
   j.run = std::move(run);
   j.cases = std::move(cases);
@@ -58,13 +61,24 @@ Judged assemble(model::RunInfo run, std::vector<model::CaseResult> cases,
   j.options = options;
   j.ratios = case_ratios(j.cases, options);
   count(j);
-  j.checked = checks_of(j.cases);
+  j.checked = std::move(checked);
   return j;
 }
 
+}  // namespace
+
+Judged assemble(model::RunInfo run, std::vector<model::CaseResult> cases,
+                std::vector<model::VerdictRow> verdicts, const Options& options) {
+  auto checked = checks_of(cases);
+  return assemble_checked(std::move(run), std::move(cases), std::move(verdicts), std::move(checked),
+                          options);
+}
+
 Judged judge(model::RunInfo run, std::vector<model::CaseResult> cases, const Options& options) {
-  auto verdicts = compute(cases, options);
-  return assemble(std::move(run), std::move(cases), std::move(verdicts), options);
+  auto checked = checks_of(cases);
+  auto verdicts = compute(cases, checked, options);
+  return assemble_checked(std::move(run), std::move(cases), std::move(verdicts), std::move(checked),
+                          options);
 }
 
 }  // namespace mudjack::verdict

@@ -304,10 +304,15 @@ model::VerdictRow judge_group(const std::vector<const CaseResult*>& cases,
 
 std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& results,
                                        const Options& options) {
+  return compute(results, checks_of(results), options);
+}
+
+std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& results,
+                                       const std::vector<model::Check>& checks,
+                                       const Options& options) {
   using Key = std::tuple<std::string, std::string, std::string>;
   std::map<Key, std::vector<const CaseResult*>> groups;
   std::map<Key, std::vector<model::Check>> group_checks;
-  const auto checks = checks_of(results);
   // baseline device -> case id -> its result there
   std::map<std::string, std::unordered_map<std::string, const CaseResult*>> baselines;
   for (size_t i = 0; i < results.size(); ++i) {

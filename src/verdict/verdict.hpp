@@ -113,6 +113,11 @@ std::map<std::string, std::map<std::string, std::map<std::string, int>>> reason_
 // (case id, device), as one run does.
 std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& results,
                                        const Options& options);
+// The same, with how each result was checked already known (`checks` is
+// checks_of(results)): verdict::judge computes it once for both.
+std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& results,
+                                       const std::vector<model::Check>& checks,
+                                       const Options& options);
 
 // How one result's answer was checked by its own checks: for a pass whose
 // checks (results' extra.checks, protocol 1.2) all held, `reference` when one

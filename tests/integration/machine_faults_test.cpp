@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "../proc.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -34,15 +35,7 @@ namespace {
 
 const fs::path kFaults = kFixtures / "suites" / "faults";
 
-// Running: neither gone nor a zombie waiting for whoever adopted it.
-bool running(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  if (!std::getline(stat, text)) return false;
-  auto paren = text.rfind(')');
-  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z' &&
-         text[paren + 2] != 'X';
-}
+using mjtest_proc::running;
 
 // The case probes `parent` started (their command line names --device).
 std::vector<pid_t> probes_of(pid_t parent) {

@@ -237,7 +237,7 @@ class CapabilitySuite(unittest.TestCase):
     """The suite's NumPy cases, listed with parameters and run for real."""
 
     def setUp(self) -> None:
-        from mudjack_probe.__main__ import load_suites
+        from mudjack_probe.loading import load_suites
 
         self.load_suites = load_suites
         self.adapter = load("numpy")

@@ -8,7 +8,7 @@ import textwrap
 import unittest
 from pathlib import Path
 
-from mudjack_probe.__main__ import load_suites
+from mudjack_probe.loading import load_suites
 
 
 def write(folder: Path, name: str, text: str) -> None:

@@ -1,4 +1,5 @@
 #include "os/process.hpp"
+#include "../proc.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -68,15 +69,7 @@ TEST(Process, KillReachesTheWholeProcessGroup) {
   EXPECT_NE(::kill(grandchild, 0), 0) << "a probe's children die with it";
 }
 
-// Running: neither gone nor a zombie waiting for whoever adopted it.
-bool running(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  if (!std::getline(stat, text)) return false;
-  auto paren = text.rfind(')');
-  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z' &&
-         text[paren + 2] != 'X';
-}
+using mjtest_proc::running;
 
 TEST(Process, AChildDiesWithTheProcessThatSpawnedItEvenOnSigkill) {
   // An engine killed with SIGKILL runs no destructor; its probe, busy in a
