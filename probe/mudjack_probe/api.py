@@ -24,6 +24,21 @@ from typing import Any, TypeVar
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 COMMON = FLOATS + ["complex64", "int32", "int64", "bool"]
 
+GRID = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+        "int8", "uint8", "int16", "int32", "int64", "bool")
+"""The dtype grid (docs/design.md): every paper function gets a case in each,
+or a reason from `EXCUSES` (`Cases.excuse`)."""
+
+EXCUSES = ("no_tensor_input", "integer_only", "string_only", "dtype_fixed_by_api")
+"""Why a function has no case in a grid dtype: it takes no tensor at all, only
+integer (or bool) tensors, only strings, or its API fixes the dtype. A
+function that takes such a tensor but lacks a kernel for it is not excused:
+its grid case fails on every device, and reports say so."""
+
+WIDE = {"float16": "float64", "bfloat16": "float64", "float32": "float64", "float64": "float64",
+        "complex64": "complex128", "complex128": "complex128"}
+"""The dtype a floating or complex case is widened to for its float64 reference."""
+
 MODES = ("eager", "compiled")
 COMPILERS = {
     "torch": "torch.compile",
@@ -229,6 +244,9 @@ class CaseDef:
     atol: float | None
     successor: str | None
     tags: list[str]
+    reduction: int | None = None
+    excused: dict[str, str] = field(default_factory=dict)
+    grid: bool = False  # generated for the dtype grid (`Cases.case(grid=...)`)
 
     def metadata(self) -> dict[str, Any]:
         return {
@@ -248,6 +266,9 @@ class CaseDef:
             "atol": self.atol,
             "successor": self.successor,
             "tags": self.tags,
+            "reduction": self.reduction,
+            "excused": dict(self.excused),
+            "grid": self.grid,
         }
 
 
@@ -268,9 +289,16 @@ def _token(v: Any) -> str:
 
 
 class Ctx:
-    """What a case body sees. Built by the runner; owned by it."""
+    """What a case body sees. Built by the runner; owned by it.
 
-    def __init__(self, adapter: Any, case: CaseDef, seed: int) -> None:
+    With `widen=True` the body builds the case's float64 reference
+    (docs/design.md, "accuracy oracle"): `t.dtype` is the case dtype widened
+    (float16/bfloat16/float32 to float64, complex64 to complex128), and
+    inputs from `randn`/`positive`/`from_numpy` are drawn exactly as in the
+    case, rounded to the case's dtype, then widened, so the reference sees
+    the very values the device saw."""
+
+    def __init__(self, adapter: Any, case: CaseDef, seed: int, widen: bool = False) -> None:
         self.adapter = adapter
         self.fw = adapter.module
         self.case = case
@@ -280,36 +308,40 @@ class Ctx:
         self.p = Params(case.params)
         self.seed = seed
         self.device = adapter.native_device
+        self.widen = widen and case.dtype in WIDE
         self._counter = 0
 
     @property
     def dtype(self) -> Any:
-        return self.adapter.dtype(self.dtype_name)
+        return self.adapter.dtype(WIDE[self.dtype_name] if self.widen else self.dtype_name)
 
     def _next_seed(self) -> int:
         self._counter += 1
         return self.seed * 1000003 + self._counter
 
+    def _make(self, shape: Sequence[int] | None, dtype: str | None, kind: str) -> Any:
+        name = dtype or self.dtype_name
+        if self.widen and name == WIDE[self.dtype_name]:
+            name = self.dtype_name  # "the case's dtype, widened": draw it as the case does
+        value = self.adapter.make(tuple(self.shape if shape is None else shape), name, kind, self._next_seed())
+        if self.widen and name in WIDE:
+            value = self.adapter.cast(value, WIDE[name])
+        return value
+
     def randn(self, shape: Sequence[int] | None = None, dtype: str | None = None) -> Any:
         """Standard normal values (uniform ints for integer dtypes) on the device."""
-        return self.adapter.make(
-            tuple(self.shape if shape is None else shape),
-            dtype or self.dtype_name,
-            "randn",
-            self._next_seed(),
-        )
+        return self._make(shape, dtype, "randn")
 
     def positive(self, shape: Sequence[int] | None = None, dtype: str | None = None) -> Any:
         """Values in [0.5, 2.5): safe for log, sqrt, division."""
-        return self.adapter.make(
-            tuple(self.shape if shape is None else shape),
-            dtype or self.dtype_name,
-            "positive",
-            self._next_seed(),
-        )
+        return self._make(shape, dtype, "positive")
 
     def from_numpy(self, array: Any) -> Any:
-        return self.adapter.from_numpy(array)
+        value = self.adapter.from_numpy(array)
+        kind = getattr(getattr(array, "dtype", None), "kind", "")
+        if self.widen and kind in ("f", "c"):
+            value = self.adapter.cast(value, "complex128" if kind == "c" else "float64")
+        return value
 
     def numpy_rng(self) -> Any:
         import numpy as np
@@ -416,8 +448,35 @@ class Cases:
 
     def __init__(self, framework: str) -> None:
         self.framework = framework
-        self.defs: list[CaseDef] = []
+        self._defs: list[CaseDef] = []
+        self._excused: dict[str, dict[str, str]] = {}
         _ALL.append(self)
+
+    @property
+    def defs(self) -> list[CaseDef]:
+        """Every declared case, in declaration order; grid cases of an excused
+        dtype left out, and every case carrying its function's excuses."""
+        out = []
+        for c in self._defs:
+            excused = self._excused.get(c.function, {})
+            if c.grid and c.dtype in excused:
+                continue
+            c.excused = dict(excused)
+            out.append(c)
+        return out
+
+    def excuse(self, function: str, reason: str, dtypes: Iterable[str] = GRID) -> None:
+        """State once per function why it has no case in `dtypes` of the grid:
+        a reason from `EXCUSES` (`no_tensor_input`, `integer_only`,
+        `string_only`, `dtype_fixed_by_api`). ValueError for another reason
+        or a dtype outside the grid."""
+        if reason not in EXCUSES:
+            raise ValueError(f"{function}: excuse {reason!r} is not one of {EXCUSES}")
+        names = list(dtypes)
+        bad = [d for d in names if d not in GRID]
+        if bad:
+            raise ValueError(f"{function}: {bad} not in the dtype grid {GRID}")
+        self._excused.setdefault(function, {}).update({d: reason for d in names})
 
     def case(
         self,
@@ -434,35 +493,62 @@ class Cases:
         atol: float | Mapping[str, float] | None = None,
         successor: str | None = None,
         tags: Iterable[str] = (),
+        grid: str | None = None,
+        reduction: int | Callable[[Any, dict[str, Any]], int] | None = None,
     ) -> Callable[[Callable[[Ctx], Call]], Callable[[Ctx], Call]]:
         """Declare the cross product dtype x shape x params x mode as cases.
 
         Variant names are `<dtype>-<shape>[-<param>=<value>...]-<mode>`; they are
         part of the case id, so renaming a shape or param breaks history.
         `where(dtype, shape_name, mode, params)` drops combinations.
-        `rtol`/`atol` override the engine's cross-device tolerance, either for
-        every dtype or per dtype ({"float16": 1e-2, "float32": 1e-4}; a dtype
-        left out keeps the engine's default).
+        `rtol`/`atol` loosen the engine's accuracy bounds for floating
+        outputs, either for every dtype or per dtype ({"float16": 1e-2,
+        "float32": 1e-4}; a dtype left out keeps the engine's bounds).
+        `grid` names the representative shape (a key of `shape`; "default"
+        without one): every `GRID` dtype the declaration leaves out gets an
+        eager case there (and a compiled one when `mode` has "compiled"),
+        with each parameter's first value, `where` not applied; a dtype the
+        function is excused from (`excuse`) gets none.
+        `reduction` is how many input elements each output element sums
+        over (K of a matmul, the length of a reduced axis), or a function
+        `(dims, params) -> int`; the engine's accuracy bound grows as
+        sqrt(reduction). Left out, the engine uses its default for the
+        function's op family.
         """
         shapes = dict(shape) if shape else {"default": ()}
-        grid = dict(params) if params else {}
+        grid_params = dict(params) if params else {}
         for m in mode:
             if m not in MODES:
                 raise ValueError(f"{function}: mode {m!r} is not one of {MODES}")
 
         def register(body: Callable[[Ctx], Call]) -> Callable[[Ctx], Call]:
-            keys = list(grid)
+            keys = list(grid_params)
+            declared = list(dtype)
+            combos: list[tuple[str, str, Any, dict[str, Any], str, bool]] = []
             for d, (sname, sval), combo, m in itertools.product(
-                list(dtype), shapes.items(), itertools.product(*[list(grid[k]) for k in keys]), list(mode)
+                declared, shapes.items(), itertools.product(*[list(grid_params[k]) for k in keys]), list(mode)
             ):
                 p = dict(zip(keys, combo))
                 if where is not None and not where(d, sname, m, p):
                     continue
+                combos.append((d, sname, sval, p, m, False))
+            if grid is not None:
+                if grid not in shapes:
+                    raise ValueError(f"{function}: grid shape {grid!r} is not one of {list(shapes)}")
+                first = {k: list(grid_params[k])[0] for k in keys}
+                modes = [m for m in ("eager", "compiled") if m in mode]
+                combos += [(d, grid, shapes[grid], first, m, True) for d in GRID if d not in declared for m in modes]
+            seen = {c.id for c in self._defs}
+            for d, sname, sval, p, m, generated in combos:
                 parts = [d, sname] + [f"{k}={_token(v)}" for k, v in p.items()] + [m]
                 variant = "-".join(parts)
-                self.defs.append(
+                case_id = f"{self.framework}/{function}/{variant}"
+                if generated and case_id in seen:
+                    continue  # the declaration has it already
+                seen.add(case_id)
+                self._defs.append(
                     CaseDef(
-                        id=f"{self.framework}/{function}/{variant}",
+                        id=case_id,
                         framework=self.framework,
                         function=function,
                         variant=variant,
@@ -478,6 +564,8 @@ class Cases:
                         atol=_for_dtype(atol, d),
                         successor=successor,
                         tags=list(tags),
+                        reduction=int(reduction(sval, p)) if callable(reduction) else reduction,
+                        grid=generated,
                     )
                 )
             return body

@@ -173,6 +173,19 @@ class Adapter:
     def from_numpy(self, array: np.ndarray, dtype_name: str | None = None) -> Any:
         raise NotImplementedError
 
+    def cast(self, value: Any, dtype_name: str) -> Any:
+        """`value` (made by this adapter) converted to dtype `dtype_name`, on its device."""
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def strict_precision(self) -> Iterator[str]:
+        """Every precision knob of the framework at its strictest while the
+        block runs (TF32 off, highest matmul precision), restored after.
+        Yields the settings it changed from this device's defaults, as one
+        line; "" when nothing differs here (a CPU), and the runner then
+        makes no strict run."""
+        yield ""
+
     def make(self, shape: tuple[int, ...], dtype_name: str, kind: str, seed: int) -> Any:
         self.dtype(dtype_name)  # raises UnsupportedDtype first
         return self.from_numpy(host_values(shape, dtype_name, kind, seed), dtype_name)

@@ -107,6 +107,19 @@ class JaxAdapter(Adapter):
             host = host.astype(self.dtype(dtype_name))  # bfloat16 via ml_dtypes, on the host
         return jax.device_put(host, self.native_device)
 
+    def cast(self, value: Any, dtype_name: str) -> Any:
+        return jax.device_put(jnp.asarray(value).astype(self.dtype(dtype_name)), self.native_device)
+
+    @contextlib.contextmanager
+    def strict_precision(self) -> Iterator[str]:
+        # XLA:GPU runs float32 dots and convolutions in TF32 at the default
+        # precision; XLA:CPU computes them in float32 whatever the setting.
+        if self.device_id == "cpu" or jax.config.jax_default_matmul_precision in ("highest", "float32"):
+            yield ""
+            return
+        with jax.default_matmul_precision("highest"):
+            yield "jax.default_matmul_precision('highest')"
+
     def to_numpy(self, out: Any) -> list[tuple[np.ndarray, str]]:
         result = []
         for leaf in flatten(out):

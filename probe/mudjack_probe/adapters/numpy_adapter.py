@@ -25,6 +25,9 @@ class NumpyAdapter(Adapter):
     def from_numpy(self, array: np.ndarray, dtype_name: str | None = None) -> Any:
         return array.astype(self.dtype(dtype_name)) if dtype_name else array
 
+    def cast(self, value: Any, dtype_name: str) -> Any:
+        return np.asarray(value).astype(self.dtype(dtype_name))
+
     def output_device(self, out: Any) -> str | None:
         return "cpu"
 

@@ -118,6 +118,21 @@ class TensorflowAdapter(Adapter):
                 x = tf.cast(x, self.dtype(dtype_name))
             return x
 
+    def cast(self, value: Any, dtype_name: str) -> Any:
+        with tf.device(self.native_device):
+            return tf.identity(tf.cast(value, self.dtype(dtype_name)))
+
+    @contextlib.contextmanager
+    def strict_precision(self) -> Iterator[str]:
+        if not self._on_gpu() or not tf.config.experimental.tensor_float_32_execution_enabled():
+            yield ""
+            return
+        tf.config.experimental.enable_tensor_float_32_execution(False)
+        try:
+            yield "tf.config.experimental.enable_tensor_float_32_execution(False)"
+        finally:
+            tf.config.experimental.enable_tensor_float_32_execution(True)
+
     def to_numpy(self, out: Any) -> list[tuple[np.ndarray, str]]:
         result = []
         for leaf in flatten(out):

@@ -97,6 +97,28 @@ class TorchAdapter(Adapter):
         dtype = self.dtype(dtype_name) if dtype_name else host.dtype
         return host.to(device=self.native_device, dtype=dtype)
 
+    def cast(self, value: Any, dtype_name: str) -> Any:
+        return value.to(self.dtype(dtype_name))
+
+    @contextlib.contextmanager
+    def strict_precision(self) -> Iterator[str]:
+        if self.device_id == "cpu":
+            yield ""
+            return
+        matmul, cudnn = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+        precision = torch.get_float32_matmul_precision()
+        changed = [name for name, on in (("torch.backends.cudnn.allow_tf32=False", cudnn),
+                                         ("torch.backends.cuda.matmul.allow_tf32=False", matmul),
+                                         ("torch.set_float32_matmul_precision('highest')", precision != "highest")) if on]
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.set_float32_matmul_precision("highest")
+        try:
+            yield ", ".join(changed)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = matmul, cudnn
+            torch.set_float32_matmul_precision(precision)
+
     def to_numpy(self, out: Any) -> list[tuple[np.ndarray, str]]:
         result = []
         for item in flatten(out):
