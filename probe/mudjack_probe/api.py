@@ -457,10 +457,11 @@ class Cases:
         """Every declared case, in declaration order; grid cases of an excused
         dtype left out, and every case carrying its function's excuses."""
         out = []
+        declared = {c.id for c in self._defs if not c.grid}
         for c in self._defs:
             excused = self._excused.get(c.function, {})
-            if c.grid and c.dtype in excused:
-                continue
+            if c.grid and (c.dtype in excused or c.id in declared):
+                continue  # excused, or declared by hand (later in the file)
             c.excused = dict(excused)
             out.append(c)
         return out
@@ -476,7 +477,7 @@ class Cases:
         bad = [d for d in names if d not in GRID]
         if bad:
             raise ValueError(f"{function}: {bad} not in the dtype grid {GRID}")
-        self._excused.setdefault(function, {}).update({d: reason for d in names})
+        self._excused.setdefault(function, {}).update(dict.fromkeys(names, reason))
 
     def case(
         self,
@@ -535,7 +536,7 @@ class Cases:
             if grid is not None:
                 if grid not in shapes:
                     raise ValueError(f"{function}: grid shape {grid!r} is not one of {list(shapes)}")
-                first = {k: list(grid_params[k])[0] for k in keys}
+                first = {k: next(iter(grid_params[k])) for k in keys}
                 modes = [m for m in ("eager", "compiled") if m in mode]
                 combos += [(d, grid, shapes[grid], first, m, True) for d in GRID if d not in declared for m in modes]
             seen = {c.id for c in self._defs}

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .api import Call, CaseDef, Ctx, Metric
+from .api import WIDE, Call, CaseDef, Ctx, Metric
 from .errors import MachineFault, Skip, Unavailable, UnsupportedDtype
 
 
@@ -29,6 +29,10 @@ class Policy:
     max_samples: int = 1000
     warmup_ms: float = 20.0
     block_ms: float = 1.0
+    # Build the float64 reference of every floating case (protocol 1.3): the
+    # engine asks the probe of the baseline device, or every probe when the
+    # run has no baseline.
+    reference: bool = False
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> Policy:
@@ -39,6 +43,7 @@ class Policy:
         for key in ("min_samples", "max_samples"):
             if key in d:
                 setattr(p, key, int(d[key]))
+        p.reference = bool(d.get("reference", False))
         if p.min_samples < 1 or p.max_samples < p.min_samples:
             raise ValueError(f"bad policy: min_samples={p.min_samples} max_samples={p.max_samples}")
         return p
@@ -193,6 +198,8 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
         return result
     result["memory"] = {"peak_device_bytes": adapter.peak_device_bytes(), "peak_host_bytes": _host_peak_bytes()}
     result["outputs"] = _save(arrays, case.id, artifact_dir) if call.compare else []
+    if result["outputs"]:
+        result.update(_accuracy_runs(adapter, case, seed, policy, artifact_dir))
     if call.work_amount is not None:
         result["work"] = {"amount": call.work_amount, "unit": call.work_unit}
     if metrics:
@@ -205,14 +212,49 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
     return result
 
 
-def call_once(adapter: Any, case: CaseDef, seed: int, soft: bool = False) -> tuple[Call, Any]:
+# Cases narrower than their widened dtype get a float64 reference; float64 and
+# complex128 cases have none wider (the engine compares them device to device).
+_NARROW = frozenset(d for d, wide in WIDE.items() if d != wide)
+# TF32 and default matmul precision change float32 and complex64 results only.
+_PRECISION_KNOBBED = frozenset(("float32", "complex64"))
+
+
+def _accuracy_runs(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_dir: str | None) -> dict[str, Any]:
+    """The extra untimed calls the accuracy oracle judges with (protocol 1.3):
+    `reference`, the case widened to float64/complex128 on this device (when
+    the engine asked for it), and `strict`, the case with every precision
+    knob at its strictest (on a device where one differs from its default).
+    A call that raises is recorded with its error; it never changes the case's
+    outcome."""
+    extra: dict[str, Any] = {}
+    if policy.reference and case.dtype in _NARROW:
+        extra["reference"] = _extra_run(adapter, case, seed, artifact_dir, "ref", widen=True)
+    if case.dtype in _PRECISION_KNOBBED:
+        with adapter.strict_precision() as setting:
+            if setting:
+                extra["strict"] = _extra_run(adapter, case, seed, artifact_dir, "strict", widen=False)
+                extra["strict"]["setting"] = setting
+    return extra
+
+
+def _extra_run(adapter: Any, case: CaseDef, seed: int, artifact_dir: str | None, tag: str, widen: bool) -> dict[str, Any]:
+    try:
+        _, out = call_once(adapter, case, seed, widen=widen)
+        arrays = adapter.to_numpy(out)
+    except Exception as exc:  # recorded; the engine judges without it
+        return {"outputs": [], "error": _error(adapter.classify(exc), exc)["message"]}
+    return {"outputs": _save(arrays, f"{case.id}#{tag}", artifact_dir)}
+
+
+def call_once(adapter: Any, case: CaseDef, seed: int, soft: bool = False, widen: bool = False) -> tuple[Call, Any]:
     """The case's call, built and run once (compiled in `compiled` mode),
-    synchronised, in the adapter's scope: no timing. Raises what the case raises."""
+    synchronised, in the adapter's scope: no timing. Raises what the case
+    raises. `widen` builds it in float64 (`Ctx`)."""
     with adapter.scope(soft=soft):
-        call = case.body(Ctx(adapter, case, seed))
+        call = case.body(Ctx(adapter, case, seed, widen=widen))
         fn = call.fn
-        if case.mode == "compiled" and not call.compiled_by_case:
-            fn = adapter.compile(fn)
+        if case.mode == "compiled" and not call.compiled_by_case and not widen:
+            fn = adapter.compile(fn)  # the float64 reference is the math, computed eagerly
         out = fn(*call.args)
         adapter.block(out)
         adapter.sync()
