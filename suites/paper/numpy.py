@@ -23,7 +23,7 @@ cases = Cases("numpy")
 SHAPES = {"scalar": (), "empty": (0,), "small": (1000,), "transposed": (48, 64), "large": (LARGE,)}
 
 # Unit roundoff of each dtype (half its machine epsilon).
-_U = {"float16": 2.0**-11, "float32": 2.0**-24, "float64": 2.0**-53, "complex64": 2.0**-24}
+_U = {"float16": 2.0**-11, "float32": 2.0**-24, "float64": 2.0**-53, "complex64": 2.0**-24, "complex128": 2.0**-53}
 
 
 def _input(t: Ctx) -> np.ndarray:
@@ -58,7 +58,7 @@ def _sum_reference(t: Ctx, axis: int | None):
         if got.shape != (() if axis is None else (len(rows),)):
             return False
         flat = got.reshape(-1).tolist()
-        if name in ("bool", "int32", "int64"):
+        if name == "bool" or name.startswith(("int", "uint")):
             if got.dtype.kind not in "iu":
                 return False
             return all(g == sum(int(v) for v in row.tolist()) for g, row in zip(flat, rows))
@@ -67,7 +67,7 @@ def _sum_reference(t: Ctx, axis: int | None):
         for g, row in zip(flat, rows):
             values = row.tolist()
             parts = [(complex(g).real, [complex(v).real for v in values]), (complex(g).imag, [complex(v).imag for v in values])]
-            if name != "complex64":
+            if not name.startswith("complex"):
                 parts = parts[:1]
             for got_part, terms in parts:
                 exact = math.fsum(terms)
@@ -83,7 +83,10 @@ def _sum_reference(t: Ctx, axis: int | None):
     "numpy.sum",
     dtype=["float16", "float32", "float64", "complex64", "int32", "int64", "bool"],
     shape=SHAPES,
-    note="equivalent of torch.sum / jax.numpy.sum; transposed: sum over axis 1 of a transposed view",
+    grid="small",
+    reduction=lambda dims, p: dims[1] if len(dims) == 2 else max(1, dims[0] if dims else 1),
+    note="equivalent of torch.sum / jax.numpy.sum; transposed: sum over axis 1 of a transposed view. The grid's "
+    "int8/uint8/int16 sum in numpy's default integer (no overflow); bfloat16: numpy has none (fails)",
 )
 def sum_(t: Ctx):
     xp = t.fw
@@ -104,6 +107,8 @@ def _stable_argsort_reference(outs: list[np.ndarray], ins: list[np.ndarray]) -> 
     if x.size == 0:
         return True
     rows = zip(idx.reshape(-1, x.shape[-1]).tolist(), x.reshape(-1, x.shape[-1]).tolist())
+    if x.dtype.kind == "c":  # numpy orders complex lexicographically: real part, then imaginary part
+        return all(got == sorted(range(len(values)), key=lambda k, v=values: (v[k].real, v[k].imag)) for got, values in rows)
     return all(got == sorted(range(len(values)), key=values.__getitem__) for got, values in rows)
 
 
@@ -111,7 +116,9 @@ def _stable_argsort_reference(outs: list[np.ndarray], ins: list[np.ndarray]) -> 
     "numpy.argsort",
     dtype=["float16", "float32", "float64", "int32", "int64", "bool"],
     shape=SHAPES,
-    note="equivalent of torch.argsort; kind='stable', so ties have one right answer",
+    grid="small",
+    note="equivalent of torch.argsort; kind='stable', so ties have one right answer (complex: lexicographic "
+    "order, as numpy sorts them)",
 )
 def argsort(t: Ctx):
     xp = t.fw
@@ -170,7 +177,7 @@ def _singular_values_reference(name: str):
     embedding [[Re, -Im], [Im, Re]], whose singular values come in pairs).
     Tolerance: float32/complex64 64u (measured: under 1u sigma_max);
     float64 1e-12 (numpy's and this bidiagonalisation's own rounding)."""
-    tol = {"float64": 1e-12}.get(name, 64 * 2.0**-24)
+    tol = {"float64": 1e-12, "complex128": 1e-12}.get(name, 64 * 2.0**-24)
     cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
     def check(outs: list[Any], ins: list[Any]) -> bool:
@@ -203,7 +210,9 @@ def _singular_values_reference(name: str):
     dtype=["float32", "float64", "complex64"],
     shape={"small": (32, 16), "large": (512, 512)},
     where=lambda d, s, m, p: not (d == "complex64" and s == "large"),  # ~0.6 s a call on CPU: too slow to repeat
-    note="equivalent of jax.numpy.linalg.svd / tf.linalg.svd: singular values only",
+    grid="small",
+    note="equivalent of jax.numpy.linalg.svd / tf.linalg.svd: singular values only. numpy.linalg takes integer "
+    "and bool matrices as float64; float16 it refuses (and has no bfloat16)",
 )
 def svd(t: Ctx):
     xp = t.fw

@@ -67,12 +67,20 @@ def _f64(a) -> object:
 _RESHAPE_TO = {"scalar": [1], "empty": [0, 4], "small": [-1, 100], "large": [1024, 1024]}
 
 
+def _elements(dims) -> int:
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
 @cases.case(
     "tf.reshape",
     dtype=FLOATS + ["int32", "int64", "bool", "complex64"],
     shape=SHAPES,
     mode=["eager", "compiled"],
     where=compiled_only("float32", "large"),
+    grid="small",
     note="targets: scalar -> [1], empty -> [0, 4], small -> [-1, 100], large -> [1024, 1024]",
 )
 def reshape(t: Ctx):
@@ -143,6 +151,8 @@ def _mean_atol(dtype: str, axis, keepdims: bool = False):
     shape={"scalar": (), "empty": (0,), "small": (1000,), "matrix": (256, 128), "large": (LARGE,)},
     mode=["eager", "compiled"],
     where=compiled_only("float32", "large"),
+    grid="small",
+    reduction=lambda dims, p: dims[0] if len(dims) == 2 else max(_elements(dims), 1),
     note="matrix: mean over axis 0; otherwise a full reduction (empty: NaN for floats, 0 for int32). Values in "
     "[0.5, 2.5) (ints in [0, 50)): a mean far from 0, so the check against numpy.mean sees a 1% error above "
     "the sum's rounding (of zero-mean data it could not)",
@@ -215,7 +225,12 @@ def _lse_ok(axis, keepdims, dtype: str):
     shape={"scalar": (), "empty": (0,), "vector": (1000,), "large": (LARGE,)},
     mode=["eager", "compiled"],
     where=compiled_only("float32", "large"),
-    note="full reduction (axis=None); empty: -inf. Checked against log(sum(exp(x - max))) + max in float64",
+    grid="vector",
+    reduction=lambda dims, p: max(_elements(dims), 1),
+    note="full reduction (axis=None); empty: -inf. Checked against log(sum(exp(x - max))) + max in float64. "
+    "The grid's integer, bool and complex vectors (int32-vector-eager: the first cut's integer case, same id) "
+    "are outside the op's float-only signature (bfloat16, half, float, double): they fail on every device, "
+    "the documented dtype limit",
 )
 def reduce_logsumexp(t: Ctx):
     tf = t.fw
@@ -263,18 +278,6 @@ def reduce_logsumexp_inf(t: Ctx):
         "-inf row -> -inf, +inf row -> +inf, finite row the float64 formula", _lse_ok(1, False, t.dtype_name))
 
 
-@cases.case(
-    "tf.math.reduce_logsumexp",
-    dtype=["int32"],
-    shape={"vector": (1000,)},
-    note="integer input: the op's signature is float-only (bfloat16, half, float, double), so this fails on every "
-    "device; kept as the documented dtype limit",
-)
-def reduce_logsumexp_int(t: Ctx):
-    tf = t.fw
-    return t.call(lambda x: tf.math.reduce_logsumexp(x), t.randn())
-
-
 # --------------------------------------------------------------------------- tf.cast
 
 
@@ -284,6 +287,7 @@ def reduce_logsumexp_int(t: Ctx):
     shape=SHAPES,
     mode=["eager", "compiled"],
     where=compiled_only("bfloat16", "large"),
+    grid="small",
     note="from float32 to the case's dtype; sources in [0, 25) with exact zeros, so float->uint8 is defined "
     "behaviour and bool sees both values",
 )
@@ -338,6 +342,7 @@ def _mask_ref(width: int):
     "tf.sequence_mask",
     dtype=["bool", "float32", "int32"],
     shape={"scalar": (), "empty": (0,), "small": (1000,), "large": (1 << 16,)},
+    grid="small",
     note="lengths in [0, 16], maxlen 16; dtype is the output's; row sums must equal the lengths",
 )
 def sequence_mask(t: Ctx):
@@ -406,6 +411,7 @@ def _svd_values_ref(dtype: str):
     dtype=["float16", "float32", "float64", "complex64"],
     shape={"small": (32, 16), "large": (512, 512)},
     params={"part": ["values", "full"]},
+    grid="small",
     note="values: singular values only, checked against numpy.linalg.svd; full: U and V are defined only up to "
     "sign/phase, so they are not compared but must rebuild the input with orthonormal U. float16 has no "
     "Svd kernel (a finding)",
@@ -472,6 +478,7 @@ def _tsu_ok(outs, ins) -> bool:
     shape={"vector": (64,)},
     mode=["eager", "compiled"],
     where=compiled_only("float32", "vector"),
+    grid="vector",
     note="16 unique scalar updates into a 64-vector (indices [16, 1], int32); duplicates are avoided since "
     "their order is unspecified on GPU",
 )
@@ -523,6 +530,7 @@ _RANGES = {
         or (s == "fraction" and d in ("float32", "float64"))
         or (s == "large" and d in ("int32", "float32"))
     ) and (m == "eager" or (d, s) in (("int32", "basic"), ("float32", "large"))),
+    grid="basic",
     note="dims are (start, limit, delta); eager passes them as device tensors of the case's dtype, compiled "
     "closes over Python constants (XLA needs a static length). fraction: delta 1/8 (exact in binary)",
 )
@@ -566,6 +574,7 @@ def _host_array(t: Ctx, shape, dtype: str) -> object:
     dtype=ALL8,
     shape=shapes("scalar", "empty", "small", "large"),
     where=cross("float32", "small"),
+    grid="small",
     note="host numpy array (bfloat16 via ml_dtypes) -> tensor inside the device scope: the timed call includes "
     "the host-to-device copy",
 )
@@ -639,6 +648,7 @@ def convert_to_tensor_sources(t: Ctx):
     dtype=ALL8 + ["string"],
     shape=shapes("scalar", "empty", "small", "large"),
     where=cross("float32", "small"),
+    grid="small",
     note="tf.constant(host numpy array) in the device scope (bfloat16 via ml_dtypes; string: byte strings); "
     "the timed call includes the host-to-device copy",
 )
@@ -676,7 +686,7 @@ def constant_fill(t: Ctx):
 
 # --------------------------------------------------------------------------- tf.dtypes.as_dtype
 
-_DTYPE_NAMES = ALL8 + ["string", "complex128", "uint8"]
+_DTYPE_NAMES = ALL8 + ["string", "complex128", "uint8"]  # int8 and int16 come from the grid
 
 
 def _dtype_facts(dt) -> object:
@@ -692,6 +702,7 @@ _DTYPE_TABLE = {
     "float32": (1, 4, 1, 0, 0, 0), "float64": (2, 8, 1, 0, 0, 0), "int32": (3, 4, 0, 1, 0, 0), "uint8": (4, 1, 0, 1, 0, 0),
     "string": (7, 0, 0, 0, 0, 0), "complex64": (8, 8, 0, 0, 1, 0), "int64": (9, 8, 0, 1, 0, 0), "bool": (10, 1, 0, 0, 0, 1),
     "bfloat16": (14, 2, 1, 0, 0, 0), "complex128": (18, 16, 0, 0, 1, 0), "float16": (19, 2, 1, 0, 0, 0),
+    "int16": (5, 2, 0, 1, 0, 0), "int8": (6, 1, 0, 1, 0, 0),
 }
 
 
@@ -702,6 +713,7 @@ _DTYPE_TABLE = {
     params={"source": ["name", "numpy", "enum"]},
     where=lambda d, s, m, p: p["source"] == "name" or (p["source"] == "numpy" and d in ("float32", "int64", "bool", "bfloat16", "complex64"))
     or (p["source"] == "enum" and d in ("float32", "complex64")),
+    grid="scalar",
     note="as_dtype from a name string, a numpy dtype (bfloat16 via ml_dtypes) or a DataType enum; the output is "
     "(enum, size, is_floating, is_integer, is_complex, is_bool), checked against the name. Host-only Python",
 )
@@ -745,6 +757,7 @@ def as_dtype_other(t: Ctx):
     shape=shapes("scalar", "empty", "small", "large"),
     mode=["eager", "compiled"],
     where=cross("float32", "small") & compiled_only("float32", "small"),
+    grid="small",
     note="numpy_function(np.negative (logical_not for bool), [x], x.dtype): a PyFunc op, whose kernel is CPU "
     "only, so with soft placement off it cannot run on an accelerator; compiled: XLA cannot compile PyFunc "
     "(documented), so that case fails everywhere",
@@ -817,13 +830,15 @@ def _set_operands(t: Ctx, dtype: str):
     dtype=["int8", "int16", "int32", "int64", "uint8", "string", "float32"],
     shape=_SETS,
     where=cross("int32", "matrix"),
+    grid="matrix",
     note="dense-dense, values in [1, 20] so the dense output's padding (0, or b'' for strings) is not a value; "
     "the sparse result is densified for comparison. float32 is outside the op's documented dtypes "
-    "(ints and string): a TypeError on every device. The set kernels are CPU-only, a finding off the CPU",
+    "(ints and string): a TypeError on every device (as the grid's other floats, complex and bool, given the "
+    "same values [1, 20] in their dtype). The set kernels are CPU-only, a finding off the CPU",
 )
 def sets_intersection(t: Ctx):
     tf = t.fw
-    if t.dtype_name == "float32":
+    if t.dtype_name == "float32":  # the first cut's float32 case: normal values
         a, b = t.randn(), t.randn()
     else:
         a, b = _set_operands(t, t.dtype_name)
@@ -896,6 +911,7 @@ def _set_diag_ref(x, diag, k, align: str):
         (p["align"] == "RIGHT_LEFT" and (s == "square" or d == "float32" or (s == "large" and d == "float16")))
         or (p["align"] == "LEFT_RIGHT" and s == "band" and d == "float32")
     ) and (m == "eager" or (d == "float32" and s in ("square", "band", "large") and p["align"] == "RIGHT_LEFT")),
+    grid="square",
     note="k=0 except offset (k=1, a superdiagonal of a 5x7) and band (k=(-1, 1), three diagonals, packed with "
     "the align argument); empty: a batch of 0x0 matrices; large: 1024x1024",
 )
@@ -924,6 +940,7 @@ def set_diag(t: Ctx):
     shape={"scalar": (), "empty": (0,), "vector": (1000,), "large": (LARGE,)},
     mode=["eager", "compiled"],
     where=cross("float32", "vector") & compiled_only(("float32", "float64"), "vector"),
+    grid="vector",
     note="Q(a, x), the regularized upper incomplete gamma, a in [0.5, 2.5), x in [0, 7.5); checked against "
     "scipy.special.gammaincc. float16 and bfloat16 have no Igammac kernel (a finding)",
 )
@@ -981,6 +998,7 @@ def _shape_array(shape) -> object:
     shape={"scalar": (), "empty": (0, 3), "matrix": (3, 4), "rank5": (2, 1, 3, 1, 4)},
     mode=["eager", "compiled"],
     where=cross("float32", "matrix") & compiled_only("float32", "matrix"),
+    grid="matrix",
     note="static shape of an eager tensor as a list; compiled: read while tracing, so XLA returns it as a constant",
 )
 def get_shape(t: Ctx):
@@ -1020,10 +1038,15 @@ def _nested(t: Ctx, n_leaf: tuple[int, ...]):
     shape={"nested": (16,), "large": (LARGE,)},
     mode=["eager", "compiled"],
     where=cross("float32", "nested") & compiled_only("float32", "nested"),
-    note="a dict/list/tuple nest of 5 tensors, each doubled; the output keeps the structure (flattened in key order)",
+    grid="nested",
+    note="a dict/list/tuple nest of 5 tensors, each doubled (bool: negated); the output keeps the structure "
+    "(flattened in key order)",
 )
 def map_structure(t: Ctx):
     tf = t.fw
+    if t.dtype_name == "bool":
+        return t.call(lambda s: tf.nest.map_structure(tf.logical_not, s), _nested(t, t.shape)).reference(
+            "each leaf negated, in the same nest", near_all(t, lambda *leaves: [np.logical_not(v) for v in leaves]))
     return t.call(lambda s: tf.nest.map_structure(lambda v: v * 2, s), _nested(t, t.shape)).reference(
         "each leaf doubled, in the same nest", near_all(t, lambda *leaves: [2 * v for v in leaves]))
 
@@ -1073,6 +1096,7 @@ def map_structure_variants(t: Ctx):
     shape={"default": (4,), "list": (16,), "mismatch": (4,)},
     successor="tf.__internal__.nest.map_structure_up_to",
     where=cross("float32", "default"),
+    grid="default",
     note="tf.contrib was removed in TensorFlow 2.0 and the public tf.nest has no map_structure_up_to; the same "
     "function (tensorflow/python/util/nest.py) is exported as tf.__internal__.nest.map_structure_up_to, which "
     "this tests. default: shallow {a, b} over {a: x, b: [y, z]}, so the function gets the list whole; list: "
@@ -1088,6 +1112,10 @@ def contrib_map_structure_up_to(t: Ctx):
     if s == "default":
         shallow = {"a": 0, "b": 0}
         inputs = {"a": t.randn((4,)), "b": [t.randn((3,)), t.randn((2,))]}
+        if t.dtype_name == "bool":  # bool has no multiply: negate instead
+            return t.call(lambda x: fn(shallow, lambda v: tf.logical_not(tf.concat(v, 0) if isinstance(v, list) else v), x), inputs).reference(
+                "a negated, the list b concatenated and negated",
+                near_all(t, lambda a, b0, b1: [np.logical_not(a), np.logical_not(np.concatenate([b0, b1]))]))
         return t.call(lambda x: fn(shallow, lambda v: tf.concat(v, 0) * 2 if isinstance(v, list) else v * 2, x), inputs).reference(
             "a doubled, the list b concatenated and doubled", near_all(t, lambda a, b0, b1: [2 * a, 2 * np.concatenate([b0, b1])]))
     if s == "list":
@@ -1123,23 +1151,39 @@ def _smart_cond(tf):
     "tf.python.framework.smart_cond",
     dtype=["float32", "float64", "int32"],
     shape=shapes("small", "large"),
-    params={"pred": ["python_true", "python_false", "constant_tensor", "dynamic"]},
+    params={"pred": ["dynamic", "python_true", "python_false", "constant_tensor"]},
     mode=["eager", "compiled"],
     successor="tf.__internal__.smart_cond.smart_cond",
+    grid="small",
     where=lambda d, s, m, p: (
         (s == "small" and (d == "float32" or p["pred"] == "dynamic")) or (s == "large" and d == "float32" and p["pred"] == "dynamic")
     ) and (m == "eager" or (d == "float32" and s == "small" and p["pred"] in ("python_true", "dynamic"))),
     note="tf.python.* is not public API; smart_cond lives on as tf.__internal__.smart_cond.smart_cond (tf.cond "
     "if that is gone too). It picks the branch statically for a Python bool or a constant tensor and emits "
-    "tf.cond otherwise (dynamic: pred = sum(x) > 0). Branches: 2x and x - 1",
+    "tf.cond otherwise (dynamic: pred = sum(x) > 0, x cast to float32). Branches: 2x and x - 1 (bool: not x "
+    "and x)",
 )
 def smart_cond(t: Ctx):
     tf = t.fw
     sc = _smart_cond(tf)
     kind = t.p.pred
     x = t.randn()
-    two = tf.constant(2, dtype=t.dtype)
-    one = tf.constant(1, dtype=t.dtype)
+    boolean = t.dtype_name == "bool"
+    if boolean:  # bool has no arithmetic: the branches are logical_not and identity
+        def true_fn(a):
+            return tf.logical_not(a)
+
+        def false_fn(a):
+            return tf.identity(a)
+    else:
+        two = tf.constant(2, dtype=t.dtype)
+        one = tf.constant(1, dtype=t.dtype)
+
+        def true_fn(a):
+            return a * two
+
+        def false_fn(a):
+            return a - one
 
     def fn(a):
         if kind == "python_true":
@@ -1150,10 +1194,14 @@ def smart_cond(t: Ctx):
             pred = tf.constant(True)
         else:
             pred = tf.reduce_sum(tf.cast(a, tf.float32)) > 0
-        return sc(pred, lambda: a * two, lambda: a - one)
+        return sc(pred, lambda: true_fn(a), lambda: false_fn(a))
 
     def branch(a):
-        taken = {"python_true": True, "python_false": False, "constant_tensor": True}.get(kind, a.sum() > 0)
+        taken = {"python_true": True, "python_false": False, "constant_tensor": True}.get(kind)
+        if taken is None:  # TF's predicate: the sum of x cast to float32 (the real part of complex)
+            taken = float(np.sum(np.real(a).astype(np.float64))) > 0
+        if boolean:
+            return np.logical_not(a) if taken else a
         return a * 2 if taken else a - 1
 
     return t.call(fn, x).reference("the right branch's value", near(t, branch))
@@ -1179,6 +1227,7 @@ def _raises_flag(tf, fn):
     where=lambda d, s, m, p: (
         (p["holds"] and (s == "small" or d == "float32")) or (not p["holds"] and s == "small" and d in ("float32", "int32"))
     ) and (m == "eager" or (d == "float32" and s == "small")),
+    grid="small",
     note="holds: x < x + 1 elementwise; the call must not raise and then returns the comparison x < y as "
     "int32 (checked against numpy.less). holds=false: one element violates; eager must raise "
     "InvalidArgumentError (flag 1). Compiled violation: TF's XLA bridge compiles Assert to nothing (tf2xla's "
@@ -1261,6 +1310,7 @@ def _test_case(tf):
     params={"equal": [True, False]},
     successor="tf.test.TestCase.assertAllEqual",
     where=lambda d, s, m, p: (p["equal"] and (s == "small" or d == "float32")) or (not p["equal"] and s == "small" and d in ("float32", "int32")),
+    grid="small",
     note="tf.test.TestCase has no assert_equal (unittest's camelCase assertEqual cannot compare tensors); its "
     "tensor equality assertion is assertAllEqual, tested here: equal tensors pass (flag 1), one differing "
     "element must raise AssertionError (flag 1). It evaluates tensors to host arrays, so it runs anywhere",
@@ -1324,6 +1374,7 @@ def testcase_assert_equal_shapes(t: Ctx):
     dtype=ALL8,
     shape=shapes("scalar", "empty", "small", "large"),
     where=cross("float32", "small"),
+    grid="small",
     note="create: tf.Variable(x) then read_value(), in the device scope (allocation plus copy); the variable "
     "is released after each call",
 )

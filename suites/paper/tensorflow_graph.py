@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from _tf_ref import DEFAULT_GRAPH_SEED, UNIT, equal, exact, module, near, near_all, numpy_dtype, philox_normal, philox_normal_draw, rounded
 
-from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import FLOATS, GRID, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 from mudjack_probe.errors import Unavailable
 
 cases = Cases("tensorflow")
@@ -103,10 +103,22 @@ def _run(t: Ctx, sess, fetches, feed=None, **kw):
 
 
 def _host(t: Ctx, shape, dtype: str | None = None, kind: str = "randn") -> object:
-    """Deterministic host data (numpy) for feeds and constants."""
+    """Deterministic host data (numpy) for feeds and constants; bfloat16 as an ml_dtypes bfloat16 array
+    (rounded to nearest even, as the device cast rounds), so graph constants and feeds have the dtype."""
     from mudjack_probe.adapters.base import host_values
 
-    return host_values(tuple(shape), dtype or t.dtype_name, kind, int(t.numpy_rng().integers(1 << 31)))
+    name = dtype or t.dtype_name
+    a = host_values(tuple(shape), name, kind, int(t.numpy_rng().integers(1 << 31)))
+    return a.astype(numpy_dtype("bfloat16")) if name == "bfloat16" else a
+
+
+def _integer(t: Ctx) -> bool:
+    return t.dtype_name.startswith(("int", "uint"))
+
+
+def _excuse_rest(function: str, reason: str, have) -> None:
+    """Excuse `function` from every grid dtype its cases do not have."""
+    cases.excuse(function, reason, [d for d in GRID if d not in have])
 
 
 def _flag(ok: bool) -> object:
@@ -140,6 +152,9 @@ def _doubled_row_sums(dtype: str):
     """Row sums of 2x against numpy in float64, rounded to the dtype; atol: 32 terms summed in order in the
     dtype, u sqrt(31) sum|2x| (as tensorflow.py's reduce_mean bound); integers exactly."""
     u = UNIT.get(dtype, 0.0)
+    if dtype.startswith(("int", "uint")):  # fixed-width integers wrap: 2x and the sum, each in the dtype
+        nd = numpy_dtype(dtype)
+        return exact(lambda f: np.sum((f.astype(nd) * nd.type(2)).astype(nd), axis=1, dtype=nd).astype(np.int64))
     return near(dtype, lambda f: 2 * f.sum(axis=1), atol=lambda f: u * np.sqrt(f.shape[1] - 1.0) * 2 * np.abs(f).sum(axis=1))
 
 
@@ -170,17 +185,6 @@ def placeholder(t: Ctx):
     return t.call(lambda f: _run(t, session, y, {x: f}), feed).reference("row sums of 2x", _doubled_row_sums(t.dtype_name))
 
 
-# Keep the first cut's ids: float32/float64/int32 x empty/small without a shape_spec parameter.
-placeholder_first_cut = cases.case(
-    "tf.compat.v1.placeholder",
-    dtype=["float32", "float64", "int32"],
-    shape={"empty": (0, 32), "small": (64, 32)},
-    note="TF1 API, graph: a tf.compat.v1.Graph with a placeholder of shape [None, 32] feeding "
-    "reduce_sum(2x, axis=1), pinned to the bound device without soft placement; the timed call is "
-    "Session.run with a host feed (so it includes the feed's copy to the device)",
-)(placeholder)
-
-
 @cases.case(
     "tf.compat.v1.placeholder",
     dtype=["float32", "bool"],
@@ -202,6 +206,21 @@ def placeholder_other(t: Ctx):
     return t.call(lambda f: _run(t, session, y, {x: f}), feed).reference("computes y", exact(want, dtype=t.dtype_name))
 
 
+# Keep the first cut's ids: float32/float64/int32 x empty/small without a shape_spec parameter.
+placeholder_first_cut = cases.case(
+    "tf.compat.v1.placeholder",
+    dtype=["float32", "float64", "int32"],
+    shape={"empty": (0, 32), "small": (64, 32)},
+    grid="small",
+    reduction=32,
+    note="TF1 API, graph: a tf.compat.v1.Graph with a placeholder of shape [None, 32] feeding "
+    "reduce_sum(2x, axis=1), pinned to the bound device without soft placement; the timed call is "
+    "Session.run with a host feed (so it includes the feed's copy to the device). Integer row sums wrap in "
+    "the dtype (two's complement), as the check's numpy reference does. bool-small is placeholder_other's "
+    "(logical_not), declared first",
+)(placeholder)
+
+
 # --------------------------------------------------------------------------- tf.Tensor.eval
 
 
@@ -212,6 +231,7 @@ def placeholder_other(t: Ctx):
     params={"session": ["explicit", "default"]},
     where=lambda d, s, m, p: (p["session"] == "explicit" and (s == "small" or d == "float32"))
     or (p["session"] == "default" and d == "float32" and s == "small"),
+    grid="small",
     note="graph: y = x + x (logical_not for bool) on a fed placeholder; the timed call is y.eval(feed_dict, "
     "session=sess) (explicit) or y.eval(feed_dict) inside `with sess.as_default()` (default)",
 )
@@ -268,6 +288,7 @@ def tensor_eval_const(t: Ctx):
     dtype=["float16", "float32", "float64", "int32", "int64", "bool", "complex64"],
     shape=shapes("scalar", "empty", "small"),
     where=cross("float32", "small"),
+    grid="small",
     note="graph: fetch one tensor, x + y of two device constants (logical_xor for bool); no feed",
 )
 def session_run(t: Ctx):
@@ -394,6 +415,10 @@ def graph_as_default(t: Ctx):
     return t.call(build_and_run).reference("a @ a.T", _matmul_ref(t, a, a, transpose_b=True))
 
 
+# as_default() takes no tensor (a Graph and no arguments): the dtypes above are the matmul's it builds.
+_excuse_rest("tf.Graph.as_default", "no_tensor_input", ("float32", "float64"))
+
+
 # --------------------------------------------------------------------------- tf.compat.v1.variable_scope
 
 
@@ -403,6 +428,7 @@ def graph_as_default(t: Ctx):
     shape={"matrix": (3, 4), "large": (1024, 1024)},
     params={"reuse": ["auto", "true", "none_raises", "scope_initializer"]},
     where=lambda d, s, m, p: (p["reuse"] == "auto" and (s == "matrix" or d == "float32")) or (p["reuse"] != "auto" and d == "float32" and s == "matrix"),
+    grid="matrix",
     note="graph (variable_scope_test): get_variable('w') in variable_scope('outer')/variable_scope('inner'). auto: "
     "reuse=AUTO_REUSE gives back the same variable, named outer/inner/w:0; true: reuse=True after creation; "
     "none_raises: reuse unset must raise ValueError for an existing name; scope_initializer: the scope's "
@@ -518,6 +544,10 @@ def _collection_names(shape_name: str, n: int) -> list:
     return [x for x in names if x.startswith("s1")] if shape_name == "large" else names
 
 
+# get_collection(key, scope) takes a collection key and a scope string, never a tensor.
+_excuse_rest("tf.compat.v1.get_collection", "no_tensor_input", ("float32",))
+
+
 # --------------------------------------------------------------------------- tf.compat.v1.global_variables_initializer
 
 
@@ -526,6 +556,7 @@ def _collection_names(shape_name: str, n: int) -> list:
     dtype=["float32", "float64", "int32", "float16"],
     shape={"few": (3, 16), "many": (100, 16), "large": (1, LARGE), "none": (0, 1), "random": (1, 10000)},
     where=cross("float32", "few"),
+    grid="few",
     note="graph: dims are (number of variables, elements each). The timed Session.run runs the initializer "
     "and reads every variable after it (control dependencies), so outputs are the initial values: "
     "constants from the host, except random (random_normal, op seed 7, not compared across devices; mean "
@@ -538,7 +569,8 @@ def global_variables_initializer(t: Ctx):
     v1 = tf.compat.v1
     graph = tf.Graph()
     count, size = t.shape
-    inits = [_host(t, (size,)) + k for k in range(count)] if t.case.shape_name != "random" else []
+    shift = (lambda a, k: a ^ bool(k % 2)) if t.dtype_name == "bool" else (lambda a, k: a + a.dtype.type(k))  # each variable its own values
+    inits = [shift(_host(t, (size,)), k) for k in range(count)] if t.case.shape_name != "random" else []
     with graph.as_default(), tf.device(t.device):
         if t.case.shape_name == "random":
             variables = [v1.get_variable("r", initializer=v1.random_normal([size], seed=7, dtype=t.dtype))]
@@ -570,6 +602,7 @@ def global_variables_initializer(t: Ctx):
     params={"weights": [False, True]},
     where=lambda d, s, m, p: (not p["weights"] and (s == "small" or d == "int32" or (s == "large" and d == "int64")))
     or (p["weights"] and s == "small" and d == "int32"),
+    grid="small",
     note="graph (metrics_test): labels in [0, 4), predictions equal to them 70% of the time; (accuracy, "
     "update_op) with local variables initialised; the timed call runs update_op, whose value after any "
     "number of runs on the same batch is that batch's accuracy (weighted: weights in [0, 1)). empty: 0",
@@ -583,7 +616,7 @@ def metrics_accuracy(t: Ctx):
     preds = np.where(rng.random(t.shape) < 0.7, labels, rng.integers(0, 4, size=t.shape))
     if t.dtype_name == "bool":
         labels, preds = labels % 2 == 0, preds % 2 == 0
-    np_dtype = {"int32": np.int32, "int64": np.int64, "float32": np.float32, "bool": np.bool_}[t.dtype_name]
+    np_dtype = numpy_dtype(t.dtype_name)
     labels, preds = labels.astype(np_dtype), preds.astype(np_dtype)
     weights = rng.random(t.shape).astype(np.float32) if t.p.weights else None
     graph = tf.Graph()
@@ -643,6 +676,10 @@ def get_global_step(t: Ctx):
     return t.call(fn).reference("value 3 (three increments)", exact(lambda: np.int64(3)))
 
 
+# get_global_step(graph) takes a graph; the step it finds is an int64 variable by construction.
+_excuse_rest("tf.compat.v1.train.get_global_step", "no_tensor_input", ("int64",))
+
+
 # --------------------------------------------------------------------------- tf.compat.v1.test.compute_gradient_error
 
 _GRAD_FNS = {
@@ -659,9 +696,11 @@ _GRAD_FNS = {
     shape={"small": (3, 4), "medium": (10, 4)},
     params={"fn": list(_GRAD_FNS)},
     where=lambda d, s, m, p: (s == "small" and (d == "float64" or p["fn"] in ("tanh", "matmul"))) or (s == "medium" and d == "float64" and p["fn"] == "tanh"),
+    grid="small",
     note="graph (gradient_checker_test): the max difference between the symbolic and the finite-difference "
     "(delta 1e-3) Jacobian of y = f(x), inside `with sess.as_default()`; must be below 1e-4 for float64, "
-    "5e-2 for float32. Not compared across devices (finite-difference noise)",
+    "5e-2 for float32 and complex64; float16 1 and bfloat16 8 (a difference of width 2e-3 of values rounded to "
+    "u |f| is off by about u |f| / 2e-3). Not compared across devices (finite-difference noise)",
 )
 def compute_gradient_error(t: Ctx):
     _fresh()
@@ -687,7 +726,7 @@ def compute_gradient_error(t: Ctx):
                     raise
                 raise new from exc
 
-    bound = 1e-4 if t.dtype_name == "float64" else 5e-2
+    bound = {"float64": 1e-4, "complex128": 1e-4, "float16": 1.0, "bfloat16": 8.0}.get(t.dtype_name, 5e-2)
     call = t.call(fn).no_compare().check(f"error < {bound}", lambda o, i: 0 <= float(o[0]) < bound)
     host = _GRAD_HOST.get(t.p.fn) if t.dtype_name == "float64" else None
     if host is not None:
@@ -723,6 +762,7 @@ def _gradient_error_ref(xv, f, df, delta: float = 1e-3):
     dtype=["float32", "float64"],
     shape={"small": (3, 2), "large": (1024, 1024), "two_outputs": (3, 2)},
     where=cross("float32", "small"),
+    grid="small",
     note="graph: y = x @ W + b with variables, saved by simple_save(session, export_dir, inputs, outputs) to "
     "a fresh folder per call (the timed call writes the SavedModel: graph, variables). The check loads the "
     "first export with tf.compat.v1.saved_model.loader.load in a new graph and session, runs it on a feed "
@@ -735,8 +775,15 @@ def simple_save(t: Ctx):
     tf = t.fw
     v1 = tf.compat.v1
     n_in, n_out = t.shape
-    w0 = _host(t, (n_in, n_out)) / float(np.sqrt(n_in))  # a Python float keeps the dtype (NEP 50)
-    feed = _host(t, (5, n_in), kind="positive")
+    if _integer(t):  # small values (W in [0, 3), x in [0, 13)): no integer overflow
+        nd = numpy_dtype(t.dtype_name)
+        w0 = (_host(t, (n_in, n_out)) % nd.type(3)).astype(nd)
+        feed = (_host(t, (5, n_in), kind="positive") % nd.type(13)).astype(nd)
+    elif t.dtype_name == "bool":  # MatMul has no bool kernel: TF refuses the graph
+        w0, feed = _host(t, (n_in, n_out)), _host(t, (5, n_in))
+    else:
+        w0 = _host(t, (n_in, n_out)) / float(np.sqrt(n_in))  # a Python float keeps the dtype (NEP 50)
+        feed = _host(t, (5, n_in), kind="positive")
     graph = tf.Graph()
     with graph.as_default():
         with tf.device(t.device):
@@ -750,10 +797,10 @@ def simple_save(t: Ctx):
         init = v1.global_variables_initializer()
     sess = _session(t, graph)
     _run(t, sess, init)
-    y64 = feed.astype(np.float64) @ w0.astype(np.float64) + np.arange(n_out)
-    expected = {"y": y64, "z": 2 * np.maximum(y64, 0.0)}
-    u = UNIT[t.dtype_name]
-    bound = 2 * u * np.sqrt(n_in) * (np.abs(feed.astype(np.float64)) @ np.abs(w0.astype(np.float64)) + np.arange(n_out))
+    y64 = _f64(feed) @ _f64(w0) + np.arange(n_out)
+    expected = {"y": y64, "z": 2 * np.maximum(np.real(y64), 0.0)}
+    u = UNIT.get(t.dtype_name, 0.0)
+    bound = 2 * u * np.sqrt(n_in) * (np.abs(_f64(feed)) @ np.abs(_f64(w0)) + np.arange(n_out))
     root = _tempdir()
     counter = [0]
 
@@ -825,6 +872,10 @@ def textlinereader_restore_state(t: Ctx):
         f"num_records_produced() is the state's {want}", exact(lambda: np.int64(want)))
 
 
+# restore_state(state) takes a serialized state, a string tensor.
+_excuse_rest("tf.compat.v1.TextLineReader.restore_state", "string_only", ())
+
+
 # --------------------------------------------------------------------------- tf.compat.v1.distributions.Normal
 
 
@@ -874,6 +925,7 @@ def _normal_sf(x, loc, scale):
     mode=["eager", "compiled"],
     where=lambda d, s, m, p: (s == "batch" or (d == "float32") or (s == "large" and d == "float64"))
     and (m == "eager" or (d == "float32" and s in ("batch", "large"))),
+    grid="batch",
     note="eager (the class works outside graphs in TF2): Normal(loc, scale) built in the timed call, then "
     "log_prob, cdf, mean, stddev, entropy; batch: loc [4, 1] and scale [1, 5] broadcast against x [3, 4, 5]. "
     "log_prob checked against the formula. float16 and bfloat16: cdf goes through special_math.ndtr, "
@@ -961,6 +1013,7 @@ def normal_other(t: Ctx):
     mode=["eager", "compiled"],
     where=lambda d, s, m, p: (s == "vector" or d == "float32" or (s in ("tails", "batch") and d == "float64"))
     and (m == "eager" or (d == "float32" and s == "vector") or (d == "float64" and s == "tails")),
+    grid="vector",
     note="sf(x) = 1 - cdf(x), computed by TF as ndtr(-z) so the upper tail keeps its relative accuracy; "
     "checked against 0.5 erfc(z / sqrt 2) in float64 (tails: x in [-12, 12], sf down to 1e-33). "
     "float16 and bfloat16: ndtr handles float32/float64 only (a TypeError everywhere)",
@@ -1026,10 +1079,11 @@ def normal_param_shapes_graph(t: Ctx):
     "tf.compat.v1.distributions.Normal.param_shapes",
     dtype=["int32", "int64"],
     shape={"scalar": (), "vector": (5,), "matrix": (2, 3), "rank4": (2, 3, 4, 5)},
-    params={"sample_shape": ["list", "tensor"]},
+    params={"sample_shape": ["tensor", "list"]},
     mode=["eager", "compiled"],
     where=lambda d, s, m, p: (d == "int32" or (s == "matrix" and p["sample_shape"] == "tensor" and m == "eager"))
     and (m == "eager" or (s == "matrix" and p["sample_shape"] == "tensor")),
+    grid="matrix",
     note="the classmethod param_shapes(sample_shape) gives {'loc': shape, 'scale': shape}; sample_shape as a "
     "Python list or a shape tensor (int32; int64 is refused by its int32 conversion, a finding)",
 )
@@ -1047,6 +1101,11 @@ def normal_param_shapes(t: Ctx):
     return t.call(lambda s: normal_cls.param_shapes(s), shape_t).reference("loc and scale have the sample shape", ok)
 
 
+# param_shapes(sample_shape) takes a shape: an integer tensor (the grid's int8, uint8, int16 cases test those).
+cases.excuse("tf.compat.v1.distributions.Normal.param_shapes", "integer_only",
+             ["float16", "bfloat16", "float32", "float64", "complex64", "complex128", "bool"])
+
+
 # --------------------------------------------------------------------------- tf.train.list_variables
 
 
@@ -1057,6 +1116,7 @@ def normal_param_shapes(t: Ctx):
     params={"writer": ["checkpoint", "checkpoint_dir", "saver_v1"]},
     where=lambda d, s, m, p: (p["writer"] == "checkpoint" and (s == "matrix" or d == "float32"))
     or (p["writer"] != "checkpoint" and s == "matrix" and d in ("float32", "float64") and (p["writer"] == "saver_v1" or d == "float32")),
+    grid="matrix",
     note="checkpoint_utils_test: variables written by tf.train.Checkpoint.write (listed by prefix), "
     "Checkpoint.save (listed by folder, through the 'checkpoint' state file) or a TF1 Saver in a graph; "
     "list_variables must name each with its shape (TF2 names are '<attr>/.ATTRIBUTES/VARIABLE_VALUE'). "
@@ -1134,6 +1194,7 @@ def list_variables(t: Ctx):
         (p["variant"] == "plain" and (s == "vector" or d == "float32"))
         or (p["variant"] != "plain" and d == "float32" and s == "vector")
     ) and (m == "eager" or (d == "float32" and p["variant"] == "plain" and s in ("vector", "large"))),
+    grid="vector",
     note="moving_averages_test: decay 0.9; the body applies once (shadow = x0) and sets the variable to x1; "
     "the timed call is ema.apply([v]) then average(v), so the first output is 0.9 x0 + 0.1 x1 (checked; TF "
     "converts the decay to a float32 tensor before casting, so float64 averages use float32(0.9)). "
@@ -1191,6 +1252,7 @@ def _event_count(tf, folder: str) -> int:
     dtype=["float32", "float64", "int32"],
     shape={"default_writer": (), "explicit_writer": (), "no_writer": (), "many": (100,), "in_function": ()},
     where=cross("float32", "default_writer"),
+    grid="default_writer",
     note="summary_ops_test: tf.summary.write (the core op; tf.summary.scalar needs TensorBoard) then flush() "
     "with the writer as default; explicit_writer: flush(writer=w) with no default; no_writer: flush() with "
     "no default writer is a no-op; many: 100 writes per flush; in_function: write and flush inside a "
@@ -1262,7 +1324,9 @@ def _kv_array(kind: str, ints: np.ndarray) -> np.ndarray:
         return np.array([b"k%d" % v for v in ints.tolist()], dtype=object)
     if kind == "bool":
         return ints % 2 == 1
-    return ints.astype({"int32": np.int32, "int64": np.int64, "float32": np.float32}[kind])
+    if kind.startswith(("int", "uint")):
+        return ints.astype(np.int64).astype(numpy_dtype(kind))  # wraps into the narrow dtypes
+    return ints.astype(numpy_dtype(kind))
 
 
 @cases.case(
@@ -1273,10 +1337,13 @@ def _kv_array(kind: str, ints: np.ndarray) -> np.ndarray:
     where=lambda d, s, m, p: ((p["key"], d) in _KV_PAIRS and s == "small")
     or (s == "large" and (p["key"], d) in (("string", "int64"), ("int64", "int64")))
     or (s == "empty" and (p["key"], d) == ("int64", "int64")),
+    grid="small",
     note="lookup_ops_test: the dtype is the values', key the keys'; a StaticHashTable is built from "
     "KeyValueTensorInitializer(keys, values) in the timed call and looks up half present, half missing "
     "keys (missing -> the default). float32 keys and bool values have no hash-table kernel, and empty "
-    "keys are refused ('keys and values cannot be empty'): failures everywhere. Table kernels are CPU-only",
+    "keys are refused ('keys and values cannot be empty'): failures everywhere. Table kernels are CPU-only. "
+    "The grid's value dtypes (string keys) hold (7 id) mod 1000 in the dtype (wrapping for int8/uint8/int16); "
+    "the default is -1 (0 for uint8)",
 )
 def key_value_initializer(t: Ctx):
     tf = t.fw
@@ -1288,7 +1355,7 @@ def key_value_initializer(t: Ctx):
     rng = t.numpy_rng()
     query_ids = np.concatenate([rng.permutation(ids)[: n // 2], ids[: n - n // 2] * 3 + 2])  # +2: never a key
     queries = _kv_array(key_kind, query_ids)
-    default = {"string": b"?", "bool": False}.get(value_kind, -1)
+    default = {"string": b"?", "bool": False, "uint8": 0}.get(value_kind, -1)
     const = lambda a: tf.constant(a) if a.dtype == object else t.adapter.from_numpy(a)  # noqa: E731
     kt, vt, qt = const(keys), const(values), const(queries)
     lookup = dict(zip(ids.tolist(), values.tolist()))
@@ -1340,6 +1407,7 @@ def _keras_variable(tf, value):
     mode=["eager", "compiled"],
     successor="tf.keras.optimizers.Adadelta",
     where=cross("float32", "vector") & compiled_only("float32", ("vector", "large")),
+    grid="vector",
     note="Keras 3 (installed with TF 2.21) dropped optimizers.experimental; the Adadelta there became "
     "tf.keras.optimizers.Adadelta. One apply_gradients step, learning_rate 1.0 (rho 0.95, epsilon 1e-7), "
     "slots built in the body; the first output is checked against Adadelta's update from zero "
@@ -1377,6 +1445,8 @@ def adadelta(t: Ctx):
     x0h, gh = _f64(rounded(_f64(x0), t.dtype_name)), _f64(rounded(_f64(g), t.dtype_name))
     step = np.sqrt(eps) / np.sqrt((1 - rho) * gh * gh + eps) * gh
     want = x0h - step
+    if _integer(t):  # an integer variable holds the step rounded: |step| < sqrt(eps / (1 - rho)) < 0.01, so x0
+        want = np.rint(want)
     # half precision holds epsilon 1e-7 as 1.19e-7 (float16's subnormals) and rounds the accumulators:
     # the step may be off by a quarter of itself, and the result by its own rounding
     slack = 0.25 * np.abs(step) if t.dtype_name in ("float16", "bfloat16") else 0.0
@@ -1440,6 +1510,10 @@ def per_replica_batch_size(t: Ctx):
         f"global batch / replicas = {want}", exact(lambda: np.int64(want)))
 
 
+# get_per_replica_batch_size(global_batch_size) takes a Python int.
+_excuse_rest("tf.distribute.Strategy.get_per_replica_batch_size", "no_tensor_input", ("int64",))
+
+
 # --------------------------------------------------------------------------- tf.estimator hooks
 
 
@@ -1466,7 +1540,7 @@ def _monitored(t: Ctx, shape, w_value, hooks_fn):
         with tf.device(t.device):
             v = v1.get_variable("v", initializer=tf.constant(_host(t, shape)))
             w = v1.get_variable("w", initializer=tf.constant(w_value), trainable=False)
-            update = v.assign_add(tf.ones(shape, v.dtype))
+            update = v.assign(tf.logical_not(v)) if v.dtype == tf.bool else v.assign_add(tf.ones(shape, v.dtype))
         with tf.control_dependencies([update]):
             inc = v1.assign_add(step, 1)
         hooks = hooks_fn(v, w, step)
@@ -1482,6 +1556,7 @@ def _monitored(t: Ctx, shape, w_value, hooks_fn):
     params={"save_steps": [1, 100], "listener": [False, True]},
     successor="tf.compat.v1.train.CheckpointSaverHook",
     where=lambda d, s, m, p: (s == "small" or p["save_steps"] == 1) and (not p["listener"] or (s == "small" and p["save_steps"] == 1)),
+    grid="small",
     note="tf.estimator was removed in TF 2.16; its CheckpointSaverHook is tf.compat.v1.train.CheckpointSaverHook. "
     "graph: a SingularMonitoredSession with the hook; the timed call is one training step (v += 1, "
     "global_step += 1), which saves a checkpoint when the step is due (save_steps 1: every step). The check "
@@ -1540,6 +1615,7 @@ def checkpoint_saver_hook(t: Ctx):
     params={"every": ["n_iter_1", "n_iter_10", "n_secs_3600"]},
     successor="tf.compat.v1.train.LoggingTensorHook",
     where=lambda d, s, m, p: d == "float32" or p["every"] == "n_iter_1",
+    grid="small",
     note="tf.estimator was removed in TF 2.16; its LoggingTensorHook is tf.compat.v1.train.LoggingTensorHook. "
     "graph: a SingularMonitoredSession with the hook logging {'w2': 2w} (w a non-trainable variable the "
     "step does not touch), every_n_iter 1 or 10, or every_n_secs 3600 (logs the first step only); a "
@@ -1558,7 +1634,7 @@ def logging_tensor_hook(t: Ctx):
 
     def hooks(v, w, step):
         kw = {"every_n_secs": 3600} if every == "n_secs_3600" else {"every_n_iter": 1 if every == "n_iter_1" else 10}
-        return [cls({"w2": w * 2}, formatter=formatter, **kw)]
+        return [cls({"w2": tf.logical_not(w) if w.dtype == tf.bool else w * 2}, formatter=formatter, **kw)]
 
     w_host = _host(t, (4,))
     graph, session, inc = _monitored(t, t.shape, w_host, hooks)
@@ -1573,5 +1649,6 @@ def logging_tensor_hook(t: Ctx):
                 raise
             raise new from exc
 
+    want = np.logical_not(w_host) if t.dtype_name == "bool" else 2 * _f64(w_host)
     return t.call(fn).reference("first step is 1", exact(lambda: np.int64(1))).reference(
-        "logged 2w", lambda o, i: bool(logged) and equal(logged[0]["w2"], 2 * _f64(w_host)))
+        "logged 2w (bool: not w)", lambda o, i: bool(logged) and equal(logged[0]["w2"], want))

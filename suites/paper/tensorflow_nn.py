@@ -20,8 +20,13 @@ _TF32 = (" float32 is checked at float32's precision: a GPU where TensorFlow use
 
 
 def _scaled(t: Ctx, shape: tuple[int, ...], scale: float) -> object:
-    """Normal values times `scale`, scaled on the host so low precisions see the same rounding."""
-    return t.adapter.from_numpy(t.numpy_rng().standard_normal(shape) * scale, t.dtype_name)
+    """Normal values times `scale`, scaled on the host so low precisions see the same rounding; for
+    integer and bool dtypes (where scaled normals would round to 0) values in {-1, 0, 1} ({0, 1})."""
+    rng = t.numpy_rng()
+    if t.dtype_name == "bool" or t.dtype_name.startswith(("int", "uint")):
+        low = 0 if t.dtype_name in ("bool", "uint8") else -1
+        return t.adapter.from_numpy(rng.integers(low, 2, size=shape), t.dtype_name)
+    return t.adapter.from_numpy(rng.standard_normal(shape) * scale, t.dtype_name)
 
 
 def _host(t: Ctx, array: object, dtype: str | None = None) -> object:
@@ -68,7 +73,7 @@ def _conv2d_transpose_ref(x, f, out_shape, strides=(1, 1), padding="SAME", dilat
         top, left = max((h - 1) * sh + ekh - big_h, 0) // 2, max((w - 1) * sw + ekw - big_w, 0) // 2
     else:
         top = left = 0
-    full = np.zeros((n, max((h - 1) * sh + ekh, top + big_h), max((w - 1) * sw + ekw, left + big_w), co))
+    full = np.zeros((n, max((h - 1) * sh + ekh, top + big_h), max((w - 1) * sw + ekw, left + big_w), co), np.result_type(x, f, np.float64))
     for a in range(kh):
         for b in range(kw):
             full[:, a * dilation : a * dilation + (h - 1) * sh + 1 : sh, b * dilation : b * dilation + (w - 1) * sw + 1 : sw, :] += x @ f[a, b].T
@@ -81,6 +86,8 @@ def _conv2d_transpose_ref(x, f, out_shape, strides=(1, 1), padding="SAME", dilat
     shape={"small": (1, 8, 8, 4), "large": (8, 64, 64, 16)},
     mode=["eager", "compiled"],
     where=compiled_only("float32", "small"),
+    grid="small",
+    reduction=lambda dims, p: 9 * dims[3],
     note="NHWC input, 3x3 filter halving the channels, stride 2, SAME padding: output doubles H and W; checked "
     "against a direct float64 transposed convolution;" + _TF32,
 )
@@ -155,7 +162,7 @@ def _conv3d_ref(x: np.ndarray, f: np.ndarray, stride: int, padding: str, dilatio
         x = np.pad(x, [(0, 0)] + [(p // 2, p - p // 2) for p in pads] + [(0, 0)])
     else:
         outs = [(s - e) // stride + 1 for s, e in zip(sp, ek)]
-    out = np.zeros((x.shape[0], *outs, co))
+    out = np.zeros((x.shape[0], *outs, co), np.result_type(x, f))
     for a in range(kd):
         for b in range(kh):
             for c in range(kw):
@@ -175,6 +182,8 @@ def _conv3d_ref(x: np.ndarray, f: np.ndarray, stride: int, padding: str, dilatio
         or (s == "large" and d in ("float16", "float32", "float64") and p["strides"] == 1 and p["padding"] == "SAME")
         or (s == "empty" and d == "float32" and p["strides"] == 1 and p["padding"] == "SAME")
     ) and (m == "eager" or (d == "float32" and p["strides"] == 1 and p["padding"] == "SAME")),
+    grid="small",
+    reduction=lambda dims, p: 8 * dims[4] if dims[1] <= 4 else 27 * dims[4],
     note="NDHWC; small: 2x2x2 filter 2 -> 3 channels; large: 3x3x3 filter 8 -> 16 channels (about 113M "
     "multiply-adds); both checked against a direct float64 convolution; empty: batch 0, output must be "
     "[0, 4, 6, 6, 3];" + _TF32,
@@ -248,6 +257,7 @@ def _s2b_ref(x: np.ndarray, block: list[int], pads: list[list[int]]) -> np.ndarr
     mode=["eager", "compiled"],
     where=lambda d, s, m, p: (s == "image" or (d == "float32") or (s == "large" and d == "float16"))
     and (m == "eager" or (d == "float32" and s in ("image", "large"))),
+    grid="image",
     note="image: block [2, 2] on NHWC; padded: paddings [[1, 1], [2, 1]]; 1d: block [3] over one spatial dim; "
     "3d: block [2, 2, 2]; empty: batch 0; large: 8x256x256x4. Checked against a numpy reshape/transpose. "
     "complex64 and bool have no SpaceToBatchND kernel on the CPU (a finding; the GPU registers all types)",
@@ -269,9 +279,15 @@ def _image(t: Ctx, shape) -> object:
     rng = t.numpy_rng()
     if t.dtype_name == "uint8":
         return t.adapter.from_numpy(rng.integers(0, 256, size=shape).astype(np.uint8), "uint8")
-    if t.dtype_name == "int32":
-        return t.adapter.from_numpy(rng.integers(0, 2**31 - 1, size=shape).astype(np.int32), "int32")
+    if t.dtype_name in _IMAGE_MAX:
+        return t.adapter.from_numpy(rng.integers(0, _IMAGE_MAX[t.dtype_name], size=shape, endpoint=True), t.dtype_name)
+    if t.dtype_name == "bool":
+        return t.adapter.from_numpy(rng.random(shape) < 0.5, "bool")
     return t.adapter.from_numpy(rng.random(shape), t.dtype_name)
+
+
+# The largest value of each integer image dtype: convert_image_dtype maps [0, MAX] to [0, 1].
+_IMAGE_MAX = {"uint8": 255, "int8": 127, "int16": 2**15 - 1, "int32": 2**31 - 1, "int64": 2**63 - 1}
 
 
 def _brightness_ref(delta: float, dtype: str):
@@ -288,7 +304,7 @@ def _brightness_ref(delta: float, dtype: str):
             return (x.astype(nd) + nd(delta)).astype(np.float64)
         if dtype in ("bfloat16", "float64"):
             return rounded((x.astype(f32) + f32(delta)).astype(np.float64), dtype)
-        top = {"uint8": 255, "int32": 2**31 - 1}[dtype]
+        top = _IMAGE_MAX[dtype]
         scaled = (x.astype(f32) * f32(1.0 / top) + f32(delta)) * f32(top + 0.5)
         high = f32(top)
         if float(high) > top:  # float32(2^31 - 1) is 2^31: TF nudges the limit down, as here
@@ -308,9 +324,11 @@ def _brightness_ref(delta: float, dtype: str):
         (p["delta"] == 0.1 and (s == "image" or (d == "float32" and s in ("batch", "empty")) or (s == "large" and d in ("uint8", "float32"))))
         or (p["delta"] == -0.2 and s == "image" and d in ("uint8", "float32"))
     ) and (m == "eager" or (d == "float32" and s == "image" and p["delta"] == 0.1) or (d == "uint8" and s == "large")),
+    grid="image",
     note="image_ops_test: integer images are converted to float32 in [0, 1], delta added, and converted back "
     "with saturation; float images get x + delta unclipped (bfloat16 and float64 through float32). Checked "
-    "exactly against those steps in numpy",
+    "exactly against those steps in numpy. The grid's integer images hold [0, MAX] of their dtype; complex and bool "
+    "images are outside convert_image_dtype's dtypes",
 )
 def adjust_brightness(t: Ctx):
     tf = t.fw
@@ -351,6 +369,7 @@ def _idct_ref(t: Ctx, kind: int, norm, n=None):
         or (s == "empty" and d == "float32" and (p["type"], p["norm"]) == (2, None))
         or (s == "large" and d == "float32" and (p["type"], p["norm"]) == (2, "ortho"))
     ) and (m == "eager" or (s == "batch" and d == "float32" and (p["type"], p["norm"]) in ((2, "ortho"), (4, None)))),
+    grid="batch",
     note="dct_ops_test: types 1-4, norm None or 'ortho' (type 1 has no ortho form) along the last axis; ortho "
     "transforms must preserve the L2 norm; all are checked against scipy.fft.dct of the inverse type. "
     "float16: the op is float32/float64 only (a TypeError everywhere). "
@@ -408,20 +427,24 @@ _CLIP_BOUNDS = {"float": (-0.5, 0.5), "int": (-10, 10)}
     mode=["eager", "compiled"],
     successor="tf.experimental.numpy.clip",
     where=cross("float32", "small") & compiled_only("float32", ("small", "large")),
+    grid="small",
     note="tf.python.* is internal; the TF-numpy module is public as tf.experimental.numpy. Bounds are 0-d "
-    "tensors of the input's dtype (+-0.5 for floats, +-10 for ints), so no promotion; checked against "
+    "tensors of the input's dtype (+-0.5 for floats and complex, +-10 for signed ints, [5, 20] for uint8), so no promotion; checked against "
     "np.clip. bool is outside the op's dtypes (ClipByValue has no bool kernel): fails everywhere",
 )
 def np_clip(t: Ctx):
     tf = t.fw
     clip = _np_clip(tf)
+    integer = t.dtype_name.startswith(("int", "uint"))
     if t.dtype_name == "bool":
         lo, hi = False, True
+    elif t.dtype_name == "uint8":
+        lo, hi = 5, 20
     else:
-        lo, hi = _CLIP_BOUNDS["int" if t.dtype_name.startswith("int") else "float"]
+        lo, hi = _CLIP_BOUNDS["int" if integer else "float"]
     x = t.randn()
-    if t.dtype_name.startswith("int"):
-        x = x // 2  # values in [-25, 25): both bounds bite
+    if integer:
+        x = x // 2  # values in [-25, 25) ([0, 25) unsigned): both bounds bite
     a_min, a_max = _host(t, lo), _host(t, hi)
     return t.call(lambda a, b, c: clip(a, b, c), x, a_min, a_max).reference("equals np.clip", exact(np.clip))
 
