@@ -10,10 +10,29 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
-from mudjack_probe.api import FLOATS, Ctx, as64, np  # np: numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import FLOATS, WIDE, Ctx, as64, np  # np: numpy, loaded on first use (listing needs none)
 
 INEXACT = [*FLOATS, "complex64"]
 BOTH = ["eager", "compiled"]
+INTEGERS = ("int8", "uint8", "int16", "int32", "int64")
+
+
+def is_integer(name: str) -> bool:
+    """An integer grid dtype (signed or unsigned; not bool)."""
+    return name in INTEGERS
+
+
+def exact_kind(name: str) -> bool:
+    """An integer or bool grid dtype: values compared exactly."""
+    return name in INTEGERS or name == "bool"
+
+
+def f64(a: Any) -> Any:
+    """A host reference's input as float64 when it is integer or bool (NumPy
+    would compute exp/sin/... of int8 in float16, of bool in float16), complex
+    and floating values as `as64` gives them."""
+    a = as64(a)
+    return a.astype(np.float64) if a.dtype.kind in "biu" else a
 
 # The `axis` parameter of reductions and indexing cases, by its token in the case id.
 AXES: dict[str, Any] = {"none": None, "0": 0, "1": 1, "01": (0, 1)}
@@ -50,8 +69,14 @@ def host_data(t: Ctx, shape: Any = None, kind: str = "randn", dtype: str | None 
 
 
 def put(t: Ctx, array: Any, dtype: str | None = None) -> Any:
-    """A host array on the device, cast to `dtype` (default: the case's) on the host."""
-    return t.adapter.from_numpy(np.asarray(array), dtype or t.dtype_name)
+    """A host array on the device, cast to `dtype` (default: the case's) on the host;
+    when the body builds the widened reference (`Ctx(widen=True)`), a floating or
+    complex one is then widened, as `t.randn` does."""
+    name = dtype or t.dtype_name
+    value = t.adapter.from_numpy(np.asarray(array), name)
+    if getattr(t, "widen", False) and name in WIDE:
+        value = t.adapter.cast(value, WIDE[name])
+    return value
 
 
 def uniform(t: Ctx, low: float, high: float, shape: Any = None, dtype: str | None = None) -> Any:

@@ -39,9 +39,9 @@ Importing these files must not import jax (nor numpy): bodies get jax as `t.fw`.
 
 from __future__ import annotations
 
-from mudjack_probe.api import COMMON, FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import COMMON, FLOATS, GRID, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from _jax_common import BOTH, INEXACT, allclose, as64, host_data, load_module, matches, maybe_t, near, put, ref_t, uniform
+from _jax_common import BOTH, INEXACT, allclose, as64, f64, host_data, is_integer, load_module, matches, maybe_t, near, put, ref_t, uniform
 
 cases = Cases("jax")
 
@@ -73,6 +73,7 @@ def _unary_where(compiled=(("float32", "small"), ("float32", "transposed"), ("fl
     params={"source": ["host"]},
     mode=BOTH,
     where=cross("float32", "small") & compiled_only("float32", "small"),
+    grid="small",
     note="host: a NumPy array (transposed: a non-contiguous view) copied to the device by jnp.array; "
     "compiled: it becomes a jit constant",
 )
@@ -153,6 +154,7 @@ def _filled_cases(function: str, value: int):
         mode=BOTH,
         where=lambda d, s, m, p: (s == "small" or d == "float32")
         and (m == "eager" or (d, s) in {("float32", "small"), ("float32", "large"), ("int32", "small"), ("bool", "small")}),
+        grid="small",
         note=f"no array inputs: the shape and dtype are static; the output is {value} everywhere, on the default device",
     )
     def filled(t: Ctx):
@@ -186,6 +188,8 @@ _filled_cases("jax.numpy.zeros", 0)
 _filled_cases("jax.numpy.ones", 1)
 
 
+_ARANGE_STOP = {"int8": 100, "uint8": 200, "bool": 2}  # a stop the dtype can count to
+
 _ARANGE = {
     "stop": ((1000,), "small"),
     "empty": ((0,), "empty"),
@@ -205,14 +209,18 @@ _ARANGE = {
     where=lambda d, s, m, p: not (d.startswith("int") and p["args"] in ("start-stop-step", "tenths"))
     and not (d in ("float16", "bfloat16") and p["args"] in ("large", "empty"))
     and (m == "eager" or (d in ("float32", "int32") and p["args"] in ("stop", "large", "start-stop-step"))),
+    grid="default",
     note="static bounds: jnp.arange is an iota (stop only) or a host-computed constant (fractional steps, "
-    "numpy length semantics: arange(0, 1, 0.1) has 10 elements)",
+    "numpy length semantics: arange(0, 1, 0.1) has 10 elements). Grid dtypes: args=stop with the stop "
+    "clamped to what the dtype holds (int8: 100, uint8: 200, bool: 2)",
 )
 def arange(t: Ctx):
     jnp = t.fw.numpy
     args, _ = _ARANGE[t.p.args]
     dtype = t.dtype
     name = t.dtype_name
+    if t.p.args == "stop" and name in _ARANGE_STOP:
+        args = (_ARANGE_STOP[name],)
 
     def ref():
         r = np.arange(*args, dtype=np.float64)
@@ -236,7 +244,7 @@ def arange(t: Ctx):
     note="n = the shape's only dim, rect: m = n + 3; static arguments, so the indices are a constant; the "
     "dtype is the index dtype with x64 on",
 )
-def triu_indices(t: Ctx):
+def triu_indices(t: Ctx):  # takes Python ints only: excused from the grid below
     jnp = t.fw.numpy
     n = t.shape[0]
     k = t.p.k
@@ -252,6 +260,9 @@ def triu_indices(t: Ctx):
     return t.call(lambda: jnp.triu_indices(n, k, m)).reference("numpy's triu_indices (count n(n+1)/2 for k=0)", check)
 
 
+cases.excuse("jax.numpy.triu_indices", "no_tensor_input", [d for d in GRID if d != "int64"])
+
+
 @cases.case(
     "jax.numpy.tril_indices_from",
     dtype=["float32", "bool", "int32"],
@@ -260,6 +271,7 @@ def triu_indices(t: Ctx):
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or (s == "square" and p["k"] == 0))
     and (m == "eager" or (d == "float32" and p["k"] == 0 and s in ("square", "large"))),
+    grid="square",
     note="only the input's shape matters (also under jit, where the input is traced)",
 )
 def tril_indices_from(t: Ctx):
@@ -279,7 +291,8 @@ def tril_indices_from(t: Ctx):
 def _unary(function, op, ref, *, dtype, data="randn", where=None, note="", scale=1.0, rtol=None, atol=None, params=None, mode=BOTH, terms=None):
     """Register a unary elementwise function: op(jax, a), ref(x_float64) on the host."""
 
-    @cases.case(function, dtype=dtype, shape=EW_SHAPES, mode=mode, params=params, where=where or _unary_where(), note=note, rtol=rtol, atol=atol)
+    @cases.case(function, dtype=dtype, shape=EW_SHAPES, mode=mode, params=params, where=where or _unary_where(), note=note, rtol=rtol, atol=atol,
+                grid="small")
     def body(t: Ctx):
         jax = t.fw
         if callable(data):
@@ -289,8 +302,9 @@ def _unary(function, op, ref, *, dtype, data="randn", where=None, note="", scale
         else:
             x = t.randn()
         f = maybe_t(t, lambda a: op(jax, a, t))
-        half_terms = None if terms is None else ref_t(t, terms)
-        return t.call(f, x).reference("matches numpy/scipy in float64", near(t, ref_t(t, lambda a: ref(a, t)), scale=scale, terms=half_terms))
+        half_terms = None if terms is None else ref_t(t, lambda a: terms(f64(a)))
+        # integer and bool inputs are promoted to a float by jax: the reference computes in float64
+        return t.call(f, x).reference("matches numpy/scipy in float64", near(t, ref_t(t, lambda a: ref(f64(a), t)), scale=scale, terms=half_terms))
 
     return body
 
@@ -340,8 +354,8 @@ _unary(
     lambda jax, a, t: jax.numpy.sqrt(a),
     lambda x, t: np.sqrt(x),
     dtype=INEXACT + ["int32"],
-    data=lambda t: t.randn() if t.dtype_name == "complex64" else t.positive(),
-    note="positive inputs (complex64: standard normal, principal branch)",
+    data=lambda t: t.randn() if t.dtype_name.startswith("complex") else t.positive(),
+    note="positive inputs (complex: standard normal, principal branch)",
 )
 
 
@@ -383,7 +397,8 @@ _unary(
     lambda jax, a, t: load_module("jax.scipy.special").i0(a),
     lambda x, t: load_module("scipy.special").i0(x),
     dtype=FLOATS + ["int32"],
-    data=lambda t: uniform(t, -10.0, 10.0) if t.dtype_name != "int32" else put(t, t.numpy_rng().integers(-10, 11, size=t.shape), "int32"),
+    data=lambda t: put(t, t.numpy_rng().integers(0 if t.dtype_name == "uint8" else -10, 11, size=t.shape)) if is_integer(t.dtype_name)
+    else (t.randn() if t.dtype_name == "bool" else uniform(t, -10.0, 10.0)),
     note="uniform in [-10, 10] (i0(10) ~ 2816); int32 is promoted. Half precision: jax computes exp(|x|) * i0e(x), "
     "three roundings: the half-precision check allows one rounding of each factor",
     scale=4.0,
@@ -397,14 +412,16 @@ _unary(
     shape=shapes("scalar", "empty", "small", "large"),
     mode=["eager", "compiled"],
     where=compiled_only("float32", "large"),
-    note="inputs in [3, 30): away from gammaln's roots at 1 and 2, where relative error is meaningless",
+    grid="small",
+    note="inputs in [3, 30): away from gammaln's roots at 1 and 2, where relative error is meaningless "
+    "(integer grid dtypes: truncated to 3..29; bool: True)",
 )
 def gammaln(t: Ctx):
     from jax.scipy import special
 
     x = t.numpy_rng().uniform(3.0, 30.0, size=t.shape)
-    return t.call(lambda a: special.gammaln(a), t.adapter.from_numpy(x, t.dtype_name)).reference(
-        "matches scipy.special.gammaln", near(t, lambda a: load_module("scipy.special").gammaln(a))
+    return t.call(lambda a: special.gammaln(a), put(t, x)).reference(
+        "matches scipy.special.gammaln", near(t, lambda a: load_module("scipy.special").gammaln(f64(a)))
     )
 
 
@@ -438,6 +455,7 @@ def gammaln_domain(t: Ctx):
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or (s == "small" and p["loc_scale"] == "standard"))
     and (m == "eager" or (d == "float32" and s in ("small", "large"))),
+    grid="small",
     note="standard: cdf(x); arrays: loc (per column) and scale (positive, per column) broadcast against x; "
     "float16/bfloat16 go through ndtr, which rejects them",
 )
@@ -446,7 +464,7 @@ def norm_cdf(t: Ctx):
 
     x = t.randn()
     if t.p.loc_scale == "standard":
-        return t.call(lambda a: norm.cdf(a), x).reference("matches scipy.stats.norm.cdf", near(t, lambda a: load_module("scipy.stats").norm.cdf(a)))
+        return t.call(lambda a: norm.cdf(a), x).reference("matches scipy.stats.norm.cdf", near(t, lambda a: load_module("scipy.stats").norm.cdf(f64(a))))
     cols = t.shape[-1:] if t.shape else ()
     loc, scale = t.randn(cols), t.positive(cols)
     return t.call(lambda a, mu, sigma: norm.cdf(a, mu, sigma), x, loc, scale).reference(
@@ -471,7 +489,8 @@ def norm_cdf(t: Ctx):
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or s == "small" or (s == "large" and d in FLOATS) or (d == "int32" and s in ("broadcast", "transposed")))
     and (m == "eager" or (d in ("float32", "int32") and s in ("small", "broadcast")) or (d in ("float32", "bfloat16") and s == "large")),
-    note="broadcast: (256,1) + (1,128); bool + bool is logical or; transposed: a.T + b.T",
+    grid="small",
+    note="broadcast: (256,1) + (1,128); bool + bool is logical or; transposed: a.T + b.T; integers wrap as numpy's do",
 )
 def add(t: Ctx):
     jnp = t.fw.numpy
@@ -517,14 +536,21 @@ def add_promote(t: Ctx):
     and not (s == "scalar" and p["exponent"] == "half")
     and (m == "eager" or (d == "float32" and (s, p["exponent"]) in {("small", "array"), ("large", "array"), ("large", "int3")})),
     rtol={"float32": 1e-5, "complex64": 1e-5},
-    note="array: x**y elementwise (floats: x in [0.5, 2.5), y standard normal; ints: x in [-50, 50), y in [0, 4); "
-    "complex: both standard normal); int3: x**3 (Python int: integer_pow); half: x**0.5",
+    grid="small",
+    note="array: x**y elementwise (floats: x in [0.5, 2.5), y standard normal; ints: x in [-50, 50) (uint8: "
+    "[0, 50)), y in [0, 4), wrapping as numpy's do; bool: random bools; complex: both standard normal); "
+    "int3: x**3 (Python int: integer_pow); half: x**0.5",
 )
 def power(t: Ctx):
     jnp = t.fw.numpy
     name = t.dtype_name
     if t.p.exponent == "array":
-        if name.startswith("int"):
+        if name == "bool":
+            x, y = t.randn(), t.randn()
+            f = maybe_t(t, lambda a, b: jnp.power(a, b))
+            # numpy has no bool power: x**y of 0/1 is x or not y, compared as integers
+            return t.call(f, x, y).reference("x ** y of 0/1 values", near(t, ref_t(t, lambda a, b: np.power(a.astype(np.int64), b.astype(np.int64)))))
+        if is_integer(name):
             x = t.randn()
             y = put(t, t.numpy_rng().integers(0, 4, size=t.shape))
         elif name.startswith("complex"):
@@ -543,13 +569,14 @@ def power(t: Ctx):
     "jax.lax.integer_pow",
     dtype=INEXACT + ["int32", "int64"],
     shape=shapes("scalar", "small", "large"),
-    params={"y": [0, 2, 3, -2, 7]},
+    params={"y": [2, 0, 3, -2, 7]},
     mode=BOTH,
     where=lambda d, s, m, p: not (d.startswith("int") and p["y"] < 0)
     and (d == "float32" or (s == "small" and p["y"] in (2, 3, -2)))
     and (p["y"] in (2, 3) or (s == "small"))
     and (m == "eager" or (d == "float32" and p["y"] == 3 and s != "scalar")),
     rtol={"float32": 1e-5, "complex64": 1e-5},
+    grid="small",
     note="y static; repeated squaring: y=0 gives ones, y<0 the reciprocal (floating only: negative powers of "
     "integers are rejected); y=2,3 on standard normal inputs, y=-2,7 on inputs in [0.5, 2.5)",
 )
@@ -558,7 +585,7 @@ def integer_pow(t: Ctx):
     y = t.p.y
     x = t.positive() if y in (-2, 7) else t.randn()
     return t.call(lambda a: lax.integer_pow(a, y), x).reference(
-        f"x ** {y}", near(t, lambda a: np.power(a, float(y)) if a.dtype.kind in "fc" else a ** y, scale=10.0)
+        f"x ** {y}", near(t, lambda a: np.power(a, float(y)) if a.dtype.kind in "fc" else (a.astype(np.int64) if a.dtype.kind == "b" else a) ** y, scale=10.0)
     )
 
 
@@ -571,8 +598,10 @@ _INT_FULL = ["bool", "uint8", "int8", "int32", "int64"]
     shape={"scalar": (), "small": (1000,), "transposed": (192, 256), "large": (LARGE,)},
     mode=BOTH,
     where=lambda d, s, m, p: (d == "int32" or s in ("small", "large")) and (m == "eager" or (d in ("int32", "bool") and s != "scalar")),
+    grid="small",
     note="the full range of each integer type (negative values: two's complement); bool is logical and; "
-    "lax is strict: both operands have the same dtype",
+    "lax is strict: both operands have the same dtype. Floating and complex grid dtypes: standard normal "
+    "operands, which lax rejects (a finding only if it does not)",
 )
 def bitwise_and(t: Ctx):
     lax = t.fw.lax
@@ -581,11 +610,13 @@ def bitwise_and(t: Ctx):
 
     def draw():
         if name == "bool":
-            return rng.random(t.shape) < 0.5
+            return put(t, rng.random(t.shape) < 0.5)
+        if not is_integer(name):
+            return t.randn()
         info = np.iinfo(np.dtype(name))
-        return rng.integers(info.min, info.max, size=t.shape, dtype=np.dtype(name), endpoint=True)
+        return put(t, rng.integers(info.min, info.max, size=t.shape, dtype=np.dtype(name), endpoint=True))
 
-    a, b = put(t, draw()), put(t, draw())
+    a, b = draw(), draw()
     f = maybe_t(t, lambda x, y: lax.bitwise_and(x, y))
     return t.call(f, a, b).reference("numpy's bitwise_and", near(t, ref_t(t, np.bitwise_and)))
 
@@ -599,6 +630,7 @@ def bitwise_and(t: Ctx):
     where=lambda d, s, m, p: (d == "float32" or s in ("small", "large"))
     and (p["values"] == "random" or (s == "small" and d in FLOATS))
     and (m == "eager" or (d in ("float32", "int32") and s in ("small", "large"))),
+    grid="small",
     note="nan-ties: a quarter NaN (never >=) and a quarter exact ties (always >=); lax is strict: same "
     "shapes and dtypes, no broadcasting",
 )
@@ -625,6 +657,7 @@ def ge(t: Ctx):
     where=lambda d, s, m, p: (d == "float32" or s in ("small", "large"))
     and (p["pred"] == "array" or (s in ("small", "transposed") and d in ("float32", "int32")))
     and (m == "eager" or (d in ("float32", "int32") and s in ("small", "large")) or (p["pred"] == "scalar" and d == "float32")),
+    grid="small",
     note="select(pred, on_true, on_false); pred: a bool array of the operands' shape, or a 0-d bool "
     "(the only broadcast lax.select allows)",
 )

@@ -61,6 +61,7 @@ def all_gather_vmap(t: Ctx):
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or (s == "small" and p["gather"] == "stack"))
     and (m == "eager" or (d == "float32" and s == "small") or (d == "float32" and p["gather"] == "stack")),
+    grid="small",
     note="vmapped named axis: stack (a new leading axis), tiled=True (concatenated), axis=1 (the gathered axis second)",
 )
 def all_gather_vmap_more(t: Ctx):
@@ -168,6 +169,7 @@ def all_gather_shard_map(t: Ctx):
     params={"form": ["vmap"]},
     mode=BOTH,
     where=cross("float32", "small") & compiled_only(("float32", "int32")),
+    grid="small",
     note="one-device form: pmax over a vmapped named axis (size 4 or 8): every member gets the elementwise max",
 )
 def pmax_vmap(t: Ctx):

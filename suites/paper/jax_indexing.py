@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from mudjack_probe.api import COMMON, FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from _jax_common import AXES, BOTH, maybe_t, put
+from _jax_common import AXES, BOTH, as64, maybe_t, put
 
 cases = Cases("jax")
 
@@ -35,6 +35,7 @@ _RESHAPE = {
     shape={k: v[0] for k, v in _RESHAPE.items()},
     mode=BOTH,
     where=cross("float32", "to2d") & compiled_only("float32", ("to2d", "order-F", "transposed", "large")),
+    grid="to2d",
     note="to2d (1000,)->(10,100); flatten: -1; order-F: Fortran order (a transpose under the hood); "
     "transposed: (a.T).reshape, which must copy; scalar -> (1, 1); empty (0,4) -> (4,0)",
 )
@@ -61,6 +62,7 @@ def reshape(t: Ctx):
     and (s != "scalar" or p["axis"] == 0)
     and (d == "float32" or (s == "matrix" and p["axis"] == 0))
     and (m == "eager" or (d == "float32" and s in ("matrix", "large") and p["axis"] != 0)),
+    grid="matrix",
     note="three arrays of the shape; a new axis at 0, 1 or -1",
 )
 def stack(t: Ctx):
@@ -92,6 +94,7 @@ _SPLIT = {
     and (p["how"] != "beyond-end" or (s == "small" and d == "float32" and m == "eager"))
     and (d == "float32" or (s == "matrix" and p["how"] in ("sections4", "indices-axis1")))
     and (m == "eager" or (d == "float32" and (s, p["how"]) in {("matrix", "sections4"), ("matrix", "indices-axis1"), ("large", "sections4")})),
+    grid="small",
     note="sections: equal pieces; indices: cut points [10, 30, 31]; beyond-end: a cut point past the end, "
     "where numpy gives an empty last piece (jax 0.10 raises: a finding); the pieces, a list, are the outputs",
 )
@@ -115,6 +118,7 @@ def split(t: Ctx):
     where=lambda d, s, m, p: (s in ("matrix", "cube") or p["axis"] == "none" or (s == "large" and p["axis"] == "0"))
     and (d == "float32" or (s == "matrix" and p["axis"] == "1"))
     and (m == "eager" or (d == "float32" and s in ("matrix", "large") and p["axis"] in ("none", "0"))),
+    grid="small",
     note="axis None flips every axis; 01: a tuple of axes",
 )
 def flip(t: Ctx):
@@ -131,6 +135,7 @@ def flip(t: Ctx):
     shape={"matrix": (64, 128), "cube": (8, 16, 4), "empty": (0, 5), "transposed": (128, 64), "large": (1024, 1024)},
     mode=BOTH,
     where=cross("float32", "matrix") & compiled_only("float32", ("matrix", "transposed", "large")),
+    grid="matrix",
     note="flips axis 1 (needs ndim >= 2)",
 )
 def fliplr(t: Ctx):
@@ -165,6 +170,7 @@ _DELETE = {
     and (d == "float32" or (s == "small" and p["obj"] in ("int", "array")))
     and (s != "matrix" or (p["obj"] in ("int", "slice", "array", "mask") and (p["axis"] == "1" or p["obj"] in ("int", "array"))))
     and (m == "eager" or (d == "float32" and p["obj"] in ("slice", "array", "unique-sorted") and s != "matrix")),
+    grid="small",
     note="obj static (NumPy values in the closure): an int, -1, a slice, an index array with a duplicate, a "
     "boolean mask, or sorted unique indices passed with assume_unique_indices=True (another code path); "
     "axis none flattens first. No large slice: jax turns a slice into unique indices and compares every "
@@ -182,20 +188,40 @@ def delete(t: Ctx):
     )
 
 
+def _compress_where(d, s, m, p):
+    return (
+        ((s in ("small", "large") and p["axis"] == "none") or (s == "matrix" and (p["axis"] != "none" or p["condition"] == "static")))
+        and (d == "float32" or (s == "small" and p["condition"] == "static"))
+        and (s != "large" or p["condition"] != "short")
+    )
+
+
+_COMPRESS_NOTE = (
+    "static: a NumPy boolean condition in the closure; short: a condition shorter than the axis (the "
+    "rest is dropped); both eager only: the output's size depends on values, so under jit compress needs "
+    "size=. traced-size (compiled): the condition is a traced argument, with size= (the true count) and "
+    "fill_value"
+)
+
+
 @cases.case(
     "jax.numpy.compress",
     dtype=["float32", "int32", "bool", "complex64"],
     shape={"small": (1000,), "matrix": (64, 128), "large": (LARGE,)},
-    params={"condition": ["static", "short", "traced-size"], "axis": ["none", "0", "1"]},
-    mode=BOTH,
-    where=lambda d, s, m, p: ((s in ("small", "large") and p["axis"] == "none") or (s == "matrix" and (p["axis"] != "none" or p["condition"] == "static")))
-    and (d == "float32" or (s == "small" and p["condition"] == "static"))
-    and (s != "large" or p["condition"] != "short")
-    and ((p["condition"] == "traced-size") == (m == "compiled")),
-    note="static: a NumPy boolean condition in the closure; short: a condition shorter than the axis (the "
-    "rest is dropped); both eager only: the output's size depends on values, so under jit compress needs "
-    "size=. traced-size (compiled): the condition is a traced argument, with size= (the true count) and "
-    "fill_value",
+    params={"condition": ["traced-size"], "axis": ["none", "0", "1"]},
+    mode=["compiled"],
+    where=_compress_where,
+    note=_COMPRESS_NOTE,
+)
+@cases.case(
+    "jax.numpy.compress",
+    dtype=["float32", "int32", "bool", "complex64"],
+    shape={"small": (1000,), "matrix": (64, 128), "large": (LARGE,)},
+    params={"condition": ["static", "short"], "axis": ["none", "0", "1"]},
+    mode=["eager"],
+    where=_compress_where,
+    grid="small",
+    note=_COMPRESS_NOTE,
 )
 def compress(t: Ctx):
     jnp = t.fw.numpy
@@ -224,6 +250,7 @@ def compress(t: Ctx):
     where=lambda d, s, m, p: (d == "float32" or (s == "square" and p["k"] == 0))
     and (p["k"] == 0 or s in ("square", "wide", "large"))
     and (m == "eager" or (d == "float32" and s in ("square", "transposed", "large") and p["k"] != 2)),
+    grid="square",
     note="the lower triangle of the last two axes (batched: each of 4); k shifts the diagonal",
 )
 def tril(t: Ctx):
@@ -254,6 +281,7 @@ _SLICE = {
     and (s != "large" or p["slice"] in ("stride3", "range"))
     and (d == "float32" or (s == "small" and p["slice"] == "range"))
     and (m == "eager" or (d == "float32" and p["slice"] in ("stride3", "axis1-stride2", "negative"))),
+    grid="small",
     note="slice_in_dim(x, start, limit, stride, axis): None means the bound; a negative start counts from the "
     "end; start == limit gives an empty slice",
 )
@@ -280,6 +308,7 @@ def slice_in_dim(t: Ctx):
     where=lambda d, s, m, p: (s in ("matrix", "empty", "large") or p["axis"] == "none")
     and (d == "float32" or (s == "matrix" and p["axis"] == "none"))
     and (m == "eager" or (d == "float32" and s in ("matrix", "large"))),
+    grid="matrix",
     note="a Python int (static even under jit), returned as a 0-d int array on the device",
 )
 def size(t: Ctx):
@@ -327,9 +356,11 @@ _ISSCALAR = {
     params={"arg": list(_ISSCALAR)},
     mode=BOTH,
     where=lambda d, s, m, p: m == "eager" or p["arg"] in ("array-0d", "array-1d", "array-0d-int"),
+    grid="default",
     note="jnp.isscalar: True for Python and NumPy scalars and for 0-d arrays (also traced ones under jit: a "
     "documented difference from numpy.isscalar); the bool is returned as a device array. The dtype label is "
-    "float32 for every variant; the argument kind is the `arg` parameter",
+    "float32 for the declared variants (the argument kind is the `arg` parameter); grid dtypes: a 0-d "
+    "array of that dtype",
 )
 def isscalar(t: Ctx):
     jnp = t.fw.numpy
@@ -337,7 +368,7 @@ def isscalar(t: Ctx):
     want = _ISSCALAR[kind][1]
     array_shapes = {"array-0d": (), "array-1d": (3,), "array-0d-int": (), "array-empty": (0,)}
     if kind in array_shapes:
-        dt = "int32" if kind.endswith("int") else "float32"
+        dt = "int32" if kind.endswith("int") else t.dtype_name
         x = t.randn(array_shapes[kind], dtype=dt)
         return t.call(lambda a: jnp.asarray(jnp.isscalar(a)), x).reference(f"is {want}", lambda outs, ins: bool(outs[0]) is want)
     value = {
@@ -378,6 +409,7 @@ def _top_k_is_top(k: int):
     shape={"small": (1000,), "matrix": (64, 512), "large": (LARGE,)},
     mode=["eager", "compiled"],
     where=compiled_only("float32", "large"),
+    grid="small",
     note="k=5 along the last axis; ties are documented to keep the lower index first, so indices compare too",
 )
 def top_k(t: Ctx):
@@ -404,7 +436,9 @@ def top_k_k(t: Ctx):
     "jax.nn.one_hot",
     dtype=["float32", "bfloat16", "float16", "int32", "bool"],
     shape={"scalar": (), "empty": (0,), "small": (1000,), "large": (1 << 17,)},
-    note="10 classes; dtype is the output's; indices include -1 and 10, which must give all-zero rows",
+    grid="small",
+    note="10 classes; dtype is the output's (the indices are int32); indices include -1 and 10, which must give "
+    "all-zero rows",
 )
 def one_hot(t: Ctx):
     jax = t.fw
@@ -412,7 +446,9 @@ def one_hot(t: Ctx):
     dtype = t.dtype
 
     def check(outs, ins):
-        o = outs[0].astype(np.float64)
+        o = as64(outs[0])
+        if o.dtype.kind in "biu":
+            o = o.astype(np.float64)
         i = ins[0]
         valid = (i >= 0) & (i < 10)
         return bool(np.array_equal(o.sum(-1), valid.astype(np.float64)) and np.array_equal(o, (np.arange(10) == i[..., None]).astype(np.float64)))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from mudjack_probe.api import COMMON, FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from _jax_common import BOTH, INEXACT, host_data, near
+from _jax_common import BOTH, INEXACT, exact_kind, f64, host_data, near
 
 cases = Cases("jax")
 
@@ -52,11 +52,13 @@ def _pe_f(jnp):
 
 
 def _pe_ref(x, y):
+    x, y = f64(x), f64(y)  # integer and bool inputs: sin promotes to a float
     return np.sin(x) * 2 * y + np.cos(x)
 
 
 def _pe_terms(x, y):
     """Half precision, op by op: sin(x), sin(x)*2*y and cos(x) are each rounded (see HALF_ULPS)."""
+    x, y = f64(x), f64(y)
     return 4 * np.abs(np.sin(x) * y) + np.abs(np.cos(x))
 
 
@@ -69,6 +71,7 @@ def _pe_terms(x, y):
     where=lambda d, s, m, p: (p["op"] == "partial_eval_jaxpr_nounits" or p["unknown"] == "y")
     and (d == "float32" or (s == "small" and p["unknown"] == "y"))
     and (m == "eager" or (d == "float32" and s != "scalar" and p["unknown"] == "y")),
+    grid="small",
     note="the module is internal: resolved at run time, unavailable where it is gone. "
     "partial_eval_jaxpr_nounits splits the jaxpr of f(x, y) = sin(x)*2*y + cos(x) into a known part "
     "(evaluated first, giving residuals) and an unknown part (y or x unknown); the case evaluates both with "
@@ -155,19 +158,20 @@ def partial_eval_successor(t: Ctx):
     params={"api": ["listed", "successor"]},
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or s == "small") and (m == "eager" or (d == "float32" and s != "scalar")),
+    grid="small",
     successor="jax.make_jaxpr",
     note="the paper prints trace_to_jax_pr_dynamic, a typo for trace_to_jaxpr_dynamic (no release has the "
     "typo'd name). listed: partial_eval.trace_to_jaxpr_dynamic(lu.wrap_init(f, debug_info=...), in_avals), "
     "resolved at run time (unavailable where it or its calling convention is gone); successor: jax.make_jaxpr. "
     "Both return the jaxpr as ints (equations, inputs, outputs, constants) and its value at the input "
-    "through jax.core.eval_jaxpr, f(x, y) = sin(x)*2*y + cos(x) (ints: f = x*2*y + x)",
+    "through jax.core.eval_jaxpr, f(x, y) = sin(x)*2*y + cos(x) (integers and bool: f = x*2*y + x, exact)",
 )
 def trace_to_jaxpr_dynamic(t: Ctx):
     jax = t.fw
     jnp = jax.numpy
     from mudjack_probe.errors import Unavailable
 
-    is_int = t.dtype_name.startswith("int")
+    is_int = exact_kind(t.dtype_name)
     f = (lambda u, v: u * 2 * v + u) if is_int else _pe_f(jnp)
     ref = (lambda u, v: u * 2 * v + u) if is_int else _pe_ref
     x, y = t.randn(), t.randn()
@@ -224,11 +228,12 @@ _AVAL_ARGS = {
     "jax._src.core.get_aval",
     dtype=COMMON,
     shape={"scalar": (), "empty": (0, 3), "matrix": (64, 128), "large": (LARGE,)},
-    params={"api": ["listed", "successor"], "arg": list(_AVAL_ARGS)},
+    params={"api": ["successor", "listed"], "arg": list(_AVAL_ARGS)},
     mode=BOTH,
     where=lambda d, s, m, p: (p["arg"] == "array" or (d == "float32" and s == "scalar"))
     and (d == "float32" or s == "matrix")
     and (m == "eager" or (p["arg"] == "array" and d in ("float32", "bfloat16") and s in ("scalar", "matrix"))),
+    grid="matrix",
     successor="jax.typeof",
     note="listed: jax._src.core.get_aval (removed in jax 0.10 -- also tried as jax.core.get_aval; unavailable "
     "where neither exists); successor: jax.typeof. The aval as ints: ndim, itemsize, dtype kind, weak_type, "
@@ -279,6 +284,7 @@ def get_aval(t: Ctx):
     params={"api": ["listed", "successor"]},
     mode=BOTH,
     where=cross("float32", "small") & compiled_only(("float32", "bfloat16")),
+    grid="small",
     successor="jax.ensure_compile_time_eval",
     note="listed: jax.core.eval_context (internal; unavailable where gone); successor: "
     "jax.ensure_compile_time_eval. Inside the context a table cos(linspace(0, 1, n)) is computed; under jit "
@@ -293,7 +299,13 @@ def eval_context(t: Ctx):
     n = int(np.prod(shape)) if shape else 1
     dtype = t.dtype
 
-    real = np.float64 if t.dtype_name == "float64" else np.float32
+    real = np.float64 if t.dtype_name in ("float64", "complex128") else np.float32
+    # integer and bool cases: the table is cast to the case dtype (truncated; bool: nonzero), as on the host
+    exact = np.dtype(t.dtype_name) if exact_kind(t.dtype_name) else None
+
+    def table_ref():
+        table = np.cos(np.linspace(0.0, 1.0, n, dtype=real)).reshape(shape)
+        return table.astype(exact) if exact is not None else table
 
     def run(a):
         with ctx():
@@ -304,6 +316,6 @@ def eval_context(t: Ctx):
     return t.call(run, t.randn()).reference(
         "table concrete; x + table",
         lambda outs, ins: int(outs[1]) == 1
-        and near(t, lambda a: a + np.cos(np.linspace(0.0, 1.0, n, dtype=real)).reshape(shape), scale=4.0,
+        and near(t, lambda a: a + table_ref(), scale=4.0,
                  terms=lambda a: np.abs(np.cos(np.linspace(0.0, 1.0, n, dtype=real))).reshape(shape))(outs, ins),
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from mudjack_probe.api import Cases, Ctx, compiled_only, np  # np: numpy, loaded on first use (listing needs none)
 
-from _jax_common import BOTH, HALF_ULPS, as64, host_data, load_module, near, put
+from _jax_common import BOTH, HALF_ULPS, as64, f64, host_data, load_module, near, put
 
 cases = Cases("jax")
 
@@ -51,6 +51,7 @@ def _path_array(jnp, steps):
     "jax.numpy.einsum_path",
     dtype=["float32"],
     shape={"chain3": ((8, 16), (16, 32), (32, 4)), "chain3-large": ((1024, 64), (64, 1024), (1024, 8))},
+    grid="chain3",
     note="returns Python objects (a list of index tuples and a text report); the case returns the path as an "
     "int64 array on the device (the report is dropped) so it compares across devices; the optimiser only "
     "reads shapes",
@@ -121,7 +122,7 @@ def svd(t: Ctx):
     x = t.randn()
     if t.p.part == "values":
         return t.call(lambda a: jnp.linalg.svd(a, compute_uv=False), x).reference(
-            "numpy's singular values", near(t, lambda a: np.linalg.svd(a, compute_uv=False), scale=50.0)
+            "numpy's singular values", near(t, lambda a: np.linalg.svd(f64(a), compute_uv=False), scale=50.0)
         )
     return (
         t.call(lambda a: jnp.linalg.svd(a, full_matrices=False), x)
@@ -133,7 +134,7 @@ def svd(t: Ctx):
 
 # A backward-stable SVD bounds |d sigma| by about p(n) eps sigma_max, not relative to each sigma: the
 # tolerance is absolute, scaled to sigma_max (about 10 for 32x16, 45 for 512x512 standard normal).
-for _shape, _atol in (({"small": (32, 16)}, 1e-4), ({"large": (512, 512)}, 2e-2)):
+for _shape, _atol, _grid in (({"small": (32, 16)}, 1e-4, "small"), ({"large": (512, 512)}, 2e-2, None)):
     cases.case(
         "jax.numpy.linalg.svd",
         dtype=["float16", "float32", "float64", "complex64"],
@@ -143,6 +144,7 @@ for _shape, _atol in (({"small": (32, 16)}, 1e-4), ({"large": (512, 512)}, 2e-2)
         where=compiled_only("float32", "small", part="values"),
         rtol={"float32": 1e-4, "complex64": 1e-4},
         atol={"float32": _atol, "complex64": _atol},
+        grid=_grid,
         note="values: singular values only, compared across devices within an absolute tolerance scaled to "
         "sigma_max (the stability bound); full: U and V are defined only up to sign/phase, so they are not "
         "compared but must rebuild the input with orthonormal U; float16 is rejected (a finding)",
@@ -191,10 +193,14 @@ def svd_more(t: Ctx):
     return call.reference("S is numpy's singular values", _singular_values(t))
 
 
-def _lu_rebuilds(permute_l: bool):
+# The rebuild bound of _lu_rebuilds is eps * 10 * |A|: about n u for the factors' dtype.
+_LU_EPS = {"float16": 4e-3, "bfloat16": 3e-2}
+
+
+def _lu_rebuilds(permute_l: bool, dtype_name: str = ""):
     def check(outs, ins):
         a = ins[0].astype(np.complex128)
-        eps = 1e-10 if outs[-1].dtype in (np.float64, np.complex128) else 1e-4
+        eps = 1e-10 if outs[-1].dtype in (np.float64, np.complex128) else _LU_EPS.get(dtype_name, 1e-4)
         if permute_l:
             pl, u = (o.astype(np.complex128) for o in outs)
             rebuilt = pl @ u
@@ -216,6 +222,7 @@ def _lu_rebuilds(permute_l: bool):
     shape={"square": (32, 32), "tall": (48, 32), "wide": (32, 48), "batched": (4, 16, 16), "large": (512, 512)},
     params={"permute_l": [False, True]},
     mode=BOTH,
+    grid="square",
     where=lambda d, s, m, p: (d == "float32" or (s == "square" and not p["permute_l"]))
     and (not p["permute_l"] or s in ("square", "large"))
     and (m == "eager" or (d == "float32" and s in ("square", "batched") and not p["permute_l"])),
@@ -223,13 +230,13 @@ def _lu_rebuilds(permute_l: bool):
     atol={"float32": 1e-4, "float64": 1e-10, "complex64": 1e-4},
     note="partial pivoting; P, L, U (permute_l: P@L, U) are unique for a random matrix, so they compare across "
     "devices (large: not compared, the pivots may tie in rounding) and must rebuild the input; float16 is "
-    "rejected by the LAPACK path (a finding)",
+    "rejected by the LAPACK path (a finding); integer and bool inputs are promoted to a float",
 )
 def lu(t: Ctx):
     from jax.scipy import linalg
 
     permute_l = t.p.permute_l
-    call = t.call(lambda a: linalg.lu(a, permute_l=permute_l), t.randn()).check("rebuilds the input", _lu_rebuilds(permute_l))
+    call = t.call(lambda a: linalg.lu(a, permute_l=permute_l), t.randn()).check("rebuilds the input", _lu_rebuilds(permute_l, t.dtype_name))
     return call.no_compare() if t.case.shape_name == "large" else call
 
 
@@ -240,15 +247,17 @@ def _conv_close(np_fn, t: Ctx, scale: float = 1.0):
     is the float32 sum rounded once: HALF_ULPS of the rounded value, plus
     float32 accumulation (2**-24 * 30 * sum|a||v|)."""
     name = t.dtype_name
-    r = {"float32": 2e-5, "float64": 1e-10, "complex64": 2e-5}.get(name, 2e-5)
+    r = {"float32": 2e-5, "float64": 1e-10, "complex64": 2e-5, "complex128": 1e-10}.get(name, 2e-5)
 
     def check(outs, ins):
-        a, v = as64(ins[0]), as64(ins[1])
+        a, v = f64(ins[0]), f64(ins[1])  # integer and bool inputs: the exact sums, in float64
         want = np_fn(a, v)
         size = np_fn(np.abs(a), np.abs(v))
         got = as64(outs[0])
         if got.shape != want.shape:
             return False
+        if got.dtype.kind in "biu":  # an integer result: the exact sum, wrapped to its dtype as numpy's
+            return bool(np.array_equal(got, np.round(want).astype(np.int64).astype(got.dtype)))
         if name in HALF_ULPS:
             rounded = want.astype(t.dtype)
             bound = HALF_ULPS[name] * np.abs(np.spacing(rounded).astype(np.float64)) + 2.0**-24 * 30 * size
@@ -270,6 +279,8 @@ _CONV1 = {"long-short": ((1000,), (31,)), "short-long": ((31,), (1000,)), "equal
     where=lambda d, s, m, p: (p["precision"] == "default" or (d == "float32" and s != "equal" and p["mode"] == "full"))
     and (d == "float32" or (s == "long-short" and p["mode"] == "full"))
     and (m == "eager" or (d == "float32" and s in ("long-short", "large") and p["mode"] in ("full", "same") and p["precision"] == "default")),
+    grid="long-short",
+    reduction=lambda dims, p: min(dims[0][0], dims[1][0]),
     rtol={"float32": 1e-4, "complex64": 1e-4, "float64": 1e-10},
     atol={"float32": 1e-4, "complex64": 1e-4, "float64": 1e-10},
     note="mode full/same/valid (short-long: jnp swaps the operands, as numpy does); precision: the default "
@@ -300,6 +311,8 @@ _CONV2 = {"image": ((32, 32), (5, 5)), "rect": ((20, 40), (7, 3)), "swapped": ((
     and (d == "float32" or (s == "image" and p["mode"] == "same"))
     and (s != "rect" or p["mode"] == "full")
     and (m == "eager" or (d == "float32" and s in ("image", "large") and p["mode"] == "same")),
+    grid="image",
+    reduction=lambda dims, p: min(dims[0][0] * dims[0][1], dims[1][0] * dims[1][1]),
     rtol={"float32": 1e-4, "complex64": 1e-4, "float64": 1e-10},
     atol={"float32": 1e-4, "complex64": 1e-4, "float64": 1e-10},
     note="boundary='fill' (the only boundary jax implements); swapped: the kernel larger than the image "

@@ -6,9 +6,11 @@ import jax (nor numpy): bodies get jax as `t.fw`.
 
 from __future__ import annotations
 
+import math
+
 from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, compiled_only, np  # np: numpy, loaded on first use (listing needs none)
 
-from _jax_common import AXES, BOTH, INEXACT, allclose, as64, host_data, maybe_t, near, put, ref_t, uniform
+from _jax_common import AXES, BOTH, INEXACT, allclose, as64, f64, host_data, is_integer, maybe_t, near, put, ref_t, uniform
 
 cases = Cases("jax")
 
@@ -23,6 +25,20 @@ RED_RTOL = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5, "float64": 1e-
 # --------------------------------------------------------------------------
 
 
+def _reduced(axis_of=None):
+    """`reduction=` of a declaration: the number of elements each output sums
+    over, from the dims and the `axis` parameter (or `axis_of(shape)`); 1 for
+    an empty or 0-d input."""
+
+    def count(dims, p):
+        dims = tuple(dims)
+        axis = axis_of(dims) if axis_of is not None else AXES[p.get("axis", "none")]
+        n = math.prod(dims) if axis is None else math.prod(dims[a] for a in ((axis,) if isinstance(axis, int) else axis))
+        return max(n, 1)
+
+    return count
+
+
 @cases.case(
     "jax.numpy.sum",
     dtype=FLOATS + ["int32", "int64", "bool"],
@@ -30,8 +46,11 @@ RED_RTOL = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5, "float64": 1e-
     mode=["eager", "compiled"],
     where=compiled_only("float32", "large"),
     rtol=None,
+    grid="small",
+    reduction=_reduced(lambda dims: 0 if len(dims) == 2 else None),
     note="matrix: sum over axis 0; otherwise a full reduction; large floats are positive (no cancellation, so "
-    "the comparison measures the reduction, not the order of a cancelling sum)",
+    "the comparison measures the reduction, not the order of a cancelling sum); integer sums are 64-bit "
+    "(promote_integers), as numpy's",
 )
 def sum_(t: Ctx):
     jnp = t.fw.numpy
@@ -104,6 +123,8 @@ def _red_where(dtypes_all=("float32",), compiled_shapes=("matrix", "large")):
     and (s != "transposed" or p["axis"] in ("0", "1"))
     and (not p["keepdims"] or (d == "float32" and s == "matrix" and p["axis"] in ("1", "01"))),
     rtol=RED_RTOL,
+    grid="small",
+    reduction=_reduced(),
     note="positive inputs; mean of an empty array is NaN (numpy warns); half dtypes are accumulated in float32; "
     "int and bool means are float64",
 )
@@ -114,6 +135,7 @@ def mean(t: Ctx):
     x = t.positive()
     f = maybe_t(t, lambda a: jnp.mean(a, axis=axis, keepdims=keep))
     def ref(a):
+        a = f64(a)
         if a.size:
             return np.mean(a, axis=axis, keepdims=keep)
         return np.full(np.mean(np.ones(a.shape), axis=axis).shape, np.nan)
@@ -152,6 +174,8 @@ def mean_params(t: Ctx):
     mode=BOTH,
     where=lambda d, s, m, p: _red_where()(d, s, m, p) and (p["ddof"] == 0 or (d == "float32" and s in ("scalar", "small", "matrix"))),
     rtol=RED_RTOL,
+    grid="small",
+    reduction=_reduced(),
     note="standard normal inputs; ddof=1 divides by n - 1 (NaN for a scalar, and for an empty array either way); "
     "complex variance is real",
 )
@@ -162,6 +186,7 @@ def var(t: Ctx):
     x = t.randn()
 
     def ref(a):
+        a = f64(a)
         n = a.size if axis is None else a.shape[axis]
         if n - ddof <= 0:
             return np.full(np.var(np.ones(a.shape), axis=axis).shape, np.nan)
@@ -203,6 +228,8 @@ def var_params(t: Ctx):
     and (s != "transposed" or p["axis"] == "1")
     and (m == "eager" or (d == "float32" and s in ("matrix", "large") and p["axis"] == "1")),
     rtol=RED_RTOL,
+    grid="small",
+    reduction=_reduced(),
     note="positive inputs; weights: positive, the shape of the input (axis=None) or of the reduced axis",
 )
 def average(t: Ctx):
@@ -211,7 +238,7 @@ def average(t: Ctx):
     x = t.positive()
     if t.p.weights == "none":
         f = maybe_t(t, lambda a: jnp.average(a, axis=axis))
-        return t.call(f, x).reference("numpy's average", near(t, ref_t(t, lambda a: np.average(a, axis=axis)), scale=4.0))
+        return t.call(f, x).reference("numpy's average", near(t, ref_t(t, lambda a: np.average(f64(a), axis=axis)), scale=4.0))
     shape = tuple(t.shape) if axis is None else (tuple(t.shape)[::-1] if t.case.shape_name == "transposed" else tuple(t.shape))[axis:axis + 1]
     w = t.positive(shape, dtype="float32" if t.dtype_name in ("int32", "complex64") else None)
     if t.case.shape_name == "transposed":
@@ -261,9 +288,11 @@ def average_params(t: Ctx):
     and (d == "float32" or (s == "matrix" and p["axis"] == "1") or (s == "small"))
     and (m == "eager" or (d == "float32" and s in ("matrix", "large") and p["axis"] == "1") or (d == "int32" and s == "small")),
     rtol={"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-5, "float64": 1e-10, "complex64": 2e-5},
+    grid="small",
+    reduction=_reduced(),
     note="floats in [0.9, 1.1] (complex: that modulus, random phase) so products neither overflow nor "
     "underflow; ints from {-2, -1, 1, 2}: products wrap modulo 2**64 exactly as numpy's do, whatever the order; "
-    "int32 products are int64 (promote_integers); empty product is 1",
+    "uint8 from {1, 2, 3}; int32 and narrower products are 64-bit (promote_integers); empty product is 1",
 )
 def prod(t: Ctx):
     jnp = t.fw.numpy
@@ -271,8 +300,8 @@ def prod(t: Ctx):
     name = t.dtype_name
     if name == "bool":
         x = put(t, t.numpy_rng().random(t.shape) < 0.999)
-    elif name.startswith("int"):
-        x = put(t, t.numpy_rng().choice(np.array([-2, -1, 1, 2]), size=t.shape))
+    elif is_integer(name):
+        x = put(t, t.numpy_rng().choice(np.array([1, 2, 3] if name == "uint8" else [-2, -1, 1, 2]), size=t.shape))
     else:
         x = uniform(t, 0.9, 1.1)
     f = maybe_t(t, lambda a: jnp.prod(a, axis=axis))
@@ -296,6 +325,7 @@ def prod(t: Ctx):
     and not (s == "transposed" and p["axis"] == "none")
     and not (s == "large" and p["axis"] == "0")
     and (m == "eager" or ((d, s) in {("float32", "matrix"), ("float32", "large"), ("int32", "matrix")} and p["axis"] == "1")),
+    grid="small",
     note="standard normal inputs (ints: [-50, 50)); exact, so compared bit for bit",
 )
 def max_(t: Ctx):
@@ -351,6 +381,7 @@ def max_params(t: Ctx):
     where=lambda d, s, m, p: not (s in ("scalar", "empty", "small") and p["axis"] != "none")
     and (d == "bool" or (s in ("small", "matrix") and p["axis"] in ("none", "1")))
     and (m == "eager" or (d == "bool" and s in ("matrix", "large") and p["axis"] != "0")),
+    grid="small",
     note="inputs are nonzero/True except about one element in 500, so some rows are all-true and some not; "
     "all of an empty array is True",
 )

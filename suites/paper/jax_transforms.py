@@ -8,11 +8,12 @@ import jax (nor numpy): bodies get jax as `t.fw`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from _jax_common import BOTH, INEXACT, allclose, as64, load_module, matches, near, within_ulps
+from _jax_common import BOTH, INEXACT, allclose, as64, exact_kind, f64, load_module, matches, near, within_ulps
 
 cases = Cases("jax")
 
@@ -55,9 +56,10 @@ def prng_key(t: Ctx):
     params={"form": ["vmap-seeds"]},
     mode=BOTH,
     where=cross("int32", "small") & compiled_only("int32"),
-    note="jax.vmap(PRNGKey) over an array of seeds (traced seeds under jit)",
+    grid="small",
+    note="jax.vmap(PRNGKey) over an array of seeds (traced seeds under jit); grid: int8, int16 and bool seeds",
 )
-def prng_key_vmap(t: Ctx):
+def prng_key_vmap(t: Ctx):  # a seed is an integer: floating and complex seeds are excused below
     jax = t.fw
     seeds = t.randn()
 
@@ -138,6 +140,11 @@ def _uniform_host(key: Any, dtype: Any, n: int, lo: Any, hi: Any, partitionable:
     return np.maximum(lo, floats * (hi - lo) + lo)
 
 
+# The floating "PRNGKey" cases below label the dtype of the draws made with the key,
+# not of the seed: a seed array is integer (or bool) by the API.
+cases.excuse("jax.random.PRNGKey", "integer_only", ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"])
+
+
 @cases.case(
     "jax.random.PRNGKey",
     dtype=["float32", "bfloat16", "float64"],
@@ -216,8 +223,9 @@ def prng_key_sample(t: Ctx):
     and (d == "float32" or s == "small")
     and (p["use"] == "call" or s != "scalar" or d == "float32")
     and (m == "eager" or d == "float32"),
+    grid="small",
     note="jax.named_call(f, name=...) only names f's computation in the jaxpr/HLO: values must equal f's; "
-    "grad: the gradient of sum(f) through the named call",
+    "grad: the gradient of sum(f) through the named call; integer and bool inputs: sin promotes to a float",
 )
 def named_call(t: Ctx):
     jax = t.fw
@@ -229,7 +237,7 @@ def named_call(t: Ctx):
     named = jax.named_call(block, name="mudjack_block")
     if t.p.use == "call":
         return t.call(lambda a: named(a), t.randn()).reference(
-            "sin(x)*2 + x", near(t, lambda a: np.sin(a) * 2 + a, scale=4.0, terms=lambda a: 2 * np.abs(np.sin(a)))
+            "sin(x)*2 + x", near(t, lambda a: np.sin(f64(a)) * 2 + f64(a), scale=4.0, terms=lambda a: 2 * np.abs(np.sin(f64(a))))
         )
     grad = jax.grad(lambda a: jnp.sum(named(a)))
     return t.call(grad, t.randn()).reference("2 cos(x) + 1", near(t, lambda a: 2 * np.cos(a) + 1, scale=4.0, terms=lambda a: 2 * np.abs(np.cos(a))))
@@ -240,6 +248,21 @@ def vjp(t: Ctx):
     jnp = jax.numpy
     form = t.p.f
     x = t.randn()
+    if form == "elementwise" and exact_kind(t.dtype_name):
+        # integer and bool inputs: f(x) is a float (sin promotes); the cotangent takes f's dtype, and
+        # the pullback to an integer input is float0 zeros (returned as bools) by jax's design
+        ct = t.randn()
+
+        def run_int(a, c):
+            out, pull = jax.vjp(lambda z: jnp.sin(z) * z, a)
+            g = pull(c.astype(out.dtype))[0]
+            return out, jnp.zeros(g.shape, bool) if g.dtype == jax.dtypes.float0 else g
+
+        return t.call(run_int, x, ct).reference(
+            "f(x) = sin(x) x; pullback to an integer input = float0 zeros",
+            lambda outs, ins: near(t, lambda a, c: np.sin(f64(a)) * f64(a), out=0, scale=4.0)(outs, ins)
+            and outs[1].dtype == np.bool_ and not bool(np.any(outs[1])) and outs[1].shape == ins[0].shape,
+        )
     if form == "elementwise":
         ct = t.randn()
 
@@ -337,9 +360,9 @@ def _vjp_where(matmul: bool):
     return where
 
 
-for _matmul, _rtol, _atol in (
-    (False, {"float32": 1e-5, "complex64": 1e-5}, None),
-    (True, {"float16": 2e-2, "bfloat16": 5e-2, "float32": 1e-5, "complex64": 1e-5}, {"float16": 2e-2, "bfloat16": 5e-2}),
+for _matmul, _rtol, _atol, _grid in (
+    (False, {"float32": 1e-5, "complex64": 1e-5}, None, "small"),
+    (True, {"float16": 2e-2, "bfloat16": 5e-2, "float32": 1e-5, "complex64": 1e-5}, {"float16": 2e-2, "bfloat16": 5e-2}, None),
 ):
     cases.case(
         "jax.vjp",
@@ -350,6 +373,8 @@ for _matmul, _rtol, _atol in (
         where=_vjp_where(_matmul),
         rtol=_rtol,
         atol=_atol,
+        grid=_grid,
+        reduction=lambda dims, p: dims[1] if p["f"] == "matmul" else (max(math.prod(dims), 1) if p["f"] == "reduce" else 1),
         note=_VJP_NOTE,
     )(vjp)
 
@@ -373,6 +398,7 @@ def _jaxpr_summary(jnp, closed):
     where=lambda d, s, m, p: (d == "float32" or (p["f"] == "chain" and s == "small"))
     and (p["f"] == "chain" or s == "small")
     and not (d == "int32" and p["f"] != "chain"),
+    grid="small",
     note="tracing only (no device work but the evaluation): the case returns the jaxpr as ints (equation, "
     "input, output, constant counts, crc32 of the primitive names -- version-specific, device-independent) "
     "and the jaxpr evaluated on the input with jax.core.eval_jaxpr, checked against numpy. chain: "
@@ -388,7 +414,7 @@ def make_jaxpr(t: Ctx):
     def chain(a):
         return jnp.sin(a) * 2 + a
 
-    ref = lambda a: np.sin(a) * 2 + a  # noqa: E731
+    ref = lambda a: np.sin(f64(a)) * 2 + f64(a)  # noqa: E731 - integer and bool inputs: sin promotes to a float
     if form == "jit-inside":
         f = jax.jit(chain)
     elif form == "cond":
@@ -422,7 +448,7 @@ def make_jaxpr(t: Ctx):
     want_ref = (lambda a: ref(a) * 3) if form == "static-arg" else ref
     return t.call(run, x).reference(
         "the jaxpr has 1 input, 1 output and evaluates to f(x)",
-        lambda outs, ins: outs[0][1] == 1 and outs[0][2] == 1 and near(t, want_ref, out=1, scale=4.0, terms=lambda a: 2 * np.abs(np.sin(a)))(outs, ins),
+        lambda outs, ins: outs[0][1] == 1 and outs[0][2] == 1 and near(t, want_ref, out=1, scale=4.0, terms=lambda a: 2 * np.abs(np.sin(f64(a))))(outs, ins),
     )
 
 
@@ -435,6 +461,7 @@ def make_jaxpr(t: Ctx):
     where=lambda d, s, m, p: (d == "float32" or (s == "small" and p["use"] == "nested-jit"))
     and (p["use"] == "nested-jit" or s == "small")
     and (m == "eager" or (p["use"] == "nested-jit" and d == "float32")),
+    grid="small",
     note="with jax.disable_jit(): a jitted function runs op by op. nested-jit: its value equals the "
     "compiled one; python-control: Python `if` on an array value inside a jitted function, which only "
     "works with jit disabled; concrete: inside the jitted function the argument is not a Tracer (returned "
@@ -452,7 +479,7 @@ def disable_jit(t: Ctx):
             with jax.disable_jit():
                 return g(a)
 
-        return t.call(run, x).reference("tanh(x) x", near(t, lambda a: np.tanh(a) * a, scale=4.0, terms=lambda a: np.abs(np.tanh(a) * a)))
+        return t.call(run, x).reference("tanh(x) x", near(t, lambda a: np.tanh(f64(a)) * f64(a), scale=4.0, terms=lambda a: np.abs(np.tanh(f64(a)) * f64(a))))
     if use == "python-control":
 
         @jax.jit
@@ -490,6 +517,7 @@ def disable_jit(t: Ctx):
     and (d == "float32" or s == "small")
     and (p["use"] != "pytree" or s == "small")
     and (m == "eager" or (d == "float32" and s != "scalar")),
+    grid="small",
     note="value: the identity on values (ints too); grad: d/dx sum(x * stop_gradient(x)) = x (not 2x); "
     "pytree: a dict of arrays, every leaf stopped",
 )
@@ -525,6 +553,7 @@ def stop_gradient(t: Ctx):
     where=lambda d, s, m, p: (d == "float32" or (s == "small" and p["use"] in ("call", "jit-arg")))
     and (p["use"] in ("call", "jit-arg") or s == "small")
     and (m == "eager" or (d == "float32" and p["use"] in ("call", "nested", "jit-arg") and s != "scalar")),
+    grid="small",
     note="Partial(fn, *args, **kw) is a pytree whose leaves are the bound arrays. call: Partial(jnp.add, a)(b); "
     "kwargs: bound keyword array; nested: Partial of a Partial; jit-arg: the Partial itself is an argument "
     "of a jitted function (its leaves are traced, fn is static); flatten: its leaves and a rebuilt copy",
@@ -581,6 +610,7 @@ def _trees(jnp, a, b, c):
     and (d == "float32" or (s == "small" and p["tree"] == "nested" and p["use"] == "one-tree"))
     and (s == "small" or (p["tree"] == "dict" and p["use"] == "one-tree"))
     and (m == "eager" or (d == "float32" and p["tree"] in ("dict", "nested") and p["use"] != "is_leaf")),
+    grid="small",
     note="one-tree: f(x) = 2x + 1 on every leaf (None is an empty subtree, kept); two-trees: f(x, y) = x * y "
     "over two trees of one structure; is_leaf: tuples are leaves, so f gets each tuple whole. Outputs are "
     "the result tree's leaves in tree order",
@@ -650,6 +680,7 @@ def _leaves_np(tree):
     where=lambda d, s, m, p: (d == "float32" or (s == "small" and p["tree"] in ("nested", "custom-node")))
     and (s == "small" or p["tree"] == "dict")
     and (m == "eager" or (d == "float32" and p["tree"] in ("dict", "custom-node"))),
+    grid="small",
     note="flatten, transform the leaves, tree_unflatten(treedef, leaves): the rebuilt tree has the treedef "
     "(returned as a 0/1 flag) and the new leaves; custom-node: a class registered with "
     "register_pytree_node (aux data kept); empty: no leaves ({} and [None])",
