@@ -20,6 +20,7 @@ nlohmann::json case_json(const model::CaseInfo& c) {
                    {"params", c.params},   {"requires", c.requires_},  {"tags", c.tags}};
   if (!c.note.empty()) j["note"] = c.note;
   if (!c.successor.empty()) j["successor"] = c.successor;
+  j.update(model::oracle_meta_to_json(c));
   return j;
 }
 

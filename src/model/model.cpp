@@ -2,6 +2,8 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <utility>
 
 namespace mudjack::model {
@@ -61,8 +63,21 @@ constexpr std::array<std::pair<Check, std::string_view>, 4> kCheckNames{{
     {Check::kBaseline, "baseline"},
 }};
 
+constexpr std::array<std::pair<Cause, std::string_view>, 4> kCauseNames{{
+    {Cause::kNone, ""},
+    {Cause::kFullPrecision, "full_precision"},
+    {Cause::kPrecisionDefault, "precision_default"},
+    {Cause::kBaselineWrong, "baseline_wrong"},
+}};
+
 }  // namespace
 
+std::string_view to_string(Cause c) {
+  return name_of(kCauseNames, c);
+}
+std::optional<Cause> parse_cause(std::string_view s) {
+  return value_of(kCauseNames, s);
+}
 std::string_view to_string(Check c) {
   return name_of(kCheckNames, c);
 }
@@ -100,6 +115,62 @@ std::optional<std::pair<int, int>> parse_schema_version(std::string_view v) {
     return std::nullopt;
   }
   return std::pair{major, minor};
+}
+
+namespace {
+
+nlohmann::json optional_number(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+std::optional<double> number_or_inf(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) return std::nullopt;
+  if (it->is_number()) return it->get<double>();
+  if (it->is_string() && it->get<std::string>() == "inf") {
+    return std::numeric_limits<double>::infinity();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+nlohmann::json accuracy_to_json(const Numeric& n) {
+  // A non-finite error (a NaN where the reference is finite) is written "inf".
+  auto error = [](const std::optional<double>& v) {
+    return v && std::isinf(*v) ? nlohmann::json("inf") : optional_number(v);
+  };
+  return {{"reference", n.reference},
+          {"error_eps", error(n.error_eps)},
+          {"baseline_error_eps", error(n.baseline_error_eps)},
+          {"bound_eps", optional_number(n.bound_eps)},
+          {"cause", to_string(n.cause)},
+          {"setting", n.setting}};
+}
+
+void accuracy_from_json(const nlohmann::json& j, Numeric& n) {
+  if (!j.is_object()) return;
+  n.reference = j.value("reference", "");
+  n.error_eps = number_or_inf(j, "error_eps");
+  n.baseline_error_eps = number_or_inf(j, "baseline_error_eps");
+  n.bound_eps = number_or_inf(j, "bound_eps");
+  n.cause = parse_cause(j.value("cause", "")).value_or(Cause::kNone);
+  n.setting = j.value("setting", "");
+}
+
+nlohmann::json oracle_meta_to_json(const CaseInfo& c) {
+  return {{"reduction", c.reduction ? nlohmann::json(*c.reduction) : nlohmann::json(nullptr)},
+          {"excused", c.excused.is_object() ? c.excused : nlohmann::json::object()},
+          {"grid", c.grid}};
+}
+
+void oracle_meta_from_json(const nlohmann::json& j, CaseInfo& c) {
+  if (!j.is_object()) return;
+  if (auto it = j.find("reduction"); it != j.end() && it->is_number_integer()) {
+    c.reduction = it->get<int64_t>();
+  }
+  if (auto it = j.find("excused"); it != j.end() && it->is_object()) c.excused = *it;
+  c.grid = j.value("grid", false);
 }
 
 }  // namespace mudjack::model

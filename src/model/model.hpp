@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,12 +20,16 @@ namespace mudjack::model {
 
 // Version of the database schema (docs/design.md: MAJOR.MINOR). 1.1 added each
 // result's declared work and reported metrics; 1.2 the runs' leases (who
-// executes a run).
-inline constexpr std::string_view kSchemaVersion = "1.2";
+// executes a run); 1.3 each case's oracle metadata (declared reduction
+// size, dtype-grid excuses) and each result's accuracy judgement.
+inline constexpr std::string_view kSchemaVersion = "1.3";
 // Version of results.json. 1.1 added each case's work, throughput, metrics
 // and latency_ratio, the run's params, and the top-level `reasons` counts;
-// 1.2 each case's `checked`.
-inline constexpr std::string_view kResultsSchemaVersion = "1.3";
+// 1.2 each case's `checked`; 1.3 the `unverified` verdict, `unchecked`,
+// successors; 1.4 the accuracy oracle (each case's `reduction`, `excused`,
+// `grid`, numeric `cause`/`setting`/`error_eps`/`baseline_error_eps`/
+// `bound_eps`/`reference`, the verdict rows' `causes` and `lacks_dtype`).
+inline constexpr std::string_view kResultsSchemaVersion = "1.4";
 
 // The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.
@@ -75,6 +80,10 @@ std::optional<Outcome> parse_outcome(std::string_view s);
 std::optional<ErrorKind> parse_error_kind(std::string_view s);
 std::optional<Verdict> parse_verdict(std::string_view s);
 std::optional<Check> parse_check(std::string_view s);
+// Forward: Cause is declared with Numeric below.
+enum class Cause;
+std::string_view to_string(Cause c);  // kNone is ""
+std::optional<Cause> parse_cause(std::string_view s);
 // "MAJOR.MINOR" (schema_version) -> (major, minor); nullopt if malformed.
 std::optional<std::pair<int, int>> parse_schema_version(std::string_view v);
 
@@ -96,6 +105,14 @@ struct CaseInfo {
   std::optional<double> rtol;
   std::optional<double> atol;
   std::vector<std::string> tags;
+  // How many input elements each output element sums over, as the case
+  // declared it (the accuracy bound grows as its square root); none: the
+  // engine's default for the op family.
+  std::optional<int64_t> reduction;
+  // Grid dtypes the function has no case in, with the reason from the closed
+  // list (no_tensor_input, integer_only, string_only, dtype_fixed_by_api).
+  nlohmann::json excused = nlohmann::json::object();
+  bool grid = false;  // generated for the dtype grid
 };
 
 // One device as a probe reports it in `hello`.
@@ -145,12 +162,34 @@ struct OutputRef {
   std::vector<int64_t> shape;
 };
 
+// Why a device's answer diverges (docs/design.md, "cause").
+enum class Cause { kNone, kFullPrecision, kPrecisionDefault, kBaselineWrong };
+inline constexpr std::array<Cause, 3> kCauses = {Cause::kFullPrecision, Cause::kPrecisionDefault,
+                                                 Cause::kBaselineWrong};
+
 struct Numeric {
   std::optional<double> max_abs_err;
   std::optional<double> max_rel_err;
   std::string compared_with;  // baseline device id, empty if not compared
   std::string message;        // why it is a mismatch (shape, dtype, values)
+  // The accuracy oracle (schema 1.4). Errors are in units of the output
+  // dtype's epsilon relative to |reference| + the reference's RMS; the
+  // largest over the outputs judged against a float64 reference.
+  std::string reference;  // what the outputs were judged against, e.g. "float64 on cpu"
+  std::optional<double> error_eps;           // this device's error
+  std::optional<double> baseline_error_eps;  // the baseline's own error
+  std::optional<double> bound_eps;           // the allowance it was held to
+  Cause cause = Cause::kNone;                // set on a mismatch the oracle found
+  std::string setting;  // precision_default: the setting under which it agrees
 };
+
+// The accuracy fields of Numeric (schema 1.4) as one JSON object, for the
+// store and results.json; the reader tolerates any missing field.
+nlohmann::json accuracy_to_json(const Numeric& n);
+void accuracy_from_json(const nlohmann::json& j, Numeric& n);
+// CaseInfo's oracle metadata (reduction, excused, grid) likewise.
+nlohmann::json oracle_meta_to_json(const CaseInfo& c);
+void oracle_meta_from_json(const nlohmann::json& j, CaseInfo& c);
 
 // The outcome of one (case, device) in one run.
 struct CaseResult {
@@ -194,6 +233,23 @@ struct VerdictRow {
   // `unavailable`, and successor_verdict says how the successor fared.
   std::string successor;
   std::optional<Verdict> successor_verdict;
+  // Mismatching cases by cause (schema 1.4): full_precision,
+  // precision_default, baseline_wrong; cases the oracle gave no cause
+  // (an output count or dtype that differs) count as full_precision.
+  std::map<Cause, int> causes;
+  // Grid dtypes whose cases failed on every device that tried them (at least
+  // two): the function lacks the dtype. Those cases count apart, not as this
+  // device's failures, unless nothing else of the function was attempted.
+  std::vector<std::string> lacks_dtype;
+
+  // The divergence's cause for the headline: the worst present (full_precision
+  // outranks precision_default outranks baseline_wrong); kNone when none.
+  Cause cause() const {
+    for (Cause c : kCauses) {
+      if (auto it = causes.find(c); it != causes.end() && it->second > 0) return c;
+    }
+    return Cause::kNone;
+  }
 };
 
 // A run as stored: provenance and the options it ran with.

@@ -101,6 +101,31 @@ void require_well_formed(const Array& a) {
   }
 }
 
+std::string int_text(uint64_t v, bool is_unsigned) {
+  return is_unsigned ? std::to_string(v) : std::to_string(static_cast<int64_t>(v));
+}
+
+// 64-bit integers, exactly (a double holds only 53 bits).
+Comparison compare_ints(const Array& actual, const Array& expected) {
+  Comparison c;
+  size_t differing = 0;
+  size_t first = 0;
+  for (size_t i = 0; i < actual.ints.size(); ++i) {
+    if (actual.ints[i] == expected.ints[i]) continue;
+    if (differing++ == 0) first = i;
+  }
+  c.equal = differing == 0;
+  if (!c.equal) {
+    const size_t n = actual.ints.size();
+    c.message = std::to_string(differing) + " of " + std::to_string(n) +
+                (n == 1 ? " element" : " elements") + " differ (exact 64-bit integers); first at " +
+                format_index(actual.shape, first) + ": " +
+                int_text(actual.ints[first], actual.is_unsigned) + " vs " +
+                int_text(expected.ints[first], expected.is_unsigned);
+  }
+  return c;
+}
+
 }  // namespace
 
 Tolerance default_tolerance(std::string_view dtype_name) {
@@ -126,6 +151,10 @@ Comparison compare(const Array& actual, const Array& expected, Tolerance tol) {
     return c;
   }
   const auto n = static_cast<size_t>(actual.element_count());
+  if (actual.ints.size() == n && expected.ints.size() == n &&
+      actual.is_unsigned == expected.is_unsigned) {
+    return compare_ints(actual, expected);
+  }
   const bool is_complex = actual.is_complex || expected.is_complex;
   size_t differing = 0;
   size_t worst = 0;

@@ -399,6 +399,12 @@ ReadResult parse_npy(std::string_view bytes) {
   a.is_complex = dtype->kind == Kind::kComplex;
   a.values.reserve(static_cast<size_t>(count) * (a.is_complex ? 2 : 1));
   decode(u + prefix + header_len, count, *dtype, a.values);
+  if (dtype->item_bytes == 8 && (dtype->kind == Kind::kSigned || dtype->kind == Kind::kUnsigned)) {
+    a.is_unsigned = dtype->kind == Kind::kUnsigned;
+    a.ints.reserve(static_cast<size_t>(count));
+    const unsigned char* p = u + prefix + header_len;
+    for (uint64_t i = 0; i < count; ++i, p += 8) a.ints.push_back(load_le(p, 8));
+  }
   ReadResult r;
   r.array = std::move(a);
   return r;

@@ -13,8 +13,9 @@
 // kinds any of '<', '=', '|', '>' (byte order does not apply). Big-endian
 // multi-byte data, structured and object dtypes, and fortran_order arrays are
 // rejected. Integers wider than 53 bits lose precision in the conversion to
-// double; the oracle compares values, and such magnitudes do not occur in
-// the outputs it checks. Bytes after the data are ignored, as numpy does.
+// double, so 64-bit integers are also kept exactly (Array::ints), and the
+// oracle compares those as integers. Bytes after the data are ignored, as
+// numpy does.
 
 #include <cstdint>
 #include <filesystem>
@@ -33,6 +34,10 @@ struct Array {
   // Row-major element values; complex elements as interleaved re, im, so
   // values.size() == element_count() * (is_complex ? 2 : 1).
   std::vector<double> values;
+  // i8 / u8 arrays only: the exact 64-bit values (u8 as its bit pattern,
+  // is_unsigned set), one per element; empty for every other dtype.
+  std::vector<uint64_t> ints;
+  bool is_unsigned = false;
 
   // Product of shape: 1 for a 0-d array, 0 when any dimension is 0.
   int64_t element_count() const;

@@ -75,7 +75,8 @@ json Policy::to_json() const {
           {"min_samples", min_samples},
           {"max_samples", max_samples},
           {"warmup_ms", warmup_ms},
-          {"block_ms", block_ms}};
+          {"block_ms", block_ms},
+          {"reference", reference}};
 }
 
 model::DeviceInfo device_from_json(const json& j) {
@@ -113,6 +114,11 @@ model::CaseInfo case_from_json(const json& j) {
       if (t.is_string()) c.tags.push_back(t.get<std::string>());
     }
   }
+  if (auto it = j.find("reduction"); it != j.end() && it->is_number_integer()) {
+    c.reduction = it->get<int64_t>();
+  }
+  if (auto it = j.find("excused"); it != j.end() && it->is_object()) c.excused = *it;
+  c.grid = j.value("grid", false);
   return c;
 }
 
@@ -249,7 +255,8 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
   if (auto it = j->find("work"); it != j->end()) r.work = model::work_from_json(*it);
   if (auto it = j->find("metrics"); it != j->end()) r.metrics = model::metrics_from_json(*it);
   for (const char* key :
-       {"warmup_calls", "case_ns", "output_device", "checks", "fallback", "device_unusable"}) {
+       {"warmup_calls", "case_ns", "output_device", "checks", "fallback", "device_unusable",
+        "reference", "strict", "skipped_outputs"}) {
     if (j->contains(key) && !(*j)[key].is_null()) r.extra[key] = (*j)[key];
   }
   p.value = std::move(r);

@@ -21,7 +21,7 @@ inline constexpr int kVersion = 1;
 // 1.1 adds `engine_fault` to hello and result; 1.2 `device_unusable` to
 // result and `kind` to each check. A probe's hello carries its
 // minor as `protocol_minor` (absent: 0); every minor of version 1 is accepted.
-inline constexpr int kMinorVersion = 2;
+inline constexpr int kMinorVersion = 3;
 
 // The longest one-line `engine_fault` kept (longer ones are cut).
 inline constexpr size_t kMaxFaultBytes = 500;
@@ -57,6 +57,9 @@ struct Policy {
   int max_samples = 1000;
   double warmup_ms = 20;
   double block_ms = 1;
+  // Build each floating case's float64 reference (protocol 1.3): set for the
+  // baseline device's probe, or every probe of a run without a baseline.
+  bool reference = false;
   nlohmann::json to_json() const;
 };
 

@@ -119,6 +119,7 @@ model::CaseInfo info_from_json(const json& c) {
   info.rtol = opt<double>(c, "rtol");
   info.atol = opt<double>(c, "atol");
   info.tags = list<std::string>(c, "tags");
+  model::oracle_meta_from_json(c, info);  // 1.4
   return info;
 }
 
@@ -201,6 +202,7 @@ model::CaseResult case_from_json(const json& c, const std::string& run_id,
   r.numeric.max_rel_err = opt<double>(nu, "max_rel_err");
   r.numeric.compared_with = str(nu, "compared_with");
   r.numeric.message = str(nu, "message");
+  model::accuracy_from_json(nu, r.numeric);  // 1.4
   r.outputs = outputs_from_json(c);
   r.extra = object_or(c, "extra", json::object());
   workload_from_json(c, r);
@@ -240,6 +242,15 @@ model::VerdictRow verdict_from_json(const json& v, std::string_view source) {
   row.unchecked = opt<int>(v, "unchecked").value_or(0);  // 1.3
   row.successor = str(v, "successor");                   // 1.3
   if (auto sv = str(v, "successor_verdict"); !sv.empty()) row.successor_verdict = parse(sv);
+  if (auto it = v.find("causes"); it != v.end() && it->is_object()) {  // 1.4
+    for (const auto& [name, n] : it->items()) {
+      auto cause = model::parse_cause(name);
+      if (cause && *cause != model::Cause::kNone && n.is_number_integer()) {
+        row.causes[*cause] = n.get<int>();
+      }
+    }
+  }
+  row.lacks_dtype = list<std::string>(v, "lacks_dtype");  // 1.4
   return row;
 }
 
@@ -265,6 +276,7 @@ json case_to_json(const model::CaseResult& r) {
   c["rtol"] = optional(i.rtol);
   c["atol"] = optional(i.atol);
   c["tags"] = i.tags;
+  c.update(model::oracle_meta_to_json(i));  // 1.4
   c["outcome"] = model::to_string(r.outcome);
 
   if (has_error(r.error)) {
@@ -311,6 +323,7 @@ json case_to_json(const model::CaseResult& r) {
                   {"max_rel_err", optional(r.numeric.max_rel_err)},
                   {"compared_with", r.numeric.compared_with},
                   {"message", r.numeric.message}};
+  c["numeric"].update(model::accuracy_to_json(r.numeric));  // 1.4
   json outputs = json::array();
   for (const auto& o : r.outputs) {
     outputs.push_back(
@@ -330,6 +343,11 @@ json verdict_to_json(const model::VerdictRow& v) {
   for (auto f : v.flags) {
     flags.push_back(model::to_string(f));
   }
+  json causes = json::object();
+  for (auto c : model::kCauses) {
+    auto it = v.causes.find(c);
+    causes[std::string(model::to_string(c))] = it == v.causes.end() ? 0 : it->second;
+  }
   return {
       {"framework", v.framework},
       {"function", v.function},
@@ -347,6 +365,9 @@ json verdict_to_json(const model::VerdictRow& v) {
       {"successor", v.successor},
       {"successor_verdict",
        v.successor_verdict ? json(model::to_string(*v.successor_verdict)) : json(nullptr)},
+      {"causes", std::move(causes)},
+      {"cause", model::to_string(v.cause())},
+      {"lacks_dtype", v.lacks_dtype},
   };
 }
 

@@ -211,6 +211,8 @@ std::string to_markdown(const verdict::Judged& j) {
     out += reason_table(j, framework, order);
   }
   if (auto missing = listed_missing_line(j); !missing.empty()) out += "\n" + escape(missing);
+  if (auto line = divergence_line(j); !line.empty()) out += "\n" + escape(line);
+  if (auto line = lacking_line(j); !line.empty()) out += "\n" + escape(line);
   return out + not_portable(j) + capability_markdown(j.cases);
 }
 

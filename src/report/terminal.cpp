@@ -35,11 +35,19 @@ std::string to_terminal(const verdict::Judged& judged, const std::filesystem::pa
     for (const auto& [device, tally] : by_device) {
       if (tally.functions == 0) continue;
       out += padded(framework, 11, false) + " " + padded(device, width, false);
-      for (auto v : kVerdictOrder) out += " " + padded(std::to_string(tally.count(v)), 11, true);
+      for (auto v : kVerdictOrder) {
+        // The headline counts full_precision divergences; the rest are listed below.
+        const int n = v == model::Verdict::kDivergent
+                          ? tally.divergent_causes.at(model::Cause::kFullPrecision)
+                          : tally.count(v);
+        out += " " + padded(std::to_string(n), 11, true);
+      }
       out += "\n";
     }
   }
   out += listed_missing_line(judged);
+  out += divergence_line(judged);
+  out += lacking_line(judged);
   out += "reports: " + run_dir.string() +
          "/{results.json,results.csv,junit.xml,summary.md,report.html}\n";
   return out;

@@ -186,4 +186,45 @@ std::string listed_missing_line(const verdict::Judged& judged) {
          " (" + parts + ")\n";
 }
 
+// "divergent functions by cause (the table counts full_precision): torch on
+// cuda:0: 3 full_precision, 5 precision_default, 1 baseline_wrong\n", or
+// nothing when no function diverged.
+std::string divergence_line(const verdict::Judged& judged) {
+  std::string parts;
+  for (const auto& [framework, by_device] : judged.tallies) {
+    for (const auto& [device, tally] : by_device) {
+      std::string causes;
+      for (auto c : model::kCauses) {
+        auto it = tally.divergent_causes.find(c);
+        if (it == tally.divergent_causes.end() || it->second == 0) continue;
+        causes += std::string(causes.empty() ? "" : ", ") + std::to_string(it->second) + " " +
+                  std::string(model::to_string(c));
+      }
+      if (!causes.empty()) {
+        parts += std::string(parts.empty() ? "" : "; ") + framework + " on " + device + ": " + causes;
+      }
+    }
+  }
+  if (parts.empty()) return "";
+  return "divergent functions by cause (the table counts full_precision): " + parts + "\n";
+}
+
+// "failed on every device (the function lacks the dtype; not counted as
+// failures): torch on cpu: 4 functions; ...\n", or nothing.
+std::string lacking_line(const verdict::Judged& judged) {
+  std::string parts;
+  for (const auto& [framework, by_device] : judged.tallies) {
+    for (const auto& [device, tally] : by_device) {
+      if (tally.lacking_dtype == 0) continue;
+      parts += std::string(parts.empty() ? "" : "; ") + framework + " on " + device + ": " +
+               std::to_string(tally.lacking_dtype) +
+               (tally.lacking_dtype == 1 ? " function" : " functions");
+    }
+  }
+  if (parts.empty()) return "";
+  return "cases that failed on every device (the function lacks the dtype; not portability "
+         "failures): " +
+         parts + "\n";
+}
+
 }  // namespace mudjack::report

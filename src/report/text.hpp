@@ -33,6 +33,12 @@ inline constexpr std::array<model::Verdict, 7> kVerdictOrder = {
 // (torch on cpu: 2, successor portable 2; ...)\n". Empty when there are none.
 std::string listed_missing_line(const verdict::Judged& judged);
 
+// The divergent functions per framework and device by cause, and the
+// functions with cases that failed on every device (VerdictRow::lacks_dtype);
+// one line each, empty when there are none.
+std::string divergence_line(const verdict::Judged& judged);
+std::string lacking_line(const verdict::Judged& judged);
+
 // "partial_failure" -> "partial failure".
 std::string words(std::string_view name);
 

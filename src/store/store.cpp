@@ -136,6 +136,14 @@ const std::vector<std::string> kSchema_1_2 = {
 ))sql",
 };
 
+// 1.3: the accuracy oracle. Each case's oracle metadata (declared reduction
+// size, dtype-grid excuses, generated-for-the-grid) and each result's
+// accuracy judgement (model::Numeric's reference, errors, bound, cause).
+const std::vector<std::string> kSchema_1_3 = {
+    "ALTER TABLE cases ADD COLUMN oracle_json TEXT NOT NULL DEFAULT '{}'",
+    "ALTER TABLE results ADD COLUMN accuracy_json TEXT NOT NULL DEFAULT '{}'",
+};
+
 std::pair<int, int> must_parse_version(std::string_view v) {
   auto parsed = model::parse_schema_version(v);
   if (!parsed) {
@@ -223,7 +231,7 @@ constexpr std::string_view kRunColumns =
 constexpr std::string_view kCaseColumns =
     "c.case_id, c.framework, c.function, c.variant, c.dtype, c.shape, c.mode, c.compiler, "
     "c.params_json, c.requires_json, c.dims_json, c.note, c.successor, c.rtol, c.atol, "
-    "c.tags_json";
+    "c.tags_json, c.oracle_json";
 
 void case_from_row(const Statement& q, int first, model::CaseInfo& c) {
   int i = first;
@@ -249,17 +257,18 @@ void case_from_row(const Statement& q, int first, model::CaseInfo& c) {
   if (tags.is_array()) {
     c.tags = tags.get<std::vector<std::string>>();
   }
+  model::oracle_meta_from_json(q.col_json(i++, "case oracle"), c);
 }
 
-// Result columns, then the joined case columns (kCaseColumns) from index 33.
+// Result columns, then the joined case columns (kCaseColumns) from index 36.
 constexpr std::string_view kResultColumns =
     "r.run_id, r.case_id, r.device, r.outcome, r.error_kind, r.error_message, r.error_signal, "
     "r.error_exit_code, r.error_stderr_tail, r.error_traceback, r.cold_ns, r.samples_json, "
     "r.calls_per_sample, r.median_ns, r.p10_ns, r.p90_ns, r.iqr_ns, r.mean_ns, r.stddev_ns, "
     "r.cv, r.min_ns, r.n, r.peak_device_bytes, r.peak_host_bytes, r.max_abs_err, "
     "r.max_rel_err, r.compared_with, r.numeric_message, r.outputs_json, r.extra_json, "
-    "r.started_at, r.finished_at, r.wall_s, r.work_json, r.metrics_json";
-constexpr int kResultColumnCount = 35;
+    "r.started_at, r.finished_at, r.wall_s, r.work_json, r.metrics_json, r.accuracy_json";
+constexpr int kResultColumnCount = 36;
 
 // Columns 3-9: the outcome and its error.
 void outcome_from_row(const Statement& q, const std::filesystem::path& path,
@@ -340,6 +349,7 @@ void rest_from_row(const Statement& q, const std::filesystem::path& path,
   r.wall_s = q.col_real(32);
   r.work = model::work_from_json(q.col_json(33, "work"));
   r.metrics = model::metrics_from_json(q.col_json(34, "metrics"));
+  model::accuracy_from_json(q.col_json(35, "accuracy"), r.numeric);
 }
 
 // One row of kResultColumns + kCaseColumns. `path` names the database in errors.
@@ -384,7 +394,8 @@ void upsert_case(Statement& q, const std::string& run_id, const model::CaseInfo&
       .text(14, c.successor)
       .opt_real(15, c.rtol)
       .opt_real(16, c.atol)
-      .text(17, dump(json(c.tags)));
+      .text(17, dump(json(c.tags)))
+      .text(18, dump(model::oracle_meta_to_json(c)));
   q.run();
 }
 
@@ -448,8 +459,9 @@ Connection open_for_reading(const std::filesystem::path& file) {
 
 constexpr std::string_view kCaseInsertTail =
     " INTO cases (run_id, case_id, framework, function, variant, dtype, shape, mode, "
-    "compiler, params_json, requires_json, dims_json, note, successor, rtol, atol, tags_json) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
+    "compiler, params_json, requires_json, dims_json, note, successor, rtol, atol, tags_json, "
+    "oracle_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+    "?17, ?18)";
 
 }  // namespace
 
@@ -462,6 +474,7 @@ const std::vector<Migration>& migrations() {
       {"1.0", kSchema_1_0},
       {"1.1", kSchema_1_1},
       {"1.2", kSchema_1_2},
+      {"1.3", kSchema_1_3},
   };
   return kMigrations;
 }
@@ -730,9 +743,9 @@ void Store::record(const model::CaseResult& r) {
       "cold_ns, samples_json, calls_per_sample, median_ns, p10_ns, p90_ns, iqr_ns, mean_ns, "
       "stddev_ns, cv, min_ns, n, peak_device_bytes, peak_host_bytes, max_abs_err, "
       "max_rel_err, compared_with, numeric_message, outputs_json, extra_json, started_at, "
-      "finished_at, wall_s, work_json, metrics_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-      "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
-      "?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)");
+      "finished_at, wall_s, work_json, metrics_json, accuracy_json) VALUES (?1, ?2, ?3, ?4, ?5, "
+      "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, "
+      "?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36)");
   const auto opt_int = [](std::optional<int> v) -> std::optional<int64_t> {
     if (v) {
       return *v;
@@ -780,6 +793,7 @@ void Store::record(const model::CaseResult& r) {
       .real(33, r.wall_s)
       .text(34, dump(model::work_to_json(r.work)))
       .text(35, dump(model::metrics_to_json(r.metrics)))
+      .text(36, dump(model::accuracy_to_json(r.numeric)))
       .run();
   tx.commit();
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "oracle/accuracy.hpp"
 #include "oracle/compare.hpp"
 #include "stats/stats.hpp"
 #include "util/time.hpp"
@@ -32,6 +33,7 @@ std::vector<int> own_cpus() {
 
 struct Lane {
   std::string device;
+  bool reference = false;  // its probe builds the float64 references
   std::vector<const std::pair<model::CaseInfo, std::string>*> items;
   std::vector<int> cpus;
   std::map<std::string, std::string> env;
@@ -177,7 +179,9 @@ bool run_framework(const Lane& lane, const RunSpec& spec, Shared& shared, const 
       }
     }
     std::string fault;
-    auto r = session->run(info, lane.device, spec.seed, spec.policy, artifact_dir, &fault);
+    auto policy = spec.policy;
+    policy.reference = lane.reference;
+    auto r = session->run(info, lane.device, spec.seed, policy, artifact_dir, &fault);
     if (!fault.empty()) {
       shared.fault(fw + " on " + lane.device + ", case " + info.id + ": " + fault);
       return false;
@@ -226,6 +230,142 @@ void Oracle::load(const std::vector<model::CaseResult>& existing) {
   }
 }
 
+namespace {
+
+// The extra outputs a probe saved beside the case's own (protocol 1.3):
+// extra.reference (the case widened to float64) or extra.strict (every
+// precision knob at its strictest). Empty when there are none.
+std::vector<std::string> extra_outputs(const model::CaseResult& r, const char* key) {
+  std::vector<std::string> paths;
+  auto it = r.extra.find(key);
+  if (it == r.extra.end() || !it->is_object()) return paths;
+  auto outs = it->find("outputs");
+  if (outs == it->end() || !outs->is_array()) return paths;
+  for (const auto& o : *outs) {
+    paths.push_back(o.is_object() && o.contains("path") && o["path"].is_string()
+                        ? o["path"].get<std::string>()
+                        : std::string());
+  }
+  return paths;
+}
+
+std::string extra_text(const model::CaseResult& r, const char* key, const char* field) {
+  auto it = r.extra.find(key);
+  if (it == r.extra.end() || !it->is_object()) return "";
+  auto f = it->find(field);
+  return f != it->end() && f->is_string() ? f->get<std::string>() : "";
+}
+
+int64_t reduction_of(const model::CaseInfo& info) {
+  return info.reduction ? *info.reduction : oracle::default_reduction(info.function, info.dims);
+}
+
+std::optional<oracle::Tolerance> case_tolerance(const model::CaseInfo& info) {
+  if (!info.rtol && !info.atol) return std::nullopt;
+  return oracle::Tolerance{info.rtol.value_or(0), info.atol.value_or(0)};
+}
+
+// What one output's judgement adds to the result's numeric record.
+struct Judged {
+  bool ok = true;
+  model::Cause cause = model::Cause::kNone;
+  std::string message;
+};
+
+void note_error(model::Numeric& n, double device, std::optional<double> base, double bound) {
+  if (!n.error_eps || device > *n.error_eps) {
+    n.error_eps = device;
+    n.bound_eps = bound;
+  }
+  if (base && (!n.baseline_error_eps || *base > *n.baseline_error_eps)) n.baseline_error_eps = base;
+}
+
+void merge(model::CaseResult& r, const Judged& j, size_t output) {
+  if (j.ok) return;
+  if (r.numeric.message.empty()) r.numeric.message = "output " + std::to_string(output) + ": " + j.message;
+  // full_precision outranks precision_default outranks baseline_wrong.
+  if (r.numeric.cause == model::Cause::kNone ||
+      static_cast<int>(j.cause) < static_cast<int>(r.numeric.cause)) {
+    r.numeric.cause = j.cause;
+  }
+  if (j.cause == model::Cause::kPrecisionDefault && r.numeric.setting.empty()) {
+    r.numeric.setting = extra_text(r, "strict", "setting");
+  }
+}
+
+// A device wrong at default precision: does its strict-precision run agree?
+Judged device_wrong(const model::CaseResult& d, size_t i, const std::string& ref, double eps,
+                    double bound, const oracle::Error& e, const std::string& against) {
+  Judged j{false, model::Cause::kFullPrecision, oracle::describe(e, bound, against)};
+  auto strict = extra_outputs(d, "strict");
+  if (i < strict.size() && !strict[i].empty()) {
+    auto s = oracle::measure_files(strict[i], ref, eps, bound, case_tolerance(d.info));
+    if (s.eps <= bound) {
+      j.cause = model::Cause::kPrecisionDefault;
+      j.message += "; agrees with " + extra_text(d, "strict", "setting");
+    }
+  }
+  return j;
+}
+
+// The device alone against its own float64 reference (the baseline, or every
+// device of a run without one).
+bool judge_alone(model::CaseResult& r) {
+  auto refs = extra_outputs(r, "reference");
+  if (refs.empty()) return true;
+  const int64_t k = reduction_of(r.info);
+  const std::string against = "the float64 reference";
+  bool ok = true;
+  for (size_t i = 0; i < r.outputs.size() && i < refs.size(); ++i) {
+    auto eps = oracle::reference_epsilon(r.outputs[i].dtype);
+    if (!eps || refs[i].empty()) continue;
+    const double bound = oracle::alone_bound(r.outputs[i].dtype, k);
+    auto e = oracle::measure_files(r.outputs[i].path, refs[i], *eps, bound, case_tolerance(r.info));
+    r.numeric.reference = "float64 on " + r.device;
+    note_error(r.numeric, e.eps, std::nullopt, bound);
+    if (e.eps > bound) {
+      merge(r, device_wrong(r, i, refs[i], *eps, bound, e, against), i);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// Output i of device d against the float64 reference of the baseline's case.
+Judged judge_output(model::CaseResult& d, const model::CaseResult& base, size_t i,
+                            const std::string& ref, double eps, int64_t k) {
+  const auto& dtype = d.outputs[i].dtype;
+  const double alone = oracle::alone_bound(dtype, k);
+  auto eb = oracle::measure_files(base.outputs[i].path, ref, eps, alone, case_tolerance(d.info));
+  const bool base_ok = eb.eps <= alone;
+  const double bound = base_ok ? oracle::device_bound(k, eb.eps) : alone;
+  auto ed = oracle::measure_files(d.outputs[i].path, ref, eps, bound, case_tolerance(d.info));
+  d.numeric.reference = "float64 on " + base.device;
+  note_error(d.numeric, ed.eps, eb.eps, bound);
+  if (ed.eps > bound) return device_wrong(d, i, ref, eps, bound, ed, "the float64 reference");
+  if (!base_ok) {
+    // The device is right and the baseline is not: they disagree, and the
+    // finding is about the baseline.
+    auto c = oracle::compare_files(d.outputs[i].path, base.outputs[i].path,
+                                   oracle::default_tolerance(dtype));
+    if (!c.equal) {
+      return {false, model::Cause::kBaselineWrong,
+              "baseline " + base.device + " is further from the float64 reference (" +
+                  oracle::describe(eb, alone, "it") + ") than " + d.device + " (" +
+                  oracle::describe(ed, bound, "it") + ")"};
+    }
+  }
+  return {};
+}
+
+bool usable_baseline(const model::CaseResult& base) {
+  return !base.outputs.empty() &&
+         (base.outcome == model::Outcome::kPass ||
+          (base.outcome == model::Outcome::kMismatch && base.numeric.cause != model::Cause::kNone));
+}
+
+}  // namespace
+
 bool Oracle::compare(model::CaseResult& d, const model::CaseResult& base) {
   d.numeric.compared_with = base.device;
   if (d.outputs.size() != base.outputs.size()) {
@@ -233,28 +373,34 @@ bool Oracle::compare(model::CaseResult& d, const model::CaseResult& base) {
                         std::to_string(base.outputs.size());
     return false;
   }
+  auto refs = extra_outputs(base, "reference");
+  const int64_t k = reduction_of(d.info);
   bool equal = true;
   double max_abs = 0, max_rel = 0;
   for (size_t i = 0; i < d.outputs.size(); ++i) {
     const auto& a = d.outputs[i];
     const auto& b = base.outputs[i];
-    auto tol = oracle::default_tolerance(b.dtype);
-    if (d.info.rtol) tol.rtol = *d.info.rtol;
-    if (d.info.atol) tol.atol = *d.info.atol;
+    Judged j;
     if (a.dtype != b.dtype) {
-      equal = false;
-      d.numeric.message =
-          "output " + std::to_string(i) + " dtype " + a.dtype + " vs baseline " + b.dtype;
-      continue;
+      j = {false, model::Cause::kNone, "dtype " + a.dtype + " vs baseline " + b.dtype};
+    } else if (!oracle::known_dtype(a.dtype)) {
+      j = {false, model::Cause::kNone, "unknown dtype name '" + a.dtype + "'"};
+    } else if (auto eps = oracle::reference_epsilon(a.dtype);
+               eps && i < refs.size() && !refs[i].empty()) {
+      j = judge_output(d, base, i, refs[i], *eps, k);
+    } else {
+      auto tol = oracle::default_tolerance(b.dtype);
+      if (oracle::dtype_epsilon(a.dtype)) {  // case tolerances loosen floating outputs only
+        if (d.info.rtol) tol.rtol = *d.info.rtol;
+        if (d.info.atol) tol.atol = *d.info.atol;
+      }
+      auto c = oracle::compare_files(a.path, b.path, tol);
+      max_abs = std::max(max_abs, c.max_abs_err);
+      max_rel = std::max(max_rel, c.max_rel_err);
+      if (!c.equal) j = {false, model::Cause::kFullPrecision, c.message};
     }
-    auto c = oracle::compare_files(a.path, b.path, tol);
-    max_abs = std::max(max_abs, c.max_abs_err);
-    max_rel = std::max(max_rel, c.max_rel_err);
-    if (!c.equal) {
-      equal = false;
-      if (d.numeric.message.empty())
-        d.numeric.message = "output " + std::to_string(i) + ": " + c.message;
-    }
+    merge(d, j, i);
+    equal = equal && j.ok;
   }
   d.numeric.max_abs_err = max_abs;
   d.numeric.max_rel_err = max_rel;
@@ -265,21 +411,22 @@ std::vector<model::CaseResult> Oracle::observe(model::CaseResult& r) {
   std::vector<model::CaseResult> changed;
   if (r.outcome != model::Outcome::kPass || r.outputs.empty()) return changed;
   auto& devices = by_case_[r.info.id];
+  auto mismatch = [](model::CaseResult& x) {
+    x.outcome = model::Outcome::kMismatch;
+    if (x.error.message.empty()) x.error.message = x.numeric.message;
+  };
+  if (r.device == baseline_ || !extra_outputs(r, "reference").empty()) {
+    if (!judge_alone(r)) mismatch(r);
+  }
   if (r.device == baseline_) {
     for (auto& [device, other] : devices) {
       if (device == baseline_ || other.outcome != model::Outcome::kPass) continue;
-      if (!compare(other, r)) {
-        other.outcome = model::Outcome::kMismatch;
-        if (other.error.message.empty()) other.error.message = other.numeric.message;
-      }
+      if (!compare(other, r)) mismatch(other);
       changed.push_back(other);  // numeric fields are new even when it still passes
     }
   } else if (auto base = devices.find(baseline_);
-             base != devices.end() && base->second.outcome == model::Outcome::kPass) {
-    if (!compare(r, base->second)) {
-      r.outcome = model::Outcome::kMismatch;
-      r.error.message = r.numeric.message;
-    }
+             base != devices.end() && usable_baseline(base->second)) {
+    if (!compare(r, base->second)) mismatch(r);
   }
   devices[r.device] = r;
   return changed;
@@ -293,7 +440,7 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
     auto it = std::find_if(lanes.begin(), lanes.end(),
                            [&](const Lane& l) { return l.device == item.second; });
     if (it == lanes.end()) {
-      lanes.push_back(Lane{item.second, {}, {}, {}});
+      lanes.push_back(Lane{item.second, false, {}, {}, {}});
       it = std::prev(lanes.end());
     }
     it->items.push_back(&item);
@@ -302,6 +449,11 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
   std::stable_sort(lanes.begin(), lanes.end(), [](const Lane& a, const Lane& b) {
     return a.device == "cpu" && b.device != "cpu";
   });
+  // The baseline's probe builds the float64 references; without a baseline
+  // in the run, every device judges itself against its own.
+  const bool has_baseline = std::any_of(lanes.begin(), lanes.end(),
+                                        [&](const Lane& l) { return l.device == spec.baseline; });
+  for (auto& lane : lanes) lane.reference = !has_baseline || lane.device == spec.baseline;
   auto cpus = own_cpus();
   size_t accel = static_cast<size_t>(
       std::count_if(lanes.begin(), lanes.end(), [](const Lane& l) { return l.device != "cpu"; }));

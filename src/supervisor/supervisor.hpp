@@ -65,9 +65,16 @@ struct RunSpec {
 // Receives every stored outcome; called from lane threads, serialised by the supervisor.
 using ResultListener = std::function<void(const model::CaseResult&)>;
 
-// The numeric oracle over one run: compares each device's outputs with the
-// baseline device's as soon as both exist, turning pass into mismatch (and
-// recording the change) when they differ beyond tolerance. Thread-compatible:
+// The numeric oracle over one run (docs/design.md, "accuracy oracle"). A
+// floating output of a case narrower than float64 is judged against the
+// float64 reference the baseline's probe built (oracle/accuracy.hpp): the
+// baseline alone within its bound, every other device within its bound
+// scaled by the baseline's own error; a divergence gets its cause
+// (full_precision, precision_default when the device's strict-precision run
+// agrees, baseline_wrong when the device is right and the baseline is not).
+// Integers, bools and float64 outputs are compared with the baseline's
+// (exactly, or within the dtype's tolerance). A pass becomes a mismatch (and
+// the change is recorded) the moment the evidence exists. Thread-compatible:
 // the supervisor calls it under its store lock.
 class Oracle {
  public:

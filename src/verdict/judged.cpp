@@ -10,6 +10,7 @@ Tally empty_tally() {
   for (auto o : model::kOutcomes) t.outcomes[o] = 0;
   for (auto v : model::kVerdicts) t.verdicts[v] = 0;
   for (auto r : kPaperReasons) t.reasons[std::string(r)] = 0;
+  for (auto c : model::kCauses) t.divergent_causes[c] = 0;
   return t;
 }
 
@@ -35,6 +36,8 @@ void count(Judged& j) {
       ++t.listed_missing;
       if (v.successor_verdict == model::Verdict::kPortable) ++t.successor_portable;
     }
+    if (v.verdict == model::Verdict::kDivergent) ++t.divergent_causes[v.cause()];
+    if (!v.lacks_dtype.empty()) ++t.lacking_dtype;
   }
 }
 

@@ -32,6 +32,11 @@ struct Tally {
   // whose successor was portable.
   int listed_missing = 0;
   int successor_portable = 0;
+  // Divergent functions by their cause (VerdictRow::cause()); the headline
+  // counts the full_precision ones.
+  std::map<model::Cause, int> divergent_causes;
+  // Functions with cases that failed on every device (VerdictRow::lacks_dtype).
+  int lacking_dtype = 0;
 
   int count(model::Outcome o) const { return outcomes.at(o); }
   int count(model::Verdict v) const { return verdicts.at(v); }

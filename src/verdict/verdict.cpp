@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -94,7 +95,45 @@ struct Counts {
   int mismatched = 0;
   int unavailable = 0;
   int skipped = 0;
+  int lacking = 0;  // failed on every device: the function lacks the dtype
 };
+
+// Case ids (per machine of a merged run: "label/" prefix, else "") that
+// failed (the framework raised) on every device that attempted them, where
+// at least two did: the function lacks that dtype, whatever the chip.
+using Everywhere = std::set<std::pair<std::string, std::string>>;
+
+std::string machine_of(const std::string& device) {
+  const auto slash = device.find('/');
+  return slash == std::string::npos ? "" : device.substr(0, slash + 1);
+}
+
+Everywhere failing_everywhere(const std::vector<CaseResult>& results) {
+  std::map<std::pair<std::string, std::string>, std::pair<int, int>> tries;  // attempted, failed
+  for (const auto& r : results) {
+    if (!attempted(r.outcome)) continue;
+    auto& [tried, fails] = tries[{machine_of(r.device), r.info.id}];
+    ++tried;
+    if (r.outcome == Outcome::kFail) ++fails;
+  }
+  Everywhere out;
+  for (const auto& [key, counts] : tries) {
+    if (counts.first >= 2 && counts.second == counts.first) out.insert(key);
+  }
+  return out;
+}
+
+// "diverged (2 full_precision, 1 baseline_wrong)".
+std::string diverged_text(const model::VerdictRow& row) {
+  std::string parts;
+  for (auto c : model::kCauses) {
+    auto it = row.causes.find(c);
+    if (it == row.causes.end() || it->second == 0) continue;
+    parts += (parts.empty() ? "" : ", ") + std::to_string(it->second) + " " +
+             std::string(model::to_string(c));
+  }
+  return "diverged (" + parts + ")";
+}
 
 // "3 of 5 passes checked by nothing".
 std::string unchecked_text(const Counts& n) {
@@ -146,7 +185,7 @@ std::string explain(const model::VerdictRow& row, const Counts& n,
       reason = std::to_string(n.failed) + of_all + " failed: " + failure_breakdown(cases);
       break;
     case Verdict::kDivergent:
-      reason = std::to_string(n.mismatched) + of_all + " mismatched the baseline";
+      reason = std::to_string(n.mismatched) + of_all + " " + diverged_text(row);
       break;
     case Verdict::kIntolerableLatency:
       reason = ratio_text;
@@ -166,23 +205,47 @@ std::string explain(const model::VerdictRow& row, const Counts& n,
     if (flag == Verdict::kUnavailable) {
       reason += "; " + std::to_string(n.unavailable) + " unavailable";
     } else if (flag == Verdict::kDivergent) {
-      reason += "; " + std::to_string(n.mismatched) + " mismatched the baseline";
+      reason += "; " + std::to_string(n.mismatched) + " " + diverged_text(row);
     } else if (flag == Verdict::kIntolerableLatency) {
       reason += "; " + ratio_text;
     } else if (flag == Verdict::kUnverified) {
       reason += "; " + unchecked_text(n);
     }
   }
+  if (!row.lacks_dtype.empty()) {
+    std::string dtypes;
+    for (const auto& d : row.lacks_dtype) dtypes += (dtypes.empty() ? "" : ", ") + d;
+    reason += "; " + std::to_string(n.lacking) + " failed on every device (lacks " + dtypes + ")";
+  }
   return reason;
 }
 
 // Counts of the group's outcomes; the failing and mismatching case ids, sorted.
+// Cases that failed on every device count apart (row.lacks_dtype), unless
+// they are all the group attempted.
 Counts count_cases(const std::vector<const CaseResult*>& cases,
-                   const std::vector<model::Check>& checks, model::VerdictRow& row) {
+                   const std::vector<model::Check>& checks, const Everywhere& everywhere,
+                   model::VerdictRow& row) {
   Counts n;
+  auto lacking = [&](const CaseResult* r) {
+    return r->outcome == Outcome::kFail && everywhere.contains({machine_of(r->device), r->info.id});
+  };
+  const auto attempted_count = std::count_if(cases.begin(), cases.end(), [](const CaseResult* r) {
+    return attempted(r->outcome);
+  });
+  const auto lacking_count = std::count_if(cases.begin(), cases.end(), lacking);
+  const bool apart = lacking_count > 0 && lacking_count < attempted_count;
   for (size_t i = 0; i < cases.size(); ++i) {
     const CaseResult* r = cases[i];
     ++n.cases;
+    if (apart && lacking(r)) {
+      ++n.lacking;
+      if (std::find(row.lacks_dtype.begin(), row.lacks_dtype.end(), r->info.dtype) ==
+          row.lacks_dtype.end()) {
+        row.lacks_dtype.push_back(r->info.dtype);
+      }
+      continue;
+    }
     if (r->outcome == Outcome::kPass) {
       ++n.passed;
       if (checks[i] == model::Check::kNone) ++n.unchecked;
@@ -195,12 +258,16 @@ Counts count_cases(const std::vector<const CaseResult*>& cases,
     if (r->outcome == Outcome::kMismatch) {
       ++n.mismatched;
       row.mismatching.push_back(r->info.id);
+      const auto cause = r->numeric.cause == model::Cause::kNone ? model::Cause::kFullPrecision
+                                                                 : r->numeric.cause;
+      ++row.causes[cause];
     }
     if (r->outcome == Outcome::kUnavailable) ++n.unavailable;
     if (r->outcome == Outcome::kSkip) ++n.skipped;
   }
   std::sort(row.failing.begin(), row.failing.end());
   std::sort(row.mismatching.begin(), row.mismatching.end());
+  std::sort(row.lacks_dtype.begin(), row.lacks_dtype.end());
   row.cases = n.cases;
   row.unchecked = n.unchecked;
   return n;
@@ -280,13 +347,13 @@ void listed_missing(const std::vector<const CaseResult*>& cases, const Counts& n
 model::VerdictRow judge_group(const std::vector<const CaseResult*>& cases,
                               const std::vector<model::Check>& checks,
                               const std::unordered_map<std::string, const CaseResult*>* baseline,
-                              const Options& options) {
+                              const Everywhere& everywhere, const Options& options) {
   const CaseResult& first = *cases.front();
   model::VerdictRow row;
   row.framework = first.info.framework;
   row.function = first.info.function;
   row.device = first.device;
-  const Counts n = count_cases(cases, checks, row);
+  const Counts n = count_cases(cases, checks, everywhere, row);
   latency_ratio(cases, baseline, options, row);
   const double threshold = options.threshold(row.function, row.device);
   // With raw samples, only an interval wholly above the threshold is
@@ -324,6 +391,7 @@ std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& res
       baselines[r.device][r.info.id] = &r;
     }
   }
+  const Everywhere everywhere = failing_everywhere(results);
   std::vector<model::VerdictRow> rows;
   rows.reserve(groups.size());
   for (const auto& [key, cases] : groups) {
@@ -332,7 +400,7 @@ std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& res
     const auto it = baselines.find(base);
     rows.push_back(judge_group(cases, group_checks[key],
                                device == base || it == baselines.end() ? nullptr : &it->second,
-                               options));
+                               everywhere, options));
   }
   return rows;
 }

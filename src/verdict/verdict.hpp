@@ -40,6 +40,14 @@
 // successor's cases did; VerdictRow::successor names the successor and
 // successor_verdict holds the verdict its cases earned, so a report counts
 // "listed name missing; successor portable" apart and never as portable.
+// A dtype the function lacks: a case that failed (the framework raised) on
+// every device that attempted it, where at least two did (per machine of a
+// merged run), says nothing about portability. Such cases are left out of
+// the counts above, their dtypes listed in VerdictRow::lacks_dtype, unless
+// they are all the group attempted (then they count as failures as usual).
+// Divergences carry their causes (VerdictRow::causes, from each mismatch's
+// Numeric::cause; a mismatch without one counts as full_precision); the
+// verdict is `divergent` whatever the cause.
 // complete_failure, partial_failure and portable are never flags: they cannot
 // hold alongside a verdict that outranks them. skip never raises a flag (the
 // case declared a requirement this machine does not meet).

@@ -109,7 +109,10 @@ struct Fixture {
     cases.push_back(make_case("torch", "torch.sum", "a", "cuda:0", Outcome::kPass));
     cases.push_back(make_case("torch", "torch.sum", "b", "cpu", Outcome::kPass));
     auto mismatch = make_case("torch", "torch.sum", "b", "cuda:0", Outcome::kMismatch);
-    mismatch.numeric = {0.5, 0.25, "cpu", "values differ beyond rtol 1e-05"};
+    mismatch.numeric.max_abs_err = 0.5;
+    mismatch.numeric.max_rel_err = 0.25;
+    mismatch.numeric.compared_with = "cpu";
+    mismatch.numeric.message = "values differ beyond rtol 1e-05";
     cases.push_back(mismatch);
     cases.push_back(make_case("torch", "torch.histc", "int64", "cpu", Outcome::kPass));
     auto fail = make_case("torch", "torch.histc", "int64", "cuda:0", Outcome::kFail);
@@ -184,7 +187,10 @@ CaseResult full_case() {
   r.error.traceback = "tb";
   r.latency.samples_ns = {0.1 + 0.2, 1e-300, 12345678.9};
   r.memory = {1 << 30, 4096};
-  r.numeric = {1e-3, 2e-3, "cpu", "m"};
+  r.numeric.max_abs_err = 1e-3;
+  r.numeric.max_rel_err = 2e-3;
+  r.numeric.compared_with = "cpu";
+  r.numeric.message = "m";
   r.outputs = {{"a/b.npy", "bfloat16", "float32", {2, 0, 3}}};
   r.extra = {{"output_device", "cuda:0"}, {"warmup_calls", 3}};
   return r;

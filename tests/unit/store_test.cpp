@@ -120,6 +120,9 @@ CaseResult full_result(const std::string& run_id) {
   r.info.rtol = 1e-5;
   r.info.atol = 1e-8;
   r.info.tags = {"paper", "decile-3"};
+  r.info.reduction = 4096;
+  r.info.excused = {{"bool", "integer_only"}};
+  r.info.grid = true;
   r.device = "cuda:0";
   r.outcome = Outcome::kCrash;
   r.error.kind = model::ErrorKind::kDeviceError;
@@ -148,6 +151,12 @@ CaseResult full_result(const std::string& run_id) {
   r.numeric.max_rel_err = 2e-2;
   r.numeric.compared_with = "cpu";
   r.numeric.message = "values differ";
+  r.numeric.reference = "float64 on cpu";
+  r.numeric.error_eps = std::numeric_limits<double>::infinity();
+  r.numeric.baseline_error_eps = 3.5;
+  r.numeric.bound_eps = 64;
+  r.numeric.cause = model::Cause::kPrecisionDefault;
+  r.numeric.setting = "torch.backends.cudnn.allow_tf32=False";
   r.outputs = {{"artifacts/a.npy", "bfloat16", "float32", {2, 3}},
                {"artifacts/b.npy", "int64", "int64", {}}};
   r.extra = {{"output_device", "cuda:0"}, {"warmup_calls", 3}, {"checks", {true, false}}};
@@ -177,6 +186,9 @@ void expect_same_info(const CaseInfo& a, const CaseInfo& b) {
   EXPECT_EQ(a.rtol, b.rtol);
   EXPECT_EQ(a.atol, b.atol);
   EXPECT_EQ(a.tags, b.tags);
+  EXPECT_EQ(a.reduction, b.reduction);
+  EXPECT_EQ(a.excused, b.excused);
+  EXPECT_EQ(a.grid, b.grid);
 }
 
 void expect_same(const CaseResult& a, const CaseResult& b) {
@@ -212,6 +224,12 @@ void expect_same(const CaseResult& a, const CaseResult& b) {
   EXPECT_EQ(a.numeric.max_rel_err, b.numeric.max_rel_err);
   EXPECT_EQ(a.numeric.compared_with, b.numeric.compared_with);
   EXPECT_EQ(a.numeric.message, b.numeric.message);
+  EXPECT_EQ(a.numeric.reference, b.numeric.reference);
+  EXPECT_EQ(a.numeric.error_eps, b.numeric.error_eps);
+  EXPECT_EQ(a.numeric.baseline_error_eps, b.numeric.baseline_error_eps);
+  EXPECT_EQ(a.numeric.bound_eps, b.numeric.bound_eps);
+  EXPECT_EQ(a.numeric.cause, b.numeric.cause);
+  EXPECT_EQ(a.numeric.setting, b.numeric.setting);
   ASSERT_EQ(a.outputs.size(), b.outputs.size());
   for (size_t i = 0; i < a.outputs.size(); ++i) {
     EXPECT_EQ(a.outputs[i].path, b.outputs[i].path);
@@ -590,9 +608,17 @@ TEST_F(StoreTest, OneZeroDatabaseMigratesToOneOneKeepingResults) {
     auto store = Store::open(db(), {migrations().front()});
     EXPECT_EQ(store->schema_version(), "1.0");
     store->create_run(make_run("r1", "t"));
-    store->add_plan("r1", {old.info}, {{old.info.id, "cuda:0"}});
   }
-  // What a 1.0 program's record() wrote: the 1.0 columns only.
+  // What a 1.0 program's add_plan() and record() wrote: the 1.0 columns only.
+  raw_exec(db(),
+           "INSERT INTO cases (run_id, case_id, framework, function, variant, dtype, shape, mode, "
+           "compiler, params_json, requires_json, dims_json, note, successor, tags_json) VALUES "
+           "('r1', '" +
+               old.info.id + "', '" + old.info.framework + "', '" + old.info.function + "', '" +
+               old.info.variant + "', '" + old.info.dtype +
+               "', 's', 'eager', '', '{}', '{}', '[]', '', '', '[]')");
+  raw_exec(db(), "INSERT INTO planned (run_id, case_id, device, seq) VALUES ('r1', '" +
+                     old.info.id + "', 'cuda:0', 0)");
   raw_exec(db(),
            "INSERT INTO results (run_id, case_id, device, outcome, error_kind, error_message, "
            "error_stderr_tail, error_traceback, samples_json, calls_per_sample, compared_with, "
@@ -610,6 +636,7 @@ TEST_F(StoreTest, OneZeroDatabaseMigratesToOneOneKeepingResults) {
   EXPECT_FALSE(got->work.has_value());
   EXPECT_TRUE(got->metrics.empty());
   CaseResult fresh = full_result("r1");
+  store->add_plan("r1", {fresh.info}, {{fresh.info.id, "cuda:0"}});  // the case row, now whole
   store->record(fresh);
   expect_same(fresh, *store->result("r1", fresh.info.id, "cuda:0"));
 }

@@ -177,7 +177,7 @@ TEST(Verdict, PartialFailureOutranksDivergenceAndLatencyWhichBecomeFlags) {
   EXPECT_EQ(r.mismatching, (std::vector<std::string>{"torch/conv/b"}));
   EXPECT_EQ(r.latency_ratio, 20.0);  // mismatching cases still count for latency
   EXPECT_EQ(r.reason,
-            "1 of 3 cases failed: timeout x1; 1 mismatched the baseline; "
+            "1 of 3 cases failed: timeout x1; 1 diverged (1 full_precision); "
             "latency ratio 20x > 10x");
 }
 
@@ -191,7 +191,7 @@ TEST(Verdict, DivergentOutranksLatency) {
   EXPECT_EQ(r.flags, (std::vector<Verdict>{Verdict::kIntolerableLatency}));
   EXPECT_EQ(r.mismatching, (std::vector<std::string>{"torch/sum/a"}));
   EXPECT_TRUE(r.failing.empty());
-  EXPECT_EQ(r.reason, "1 of 2 cases mismatched the baseline; latency ratio 50x > 10x");
+  EXPECT_EQ(r.reason, "1 of 2 cases diverged (1 full_precision); latency ratio 50x > 10x");
 }
 
 TEST(Verdict, IntolerableLatency) {

@@ -226,7 +226,7 @@ TEST(ReportWorkload, ResultsJsonCarriesWorkThroughputAndMetricsAndReadsThemBack)
   auto plain = workload_case("jax", "xla", "eager", 4e6);
   plain.work.reset();
   json doc = report::to_json(testing::judged(workload_run(), {r, plain}, {}));
-  EXPECT_EQ(doc["schema_version"], "1.3");
+  EXPECT_EQ(doc["schema_version"], model::kResultsSchemaVersion);
   EXPECT_EQ(doc["run"]["options"]["params"]["matrix_size"], "1024");
   const json& c = doc["cases"][0];
   EXPECT_EQ(c["work"], (json{{"amount", 2147483648.0}, {"unit", "FLOP"}}));

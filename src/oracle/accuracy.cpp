@@ -1,0 +1,224 @@
+#include "oracle/accuracy.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <utility>
+
+namespace mudjack::oracle {
+namespace {
+
+struct Floating {
+  std::string_view name;
+  double eps;
+  double max;  // largest finite value
+};
+
+constexpr double kF16Eps = 0x1p-10;
+constexpr double kBf16Eps = 0x1p-7;
+constexpr double kF32Eps = 0x1p-23;
+constexpr double kF64Eps = 0x1p-52;
+constexpr double kF16Max = 65504;
+constexpr double kF32Max = 3.4028234663852886e38;
+constexpr double kF64Max = std::numeric_limits<double>::max();
+
+constexpr std::array<Floating, 13> kFloating{{
+    {"float16", kF16Eps, kF16Max},
+    {"half", kF16Eps, kF16Max},
+    {"complex32", kF16Eps, kF16Max},
+    {"chalf", kF16Eps, kF16Max},
+    {"bfloat16", kBf16Eps, kF32Max},
+    {"float32", kF32Eps, kF32Max},
+    {"float", kF32Eps, kF32Max},
+    {"complex64", kF32Eps, kF32Max},
+    {"cfloat", kF32Eps, kF32Max},
+    {"float64", kF64Eps, kF64Max},
+    {"double", kF64Eps, kF64Max},
+    {"complex128", kF64Eps, kF64Max},
+    {"cdouble", kF64Eps, kF64Max},
+}};
+
+constexpr std::array<std::string_view, 13> kExact{
+    "bool",   "int8",   "int16", "int32", "int64", "uint8", "uint16",
+    "uint32", "uint64", "long",  "int",   "short", "bool_"};
+
+std::string_view bare(std::string_view name) {
+  const size_t dot = name.rfind('.');
+  if (dot != std::string_view::npos) name.remove_prefix(dot + 1);
+  return name;
+}
+
+const Floating* floating(std::string_view name) {
+  name = bare(name);
+  for (const auto& f : kFloating) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+std::string format_g(double v) {
+  std::array<char, 32> buf{};
+  const int n = std::snprintf(buf.data(), buf.size(), "%.3g", v);
+  return std::string(buf.data(), static_cast<size_t>(n));
+}
+
+std::string flat_index(const Array& a, size_t part) {
+  size_t flat = a.is_complex ? part / 2 : part;
+  std::string s;
+  for (size_t d = a.shape.size(); d-- > 0;) {
+    const auto dim = static_cast<size_t>(a.shape[d]);
+    s.insert(0, (d + 1 < a.shape.size() ? ", " : "") + std::to_string(flat % dim));
+    flat /= dim;
+  }
+  return "[" + s + "]" + (a.is_complex ? (part % 2 == 0 ? ".real" : ".imag") : "");
+}
+
+double rms_of_finite(const Array& r) {
+  double sum = 0;
+  size_t n = 0;
+  for (double v : r.values) {
+    if (std::isfinite(v)) {
+      sum += v * v;
+      ++n;
+    }
+  }
+  const double rms = n == 0 ? 0 : std::sqrt(sum / static_cast<double>(n));
+  return rms > 0 && std::isfinite(rms) ? rms : 1;
+}
+
+// The error of one part, in eps; infinity for a non-finite miss.
+double part_error(double x, double r, double eps, double scale, double max) {
+  if (std::isnan(r)) return std::isnan(x) ? 0 : std::numeric_limits<double>::infinity();
+  if (std::isinf(r) || std::fabs(r) > max) {  // the dtype overflows: +-inf (or +-max) is right
+    const bool same_sign = std::signbit(x) == std::signbit(r);
+    return same_sign && (std::isinf(x) || std::fabs(x) >= max) ? 0
+                                                                : std::numeric_limits<double>::infinity();
+  }
+  if (!std::isfinite(x)) return std::numeric_limits<double>::infinity();
+  return std::fabs(x - r) / (eps * (std::fabs(r) + scale));
+}
+
+// A floating output's largest finite value, from the file's element type
+// (bfloat16 is saved as float32; its range is float32's, near enough).
+double largest_finite(const Array& a) {
+  if (a.descr.ends_with("f2")) return kF16Max;
+  if (a.descr.ends_with("f8") || a.descr.ends_with("c16")) return kF64Max;
+  return kF32Max;
+}
+
+}  // namespace
+
+std::optional<double> dtype_epsilon(std::string_view dtype_name) {
+  const auto* f = floating(dtype_name);
+  return f ? std::optional<double>(f->eps) : std::nullopt;
+}
+
+std::optional<double> reference_epsilon(std::string_view dtype_name) {
+  auto eps = dtype_epsilon(dtype_name);
+  return eps && *eps > kF64Eps ? eps : std::nullopt;
+}
+
+bool known_dtype(std::string_view dtype_name) {
+  return floating(dtype_name) != nullptr ||
+         std::find(kExact.begin(), kExact.end(), bare(dtype_name)) != kExact.end();
+}
+
+double floor_eps(std::string_view dtype_name) {
+  const auto* f = floating(dtype_name);
+  if (f == nullptr || f->eps >= kF16Eps) return 16;
+  return 0x1p13;
+}
+
+double alone_bound(std::string_view dtype_name, int64_t reduction) {
+  const double k = static_cast<double>(std::max<int64_t>(1, reduction));
+  return std::max(kPerSqrtK * std::sqrt(k), floor_eps(dtype_name));
+}
+
+double device_bound(int64_t reduction, double baseline_error) {
+  const double k = static_cast<double>(std::max<int64_t>(1, reduction));
+  return std::max(kPerSqrtK * std::sqrt(k), kBaselineFactor * baseline_error);
+}
+
+Error measure(const Array& x, const Array& r, double eps, double bound,
+              std::optional<Tolerance> loosen) {
+  Error e;
+  if (x.shape != r.shape) {
+    e.eps = std::numeric_limits<double>::infinity();
+    e.problem = "shape " + format_shape(x.shape) + " vs reference " + format_shape(r.shape);
+    return e;
+  }
+  if (x.is_complex != r.is_complex) {
+    e.eps = std::numeric_limits<double>::infinity();
+    e.problem = std::string(x.is_complex ? "complex" : "real") + " output vs " +
+                (r.is_complex ? "complex" : "real") + " reference";
+    return e;
+  }
+  const double max = largest_finite(x);
+  const double scale = rms_of_finite(r);
+  size_t worst = 0;
+  for (size_t i = 0; i < x.values.size(); ++i) {
+    double err = part_error(x.values[i], r.values[i], eps, scale, max);
+    if (loosen && std::isfinite(x.values[i]) && std::isfinite(r.values[i]) &&
+        std::fabs(x.values[i] - r.values[i]) <= loosen->atol + loosen->rtol * std::fabs(r.values[i])) {
+      err = 0;
+    }
+    if (err > bound) ++e.beyond;
+    if (err > e.eps || (i == 0 && err == 0)) {
+      if (err > e.eps) e.eps = err;
+      worst = i;
+    }
+  }
+  e.count = static_cast<int64_t>(x.values.size());
+  if (!x.values.empty()) {
+    e.worst = flat_index(x, worst) + ": " + format_g(x.values[worst]) + " vs reference " +
+              format_g(r.values[worst]);
+  }
+  return e;
+}
+
+Error measure_files(const std::filesystem::path& x, const std::filesystem::path& r, double eps,
+                    double bound, std::optional<Tolerance> loosen) {
+  const ReadResult a = read_npy(x);
+  const ReadResult b = a.ok() ? read_npy(r) : ReadResult{};
+  if (!a.ok() || !b.ok()) {
+    Error e;
+    e.eps = std::numeric_limits<double>::infinity();
+    e.problem = a.ok() ? b.error : a.error;
+    return e;
+  }
+  return measure(*a.array, *b.array, eps, bound, loosen);
+}
+
+std::string describe(const Error& e, double bound, std::string_view against) {
+  if (!e.problem.empty()) return e.problem;
+  std::string what = e.count == 1 ? " element" : " elements";
+  std::string worst = std::isinf(e.eps) ? std::string("non-finite") : format_g(e.eps) + " eps";
+  return std::to_string(e.beyond) + " of " + std::to_string(e.count) + what + " beyond " +
+         format_g(bound) + " eps of " + std::string(against) + "; worst " + worst + " at " +
+         e.worst;
+}
+
+int64_t default_reduction(std::string_view function, const nlohmann::json& dims) {
+  static constexpr std::array<std::string_view, 30> kFamilies{
+      "matmul", "mm",      "dot",       "einsum",  "tensordot", "linear",  "dense", "conv",
+      "attention", "transformer", "lstm", "gru",   "rnn",       "sequential", "linalg", "solve",
+      "inv",    "sum",     "mean",      "norm",    "softmax",   "logsumexp", "cum",  "prod",
+      "var",    "std",     "loss",      "reduce",  "fft",       "pool"};
+  std::string lower;
+  for (char c : function) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  bool family = std::any_of(kFamilies.begin(), kFamilies.end(),
+                            [&](std::string_view f) { return lower.find(f) != std::string::npos; });
+  if (!family) return 1;
+  int64_t largest = 16;
+  if (dims.is_array()) {
+    for (const auto& d : dims) {
+      if (d.is_number_integer()) largest = std::max(largest, d.get<int64_t>());
+    }
+  }
+  return largest;
+}
+
+}  // namespace mudjack::oracle

@@ -1,0 +1,93 @@
+#pragma once
+// The accuracy oracle (docs/design.md, "accuracy oracle"): a floating or
+// complex output is judged by its error against a high-precision reference
+// (the case widened to float64/complex128), not by agreement with another
+// device at one fixed tolerance. Pure functions over decoded arrays.
+//
+// Error unit. Element i of an output x with reference r has the error
+//   e_i = |x_i - r_i| / (eps * (|r_i| + s))
+// where eps is the output dtype's machine epsilon (float16 2^-10, bfloat16
+// 2^-7, float32 2^-23, float64 2^-52) and s the root mean square of the
+// reference's finite values (1 when that is 0): an error near the output's
+// own scale, so cancellation near zero in a sum is not read as a huge
+// relative error. Complex arrays are judged part by part (a NaN real part
+// must stay NaN). The output's error is the largest e_i.
+//
+// Non-finite elements: where r_i is NaN, x_i must be NaN; where r_i is
+// infinite, or finite but beyond the dtype's largest value (a correct
+// overflow), x_i must be the infinity (or the largest finite value) of the
+// same sign; where r_i is within range, a non-finite x_i is an infinite
+// error.
+//
+// Bounds, for reduction size K (how many input elements each output element
+// sums over) and the constants below:
+//   alone(dtype, K)   = max(kPerSqrtK * sqrt(K), floor(dtype))
+//   device(K, e_base) = max(kPerSqrtK * sqrt(K), kBaselineFactor * e_base)
+// The baseline device, judged alone, may be off by `alone` (its floor is
+// what it takes for an ill-conditioned case, a solve or an eigenproblem, to
+// pass on a correct CPU). Any other device is held to the baseline's own
+// error times kBaselineFactor, or the sqrt(K) term, whichever is larger: a
+// device that rounds in TF32 (2^-10) where the baseline has float32 (2^-23)
+// is thousands of eps off, and caught at every size.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "oracle/compare.hpp"
+#include "oracle/npy.hpp"
+
+namespace mudjack::oracle {
+
+inline constexpr double kPerSqrtK = 16;
+inline constexpr double kBaselineFactor = 4;
+
+// Machine epsilon of a floating or complex dtype name (module prefixes and
+// torch aliases as default_tolerance); nullopt for integers, bools and
+// names it does not know.
+std::optional<double> dtype_epsilon(std::string_view dtype_name);
+// The epsilon of an output a float64 reference can judge: floating and
+// complex dtypes narrower than float64; nullopt for float64 and complex128
+// (no reference is more precise; they are compared with the baseline's) and
+// for everything dtype_epsilon refuses.
+std::optional<double> reference_epsilon(std::string_view dtype_name);
+// True for every dtype name the oracle knows (floating, complex, integer,
+// bool, and their aliases).
+bool known_dtype(std::string_view dtype_name);
+
+// The floor of `alone` for a dtype, in eps: float32/complex64 2^13 (about
+// 1e-3, the cross-device tolerance it replaces); float16 and bfloat16 16.
+double floor_eps(std::string_view dtype_name);
+double alone_bound(std::string_view dtype_name, int64_t reduction);
+double device_bound(int64_t reduction, double baseline_error);
+
+struct Error {
+  double eps = 0;       // the largest element error, in eps (infinity: a non-finite miss)
+  int64_t beyond = 0;   // elements beyond the bound given to measure()
+  int64_t count = 0;    // elements judged (complex: parts)
+  std::string worst;    // "[17]: 0.51 vs reference 0.5" for the largest error
+  std::string problem;  // shape or read trouble; eps is then infinity
+};
+
+// The error of x against reference r, counting elements beyond `bound` eps
+// (or within the case's own tolerance `loosen`, which clears them).
+Error measure(const Array& x, const Array& r, double eps, double bound,
+              std::optional<Tolerance> loosen = std::nullopt);
+Error measure_files(const std::filesystem::path& x, const std::filesystem::path& r, double eps,
+                    double bound, std::optional<Tolerance> loosen = std::nullopt);
+
+// "3 of 4096 elements beyond 64 eps of the float64 reference; worst 812 eps at [17]: ..."
+std::string describe(const Error& e, double bound, std::string_view against);
+
+// The default reduction size of a function, by op family, from its name and
+// the case's input dims (model::CaseInfo::dims, the shape the case declares):
+// contractions (matmul, dot, einsum, linear, conv, attention, recurrent
+// layers, linalg) and reductions (sum, mean, norm, softmax, cumsum, losses)
+// get the largest dim of the declared shape, at least 16; everything else 1.
+int64_t default_reduction(std::string_view function, const nlohmann::json& dims);
+
+}  // namespace mudjack::oracle

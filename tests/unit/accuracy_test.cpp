@@ -1,0 +1,279 @@
+// The accuracy oracle: errors in eps against a float64 reference, bounds,
+// non-finite rules, and the oracle inside a run judging each device against
+// the baseline's float64 reference with the cause of every divergence.
+
+#include "oracle/accuracy.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "store/store.hpp"
+#include "supervisor/supervisor.hpp"
+
+namespace mudjack {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+oracle::Array array(std::string descr, std::vector<double> values, bool is_complex = false) {
+  oracle::Array a;
+  a.descr = std::move(descr);
+  a.is_complex = is_complex;
+  a.shape = {static_cast<int64_t>(values.size() / (is_complex ? 2 : 1))};
+  a.values = std::move(values);
+  return a;
+}
+
+TEST(Accuracy, ErrorIsInEpsOfTheReferenceScale) {
+  const double eps = *oracle::dtype_epsilon("float32");
+  EXPECT_EQ(eps, 0x1p-23);
+  EXPECT_EQ(*oracle::dtype_epsilon("torch.bfloat16"), 0x1p-7);
+  EXPECT_FALSE(oracle::dtype_epsilon("int64"));
+  // |1.001 - 1| / (eps * (1 + rms 1)) = 1e-3 / (2 eps)
+  auto e = oracle::measure(array("<f4", {1.001, 1.0}), array("<f8", {1.0, 1.0}), eps, 100);
+  EXPECT_NEAR(e.eps, 1e-3 / (2 * eps), 1);
+  EXPECT_EQ(e.beyond, 1);
+  EXPECT_EQ(e.count, 2);
+  EXPECT_NE(e.worst.find("[0]"), std::string::npos) << e.worst;
+}
+
+TEST(Accuracy, NonFiniteRules) {
+  const double eps = 0x1p-10;
+  // NaN where the reference is NaN, and float16 overflow where the reference
+  // is beyond 65504, are right; a NaN where the reference is finite is not.
+  auto ok = oracle::measure(array("<f2", {kNaN, kInf, -kInf}), array("<f8", {kNaN, 1e5, -7e4}), eps,
+                            16);
+  EXPECT_EQ(ok.eps, 0);
+  auto bad = oracle::measure(array("<f2", {kNaN, 1}), array("<f8", {1, 1}), eps, 16);
+  EXPECT_TRUE(std::isinf(bad.eps));
+  auto sign = oracle::measure(array("<f2", {-kInf}), array("<f8", {1e5}), eps, 16);
+  EXPECT_TRUE(std::isinf(sign.eps));
+  // Complex per part: a NaN imaginary part must stay NaN, the real part still counts.
+  auto c = oracle::measure(array("<c8", {1, kNaN}, true), array("<c16", {1, kNaN}, true), 0x1p-23,
+                           16);
+  EXPECT_EQ(c.eps, 0);
+  auto c2 = oracle::measure(array("<c8", {1, 0}, true), array("<c16", {1, kNaN}, true), 0x1p-23,
+                            16);
+  EXPECT_TRUE(std::isinf(c2.eps));
+  EXPECT_NE(c2.worst.find(".imag"), std::string::npos) << c2.worst;
+}
+
+TEST(Accuracy, ShapeAndKindProblemsAreInfinite) {
+  auto e = oracle::measure(array("<f4", {1, 2}), array("<f8", {1}), 0x1p-23, 16);
+  EXPECT_TRUE(std::isinf(e.eps));
+  EXPECT_NE(e.problem.find("shape"), std::string::npos);
+}
+
+TEST(Accuracy, BoundsScaleWithReductionAndBaseline) {
+  EXPECT_EQ(oracle::device_bound(1, 0), oracle::kPerSqrtK);
+  EXPECT_EQ(oracle::device_bound(64, 0), 8 * oracle::kPerSqrtK);
+  EXPECT_EQ(oracle::device_bound(1, 1000), 1000 * oracle::kBaselineFactor);
+  // Alone, float32 keeps the 1e-3 it replaces; float16 a few ulps.
+  EXPECT_EQ(oracle::alone_bound("float32", 1), 0x1p13);
+  EXPECT_EQ(oracle::alone_bound("float16", 1), 16);
+  EXPECT_EQ(oracle::default_reduction("torch.matmul", nlohmann::json::array({64, 128})), 128);
+  EXPECT_EQ(oracle::default_reduction("torch.exp", nlohmann::json::array({4096})), 1);
+  EXPECT_TRUE(oracle::known_dtype("torch.int64"));
+  EXPECT_FALSE(oracle::known_dtype("float8_e4m3"));
+}
+
+// Writes a 1-D .npy of descr '<f4' or '<f8' (numpy.save's version 1.0 layout).
+void write_npy(const fs::path& path, const std::string& descr, const std::vector<double>& values) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
+                       std::to_string(values.size()) + ",), }";
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header.push_back('\n');
+  std::ofstream f(path, std::ios::binary);
+  f.write("\x93NUMPY\x01\x00", 8);
+  auto len = static_cast<uint16_t>(header.size());
+  f.put(static_cast<char>(len & 0xff));
+  f.put(static_cast<char>(len >> 8));
+  f << header;
+  for (double v : values) {
+    if (descr == "<f4") {
+      auto x = static_cast<float>(v);
+      f.write(reinterpret_cast<const char*>(&x), sizeof x);
+    } else if (descr == "<i8") {
+      auto x = static_cast<int64_t>(v);
+      f.write(reinterpret_cast<const char*>(&x), sizeof x);
+    } else {
+      f.write(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+  }
+}
+
+class AccuracyFlow : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("mudjack-accuracy-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    store_ = store::Store::open(dir_ / "mudjack.db");
+    model::RunInfo run;
+    run.id = "r1";
+    run.suite = "t";
+    run.state = "running";
+    run.created_at = "2026-11-26T00:00:00.000Z";
+    store_->create_run(run);
+    info_.id = "torch/torch.exp/float32-vec-eager";
+    info_.framework = "torch";
+    info_.function = "torch.exp";
+    info_.variant = "float32-vec-eager";
+    info_.dtype = "float32";
+    info_.mode = "eager";
+    store_->add_plan("r1", {info_}, {{info_.id, "cpu"}, {info_.id, "cuda:0"}});
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path file(const std::string& name, const std::string& descr,
+                const std::vector<double>& values) {
+    auto path = dir_ / name;
+    write_npy(path, descr, values);
+    return path;
+  }
+
+  model::CaseResult result(const std::string& device, const std::vector<double>& values,
+                           const std::string& dtype = "float32") {
+    const std::string descr = dtype == "int64" ? "<i8" : "<f4";
+    auto path = file(device.substr(0, 3) + ".npy", descr, values);
+    model::CaseResult r;
+    r.run_id = "r1";
+    r.info = info_;
+    r.device = device;
+    r.outcome = model::Outcome::kPass;
+    r.outputs.push_back({path.string(), dtype, dtype, {static_cast<int64_t>(values.size())}});
+    return r;
+  }
+
+  // The baseline's float64 reference, as the probe records it (protocol 1.3).
+  void add_reference(model::CaseResult& r, const std::vector<double>& values) {
+    auto path = file("ref.npy", "<f8", values);
+    r.extra["reference"] = {{"outputs", {{{"path", path.string()}, {"dtype", "float64"}}}}};
+  }
+  void add_strict(model::CaseResult& r, const std::vector<double>& values) {
+    auto path = file("strict.npy", "<f4", values);
+    r.extra["strict"] = {{"outputs", {{{"path", path.string()}, {"dtype", "float32"}}}},
+                         {"setting", "torch.backends.cudnn.allow_tf32=False"}};
+  }
+
+  fs::path dir_;
+  std::unique_ptr<store::Store> store_;
+  model::CaseInfo info_;
+};
+
+const std::vector<double> kTruth = {1.0, 2.0, 3.0, 4.0};
+
+TEST_F(AccuracyFlow, TheCpuAloneIsJudgedAgainstFloat64) {
+  supervisor::Oracle oracle(*store_, "r1", "cpu");
+  auto base = result("cpu", {1.0, 2.0, 3.03, 4.0});  // 1e-2 off at [2]
+  add_reference(base, kTruth);
+  oracle.observe(base);
+  EXPECT_EQ(base.outcome, model::Outcome::kMismatch);
+  EXPECT_EQ(base.numeric.cause, model::Cause::kFullPrecision);
+  ASSERT_TRUE(base.numeric.error_eps);
+  EXPECT_GT(*base.numeric.error_eps, 1e4);
+  EXPECT_EQ(base.numeric.reference, "float64 on cpu");
+  EXPECT_NE(base.numeric.message.find("float64 reference"), std::string::npos)
+      << base.numeric.message;
+  EXPECT_NE(base.numeric.message.find("[2]"), std::string::npos) << base.numeric.message;
+
+  auto good = result("cpu", kTruth);
+  add_reference(good, kTruth);
+  supervisor::Oracle fresh(*store_, "r1", "cpu");
+  fresh.observe(good);
+  EXPECT_EQ(good.outcome, model::Outcome::kPass);
+  EXPECT_EQ(*good.numeric.error_eps, 0);
+}
+
+TEST_F(AccuracyFlow, APlantedRelativeErrorOf1eMinus3IsCaught) {
+  supervisor::Oracle oracle(*store_, "r1", "cpu");
+  auto base = result("cpu", kTruth);
+  add_reference(base, kTruth);
+  oracle.observe(base);
+  auto dev = result("cuda:0", {1.001, 2.002, 3.003, 4.004});
+  oracle.observe(dev);
+  EXPECT_EQ(dev.outcome, model::Outcome::kMismatch);
+  EXPECT_EQ(dev.numeric.cause, model::Cause::kFullPrecision);
+  EXPECT_EQ(dev.numeric.compared_with, "cpu");
+  auto nan = result("cuda:0", {1.0, kNaN, 3.0, 4.0});
+  oracle.observe(nan);
+  EXPECT_EQ(nan.outcome, model::Outcome::kMismatch);
+  EXPECT_NE(nan.numeric.message.find("non-finite"), std::string::npos) << nan.numeric.message;
+}
+
+TEST_F(AccuracyFlow, Tf32IsCaughtAndNamedWhenTheStrictRunAgrees) {
+  supervisor::Oracle oracle(*store_, "r1", "cpu");
+  auto base = result("cpu", kTruth);
+  add_reference(base, kTruth);
+  oracle.observe(base);
+  // TF32 rounds to 2^-11 relative: thousands of float32 eps.
+  auto dev = result("cuda:0", {1.0 + 0x1p-11, 2.0, 3.0, 4.0 - 0x1p-9});
+  add_strict(dev, kTruth);
+  oracle.observe(dev);
+  EXPECT_EQ(dev.outcome, model::Outcome::kMismatch);
+  EXPECT_EQ(dev.numeric.cause, model::Cause::kPrecisionDefault);
+  EXPECT_EQ(dev.numeric.setting, "torch.backends.cudnn.allow_tf32=False");
+  EXPECT_NE(dev.numeric.message.find("agrees with"), std::string::npos);
+}
+
+TEST_F(AccuracyFlow, ABaselineFurtherFromTheReferenceIsTheBaselinesFault) {
+  supervisor::Oracle oracle(*store_, "r1", "cpu");
+  auto dev = result("cuda:0", kTruth);
+  oracle.observe(dev);  // lands first: judged when the baseline lands
+  auto base = result("cpu", {1.0, kNaN, 3.0, 4.0});
+  add_reference(base, kTruth);
+  auto changed = oracle.observe(base);
+  EXPECT_EQ(base.outcome, model::Outcome::kMismatch);
+  EXPECT_EQ(base.numeric.cause, model::Cause::kFullPrecision);
+  ASSERT_EQ(changed.size(), 1U);
+  EXPECT_EQ(changed[0].outcome, model::Outcome::kMismatch);
+  EXPECT_EQ(changed[0].numeric.cause, model::Cause::kBaselineWrong);
+  EXPECT_NE(changed[0].numeric.message.find("further from the float64 reference"),
+            std::string::npos)
+      << changed[0].numeric.message;
+}
+
+TEST_F(AccuracyFlow, ADeviceAsGoodAsTheBaselinePasses) {
+  supervisor::Oracle oracle(*store_, "r1", "cpu");
+  auto base = result("cpu", {1.0, 2.0, 3.0, 4.0 + 4 * 0x1p-23});
+  add_reference(base, kTruth);
+  oracle.observe(base);
+  auto dev = result("cuda:0", {1.0 + 0x1p-23, 2.0, 3.0, 4.0});
+  oracle.observe(dev);
+  EXPECT_EQ(dev.outcome, model::Outcome::kPass) << dev.numeric.message;
+  ASSERT_TRUE(dev.numeric.bound_eps);
+  EXPECT_GE(*dev.numeric.bound_eps, oracle::kPerSqrtK);
+}
+
+TEST_F(AccuracyFlow, SixtyFourBitIntegersAreComparedExactly) {
+  info_.dtype = "int64";
+  supervisor::Oracle oracle(*store_, "r1", "cpu");
+  // 2^53 and 2^53 + 1 are the same double.
+  auto base = result("cpu", {9007199254740992.0}, "int64");
+  oracle.observe(base);
+  auto path = file("big.npy", "<i8", {0});
+  {
+    // Overwrite with 2^53 + 1 exactly.
+    std::ofstream f(path, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(-8, std::ios::end);
+    const int64_t v = (int64_t{1} << 53) + 1;
+    f.write(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  auto dev = result("cuda:0", {0}, "int64");
+  dev.outputs[0].path = path.string();
+  oracle.observe(dev);
+  EXPECT_EQ(dev.outcome, model::Outcome::kMismatch);
+  EXPECT_NE(dev.numeric.message.find("9007199254740993"), std::string::npos)
+      << dev.numeric.message;
+}
+
+}  // namespace
+}  // namespace mudjack
