@@ -328,6 +328,15 @@ class Ctx:
             value = self.adapter.cast(value, WIDE[name])
         return value
 
+    def rounded(self, x: Any) -> Any:
+        """In the widened run, `x` rounded to the case's dtype and widened
+        back: what the case computes in its own dtype before its call
+        (weights scaled into a module, a constant folded into an input);
+        `x` itself otherwise."""
+        if not self.widen:
+            return x
+        return self.adapter.cast(self.adapter.cast(x, self.dtype_name), WIDE[self.dtype_name])
+
     def randn(self, shape: Sequence[int] | None = None, dtype: str | None = None) -> Any:
         """Standard normal values (uniform ints for integer dtypes) on the device."""
         return self._make(shape, dtype, "randn")

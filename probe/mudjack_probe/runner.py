@@ -199,7 +199,7 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
     result["memory"] = {"peak_device_bytes": adapter.peak_device_bytes(), "peak_host_bytes": _host_peak_bytes()}
     result["outputs"] = _save(arrays, case.id, artifact_dir) if call.compare else []
     if result["outputs"]:
-        result.update(_accuracy_runs(adapter, case, seed, policy, artifact_dir))
+        result.update(_accuracy_runs(adapter, case, seed, policy, artifact_dir, fn, args))
     if call.work_amount is not None:
         result["work"] = {"amount": call.work_amount, "unit": call.work_unit}
     if metrics:
@@ -219,42 +219,55 @@ _NARROW = frozenset(d for d, wide in WIDE.items() if d != wide)
 _PRECISION_KNOBBED = frozenset(("float32", "complex64"))
 
 
-def _accuracy_runs(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_dir: str | None) -> dict[str, Any]:
-    """The extra untimed calls the accuracy oracle judges with (protocol 1.3):
-    `reference`, the case widened to float64/complex128 on this device (when
-    the engine asked for it), and `strict`, the case with every precision
-    knob at its strictest (on a device where one differs from its default).
-    A call that raises is recorded with its error; it never changes the case's
-    outcome."""
+def _accuracy_runs(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_dir: str | None,
+                   fn: Callable[..., Any], args: tuple[Any, ...]) -> dict[str, Any]:
+    """The extra untimed calls the accuracy oracle judges with (protocol 1.3).
+
+    `reference` (when the engine asked for it): the body built again widened
+    (`Ctx(widen=True)`: modules, weights and constants in float64), called
+    eagerly on the very arguments the case was timed with, widened, so
+    whatever the body computed before its call is rounded as in the case.
+    `strict`: the timed function itself, called once more on the same
+    arguments with every precision knob at its strictest (on a device where
+    one differs from its default). A call that raises is recorded with its
+    error; it never changes the case's outcome."""
     extra: dict[str, Any] = {}
     if policy.reference and case.dtype in _NARROW:
-        extra["reference"] = _extra_run(adapter, case, seed, artifact_dir, "ref", widen=True)
+        def widened() -> Any:
+            with adapter.scope():
+                call = case.body(Ctx(adapter, case, seed, widen=True))
+                return call.fn(*(adapter.widened(a) for a in args))
+        extra["reference"] = _extra_run(adapter, widened, case.id, artifact_dir, "ref")
     if case.dtype in _PRECISION_KNOBBED:
         with adapter.strict_precision() as setting:
             if setting:
-                extra["strict"] = _extra_run(adapter, case, seed, artifact_dir, "strict", widen=False)
+                def strict() -> Any:
+                    with adapter.scope():
+                        return fn(*args)
+                extra["strict"] = _extra_run(adapter, strict, case.id, artifact_dir, "strict")
                 extra["strict"]["setting"] = setting
     return extra
 
 
-def _extra_run(adapter: Any, case: CaseDef, seed: int, artifact_dir: str | None, tag: str, widen: bool) -> dict[str, Any]:
+def _extra_run(adapter: Any, run: Callable[[], Any], case_id: str, artifact_dir: str | None, tag: str) -> dict[str, Any]:
     try:
-        _, out = call_once(adapter, case, seed, widen=widen)
+        out = run()
+        adapter.block(out)
+        adapter.sync()
         arrays = adapter.to_numpy(out)
     except Exception as exc:  # recorded; the engine judges without it
         return {"outputs": [], "error": _error(adapter.classify(exc), exc)["message"]}
-    return {"outputs": _save(arrays, f"{case.id}#{tag}", artifact_dir)}
+    return {"outputs": _save(arrays, f"{case_id}#{tag}", artifact_dir)}
 
 
-def call_once(adapter: Any, case: CaseDef, seed: int, soft: bool = False, widen: bool = False) -> tuple[Call, Any]:
+def call_once(adapter: Any, case: CaseDef, seed: int, soft: bool = False) -> tuple[Call, Any]:
     """The case's call, built and run once (compiled in `compiled` mode),
-    synchronised, in the adapter's scope: no timing. Raises what the case
-    raises. `widen` builds it in float64 (`Ctx`)."""
+    synchronised, in the adapter's scope: no timing. Raises what the case raises."""
     with adapter.scope(soft=soft):
-        call = case.body(Ctx(adapter, case, seed, widen=widen))
+        call = case.body(Ctx(adapter, case, seed))
         fn = call.fn
-        if case.mode == "compiled" and not call.compiled_by_case and not widen:
-            fn = adapter.compile(fn)  # the float64 reference is the math, computed eagerly
+        if case.mode == "compiled" and not call.compiled_by_case:
+            fn = adapter.compile(fn)
         out = fn(*call.args)
         adapter.block(out)
         adapter.sync()

@@ -115,6 +115,10 @@ report::Results merge(const std::vector<Source>& sources, std::string_view creat
       model::CaseResult m = r;
       m.device = relabel(s.label, r.device);
       m.numeric.compared_with = relabel(s.label, r.numeric.compared_with);
+      if (const auto on = r.numeric.reference.rfind(" on "); on != std::string::npos) {
+        m.numeric.reference = r.numeric.reference.substr(0, on + 4) +
+                              relabel(s.label, r.numeric.reference.substr(on + 4));
+      }
       auto [it, fresh] = seen.emplace(std::pair{m.info.id, m.device}, s.origin);
       if (!fresh) {
         throw util::FatalError("case " + m.info.id + " on " + m.device + " is in both " +

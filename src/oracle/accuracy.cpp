@@ -70,7 +70,7 @@ std::string flat_index(const Array& a, size_t part) {
   std::string s;
   for (size_t d = a.shape.size(); d-- > 0;) {
     const auto dim = static_cast<size_t>(a.shape[d]);
-    s.insert(0, (d + 1 < a.shape.size() ? ", " : "") + std::to_string(flat % dim));
+    s.insert(0, std::to_string(flat % dim) + (d + 1 < a.shape.size() ? ", " : ""));
     flat /= dim;
   }
   return "[" + s + "]" + (a.is_complex ? (part % 2 == 0 ? ".real" : ".imag") : "");

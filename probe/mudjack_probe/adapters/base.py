@@ -177,6 +177,24 @@ class Adapter:
         """`value` (made by this adapter) converted to dtype `dtype_name`, on its device."""
         raise NotImplementedError
 
+    def widened(self, value: Any) -> Any:
+        """A case argument for the float64 reference: floating arrays as
+        float64, complex as complex128 (tuples and lists element by element);
+        anything else as it is."""
+        if isinstance(value, (tuple, list)):
+            return type(value)(self.widened(v) for v in value)
+        kind = self.float_kind(value)
+        if kind == "f":
+            return self.cast(value, "float64")
+        if kind == "c":
+            return self.cast(value, "complex128")
+        return value
+
+    def float_kind(self, value: Any) -> str:
+        """"f" for a floating array of this framework, "c" for complex, "" otherwise."""
+        kind = getattr(getattr(value, "dtype", None), "kind", "")
+        return kind if kind in ("f", "c") else ""
+
     @contextlib.contextmanager
     def strict_precision(self) -> Iterator[str]:
         """Every precision knob of the framework at its strictest while the

@@ -107,6 +107,13 @@ class JaxAdapter(Adapter):
             host = host.astype(self.dtype(dtype_name))  # bfloat16 via ml_dtypes, on the host
         return jax.device_put(host, self.native_device)
 
+    def float_kind(self, value: Any) -> str:
+        if not isinstance(value, jax.Array) or jnp.issubdtype(value.dtype, jax.dtypes.prng_key):
+            return ""
+        if jnp.issubdtype(value.dtype, jnp.complexfloating):
+            return "c"
+        return "f" if jnp.issubdtype(value.dtype, jnp.floating) else ""
+
     def cast(self, value: Any, dtype_name: str) -> Any:
         return jax.device_put(jnp.asarray(value).astype(self.dtype(dtype_name)), self.native_device)
 

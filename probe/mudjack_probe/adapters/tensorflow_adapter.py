@@ -118,6 +118,11 @@ class TensorflowAdapter(Adapter):
                 x = tf.cast(x, self.dtype(dtype_name))
             return x
 
+    def float_kind(self, value: Any) -> str:
+        if not isinstance(value, (tf.Tensor, tf.Variable)):
+            return ""
+        return "c" if value.dtype.is_complex else "f" if value.dtype.is_floating else ""
+
     def cast(self, value: Any, dtype_name: str) -> Any:
         with tf.device(self.native_device):
             return tf.identity(tf.cast(value, self.dtype(dtype_name)))

@@ -98,7 +98,14 @@ class TorchAdapter(Adapter):
         return host.to(device=self.native_device, dtype=dtype)
 
     def cast(self, value: Any, dtype_name: str) -> Any:
+        if isinstance(value, torch.Tensor) and value.requires_grad and value.is_leaf:
+            return value.detach().to(self.dtype(dtype_name)).requires_grad_(True)
         return value.to(self.dtype(dtype_name))
+
+    def float_kind(self, value: Any) -> str:
+        if not isinstance(value, torch.Tensor):
+            return ""
+        return "c" if value.is_complex() else "f" if value.is_floating_point() else ""
 
     @contextlib.contextmanager
     def strict_precision(self) -> Iterator[str]:
