@@ -22,7 +22,7 @@ import _torch_ref as ref
 
 from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, cross, np  # np: numpy, loaded on first use (listing needs none)
 
-from _torch_common import ACCUMULATING, all_true as _all_true, declare, flag as _flag, inexact
+from _torch_common import ACCUMULATING, all_true as _all_true, declare, flag as _flag, from_host, inexact
 
 cases = Cases("torch")
 _case = declare(cases, ACCUMULATING)
@@ -725,8 +725,8 @@ def bce_with_logits_extreme(t: Ctx):
     torch = t.fw
     z = np.where(np.arange(64) % 2 == 0, 100.0, -100.0)
     y = (np.arange(64) % 4 < 2).astype(np.float64)  # half the signs agree with the target, half do not
-    x = t.adapter.from_numpy(z, t.dtype_name).requires_grad_(True)
-    target = t.adapter.from_numpy(y, t.dtype_name)
+    x = from_host(t, z).requires_grad_(True)
+    target = from_host(t, y)
     loss = torch.nn.BCEWithLogitsLoss()
     call = _vjp(t, loss, [x, target], []).check(
         "finite loss and grads", lambda outs, ins: all(bool(np.all(np.isfinite(o.astype(np.float64)))) for o in outs)
