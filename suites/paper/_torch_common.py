@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from mudjack_probe.api import Cases, Ctx, np  # np: numpy, loaded on first use (listing needs none)
+from mudjack_probe.api import WIDE, Cases, Ctx, np  # np: numpy, loaded on first use (listing needs none)
 
 # Accumulating ops (reductions, matmuls, convolutions) reorder sums across
 # devices; these per-dtype (rtol, atol) bounds replace the engine's defaults.
@@ -39,3 +39,19 @@ def flag(t: Ctx, *values: bool) -> Any:
 
 def all_true(outs: list, ins: list) -> bool:
     return bool(np.all(outs[0]))
+
+
+def inexact(t: Ctx) -> bool:
+    """The case dtype is floating or complex: its tensors can require grad, be scaled by a float and stay in the
+    dtype. Integer and bool grid cases skip what only those can do (autograd, scaling) and test the forward."""
+    return t.dtype_name in WIDE
+
+
+def from_host(t: Ctx, array: Any, dtype_name: str | None = None) -> Any:
+    """A host array as a tensor of the case dtype (or `dtype_name`) on the device, widened as `t.randn` is when the
+    body builds its float64 reference (`Ctx(widen=True)`): rounded to the case dtype first, then to `t.dtype`."""
+    name = dtype_name or t.dtype_name
+    value = t.adapter.from_numpy(array, name)
+    if t.widen and name == t.dtype_name and name in WIDE:
+        value = value.to(t.dtype)
+    return value

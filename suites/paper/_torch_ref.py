@@ -188,9 +188,14 @@ def _entry(tol: dict[str, Any] | None, dtype: str, got: Any) -> dict[str, Any]:
         return {}
     if any(k in tol for k in _KEYS):
         return dict(tol)
-    if dtype in tol:
-        return dict(tol[dtype])
-    return dict(tol.get(str(np.asarray(got).dtype), {}))
+    for name in (dtype, _REAL_PART.get(dtype), str(np.asarray(got).dtype)):
+        if name in tol:
+            return dict(tol[name])
+    return dict(tol.get(_REAL_PART.get(str(np.asarray(got).dtype)), {}))
+
+
+# A complex dtype without its own entry in a profile takes its real part type's: complex128 is compared as float64
+_REAL_PART = {"complex64": "float32", "complex128": "float64"}
 
 
 def close(got: Any, want: Any, tol: dict[str, Any] | None = None, dtype: str = "", label: str = "") -> bool:
@@ -641,10 +646,12 @@ def lstm_cell(x: Any, h: Any, c: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any
     c1 = f * c + i * gg
     tc = np.tanh(c1)
     h1 = o * tc
-    dc1 = gc + gh * o * (1 - tc * tc)
-    d_gates = np.concatenate([dc1 * gg * i * (1 - i), dc1 * c * f * (1 - f), dc1 * i * (1 - gg * gg), gh * tc * o * (1 - o)], axis=-1)
+    cj = np.conj  # complex: torch's gradients are conjugate-linear (grad_z = grad_y conj(dy/dz)); real: the identity
+    dc1 = gc + gh * cj(o * (1 - tc * tc))
+    d_gates = np.concatenate([dc1 * cj(gg * i * (1 - i)), dc1 * cj(c * f * (1 - f)), dc1 * cj(i * (1 - gg * gg)), gh * cj(tc * o * (1 - o))],
+                             axis=-1)
     d2, x2, h2 = d_gates.reshape(-1, d_gates.shape[-1]), x.reshape(-1, x.shape[-1]), h.reshape(-1, h.shape[-1])
-    return (h1, c1, d_gates @ w_ih, d_gates @ w_hh, dc1 * f, d2.T @ x2, d2.T @ h2, d2.sum(0), d2.sum(0))
+    return (h1, c1, d_gates @ cj(w_ih), d_gates @ cj(w_hh), dc1 * cj(f), d2.T @ cj(x2), d2.T @ cj(h2), d2.sum(0), d2.sum(0))
 
 
 # ------------------------------------------------------------------ multi-head attention and nn.Transformer

@@ -24,10 +24,11 @@ import _torch_ref as ref
 
 from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, compiled_only, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from _torch_common import ACCUMULATING, declare, flag as _flag
+from _torch_common import ACCUMULATING, declare, flag as _flag, from_host
 
 cases = Cases("torch")
 _case = declare(cases)
+cases.excuse("torch.bitwise_not", "integer_only", ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"])
 
 INTS = ["int8", "int16", "int32", "int64", "uint8"]
 
@@ -59,6 +60,7 @@ def _sorted_by_indices(outs: list[np.ndarray], ins: list[np.ndarray]) -> bool:
     shape=SHAPES,
     mode=["eager", "compiled"],
     where=compiled_only("float32", "large"),
+    grid="small",
     note="stable=True, so ties (int, bool, float16) have one right answer and outputs compare across devices",
 )
 def argsort(t: Ctx):
@@ -136,10 +138,25 @@ def argsort_dim(t: Ctx):
 
 @cases.case(
     "torch.sum",
+    dtype=["complex64"],
+    shape=shapes("small", "large"),
+    reduction=lambda dims, p: int(np.prod(dims)),
+    note="complex full reduction (OpInfo sum covers complex types); declared before sum_, whose grid then leaves "
+    "complex64-small to it",
+)
+def sum_complex(t: Ctx):
+    torch = t.fw
+    return t.call(lambda a: torch.sum(a), t.randn()).reference("equals numpy.sum in complex128", _sum_matches(None, False, "complex64"))
+
+
+@cases.case(
+    "torch.sum",
     dtype=FLOATS + ["int32", "int64", "bool"],
     shape=SHAPES,
     mode=["eager", "compiled"],
     where=compiled_only("float32", "large"),
+    grid="small",
+    reduction=lambda dims, p: 256 if dims == (48, 64) else int(np.prod(dims)),
     note="transposed: sum over dim 1 of a (128, 256) transposed view; otherwise a full reduction",
 )
 def sum_(t: Ctx):
@@ -148,17 +165,6 @@ def sum_(t: Ctx):
         x = t.randn((256, 128)).t()
         return t.call(lambda a: torch.sum(a, dim=1), x).reference("equals numpy.sum in float64", _sum_matches(1, False, t.dtype_name))
     return t.call(lambda a: torch.sum(a), t.randn()).reference("equals numpy.sum in float64", _sum_matches(None, False, t.dtype_name))
-
-
-@cases.case(
-    "torch.sum",
-    dtype=["complex64"],
-    shape=shapes("small", "large"),
-    note="complex full reduction (OpInfo sum covers complex types)",
-)
-def sum_complex(t: Ctx):
-    torch = t.fw
-    return t.call(lambda a: torch.sum(a), t.randn()).reference("equals numpy.sum in complex128", _sum_matches(None, False, "complex64"))
 
 
 # A sum's rounding error is relative to the size of its terms (sqrt of the sum of squares), not of the result,
@@ -193,6 +199,7 @@ def _sum_matches(dim, keepdim, dtype: str):
     dtype=["float32"],
     shape={"3d": (8, 16, 32)},
     params={"dim": [0, (1, 2)], "keepdim": [False, True]},
+    reduction=lambda dims, p: dims[0] if p["dim"] == 0 else dims[1] * dims[2],
     note="partial reductions over one or several dims, with and without keepdim (OpInfo sum's sample inputs)",
 )
 def sum_dims(t: Ctx):
@@ -207,6 +214,7 @@ def sum_dims(t: Ctx):
     dtype=["int32", "float16"],
     shape={"3d": (8, 16, 32)},
     params={"dim": [(1, 2)], "out_dtype": ["wide"]},
+    reduction=16 * 32,
     note="the dtype= argument accumulates in a wider type: int32 -> int64, float16 -> float32",
 )
 def sum_out_dtype(t: Ctx):
@@ -224,6 +232,7 @@ def sum_out_dtype(t: Ctx):
     "torch.cat",
     dtype=FLOATS + ["int64", "bool"],
     shape={"empty": (0, 64), "small": (100, 64), "transposed": (64, 100), "large": (512, 1024)},
+    grid="small",
     note="two tensors along dim 0; transposed: two non-contiguous views",
 )
 def cat(t: Ctx):
@@ -291,6 +300,8 @@ def cat_forms(t: Ctx):
     params={"pass": ["forward", "backward"]},
     mode=["eager", "compiled"],
     where=lambda d, s, m, p: m == "eager" or (d == "float32" and s == "small" and p["pass"] == "backward"),
+    grid="small",
+    reduction=lambda dims, p: dims[1] if p["pass"] == "forward" else max(dims[0] * dims[2], dims[1]),
     note="dims are (batch, in_features, out_features); backward: MSE loss to a fixed target, returns loss and the weight and bias grads",
 )
 def linear(t: Ctx):
@@ -334,6 +345,7 @@ def linear(t: Ctx):
     shape={"small": (32, 64, 16)},
     params={"form": ["nobias", "unbatched", "3d", "transposed", "empty"]},
     where=lambda d, s, m, p: d == "float32" or p["form"] in ("nobias", "3d"),
+    reduction=lambda dims, p: max(dims),
     note="module_db Linear variants, forward+backward (grads of input and parameters): bias=False; a 1-D "
     "unbatched input; a (4, batch/4, in) input; a non-contiguous (transposed) input; an empty batch. "
     "complex64: Linear documents complex support",
@@ -382,7 +394,7 @@ def linear_forms(t: Ctx):
 # |final loss - minimum| / max(1, |minimum|) allowed: LBFGS converges on these well-conditioned quadratics to the
 # precision the loss is evaluated in (measured: 4e-8 float32, 5e-11 float64, 1e-3 float16, 5e-3 bfloat16, whose
 # 16-term dot products round every product)
-_LBFGS_TOL = {"float32": 1e-5, "complex64": 1e-5, "float64": 1e-9, "float16": 5e-3, "bfloat16": 1.2e-2}
+_LBFGS_TOL = {"float32": 1e-5, "complex64": 1e-5, "float64": 1e-9, "complex128": 1e-9, "float16": 5e-3, "bfloat16": 1.2e-2}
 
 
 def _lbfgs_minimum(dtype: str):
@@ -429,9 +441,9 @@ def lbgfs(t: Ctx):
     n = t.shape[0]
     rng = t.numpy_rng()
     m = rng.standard_normal((n, n))
-    a = t.adapter.from_numpy(m @ m.T / n + np.eye(n), t.dtype_name)
-    b = t.adapter.from_numpy(rng.standard_normal(n), t.dtype_name)
-    x0 = t.adapter.from_numpy(rng.standard_normal(n), t.dtype_name)
+    a = from_host(t, m @ m.T / n + np.eye(n))
+    b = from_host(t, rng.standard_normal(n))
+    x0 = from_host(t, rng.standard_normal(n))
 
     def minimise(x0, a, b):
         x = x0.clone().requires_grad_(True)
@@ -476,8 +488,9 @@ def lbgfs_as_listed(t: Ctx):
 @_case(
     "torch.optim.LBGFS",
     dtype=["float32", "float64", "float16", "bfloat16", "complex64"],
-    tol={"float32": (1e-4, 1e-4), "complex64": (1e-4, 1e-4), "float64": (1e-9, 1e-9)},
+    tol={"float32": (1e-4, 1e-4), "complex64": (1e-4, 1e-4), "float64": (1e-9, 1e-9), "complex128": (1e-9, 1e-9)},
     shape={"small": (16,)},
+    grid="small",
     params={"line_search": ["none", "strong_wolfe"], "history": [100, 2]},
     where=lambda d, s, m, p: (d in ("float32", "float64") and (p["line_search"] == "none") != (p["history"] == 2))
     or (d not in ("float32", "float64") and p["line_search"] == "strong_wolfe" and p["history"] == 100),
@@ -491,9 +504,9 @@ def lbgfs_variants(t: Ctx):
     n = t.shape[0]
     rng = t.numpy_rng()
     m = rng.standard_normal((n, n))
-    a = t.adapter.from_numpy(m @ m.T / n + np.eye(n), t.dtype_name)
-    b = t.adapter.from_numpy(rng.standard_normal(n), t.dtype_name)
-    x0 = t.adapter.from_numpy(rng.standard_normal(n), t.dtype_name)
+    a = from_host(t, m @ m.T / n + np.eye(n))
+    b = from_host(t, rng.standard_normal(n))
+    x0 = from_host(t, rng.standard_normal(n))
     search = None if t.p.line_search == "none" else "strong_wolfe"
     lr = 0.5 if search is None else 1.0
     history = t.p.history
@@ -535,7 +548,7 @@ def lbgfs_variants(t: Ctx):
     where=lambda d, s, m, p: s != "large" or d in ("int64", "bool"),
     note="integer and bool only: bitwise_not of a float is a type error by definition, not a portability finding",
 )
-def bitwise_not(t: Ctx):
+def bitwise_not(t: Ctx):  # every integer dtype and bool declared: the grid needs nothing more
     torch = t.fw
     return t.call(lambda a: torch.bitwise_not(a), _input(t)).reference("equals numpy.invert", _is_not)
 
@@ -580,11 +593,11 @@ def bitwise_not_forms(t: Ctx):
 def _dropout_zero_or_scaled(outs: list[np.ndarray], ins: list[np.ndarray]) -> bool:
     """Each element is 0 or exactly 2x (x * 2 is exact in every float dtype); over 1000 elements or more the dropped
     fraction is within 5 standard deviations (sqrt(p(1-p)/n)) of p = 0.5."""
-    y, x = outs[0].astype(np.float64), ins[0].astype(np.float64)
-    if y.shape != x.shape:
+    y, x = ref.as64(outs[0]), ref.as64(ins[0])
+    if y.shape != x.shape or y.dtype != x.dtype:
         return False
     kept = y != 0
-    if not np.array_equal(y[kept], x[kept] * 2.0):
+    if not np.array_equal(y[kept], x[kept] * 2):
         return False
     if y.size >= 1000:
         return abs((1.0 - kept.mean()) - 0.5) <= 5 * math.sqrt(0.25 / y.size)
@@ -595,9 +608,10 @@ def _dropout_zero_or_scaled(outs: list[np.ndarray], ins: list[np.ndarray]) -> bo
     "torch.nn.functional.dropout",
     dtype=FLOATS,
     shape=shapes("scalar", "empty", "small", "large"),
-    params={"training": [False, True]},
+    params={"training": [True, False]},
     mode=["eager", "compiled"],
     where=compiled_only("float32", "large", training=True),
+    grid="small",
     note="p=0.5; training=False is the identity and compares across devices; "
     "training=True draws a random mask, so only its properties are checked",
 )

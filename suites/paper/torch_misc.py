@@ -17,7 +17,7 @@ import _torch_ref as ref
 
 from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from _torch_common import ACCUMULATING, all_true as _all_true, declare, flag as _flag
+from _torch_common import ACCUMULATING, all_true as _all_true, declare, flag as _flag, inexact
 
 cases = Cases("torch")
 _case = declare(cases)
@@ -55,6 +55,7 @@ _ADAMAX_CONFIGS = {
     where=lambda d, s, m, p: ((d == "float32" and s == "small") or p["config"] == "default")
     and (d == "float32" or s == "small")
     and (m == "eager" or (d == "float32" and s == "small" and p["config"] == "fixed-grad")),
+    grid="small",
     note="optim_db Adamax, lr=0.1: two parameters (the shape, and a bias-like vector; transposed: a non-contiguous "
     "leaf) and 5 real steps on sum |p - target|^2; configs weight_decay, maximize, foreach=True/False (the "
     "default picks foreach on CUDA and the single-tensor loop on CPU), lr as a tensor; fixed-grad: "
@@ -167,6 +168,7 @@ def _adamax(starts, targets, lr, steps, weight_decay=0.0, maximize=False, fixed=
     shape={"small": (10,), "large": (LARGE,)},
     params={"config": ["gamma0.9", "gamma0.5", "gamma1.0", "groups", "adam", "resume", "state-dict", "tensor-lr"]},
     where=lambda d, s, m, p: (d == "float32" and s == "small") or p["config"] == "gamma0.9",
+    grid="small",
     note="10 real optimisation steps (SGD unless adam) on sum (p - target)^2, a scheduler.step() after each; "
     "returns the final parameters, the lr after every step (per param group) and the epoch counter. Checked: "
     "after step k every group's lr is its starting lr * gamma^k, and the epoch counter counts up by one. groups: two param groups (lr 0.1 and 0.01); resume: "
@@ -215,7 +217,8 @@ def exponential_lr(t: Ctx):
                 sched.load_state_dict(sched_sd)
             opt.zero_grad()
             flat = torch.cat([x.reshape(-1) for x in leaves]) if cfg == "groups" else p
-            (flat - target).pow(2).sum().backward()
+            d = flat - target
+            (d.abs() if d.is_complex() else d).pow(2).sum().backward()  # complex: sum |p - target|^2, gradient 2 (p - target)
             opt.step()
             sched.step()
             lrs.append([float(v) for v in sched.get_last_lr()])
@@ -249,7 +252,7 @@ def exponential_lr(t: Ctx):
                 p = p - lr_of(k) / (1 - 0.9 ** (k + 1)) * m / (np.sqrt(v) / math.sqrt(1 - 0.999 ** (k + 1)) + 1e-8)
             else:
                 p = p - lr_of(k) * g
-        return ref.close(outs[0], p, ref.ACCUMULATE, t.dtype_name, t.case.id)
+        return ref.close(outs[0], p, ref.STEPS, t.dtype_name, t.case.id)
 
     return (
         t.call(run, p0, target)
@@ -310,6 +313,7 @@ def _holds(outs, ins) -> bool:
     params={"use": ["getitem", "dataloader", "drop-last", "dict-items", "add", "base-raises"]},
     where=lambda d, s, m, p: (d == "float32" and s == "small")
     or (p["use"] in ("getitem", "dataloader") and (s == "small" or d == "float32")),
+    grid="small",
     note="a user-defined map-style Dataset (the documented way: subclass, __getitem__, __len__) over tensors on the "
     "device; getitem: every item indexed and stacked; dataloader: DataLoader(batch_size=16) with default_collate "
     "(stacks device tensors, any dtype); drop-last: batch_size=24, drop_last=True; dict-items: items are dicts "
@@ -374,6 +378,7 @@ def dataset(t: Ctx):
     where=lambda d, s, m, p: (d == "float32" and s == "small")
     or (p["indices"] == "list" and (s == "small" or d == "float32"))
     or (d == "float32" and p["indices"] == "dataloader"),
+    grid="small",
     note="Subset of a TensorDataset on the device: indices as a list (every 3rd), a range, a tensor, negative "
     "indices, a Subset of a Subset, the batched __getitems__ that DataLoader uses, a DataLoader (batch_size=16) "
     "over it, and no indices (len 0, indexing raises). Checked: len(subset) and every item is dataset[indices[i]]",
@@ -443,6 +448,7 @@ def subset(t: Ctx):
     where=lambda d, s, m, p: (d == "float32" and s == "small")
     or (p["use"] == "two" and (s == "small" or d == "float32"))
     or (d == "float32" and p["use"] == "dataloader"),
+    grid="small",
     note="ConcatDataset of TensorDatasets on the device (n and n/2 rows): two; three with an empty one in the "
     "middle; negative indices; a ConcatDataset of ConcatDatasets; mixed (a TensorDataset and a user Dataset); a "
     "DataLoader over it; cumulative_sizes; and test_dataloader's errors: an empty list and an IterableDataset "
@@ -535,6 +541,7 @@ _VARIABLE_NOTE = (
         or (p["use"] == "grad" and p["api"] == "requires_grad_" and d == "float32" and s in ("small", "large"))
         or (p["use"] == "volatile" and p["api"] == "Variable" and d == "float32" and s == "small")
     ),
+    grid="small",
     note=_VARIABLE_NOTE + ". wrap: Variable(x) is a Tensor sharing x's storage (every dtype); grad: "
     "Variable(x, requires_grad=True), backward of sum(|v|^2) gives 2v (float and complex only: integer tensors "
     "cannot require grad); api=requires_grad_ does the same with the successor; volatile: the removed volatile=True "
@@ -595,6 +602,8 @@ def variable(t: Ctx):
         or (p["func"] == "matmul" and d in ("float32", "float64") and s in ("matrix", "large-matrix") and (d == "float32" or s == "matrix"))
         or (p["func"] in ("multi-input", "reduction", "create-graph") and d == "float32" and s == "small")
     ),
+    grid="small",
+    reduction=lambda dims, p: dims[0] if p["func"] == "matmul" else 1,
     note="test_autograd's functional jvp: (func_output, J v) by the double-backward trick. elementwise: "
     "sin(x) x (J v = (cos(x) x + sin(x)) v); matmul: A x with A (n, n) fixed, x and v vectors; multi-input: "
     "f(x, y) = (x y, x + y) with a tuple of tangents; reduction: sum(x^2) (a 0-d output); create-graph: "
@@ -718,11 +727,12 @@ def _bessel_ratio(k: float) -> float:
     dtype=["float32", "float64", "float16", "bfloat16"],
     tol={"float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2), "float32": (1e-4, 1e-4)},
     shape={"scalar": (), "batch": (8,), "large": (LARGE,)},
-    params={"method": ["log_prob", "moments"], "concentration": [0.01, 1.0, 100.0]},
+    params={"method": ["log_prob", "moments"], "concentration": [1.0, 0.01, 100.0]},
     where=lambda d, s, m, p: (
         (p["method"] == "log_prob" and ((d == "float32" and (s == "batch" or p["concentration"] == 1.0)) or (s == "batch" and p["concentration"] == 1.0)))
         or (p["method"] == "moments" and s == "batch" and d in ("float32", "float64") and p["concentration"] == 1.0)
     ),
+    grid="batch",
     note=_VM_NOTE + ". log_prob of values x ~ N(0, 1) under VonMises(loc, concentration): scalar parameters, a "
     "batch of 8 locs, a million values; concentration 0.01 (nearly uniform), 1, 100 (the Bessel-function "
     "approximations switch branches); checked against k cos(x - loc) - log(2 pi I0(k)). moments: mean, mode, "
@@ -735,7 +745,7 @@ def von_mises(t: Ctx):
     torch = t.fw
     kappa = t.p.concentration
     batch = t.shape if t.case.shape_name == "batch" else ()
-    loc = t.randn(tuple(batch)) * 0.5
+    loc = t.randn(tuple(batch)) * 0.5 if inexact(t) else t.randn(tuple(batch))  # ints and bools: the dtype's own values
     conc = torch.full(tuple(batch), kappa, dtype=t.dtype, device=t.device)
     if t.p.method == "moments":
 
@@ -755,9 +765,10 @@ def von_mises(t: Ctx):
 
     def formula(outs, ins):
         mu, x = ref.as64(ins[0]), ref.as64(ins[2])
+        diff = (x - mu).astype(np.float64)  # integer inputs subtract in their dtype (uint8 wraps around), as torch does
         norm = math.log(2 * math.pi) + _log_i0(kappa)
-        want = kappa * np.cos(x - mu) - norm
-        terms = kappa * np.abs(np.cos(x - mu)) + abs(norm)  # the difference cancels for large k: errors scale with these
+        want = kappa * np.cos(diff) - norm
+        terms = kappa * np.abs(np.cos(diff)) + abs(norm)  # the difference cancels for large k: errors scale with these
         return ref.close(outs[0], ref.Scaled(want, terms), _VM_TOL, t.dtype_name, t.case.id)
 
     return t.call(log_prob, loc, conc, values).reference("k cos(x - loc) - log(2 pi I0(k))", formula)
@@ -860,6 +871,9 @@ def _matmul_ok(dtype: str):
 
     def ok(outs, ins) -> bool:
         x = ref.as64(ins[0])
+        if x.dtype.kind in "biu":  # exact: bool as or-of-ands, integers wrapping around in their dtype
+            want = (x @ x) if x.dtype == np.bool_ else (x.astype(np.int64) @ x.astype(np.int64)).astype(x.dtype)
+            return ref.close(outs[0], want)
         return ref.close(outs[0], x @ x, _CUDA_MATMUL, dtype, "x @ x")
 
     return ok
@@ -871,6 +885,8 @@ def _matmul_ok(dtype: str):
     shape={"small": (64, 64), "large": (1024, 1024)},
     params={"api": ["synchronize", "stream", "event"]},
     where=lambda d, s, m, p: d == "float32" or (s == "large" and p["api"] == "synchronize"),
+    grid="small",
+    reduction=lambda dims, p: dims[0],
     note=_CUDA_NOTE + ". synchronize: a matmul then torch.cuda.synchronize(device); stream: the matmul on a side "
     "torch.cuda.Stream with wait_stream both ways (the documented pattern); event: Event(enable_timing=True) "
     "records around the matmul and elapsed_time is positive. Checked: the product equals x @ x in float64",
@@ -880,7 +896,7 @@ def cuda_device_api(t: Ctx):
     api = t.p.api
     _cuda_only(t, api if api != "event" else "Event")
     dev = t.device
-    x = t.randn() * (1.0 / math.sqrt(t.shape[0]))
+    x = t.randn() * (1.0 / math.sqrt(t.shape[0])) if inexact(t) else t.randn()  # ints and bools: unscaled
     if api == "synchronize":
 
         def sync(x):

@@ -22,7 +22,7 @@ import _torch_ref as ref
 
 from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, cross, np  # np: numpy, loaded on first use (listing needs none)
 
-from _torch_common import ACCUMULATING, all_true as _all_true, declare, flag as _flag
+from _torch_common import ACCUMULATING, all_true as _all_true, declare, flag as _flag, from_host, inexact
 
 cases = Cases("torch")
 _case = declare(cases, ACCUMULATING)
@@ -58,6 +58,13 @@ def _vjp(t: Ctx, f, xs, params):
     outputs, then the grads of every input that requires grad and of every parameter."""
     torch = t.fw
     params = list(params)
+    if not inexact(t):  # integer and bool (grid) cases: the forward alone, such tensors take no gradient
+
+        def forward(*ins):
+            out = f(*ins)
+            return out if isinstance(out, tuple) else (out,)
+
+        return t.call(forward, *xs)
     with torch.no_grad():
         out0 = f(*xs)
     outs0 = out0 if isinstance(out0, tuple) else (out0,)
@@ -82,9 +89,26 @@ def _vjp_reference(t: Ctx, call, n_inputs: int, reference, tol, name: str = "for
 
     def ok(outs, ins):
         xs, gs = [ref.as64(i) for i in ins[:n_inputs]], [ref.as64(g) for g in ins[n_inputs:]]
+        if not inexact(t):  # a forward-only call (see _vjp): its outputs against the reference's forward outputs
+            return ref.all_close(outs, _forward_reference(reference, xs, outs), tol, dtype, t.case.id)
         return ref.all_close(outs, list(reference(xs, gs)), tol, dtype, t.case.id)
 
     return call.reference(name, ok)
+
+
+def _forward_reference(reference, xs, outs) -> list:
+    """The forward outputs of `reference` for integer or bool inputs, computed in float64 (numpy would compute
+    sin or log of int8 in float16); an integer or bool output is that value rounded to float32 (torch computes a
+    floating function of integers in its default dtype) and converted as torch converts a float to the output's
+    dtype (toward zero; bool: nonzero)."""
+    xs = [x.astype(np.float64) if x.dtype.kind in "biu" else x for x in xs]
+    want = list(reference(xs, [np.zeros(np.shape(o)) for o in outs]))[:len(outs)]
+    for i, (o, value) in enumerate(zip(outs, want)):
+        if o.dtype.kind in "biu":
+            w32 = ref.round_to(np.asarray(value.value if isinstance(value, ref.Scaled) else value, dtype=np.float64), "float32")
+            with np.errstate(invalid="ignore"):
+                want[i] = (w32 != 0) if o.dtype == np.bool_ else np.trunc(w32).astype(o.dtype)
+    return want
 
 
 def _spatial_input(t: Ctx, channels: int, shape_name: str, dims) -> object:
@@ -101,7 +125,7 @@ def _spatial_input(t: Ctx, channels: int, shape_name: str, dims) -> object:
     if shape_name == "channels-last":
         fmt = torch.channels_last if len(full) == 4 else torch.channels_last_3d
         x = x.contiguous(memory_format=fmt)
-    return x.requires_grad_(True)
+    return x.requires_grad_(True) if inexact(t) else x
 
 
 # ---------------------------------------------------------- torch.nn.AdaptiveAvgPool3d
@@ -126,6 +150,7 @@ _POOL_SHAPES = {
     where=lambda d, s, m, p: ((d == "float32" and s == "batched") or p["output_size"] == "2x3x4")
     and (d == "float32" or s in ("batched", "large"))
     and (m == "eager" or (d == "float32" and s == "batched" and p["output_size"] == "2x3x4")),
+    grid="batched",
     note="module_db AdaptiveAvgPool3d: output_size as an int (global average: its own kernel), a tuple, a tuple "
     "with None (keep that dim), larger than the input (windows overlap); batched (N=2, C=3) and unbatched "
     "inputs, an empty batch, channels_last_3d, a non-contiguous view; C=16 for large (4x16x32^3 = 2M). "
@@ -172,6 +197,12 @@ _CONV2D_SHAPES = {
 }
 
 
+def _conv_reduction(config: dict, cin: int, nd: int) -> int:
+    """Terms of each output element: C_in / groups times the kernel's elements."""
+    k = config["kernel_size"]
+    return cin // config.get("groups", 1) * math.prod((k,) * nd if isinstance(k, int) else k)
+
+
 def _conv(t: Ctx, cls, config: dict, dims):
     torch = t.fw
     large = t.case.shape_name == "large"
@@ -201,6 +232,8 @@ def _conv(t: Ctx, cls, config: dict, dims):
     where=lambda d, s, m, p: ((d == "float32" and s == "small") or p["config"] == "k3")
     and (d == "float32" or s == "small" or (d == "bfloat16" and s == "large"))
     and (m == "eager" or (d == "float32" and s == "small" and p["config"] == "k3")),
+    grid="small",
+    reduction=lambda dims, p: _conv_reduction(_CONV2D[p["config"]], 32 if dims == _CONV2D_SHAPES["large"] else 4, 2),
     note="module_db Conv2d: 4->8 channels (32->32 for large, input 4x32x64x64); kernel, stride, padding "
     "(int, tuple, 'same', 'valid'), dilation, groups (and depthwise), bias=False, padding modes reflect/"
     "circular/replicate; unbatched, empty batch, non-contiguous, channels_last; complex64 is documented. "
@@ -240,6 +273,8 @@ _CONV3D_SHAPES = {
     where=lambda d, s, m, p: ((d == "float32" and s == "small") or p["config"] == "k3")
     and (d == "float32" or s == "small")
     and (m == "eager" or (d == "float32" and s == "small" and p["config"] == "k3")),
+    grid="small",
+    reduction=lambda dims, p: _conv_reduction(_CONV3D[p["config"]], 8 if dims == _CONV3D_SHAPES["large"] else 4, 3),
     note="module_db Conv3d: 4->8 channels (8->16 for large, input 2x8x16x32x32, kept modest for CPU runs); "
     "stride, padding ('same' with dilation), groups, a (1,3,3) kernel without bias, padding modes; unbatched, "
     "empty batch, non-contiguous, channels_last_3d; complex64 is documented. Forward and backward",
@@ -260,6 +295,7 @@ def conv3d(t: Ctx):
     where=lambda d, s, m, p: (d == "float32" or s in ("small", "large"))
     and (p["approximate"] == "none" or d == "float32" or s == "small")
     and (m == "eager" or (d == "float32" and s == "large" and p["approximate"] == "none")),
+    grid="small",
     note="OpInfo nn.functional.gelu / module_db GELU: approximate='none' (erf) and 'tanh' are separate kernels; "
     "float dtypes (complex is not supported by design). Forward and backward; the output is also checked "
     "against the erf / tanh formula in float64",
@@ -271,7 +307,8 @@ def gelu(t: Ctx):
         x = t.randn(tuple(reversed(t.shape))).t()
     else:
         x = t.randn()
-    x.requires_grad_(True)
+    if inexact(t):
+        x.requires_grad_(True)
     layer = torch.nn.GELU(approximate=approx)
     def reference(xs, gs):  # the erf / tanh formula and its derivative
         y, dy = ref.gelu(xs[0], approx)
@@ -306,6 +343,8 @@ _GATES = ref.STEPS
     where=lambda d, s, m, p: (p["config"] == "default" or (d == "float32" and s == "small"))
     and (d == "float32" or s in ("small", "large"))
     and (m == "eager" or (d == "float32" and s == "small" and p["config"] == "default")),
+    grid="small",
+    reduction=lambda dims, p: dims[1] + dims[2],
     note="module_db LSTMCell: dims are (batch, input_size, hidden_size); (h, c) given or omitted (zeros), "
     "bias=False, unbatched 1-D input, empty batch, a non-contiguous input. Forward and backward through h and c",
 )
@@ -379,6 +418,7 @@ _SEQ_SHAPES = {"small": (16, 16), "large": (512, 512)}
     where=lambda d, s, m, p: (d == "float32" or p["config"] in ("mlp", "cnn"))
     and (s == "small" or (d == "float32" and p["config"] in ("mlp", "cnn")))
     and (m == "eager" or (d == "float32" and s == "small" and p["config"] == "mlp")),
+    grid="small",
     note="dims are (batch, width). mlp: Linear-ReLU-Linear; cnn: Conv2d-BatchNorm2d(train)-ReLU-MaxPool2d-"
     "Flatten-Linear on (batch, 3, width, width) images (large: 16 images of 64x64); named: built from an "
     "OrderedDict; append: built with .append; nested Sequentials with LayerNorm; slice: seq[1:] (a new "
@@ -464,6 +504,7 @@ _TRANSFORMER_SIZES = {  # d_model, nhead, ff, src len, tgt len, batch
     or (d == "float64" and s == "small" and p["config"] == "default" and p["pass"] == "train")
     or (d in ("float16", "bfloat16") and s == "small" and p["config"] in ("default", "batch-first") and p["pass"] == "eval")
     or (d == "float32" and s == "large" and p["config"] in ("default", "batch-first") and (p["pass"] == "train") == (p["config"] == "default")),
+    grid="small",
     note="module_db Transformer with 2 encoder and 2 decoder layers, dropout=0 so it is deterministic; sizes are "
     "(d_model, nhead, dim_feedforward, src len, tgt len, batch). config: batch_first, norm_first, "
     "activation='gelu', a causal tgt mask (generate_square_subsequent_mask, tgt_is_causal), key padding masks "
@@ -564,6 +605,7 @@ _KL_SHAPES = {"scalar": (), "vector": (10,), "small": (16, 10), "empty": (0, 10)
         or (d != "float32" and s == "small" and (p["reduction"], p["log_target"]) in (("batchmean", False), ("none", True)))
     )
     and (m == "eager" or (d == "float32" and s == "small" and p["reduction"] == "batchmean" and not p["log_target"])),
+    grid="small",
     note="module_db KLDivLoss: every reduction (mean warns: it is not the KL divergence; batchmean is) and "
     "log_target; the input is log-probabilities (minus values in [0.5, 2.5)), the target probabilities in "
     "[0.2, 1) or their logs. batchmean needs a batch dim, so the 0-d case uses sum. Forward and backward "
@@ -575,14 +617,17 @@ def kl_div_loss(t: Ctx):
     torch = t.fw
     red, log_target = t.p.reduction, t.p.log_target
     shape = tuple(t.shape)
-    if t.case.shape_name == "transposed":
-        x = (-t.positive(shape[::-1])).t()
+    if not inexact(t):  # integer and bool (grid) cases: the dtype's own values, forward only
+        x, target = t.randn(shape), t.positive(shape)
     else:
-        x = -t.positive(shape)
-    target = t.positive(shape) * 0.4
-    if log_target:
-        target = target.log()
-    x = x.detach().requires_grad_(True)
+        if t.case.shape_name == "transposed":
+            x = (-t.positive(shape[::-1])).t()
+        else:
+            x = -t.positive(shape)
+        target = t.positive(shape) * 0.4
+        if log_target:
+            target = target.log()
+        x = x.detach().requires_grad_(True)
     loss = torch.nn.KLDivLoss(reduction=red, log_target=log_target)
 
     def f(x, y):
@@ -622,6 +667,7 @@ _BCE_SHAPES = {"scalar": (), "small": (16, 10), "3d": (4, 8, 10), "empty": (0, 1
         or (d != "float32" and s == "small" and p["reduction"] == "mean" and p["weights"] in ("none", "pos_weight"))
     )
     and (m == "eager" or (d == "float32" and s == "small" and p["reduction"] == "mean" and p["weights"] == "pos_weight")),
+    grid="small",
     note="module_db BCEWithLogitsLoss: reductions none/mean/sum; weight (per class, broadcast over the batch) and "
     "pos_weight (per class, the last dim), alone and together; targets in [0.2, 1); 0-d, 3-D (pos_weight "
     "broadcasts over the leading dims), empty, non-contiguous and large inputs. Forward and backward (grad of "
@@ -635,8 +681,11 @@ def bce_with_logits(t: Ctx):
         x = t.randn(shape[::-1]).t()
     else:
         x = t.randn(shape)
-    x = x.detach().requires_grad_(True)
-    target = t.positive(shape) * 0.4
+    if inexact(t):
+        x = x.detach().requires_grad_(True)
+        target = t.positive(shape) * 0.4
+    else:  # integer and bool (grid) cases: targets of the dtype, forward only
+        target = t.positive(shape)
     classes = shape[-1] if shape else 1
     weight = t.positive((classes,)) if which in ("weight", "both") and shape else None
     pos_weight = t.positive((classes,)) if which in ("pos_weight", "both") and shape else None
@@ -676,8 +725,8 @@ def bce_with_logits_extreme(t: Ctx):
     torch = t.fw
     z = np.where(np.arange(64) % 2 == 0, 100.0, -100.0)
     y = (np.arange(64) % 4 < 2).astype(np.float64)  # half the signs agree with the target, half do not
-    x = t.adapter.from_numpy(z, t.dtype_name).requires_grad_(True)
-    target = t.adapter.from_numpy(y, t.dtype_name)
+    x = from_host(t, z).requires_grad_(True)
+    target = from_host(t, y)
     loss = torch.nn.BCEWithLogitsLoss()
     call = _vjp(t, loss, [x, target], []).check(
         "finite loss and grads", lambda outs, ins: all(bool(np.all(np.isfinite(o.astype(np.float64)))) for o in outs)
@@ -694,6 +743,11 @@ def _module_for(t: Ctx, kind: str):
     torch = t.fw
     nn = torch.nn
     kw = dict(device=t.device, dtype=t.dtype)
+    if kind == "linear" and not inexact(t):  # integer and bool (grid) cases: nn.Linear itself is float or complex, so
+        m = nn.Linear(16, 8, device=t.device)  # its parameters are replaced by ones of the dtype (no grad: they take none)
+        for name, p in list(m.named_parameters()):
+            setattr(m, name, nn.Parameter(t.randn(tuple(p.shape)), requires_grad=False))
+        return m
     if kind == "linear":
         m = nn.Linear(16, 8, **kw)
     elif kind == "batchnorm":
@@ -720,6 +774,7 @@ def _module_for(t: Ctx, kind: str):
     where=lambda d, s, m, p: (d == "float32" and (s != "large" or p["op"] in ("state_dict", "roundtrip")))
     or (d != "float32" and s == "linear" and p["op"] in ("state_dict", "roundtrip"))
     or (d == "float64" and s == "batchnorm" and p["op"] == "roundtrip"),
+    grid="linear",
     note="shape names the module: Linear, BatchNorm1d (buffers: running stats, num_batches_tracked after one "
     "training step), a nested Sequential (Conv2d, BatchNorm2d, Linear), a 2-layer LSTM, a 2048x2048 Linear "
     "(4M parameters). op: state_dict(); keep_vars=True (Parameters instead of detached tensors); "
@@ -799,6 +854,7 @@ def state_dict(t: Ctx):
     shape={"linear": (32, 64, 16), "sequential": (32, 64, 16), "large": (64, 2048, 2048)},
     params={"set_to_none": [True, False]},
     where=cross("float32", "linear"),
+    grid="linear",
     note="shape is (batch, in, out); sequential: Linear-ReLU-Linear-LayerNorm; large: a 2048x2048 Linear. The timed "
     "call runs forward and backward (so every grad is set) then zero_grad; set_to_none=True (the default since "
     "2.0) must leave every .grad None, False must leave zero tensors. Returns the grads (zeros) or a None flag",
@@ -868,6 +924,7 @@ def register_parameter_as_listed(t: Ctx):
     shape={"small": (16, 8), "large": (2048, 2048)},
     params={"use": ["forward", "replace"]},
     where=lambda d, s, m, p: (s == "small" or d == "float32") and (p["use"] == "forward" or (d == "float32" and s == "small")),
+    grid="small",
     note=_REGISTER_NOTE + ". forward: register a Parameter on a bare Module, use it in a forward pass, backward "
     "reaches it (its grad is returned) and it is listed by named_parameters; replace: registering the same "
     "name again swaps the Parameter",
@@ -877,10 +934,29 @@ def register_parameter(t: Ctx):
     torch = t.fw
     nn = torch.nn
     rows, cols = t.shape
-    w0 = t.randn((rows, cols)) * (1.0 / math.sqrt(cols))
+    grads = inexact(t)  # integer and bool (grid) cases: a Parameter with requires_grad=False (they take no gradient)
+    w0 = t.randn((rows, cols)) * (1.0 / math.sqrt(cols)) if grads else t.randn((rows, cols))
     x = t.randn((4, cols))
     replace = t.p.use == "replace"
     w1 = t.randn((rows, cols)) if replace else None
+
+    def forward_only(w0, x):
+        m = nn.Module()
+        m.register_parameter("weight", nn.Parameter(w0.clone(), requires_grad=False))
+        listed = [n for n, _ in m.named_parameters()] == ["weight"]
+        return x @ m.weight.mT, _flag(t, listed, isinstance(m.weight, nn.Parameter))
+
+    def wraps(outs, ins):  # integers multiply and add in their dtype (wrapping around); bools: or of ands
+        w, xx = ins[0], ins[1]
+        want = (xx @ w.T) if w.dtype == np.bool_ else (xx.astype(np.int64) @ w.T.astype(np.int64)).astype(w.dtype)
+        return ref.close(outs[0], want)
+
+    if not grads:
+        return (
+            t.call(forward_only, w0, x)
+            .check("listed by named_parameters, a Parameter", lambda outs, ins: bool(outs[1].all()))
+            .reference("y = x W^T in the dtype, W the registered Parameter", wraps)
+        )
 
     def fn(w0, x):
         m = nn.Module()

@@ -14,7 +14,7 @@ import _torch_ref as ref
 
 from mudjack_probe.api import FLOATS, LARGE, Cases, Ctx, compiled_only, cross, np, shapes  # np: numpy, loaded on first use (listing needs none)
 
-from _torch_common import ACCUMULATING, all_true as _all_true, declare, flag as _flag
+from _torch_common import ACCUMULATING, all_true as _all_true, declare, flag as _flag, from_host
 
 cases = Cases("torch")
 _case = declare(cases)
@@ -54,6 +54,7 @@ def _equals(reference):
     shape={"matrix": (64, 100), "3d": (8, 16, 32), "empty": (0, 16), "transposed": (48, 64), "large": (1024, 1024)},
     mode=["eager", "compiled"],
     where=cross(("float32", "int64", "bool"), ("matrix", "transposed")) & compiled_only("float32", "large"),
+    grid="matrix",
     note="OpInfo fliplr: all dtypes, inputs of 2 or more dims (it flips dim 1), empty and non-contiguous",
 )
 def fliplr(t: Ctx):
@@ -106,6 +107,7 @@ def _broadcast_ok(outs, ins):
     shape=_BROADCAST,
     mode=["eager", "compiled"],
     where=cross("float32", "pair") & compiled_only("float32", "pair"),
+    grid="pair",
     note="OpInfo broadcast_tensors' shape sets: two, three, 0-d with a matrix, identical, empty, large; "
     "outputs are expanded views, checked against numpy.broadcast_to",
 )
@@ -157,8 +159,8 @@ def _addr_reference(alpha, beta):
     def reference(m, u, v):
         if m.dtype == np.bool_:
             return np.logical_or(np.logical_and(beta, m), np.logical_and(alpha, np.outer(u, v)))
-        if m.dtype.kind in "iu":
-            return alpha * np.outer(u.astype(np.int64), v.astype(np.int64)) + beta * m.astype(np.int64)
+        if m.dtype.kind in "iu":  # computed in the dtype: int8, uint8 and int16 wrap around as the result's dtype does
+            return (alpha * np.outer(u.astype(np.int64), v.astype(np.int64)) + beta * m.astype(np.int64)).astype(m.dtype)
         out = alpha * np.outer(u.astype(np.complex128), v.astype(np.complex128))
         if beta != 0:
             out = out + beta * m.astype(np.complex128)
@@ -202,6 +204,7 @@ def _addr_close(alpha, beta, dtype_name, scale="default"):
     where=lambda d, s, m, p: (s == "small" or d in ("float32", "int64", "bool"))
     and (p["scale"] == "default" or s == "small")
     and (m == "eager" or (d == "float32" and s == "large" and p["scale"] == "default")),
+    grid="small",
     note="beta*M + alpha*outer(v1, v2), OpInfo addr: all dtypes; default alpha=beta=1; scaled: alpha=0.2, "
     "beta=0.6 for floats and complex, alpha=2, beta=3 for ints, alpha=True, beta=False for bool (bool "
     "takes only bool scalars); transposed: M is a non-contiguous view",
@@ -214,7 +217,7 @@ def addr(t: Ctx):
         alpha, beta = (True, True) if t.dtype_name == "bool" else (1, 1)
     elif t.dtype_name == "bool":
         alpha, beta = True, False
-    elif t.dtype_name.startswith("int"):
+    elif t.dtype_name.startswith(("int", "uint")):
         alpha, beta = 2, 3
     else:
         alpha, beta = 0.2, 0.6
@@ -267,6 +270,7 @@ _SIZES = {
     params={"other": ["same-dtype", "float64"]},
     where=lambda d, s, m, p: (d == "float32" or s == "same")
     and (p["other"] == "same-dtype" or (d == "float32" and s in ("same", "different"))),
+    grid="same",
     note="returns a Python bool, returned as a bool tensor; compares sizes only (not dtype, strides or device): "
     "same, different, same numel but other shape, other rank, 0-d, empty; other=float64: a second operand of "
     "another dtype",
@@ -320,6 +324,7 @@ _MOVES = {
     where=lambda d, s, m, p: ((s == "3d" and p["move"] == "pair") or d == "float32")
     and (p["move"] in ("single", "pair") or (s == "3d" and d == "float32"))
     and (m == "eager" or (d == "float32" and s == "large" and p["move"] == "pair")),
+    grid="3d",
     note="alias of torch.movedim; OpInfo movedim: single dims, tuples of dims, negative dims, the identity "
     "move; all dtypes; the output is a view, checked against numpy.moveaxis",
 )
@@ -372,6 +377,7 @@ _LT_SHAPES = {
     shape=_LT_SHAPES,
     mode=["eager", "compiled"],
     where=cross(("float32", "int64"), ("same", "broadcast")) & compiled_only("float32", "large"),
+    grid="same",
     note="OpInfo lt (a binary comparison): real dtypes and bool (complex has no order, torch rejects it by "
     "design); same shape, broadcasting, a 0-d other, empty, non-contiguous (both transposed), large",
 )
@@ -436,7 +442,7 @@ def _weights(t: Ctx, shape, dtype=None):
     """Nonnegative weights with about a third exactly zero: a sample of a zero weight is an error."""
     w = np.abs(t.numpy_rng().standard_normal(shape)) + 0.1
     w[..., ::3] = 0.0
-    return t.adapter.from_numpy(w, dtype or t.dtype_name)
+    return from_host(t, w, dtype or t.dtype_name)
 
 
 @cases.case(
@@ -446,6 +452,7 @@ def _weights(t: Ctx, shape, dtype=None):
     params={"replacement": [False, True], "n": [1, 20]},
     where=lambda d, s, m, p: (d == "float32" or (s == "matrix" and p["n"] == 20))
     and (s != "large" or p["n"] == 20),
+    grid="vector",
     note="random draws: not compared across devices; checked: indices in range, only categories of nonzero "
     "weight, no repeats without replacement. OpInfo multinomial: 1-D and 2-D weights, replacement, sample counts",
 )
@@ -472,7 +479,7 @@ def multinomial_one_hot(t: Ctx):
     rows, cols = t.shape
     w = np.zeros((rows, cols))
     w[np.arange(rows), (np.arange(rows) * 7) % cols] = 1.0
-    x = t.adapter.from_numpy(w, t.dtype_name)
+    x = from_host(t, w, t.dtype_name)
     want = np.repeat(((np.arange(rows) * 7) % cols)[:, None], 10, axis=1)
     return t.call(lambda a: torch.multinomial(a, 10, replacement=True), x).reference(
         "always the one category", lambda outs, ins: ref.close(outs[0], want)
@@ -514,6 +521,7 @@ def multinomial_frequencies(t: Ctx):
     where=lambda d, s, m, p: (d == "float32" or (s in ("vector", "matrix") and p["diagonal"] == 0))
     and (p["diagonal"] == 0 or s in ("vector", "matrix", "transposed"))
     and (m == "eager" or (d == "float32" and s == "large-vector" and p["diagonal"] == 0)),
+    grid="matrix",
     note="OpInfo diag: a vector builds a matrix, a matrix gives its diagonal; offsets 0, 2, -3; all dtypes; "
     "empty and non-contiguous inputs",
 )
@@ -552,6 +560,7 @@ def diag_raises(t: Ctx):
     shape={"scalar": (), "empty": (0, 3), "small": (10, 20), "large": (2048, 2048)},
     mode=["eager", "compiled"],
     where=cross(("float32", "int64", "bool", "complex64"), "small") & compiled_only("float32", "large"),
+    grid="small",
     note="a factory: no inputs; size given as a tuple, dtype and device as keywords; checked all zero",
 )
 def zeros(t: Ctx):
@@ -626,7 +635,7 @@ def _round_ok(decimals: int, dtype_name: str):
 
     def ok(outs, ins):
         x = ref.as64(ins[0])
-        if x.dtype.kind in "iu" or decimals == 0:
+        if x.dtype.kind in "biu" or decimals == 0:
             return ref.close(outs[0], np.round(x))
         return ref.close(outs[0], np.round(x, decimals), _ROUND, dtype_name, f"round({decimals})")
 
@@ -642,6 +651,7 @@ def _round_ok(decimals: int, dtype_name: str):
     where=lambda d, s, m, p: (p["decimals"] == 0 or (s == "small" and d in FLOATS))
     and (s in ("small", "large") or d in ("float32", "int64"))
     and (m == "eager" or (d == "float32" and s == "large" and p["decimals"] == 0)),
+    grid="small",
     note="OpInfo round and round.decimals: floats and ints (identity for ints); decimals 3 and -1 for floats. "
     "Inputs are standard normal x 100 so decimals=-1 is not all zeros; checked against numpy.round",
 )
@@ -666,7 +676,7 @@ def round_(t: Ctx):
 )
 def round_halves(t: Ctx):
     torch = t.fw
-    x = t.adapter.from_numpy(np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 4.5, 0.49, 0.51, -0.0, 7.0]), t.dtype_name)
+    x = from_host(t, np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 4.5, 0.49, 0.51, -0.0, 7.0]), t.dtype_name)
     want = np.array([-2.0, -2.0, -0.0, 0.0, 2.0, 2.0, 4.0, 4.0, 0.0, 1.0, -0.0, 7.0])
     return t.call(lambda a: torch.round(a), x).reference(
         "half to even", lambda outs, ins: bool(np.array_equal(outs[0].astype(np.float64), want))
@@ -693,6 +703,7 @@ _RANGES = {
     and not (d.startswith("int") and s == "fractional")
     and not (d in ("float16", "bfloat16") and s == "large")
     and (p["api"] == "range" or d in ("float32", "int64")),
+    grid="unit",
     note="torch.range is deprecated (UserWarning since 0.4: it includes `end`, unlike Python's range) in favour "
     "of torch.arange; api=range calls the listed function, api=arange the successor with end + step/2 "
     "so both produce start, start+step, ..., end. Checked: the values and the length floor((end-start)/step)+1",
@@ -756,6 +767,7 @@ def range_warns(t: Ctx):
     and not (d == "complex64" and p["target"] not in ("complex64",) and p["target"] != "float32")
     and (s == "small" or (d == "float32" and p["target"] in ("float16", "int32")))
     and (m == "eager" or (d == "float32" and s == "large" and p["target"] == "float16")),
+    grid="small",
     note="dtype conversions (Tensor.to(dtype)): from float32 to every dtype, from every dtype to float32 and "
     "int64; complex to float32 drops the imaginary part (with a warning); values are standard normal, so "
     "float -> int truncates within range. Checked against numpy's astype",
@@ -892,6 +904,8 @@ _TRI_SHAPES = {
     and (p["api"] == "triangular_solve" or (not p["transpose"] and s in ("small", "batched", "large")))
     and (m == "eager" or (d == "float32" and s == "large" and p["api"] == "triangular_solve" and p["upper"]
                           and not p["transpose"] and not p["unitriangular"])),
+    grid="small",
+    reduction=lambda dims, p: dims[1],
     note="torch.triangular_solve is deprecated (since 1.11) in favour of torch.linalg.solve_triangular; "
     "api=triangular_solve calls the listed function (A, b, upper, transpose, unitriangular, batched and "
     "broadcast batches), api=linalg.solve_triangular the successor (it has no transpose flag; A.mT is passed "
@@ -905,9 +919,9 @@ def triangular_solve(t: Ctx):
     upper, transpose, unit = t.p.upper, t.p.transpose, t.p.unitriangular
     a_np = _well_conditioned_triangular(t, n, batch, upper)
     if t.case.shape_name == "transposed":  # A as a non-contiguous view of its transpose
-        a = t.adapter.from_numpy(np.swapaxes(a_np, -1, -2).copy(), t.dtype_name).mT
+        a = from_host(t, np.swapaxes(a_np, -1, -2).copy()).mT
     else:
-        a = t.adapter.from_numpy(a_np, t.dtype_name)
+        a = from_host(t, a_np, t.dtype_name)
     rhs_batch = (batch[0], 3) if t.case.shape_name == "broadcast" else batch
     b = t.randn(tuple(rhs_batch) + (n, k))
     if t.p.api == "triangular_solve":
@@ -983,6 +997,7 @@ _RANK_SHAPES = {
     and (not p["hermitian"] or (s in ("square", "batched", "large") and p["tol"] == "default"))
     and (p["tol"] == "default" or (d == "float32" and s in ("square", "batched")))
     and (d == "float32" or s in ("square", "full", "batched", "large")),
+    grid="square",
     note="OpInfo linalg.matrix_rank: float and complex dtypes, batches, hermitian=True (eigvalsh instead of "
     "svd), explicit atol/rtol; inputs are products U V of a known rank (hermitian: U U^H), so the answer is exact; "
     "float16/bfloat16 are expected to be rejected on CPU (no half SVD)",
@@ -993,9 +1008,9 @@ def matrix_rank(t: Ctx):
     herm = t.p.hermitian
     m = _low_rank(t, batch, rows, cols, rank, herm)
     if t.case.shape_name == "transposed":
-        x = t.adapter.from_numpy(np.swapaxes(m, -1, -2).copy(), t.dtype_name).mT
+        x = from_host(t, np.swapaxes(m, -1, -2).copy()).mT
     else:
-        x = t.adapter.from_numpy(m, t.dtype_name)
+        x = from_host(t, m, t.dtype_name)
     if t.p.tol == "default":
         fn = lambda a: torch.linalg.matrix_rank(a, hermitian=herm)  # noqa: E731
     else:
@@ -1054,6 +1069,8 @@ _SLOGDET_SHAPES = {
     and (d not in ("float16", "bfloat16") or s == "small")
     and (p["api"] == "slogdet" or (d == "float32" and s in ("small", "batched")))
     and (m == "eager" or (d == "float32" and s == "large" and p["api"] == "slogdet")),
+    grid="small",
+    reduction=lambda dims, p: max(1, dims[1]),
     note="torch.slogdet is an alias of torch.linalg.slogdet (both documented; api= picks the name). Inputs are "
     "L U products of known determinant: checked (sign, log|det|) against it, singular gives sign 0 and "
     "log|det| = -inf, 0x0 gives (1, 0). float16/bfloat16 are expected to be rejected on CPU (no half LU)",
@@ -1063,9 +1080,9 @@ def slogdet(t: Ctx):
     batch, n = t.shape
     a, sign, logabs = _with_known_det(t, batch, n, singular=t.case.shape_name == "singular")
     if t.case.shape_name == "transposed":
-        x = t.adapter.from_numpy(np.swapaxes(a, -1, -2).copy(), t.dtype_name).mT
+        x = from_host(t, np.swapaxes(a, -1, -2).copy()).mT
     else:
-        x = t.adapter.from_numpy(a, t.dtype_name)
+        x = from_host(t, a, t.dtype_name)
     if t.p.api == "slogdet":
         fn = lambda a: tuple(torch.slogdet(a))  # noqa: E731
     else:
