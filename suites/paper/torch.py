@@ -140,7 +140,7 @@ def argsort_dim(t: Ctx):
     "torch.sum",
     dtype=["complex64"],
     shape=shapes("small", "large"),
-    reduction=lambda dims, p: int(np.prod(dims)),
+    reduction=lambda dims, p: math.prod(dims),
     note="complex full reduction (OpInfo sum covers complex types); declared before sum_, whose grid then leaves "
     "complex64-small to it",
 )
@@ -156,7 +156,7 @@ def sum_complex(t: Ctx):
     mode=["eager", "compiled"],
     where=compiled_only("float32", "large"),
     grid="small",
-    reduction=lambda dims, p: 256 if dims == (48, 64) else int(np.prod(dims)),
+    reduction=lambda dims, p: 256 if dims == (48, 64) else math.prod(dims),
     note="transposed: sum over dim 1 of a (128, 256) transposed view; otherwise a full reduction",
 )
 def sum_(t: Ctx):

@@ -41,16 +41,18 @@ def _fill(t: Ctx, module, dtype_name: str | None = None) -> None:
     """Deterministic parameters from the case seed: weights ~ N(0, 1/fan_in), 1-D weights (norms) ~ 1 + 0.1 N(0, 1),
     biases ~ 0.1 N(0, 1)."""
     torch = t.fw
+    # The float64 reference run (t.widen) rounds each weight to the case's dtype, as the case's own copy_ does.
+    rounded = t.rounded if dtype_name is None else (lambda x: x)
     with torch.no_grad():
         for name, p in module.named_parameters():
             d = dtype_name or _dtype_name(p.dtype)
             v = t.randn(tuple(p.shape), d)
             if p.dim() >= 2:
-                p.copy_(v * (1.0 / math.sqrt(max(1, p[0].numel()))))
+                p.copy_(rounded(v * (1.0 / math.sqrt(max(1, p[0].numel())))))
             elif name.endswith("weight"):
-                p.copy_(1.0 + 0.1 * v)
+                p.copy_(rounded(1.0 + 0.1 * v))
             else:
-                p.copy_(0.1 * v)
+                p.copy_(rounded(0.1 * v))
 
 
 def _vjp(t: Ctx, f, xs, params):
@@ -419,6 +421,10 @@ _SEQ_SHAPES = {"small": (16, 16), "large": (512, 512)}
     and (s == "small" or (d == "float32" and p["config"] in ("mlp", "cnn")))
     and (m == "eager" or (d == "float32" and s == "small" and p["config"] == "mlp")),
     grid="small",
+    # bfloat16 rounds the activations between layers: a max-pool window whose two largest values are within a
+    # bfloat16 ulp routes the gradient to the other element than the float64 reference does (O(1) at a few of
+    # 12288 elements), on any device. The loosened elements are those; every other stays in the oracle's bound.
+    tol={**ACCUMULATING, "bfloat16": (5e-2, 0.25)},
     note="dims are (batch, width). mlp: Linear-ReLU-Linear; cnn: Conv2d-BatchNorm2d(train)-ReLU-MaxPool2d-"
     "Flatten-Linear on (batch, 3, width, width) images (large: 16 images of 64x64); named: built from an "
     "OrderedDict; append: built with .append; nested Sequentials with LayerNorm; slice: seq[1:] (a new "
