@@ -5,8 +5,10 @@
 // float64 reference, this plants two wrong answers into copies of the
 // device's outputs and judges them with the engine's own oracle
 // (supervisor::Oracle): every value x(1+1e-3), and one NaN (at the element of
-// largest magnitude). It prints, per framework and device, how many of each
-// were caught, and the first misses with the oracle's numbers.
+// largest magnitude). A plant that leaves the values as they were (zeros
+// scaled, a NaN into all-NaN output, an empty array) is not counted. It
+// prints, per framework and device, how many of each were caught, and the
+// first misses with the oracle's numbers.
 //
 //   build/plant_oracle RUN_DIR/results.json [--baseline cpu] [--misses N]
 //
@@ -65,13 +67,22 @@ bool plant_file(const fs::path& from, const fs::path& to, Plant plant) {
     const float nan = std::nanf("");
     std::memcpy(bytes.data() + data + largest * sizeof(float), &nan, sizeof nan);
   }
+  // A plant that changes nothing (zeros scaled, NaN into all-NaN) is no plant.
+  auto planted = oracle::parse_npy(bytes);
+  bool changed = false;
+  for (size_t i = 0; i < count && !changed; ++i) {
+    const double a = parsed.array->values[i], b = planted.array->values[i];
+    changed = !(a == b || (std::isnan(a) && std::isnan(b)));
+  }
+  if (!changed) return false;
   std::ofstream(to, std::ios::binary) << bytes;
   return true;
 }
 
 struct Tally {
-  int cases = 0;
+  int scale_cases = 0;
   int scale_caught = 0;
+  int nan_cases = 0;
   int nan_caught = 0;
 };
 
@@ -114,7 +125,7 @@ int main(int argc, char** argv) {
           planted = true;
         }
       }
-      if (!planted) break;
+      if (!planted) continue;
       model::CaseResult bb = *b->second;
       bb.outcome = model::Outcome::kPass;  // judged afresh, as when it landed
       bb.numeric = {};
@@ -126,9 +137,10 @@ int main(int argc, char** argv) {
       auto& t = tallies[r.info.framework + " on " + r.device];
       const bool caught = d.outcome == model::Outcome::kMismatch;
       if (plant == Plant::kScale) {
-        ++t.cases;
+        ++t.scale_cases;
         t.scale_caught += caught ? 1 : 0;
       } else {
+        ++t.nan_cases;
         t.nan_caught += caught ? 1 : 0;
       }
       if (!caught && misses++ < show_misses) {
@@ -141,12 +153,11 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::printf("%-28s %7s %18s %18s\n", "framework on device", "cases", "x(1+1e-3) caught",
-              "NaN caught");
+  std::printf("%-28s %22s %22s\n", "framework on device", "x(1+1e-3) caught", "NaN caught");
   for (const auto& [key, t] : tallies) {
-    std::printf("%-28s %7d %10d (%5.1f%%) %10d (%5.1f%%)\n", key.c_str(), t.cases, t.scale_caught,
-                t.cases ? 100.0 * t.scale_caught / t.cases : 0.0, t.nan_caught,
-                t.cases ? 100.0 * t.nan_caught / t.cases : 0.0);
+    std::printf("%-28s %5d of %5d (%5.1f%%) %5d of %5d (%5.1f%%)\n", key.c_str(), t.scale_caught,
+                t.scale_cases, t.scale_cases ? 100.0 * t.scale_caught / t.scale_cases : 0.0,
+                t.nan_caught, t.nan_cases, t.nan_cases ? 100.0 * t.nan_caught / t.nan_cases : 0.0);
   }
   fs::remove_all(work);
   return 0;

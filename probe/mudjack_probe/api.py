@@ -188,6 +188,7 @@ class Call:
     work_unit: str = ""
     metrics: list[Metric] = field(default_factory=list)
     compiled_by_case: bool = False  # True: the body compiled fn itself; the runner must not
+    no_reference_reason: str = ""  # why the case has no float64 reference (`no_reference`)
 
     def check(self, name: str, fn: Callable[..., bool]) -> Call:
         """Add a property check (see `Check`)."""
@@ -202,6 +203,13 @@ class Call:
 
     def no_compare(self) -> Call:
         self.compare = False
+        return self
+
+    def no_reference(self, reason: str) -> Call:
+        """The case has no float64 reference: its answer at float64 is not
+        its answer rounded (random draws whose bits depend on the dtype).
+        Its outputs are compared with the baseline device's instead."""
+        self.no_reference_reason = reason
         return self
 
     def work(self, amount: float, unit: str) -> Call:

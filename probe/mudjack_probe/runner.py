@@ -197,9 +197,15 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
                                             "message": f"output lives on {placed}, not on {adapter.device_id}"})
         return result
     result["memory"] = {"peak_device_bytes": adapter.peak_device_bytes(), "peak_host_bytes": _host_peak_bytes()}
-    result["outputs"] = _save(arrays, case.id, artifact_dir) if call.compare else []
+    result["outputs"] = _save(arrays, case.id, artifact_dir, result) if call.compare else []
     if result["outputs"]:
-        result.update(_accuracy_runs(adapter, case, seed, policy, artifact_dir, fn, args))
+        result.update(_accuracy_runs(adapter, case, seed, policy, artifact_dir, call, fn, args))
+        strict = result.get("strict")
+        if failed and strict and strict["outputs"]:
+            # Do the checks hold once every precision knob is strict? Then the
+            # default precision is the cause (the engine names the setting).
+            strict_arrays = [(np.load(o["path"]), o["dtype"]) for o in strict["outputs"]]
+            strict["checks_ok"] = all(_check_ok(c.fn, strict_arrays, inputs) for c in call.checks)
     if call.work_amount is not None:
         result["work"] = {"amount": call.work_amount, "unit": call.work_unit}
     if metrics:
@@ -220,7 +226,7 @@ _PRECISION_KNOBBED = frozenset(("float32", "complex64"))
 
 
 def _accuracy_runs(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_dir: str | None,
-                   fn: Callable[..., Any], args: tuple[Any, ...]) -> dict[str, Any]:
+                   call: Call, fn: Callable[..., Any], args: tuple[Any, ...]) -> dict[str, Any]:
     """The extra untimed calls the accuracy oracle judges with (protocol 1.3).
 
     `reference` (when the engine asked for it): the body built again widened
@@ -230,14 +236,29 @@ def _accuracy_runs(adapter: Any, case: CaseDef, seed: int, policy: Policy, artif
     `strict`: the timed function itself, called once more on the same
     arguments with every precision knob at its strictest (on a device where
     one differs from its default). A call that raises is recorded with its
-    error; it never changes the case's outcome."""
+    error; it never changes the case's outcome. A reference must pass the
+    case's own checks, as any right answer does: one that fails them (a
+    framework whose float64 kernel is broken) is dropped with the reason."""
     extra: dict[str, Any] = {}
     if policy.reference and case.dtype in _NARROW:
-        def widened() -> Any:
-            with adapter.scope():
-                call = case.body(Ctx(adapter, case, seed, widen=True))
-                return call.fn(*(adapter.widened(a) for a in args))
-        extra["reference"] = _extra_run(adapter, widened, case.id, artifact_dir, "ref")
+        if call.no_reference_reason:
+            extra["reference"] = {"outputs": [], "error": f"no float64 reference: {call.no_reference_reason}"}
+        else:
+            wide: list[Call] = []
+            wide_args = tuple(adapter.widened(a) for a in args)
+
+            def widened() -> Any:
+                with adapter.scope():
+                    wide.append(case.body(Ctx(adapter, case, seed, widen=True)))
+                    return wide[0].fn(*wide_args)
+
+            extra["reference"] = _extra_run(adapter, widened, case.id, artifact_dir, "ref")
+            if extra["reference"]["outputs"] and wide[0].checks:
+                arrays = [(np.load(o["path"]), o["dtype"]) for o in extra["reference"]["outputs"]]
+                inputs = adapter.to_numpy(wide_args)
+                failed = [c.name for c in wide[0].checks if not _check_ok(c.fn, arrays, inputs)]
+                if failed:
+                    extra["reference"] = {"outputs": [], "error": "the float64 reference fails the case's own checks: " + ", ".join(failed)}
     if case.dtype in _PRECISION_KNOBBED:
         with adapter.strict_precision() as setting:
             if setting:
@@ -307,10 +328,14 @@ def _check_ok(fn: Callable[..., bool], outputs: list[tuple[np.ndarray, str]], in
         return False
 
 
-def _save(arrays: list[tuple[np.ndarray, str]], case_id: str, artifact_dir: str | None) -> list[dict[str, Any]]:
+def _save(arrays: list[tuple[np.ndarray, str]], case_id: str, artifact_dir: str | None,
+          result: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Saves the outputs as .npy files. The case has run by now: a file that
     cannot be written (a full disk, a read-only folder) is the machine's
-    fault, raised as MachineFault, never the case's outcome."""
+    fault, raised as MachineFault, never the case's outcome. An output that
+    is not numbers (strings, objects) is not compared: it is listed in
+    result["skipped_outputs"] with its index, dtype and why, never dropped
+    silently."""
     if not artifact_dir:
         return []
     saved = []
@@ -322,6 +347,9 @@ def _save(arrays: list[tuple[np.ndarray, str]], case_id: str, artifact_dir: str 
                 try:
                     a = a.astype(np.float32)
                 except (TypeError, ValueError):
+                    if result is not None:
+                        result.setdefault("skipped_outputs", []).append(
+                            {"index": i, "dtype": dtype_name, "reason": f"{a.dtype} values are not compared"})
                     continue
             path = os.path.join(artifact_dir, f"{artifact_name(case_id)}.{i}.npy")
             np.save(path, a, allow_pickle=False)

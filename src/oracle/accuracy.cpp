@@ -202,15 +202,34 @@ std::string describe(const Error& e, double bound, std::string_view against) {
 }
 
 int64_t default_reduction(std::string_view function, const nlohmann::json& dims) {
-  static constexpr std::array<std::string_view, 30> kFamilies{
-      "matmul", "mm",      "dot",       "einsum",  "tensordot", "linear",  "dense", "conv",
-      "attention", "transformer", "lstm", "gru",   "rnn",       "sequential", "linalg", "solve",
-      "inv",    "sum",     "mean",      "norm",    "softmax",   "logsumexp", "cum",  "prod",
-      "var",    "std",     "loss",      "reduce",  "fft",       "pool"};
+  // The function's own name (its last dotted part), lowercased, read by prefix;
+  // a module named linalg or fft puts every function in it in the family.
+  static constexpr std::array<std::string_view, 39> kPrefixes{
+      "matmul",  "bmm",       "addmm",     "baddbmm",   "addmv",      "einsum",    "tensordot",
+      "linear",  "dense",     "conv",      "attention", "multihead",  "transformer", "lstm",
+      "gru",     "rnn",       "sequential", "solve",    "slogdet",    "svd",       "eig",
+      "qr",      "cholesky",  "lstsq",     "sum",       "nansum",     "mean",      "nanmean",
+      "norm",    "softmax",   "log_softmax", "logsumexp", "reduce_",  "cumsum",    "cumprod",
+      "var_",    "std_",      "batch_norm", "layer_norm"};
+  static constexpr std::array<std::string_view, 6> kContains{"prod", "loss", "pool", "average",
+                                                              "matrix", "triangular"};
+  static constexpr std::array<std::string_view, 11> kExactly{"mm",  "mv",  "dot", "vdot", "inner", "outer",
+                                                             "inv", "det", "pinv", "var", "std"};
   std::string lower;
-  for (char c : function) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  bool family = std::any_of(kFamilies.begin(), kFamilies.end(),
-                            [&](std::string_view f) { return lower.find(f) != std::string::npos; });
+  for (char c : function) {
+    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  const auto dot = lower.rfind('.');
+  const std::string name = dot == std::string::npos ? lower : lower.substr(dot + 1);
+  const bool in_module = lower.find(".linalg.") != std::string::npos ||
+                         lower.find(".fft.") != std::string::npos;
+  const bool family =
+      in_module ||
+      std::any_of(kPrefixes.begin(), kPrefixes.end(),
+                  [&](std::string_view p) { return name.starts_with(p); }) ||
+      std::find(kExactly.begin(), kExactly.end(), name) != kExactly.end() ||
+      std::any_of(kContains.begin(), kContains.end(),
+                  [&](std::string_view p) { return name.find(p) != std::string::npos; });
   if (!family) return 1;
   int64_t largest = 16;
   if (dims.is_array()) {

@@ -145,6 +145,10 @@ def _uniform_host(key: Any, dtype: Any, n: int, lo: Any, hi: Any, partitionable:
 cases.excuse("jax.random.PRNGKey", "integer_only", ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"])
 
 
+# The bits a draw takes depend on its dtype: a float64 draw is another draw, not this one widened.
+_DRAWS = "the values drawn depend on the dtype"
+
+
 @cases.case(
     "jax.random.PRNGKey",
     dtype=["float32", "bfloat16", "float64"],
@@ -193,7 +197,7 @@ def prng_key_sample(t: Ctx):
             r, a = (5e-5, 1e-6) if t.dtype_name == "float32" else (1e-10, 1e-12)
             return allclose(got, sqrt2 * erfinv, r, a)
 
-        return t.call(f).reference("the same threefry draws computed on the host", reference)
+        return t.call(f).reference("the same threefry draws computed on the host", reference).no_reference(_DRAWS)
 
     def check(outs, ins):
         x = outs[0].astype(np.float64)

@@ -81,6 +81,12 @@ TEST(Accuracy, BoundsScaleWithReductionAndBaseline) {
   EXPECT_EQ(oracle::alone_bound("float16", 1), 16);
   EXPECT_EQ(oracle::default_reduction("torch.matmul", nlohmann::json::array({64, 128})), 128);
   EXPECT_EQ(oracle::default_reduction("torch.exp", nlohmann::json::array({4096})), 1);
+  // By the function's own name: gammaln is no matmul, norm.cdf no norm.
+  EXPECT_EQ(oracle::default_reduction("jax.scipy.special.gammaln", nlohmann::json::array({4096})), 1);
+  EXPECT_EQ(oracle::default_reduction("jax.scipy.stats.norm.cdf", nlohmann::json::array({4096})), 1);
+  EXPECT_EQ(oracle::default_reduction("torch.Tensor.detach", nlohmann::json::array({4096})), 1);
+  EXPECT_EQ(oracle::default_reduction("jax.numpy.linalg.qr", nlohmann::json::array({8, 8})), 16);
+  EXPECT_EQ(oracle::default_reduction("tf.math.reduce_sum", nlohmann::json::array({1000})), 1000);
   EXPECT_TRUE(oracle::known_dtype("torch.int64"));
   EXPECT_FALSE(oracle::known_dtype("float8_e4m3"));
 }

@@ -172,21 +172,22 @@ class JaxAdapter(Adapter):
             return None
         return peak
 
-    def output_device(self, out: Any) -> str | None:
+    def placements(self, out: Any) -> list[str | None]:
         gpus = _gpus()
+        found: list[str | None] = []
         for item in flatten(out):
-            if isinstance(item, jax.Array):
-                devs = sorted(item.devices(), key=lambda d: d.id)
-                if not devs:
-                    return None
-                d = devs[0]
-                if d.platform == "cpu":
-                    return "cpu"
-                for i, g in enumerate(gpus):
-                    if g == d:
-                        return f"cuda:{i}"
-                return f"{d.platform}:{d.id}"
-        return None
+            if not isinstance(item, jax.Array):
+                continue
+            devs = sorted(item.devices(), key=lambda d: d.id)
+            if not devs:
+                found.append(None)
+                continue
+            d = devs[0]
+            if d.platform == "cpu":
+                found.append("cpu")
+                continue
+            found.append(next((f"cuda:{i}" for i, g in enumerate(gpus) if g == d), f"{d.platform}:{d.id}"))
+        return found
 
 
 def create() -> Adapter:

@@ -29,7 +29,7 @@ class NumpyAdapter(Adapter):
         return np.asarray(value).astype(self.dtype(dtype_name))
 
     def output_device(self, out: Any) -> str | None:
-        return "cpu"
+        return "cpu"  # numpy arrays live on the host
 
 
 def create() -> Adapter:

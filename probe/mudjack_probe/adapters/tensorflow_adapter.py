@@ -145,6 +145,9 @@ class TensorflowAdapter(Adapter):
             if isinstance(item, tf.SparseTensor):
                 item = tf.sparse.to_dense(item)
             elif isinstance(item, tf.RaggedTensor):
+                # The row splits are part of the answer: compared as outputs of their own.
+                for splits in item.nested_row_splits:
+                    result.append((np.asarray(splits.numpy()), splits.dtype.name))
                 item = item.flat_values
             if isinstance(item, (tf.Tensor, tf.Variable)):
                 name = item.dtype.name
@@ -187,15 +190,18 @@ class TensorflowAdapter(Adapter):
             return "unsupported_dtype"  # the op's signature excludes this dtype on every device
         return classify_exception(exc)
 
-    def output_device(self, out: Any) -> str | None:
-        for item in flatten(out):
+    def placements(self, out: Any) -> list[str | None]:
+        found: list[str | None] = []
+        for leaf in flatten(out):
+            item = leaf.flat_values if isinstance(leaf, tf.RaggedTensor) else leaf
             if isinstance(item, (tf.Tensor, tf.Variable)):
                 try:
-                    return _parse_device(item.device)
+                    found.append(_parse_device(item.device))
                 except (AttributeError, RuntimeError):  # symbolic tensors have no placement
-                    return None
-            return None  # host values (numpy from Session.run): not known
-        return None
+                    found.append(None)
+            else:
+                found.append(None)  # host values (numpy from Session.run): not known
+        return found
 
 
 def _gpu_memory_limits() -> dict[int, int]:

@@ -160,14 +160,16 @@ class TorchAdapter(Adapter):
             return int(torch.cuda.max_memory_allocated(self.native_device))
         return None
 
-    def output_device(self, out: Any) -> str | None:
+    def placements(self, out: Any) -> list[str | None]:
+        found: list[str | None] = []
         for item in flatten(out):
             if isinstance(item, torch.Tensor):
                 d = item.device
                 if d.type == "cuda":
-                    return f"cuda:{d.index if d.index is not None else torch.cuda.current_device()}"
-                return str(d.type)
-        return None
+                    found.append(f"cuda:{d.index if d.index is not None else torch.cuda.current_device()}")
+                else:
+                    found.append(str(d.type))
+        return found
 
 
 def create() -> Adapter:
