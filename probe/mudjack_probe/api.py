@@ -189,6 +189,7 @@ class Call:
     metrics: list[Metric] = field(default_factory=list)
     compiled_by_case: bool = False  # True: the body compiled fn itself; the runner must not
     no_reference_reason: str = ""  # why the case has no float64 reference (`no_reference`)
+    on_host: frozenset[int] = frozenset()  # outputs meant to live on the host (`host_outputs`)
 
     def check(self, name: str, fn: Callable[..., bool]) -> Call:
         """Add a property check (see `Check`)."""
@@ -203,6 +204,14 @@ class Call:
 
     def no_compare(self) -> Call:
         self.compare = False
+        return self
+
+    def host_outputs(self, *indices: int) -> Call:
+        """Outputs (by index in the flattened outputs) that the function is
+        meant to leave on the host (a copy to the CPU, a length, a list of
+        learning rates). Every other tensor output must live on the device
+        under test, or the case fails."""
+        self.on_host = frozenset(indices)
         return self
 
     def no_reference(self, reason: str) -> Call:

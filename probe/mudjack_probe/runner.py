@@ -14,7 +14,7 @@ import re
 import time
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -166,7 +166,7 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
             args = call.args
             out, timing = measure(lambda: fn(*args), adapter.sync, policy, adapter.block)
             result.update(timing)
-            result["output_device"] = adapter.output_device(out)
+            result["output_device"] = _placed(adapter, out, call.on_host)
             arrays = adapter.to_numpy(out)
             inputs = adapter.to_numpy(args) if call.checks or call.metrics else []
             failed = [c.name for c in call.checks if not _check_ok(c.fn, arrays, inputs)]
@@ -279,6 +279,17 @@ def _extra_run(adapter: Any, run: Callable[[], Any], case_id: str, artifact_dir:
     except Exception as exc:  # recorded; the engine judges without it
         return {"outputs": [], "error": _error(adapter.classify(exc), exc)["message"]}
     return {"outputs": _save(arrays, f"{case_id}#{tag}", artifact_dir)}
+
+
+def _placed(adapter: Any, out: Any, on_host: frozenset[int]) -> str | None:
+    """Where the case's outputs live: the first tensor output (other than
+    those declared host outputs) that is not on the probe's device, so no
+    output's placement escapes; else the device; None if not known."""
+    places = adapter.placements(out)
+    if not places:
+        return cast("str | None", adapter.output_device(out))
+    known = [p for i, p in enumerate(places) if p is not None and i not in on_host]
+    return next((p for p in known if p != adapter.device_id), known[0] if known else None)
 
 
 def call_once(adapter: Any, case: CaseDef, seed: int, soft: bool = False) -> tuple[Call, Any]:

@@ -258,6 +258,7 @@ def exponential_lr(t: Ctx):
         t.call(run, p0, target)
         .reference("each step multiplies every group's lr by gamma; epochs count up", schedule)
         .reference("the parameters equal 10 steps at those lrs in float64", final)
+        .host_outputs(1, 2)  # the lrs and epochs, as the scheduler reports them
     )
 
 
@@ -433,7 +434,7 @@ def subset(t: Ctx):
     def picked(outs, ins):
         return ref.close(outs[2], np.asarray(len(idx))) and ref.close(outs[0], ins[0][idx]) and ref.close(outs[1], ins[1][idx])
 
-    return t.call(items, x, y).reference("len and items are dataset[indices]", picked)
+    return t.call(items, x, y).reference("len and items are dataset[indices]", picked).host_outputs(2)  # len
 
 
 # ------------------------------------------------------------ torch.utils.data.ConcatDataset
@@ -518,7 +519,7 @@ def concat_dataset(t: Ctx):
         return (ref.close(outs[2], np.asarray(n + m)) and ref.close(outs[0], np.concatenate([a1, a2]))
                 and ref.close(outs[1], np.concatenate([b1, b2])))
 
-    return t.call(items, x1, y1, x2, y2).reference("length is the sum, items in order", in_order)
+    return t.call(items, x1, y1, x2, y2).reference("length is the sum, items in order", in_order).host_outputs(2)  # len
 
 
 # ------------------------------------------------------------------ torch.autograd.Variable

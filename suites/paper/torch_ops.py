@@ -805,8 +805,8 @@ def tensor_to_dtype(t: Ctx):
     note="the other overloads: to('cpu') (device to host: on cpu a no-op that returns self) and to(device) from a "
     "host tensor (host to device; the input is a host copy made outside the timed call); to(same dtype) returns "
     "self, copy=True always copies; memory_format=channels_last; to(other) takes other's dtype and device; "
-    "non_blocking=True to the host, followed by a synchronize. The two to-host forms return (source, host copy): "
-    "the probe takes the first output's device as the one the case ran on",
+    "non_blocking=True to the host, followed by a synchronize. The two to-host forms return (source, host copy), "
+    "the copy declared a host output",
 )
 def tensor_to_forms(t: Ctx):
     torch = t.fw
@@ -814,7 +814,7 @@ def tensor_to_forms(t: Ctx):
     device = t.device
     x = t.randn()
     if form == "to-cpu":  # the source comes back first, so the outputs' device is the one under test
-        return t.call(lambda a: (a, a.to("cpu")), x).reference("source and host copy equal the input", _all_equal_input)
+        return t.call(lambda a: (a, a.to("cpu")), x).reference("source and host copy equal the input", _all_equal_input).host_outputs(1)
     if form == "from-cpu":
         host = x.cpu()
         return t.call(lambda a: a.to(device), host).reference("values kept", _all_equal_input)
@@ -854,7 +854,7 @@ def tensor_to_forms(t: Ctx):
             torch.cuda.synchronize(a.device)
         return a, b
 
-    return t.call(nb, x).reference("source and host copy equal the input", _all_equal_input)
+    return t.call(nb, x).reference("source and host copy equal the input", _all_equal_input).host_outputs(1)
 
 
 def _all_equal_input(outs, ins) -> bool:

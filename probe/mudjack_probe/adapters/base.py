@@ -256,15 +256,13 @@ class Adapter:
         return None
 
     def output_device(self, out: Any) -> str | None:
-        """Where the outputs live, as a device id: the first tensor output
-        that is not on this probe's device, so no output's placement escapes;
-        else the first one's; None if not known."""
-        known = [p for p in self.placements(out) if p is not None]
-        return next((p for p in known if p != self.device_id), known[0] if known else None)
+        """Where the outputs live when the adapter cannot say per output
+        (`placements` empty); None if not known."""
+        return None
 
     def placements(self, out: Any) -> list[str | None]:
-        """The device id of every tensor output, in output order (None where
-        not known)."""
+        """The device id of every flattened output, in output order (None for
+        a host value or where not known); [] when the adapter cannot say."""
         return []
 
     def classify(self, exc: BaseException) -> str:

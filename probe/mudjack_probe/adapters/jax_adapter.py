@@ -177,6 +177,7 @@ class JaxAdapter(Adapter):
         found: list[str | None] = []
         for item in flatten(out):
             if not isinstance(item, jax.Array):
+                found.append(None)
                 continue
             devs = sorted(item.devices(), key=lambda d: d.id)
             if not devs:

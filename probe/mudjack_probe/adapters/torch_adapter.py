@@ -169,6 +169,8 @@ class TorchAdapter(Adapter):
                     found.append(f"cuda:{d.index if d.index is not None else torch.cuda.current_device()}")
                 else:
                     found.append(str(d.type))
+            else:
+                found.append(None)
         return found
 
 
