@@ -175,12 +175,12 @@ struct Numeric {
   // The accuracy oracle (schema 1.4). Errors are in units of the output
   // dtype's epsilon relative to |reference| + the reference's RMS; the
   // largest over the outputs judged against a float64 reference.
-  std::string reference;  // what the outputs were judged against, e.g. "float64 on cpu"
-  std::optional<double> error_eps;           // this device's error
+  std::string reference;            // what the outputs were judged against, e.g. "float64 on cpu"
+  std::optional<double> error_eps;  // this device's error
   std::optional<double> baseline_error_eps;  // the baseline's own error
   std::optional<double> bound_eps;           // the allowance it was held to
   Cause cause = Cause::kNone;                // set on a mismatch the oracle found
-  std::string setting;  // precision_default: the setting under which it agrees
+  std::string setting;                       // precision_default: the setting under which it agrees
 };
 
 // The accuracy fields of Numeric (schema 1.4) as one JSON object, for the

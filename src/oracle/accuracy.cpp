@@ -41,9 +41,9 @@ constexpr std::array<Floating, 13> kFloating{{
     {"cdouble", kF64Eps, kF64Max},
 }};
 
-constexpr std::array<std::string_view, 13> kExact{
-    "bool",   "int8",   "int16", "int32", "int64", "uint8", "uint16",
-    "uint32", "uint64", "long",  "int",   "short", "bool_"};
+constexpr std::array<std::string_view, 13> kExact{"bool",  "int8",   "int16",  "int32",  "int64",
+                                                  "uint8", "uint16", "uint32", "uint64", "long",
+                                                  "int",   "short",  "bool_"};
 
 std::string_view bare(std::string_view name) {
   const size_t dot = name.rfind('.');
@@ -94,8 +94,9 @@ double part_error(double x, double r, double eps, double scale, double max) {
   if (std::isnan(r)) return std::isnan(x) ? 0 : std::numeric_limits<double>::infinity();
   if (std::isinf(r) || std::fabs(r) > max) {  // the dtype overflows: +-inf (or +-max) is right
     const bool same_sign = std::signbit(x) == std::signbit(r);
-    return same_sign && (std::isinf(x) || std::fabs(x) >= max) ? 0
-                                                                : std::numeric_limits<double>::infinity();
+    return same_sign && (std::isinf(x) || std::fabs(x) >= max)
+               ? 0
+               : std::numeric_limits<double>::infinity();
   }
   if (!std::isfinite(x)) return std::numeric_limits<double>::infinity();
   return std::fabs(x - r) / (eps * (std::fabs(r) + scale));
@@ -162,7 +163,8 @@ Error measure(const Array& x, const Array& r, double eps, double bound,
   for (size_t i = 0; i < x.values.size(); ++i) {
     double err = part_error(x.values[i], r.values[i], eps, scale, max);
     if (loosen && std::isfinite(x.values[i]) && std::isfinite(r.values[i]) &&
-        std::fabs(x.values[i] - r.values[i]) <= loosen->atol + loosen->rtol * std::fabs(r.values[i])) {
+        std::fabs(x.values[i] - r.values[i]) <=
+            loosen->atol + loosen->rtol * std::fabs(r.values[i])) {
       err = 0;
     }
     if (err > bound) ++e.beyond;
@@ -205,31 +207,31 @@ int64_t default_reduction(std::string_view function, const nlohmann::json& dims)
   // The function's own name (its last dotted part), lowercased, read by prefix;
   // a module named linalg or fft puts every function in it in the family.
   static constexpr std::array<std::string_view, 39> kPrefixes{
-      "matmul",  "bmm",       "addmm",     "baddbmm",   "addmv",      "einsum",    "tensordot",
-      "linear",  "dense",     "conv",      "attention", "multihead",  "transformer", "lstm",
-      "gru",     "rnn",       "sequential", "solve",    "slogdet",    "svd",       "eig",
-      "qr",      "cholesky",  "lstsq",     "sum",       "nansum",     "mean",      "nanmean",
-      "norm",    "softmax",   "log_softmax", "logsumexp", "reduce_",  "cumsum",    "cumprod",
-      "var_",    "std_",      "batch_norm", "layer_norm"};
-  static constexpr std::array<std::string_view, 6> kContains{"prod", "loss", "pool", "average",
-                                                              "matrix", "triangular"};
-  static constexpr std::array<std::string_view, 11> kExactly{"mm",  "mv",  "dot", "vdot", "inner", "outer",
-                                                             "inv", "det", "pinv", "var", "std"};
+      "matmul", "bmm",      "addmm",       "baddbmm",   "addmv",     "einsum",      "tensordot",
+      "linear", "dense",    "conv",        "attention", "multihead", "transformer", "lstm",
+      "gru",    "rnn",      "sequential",  "solve",     "slogdet",   "svd",         "eig",
+      "qr",     "cholesky", "lstsq",       "sum",       "nansum",    "mean",        "nanmean",
+      "norm",   "softmax",  "log_softmax", "logsumexp", "reduce_",   "cumsum",      "cumprod",
+      "var_",   "std_",     "batch_norm",  "layer_norm"};
+  static constexpr std::array<std::string_view, 6> kContains{"prod",    "loss",   "pool",
+                                                             "average", "matrix", "triangular"};
+  static constexpr std::array<std::string_view, 11> kExactly{
+      "mm", "mv", "dot", "vdot", "inner", "outer", "inv", "det", "pinv", "var", "std"};
   std::string lower;
   for (char c : function) {
     lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   const auto dot = lower.rfind('.');
   const std::string name = dot == std::string::npos ? lower : lower.substr(dot + 1);
-  const bool in_module = lower.find(".linalg.") != std::string::npos ||
-                         lower.find(".fft.") != std::string::npos;
-  const bool family =
-      in_module ||
-      std::any_of(kPrefixes.begin(), kPrefixes.end(),
-                  [&](std::string_view p) { return name.starts_with(p); }) ||
-      std::find(kExactly.begin(), kExactly.end(), name) != kExactly.end() ||
-      std::any_of(kContains.begin(), kContains.end(),
-                  [&](std::string_view p) { return name.find(p) != std::string::npos; });
+  const bool in_module =
+      lower.find(".linalg.") != std::string::npos || lower.find(".fft.") != std::string::npos;
+  const bool family = in_module ||
+                      std::any_of(kPrefixes.begin(), kPrefixes.end(),
+                                  [&](std::string_view p) { return name.starts_with(p); }) ||
+                      std::find(kExactly.begin(), kExactly.end(), name) != kExactly.end() ||
+                      std::any_of(kContains.begin(), kContains.end(), [&](std::string_view p) {
+                        return name.find(p) != std::string::npos;
+                      });
   if (!family) return 1;
   int64_t largest = 16;
   if (dims.is_array()) {

@@ -201,7 +201,8 @@ std::string divergence_line(const verdict::Judged& judged) {
                   std::string(model::to_string(c));
       }
       if (!causes.empty()) {
-        parts += std::string(parts.empty() ? "" : "; ") + framework + " on " + device + ": " + causes;
+        parts +=
+            std::string(parts.empty() ? "" : "; ") + framework + " on " + device + ": " + causes;
       }
     }
   }

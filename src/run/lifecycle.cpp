@@ -1,5 +1,6 @@
 #include "run/lifecycle.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -68,6 +69,7 @@ supervisor::RunSpec spec_of(const Prepared& run, const plan::Discovery& discover
   spec.limits.memory_limit_bytes =
       o.memory_limit_bytes > 0 ? o.memory_limit_bytes : default_memory_limit_bytes();
   spec.baseline = run.info.baseline;
+  spec.baseline_planned = run.baseline_planned;
   spec.seed = o.seed;
   spec.parallel = !o.serial;
   return spec;
@@ -108,6 +110,8 @@ Prepared create(store::Store& store, const RunOptions& options,
   store.add_plan(p.info.id, cases, ids);
   p.work = with_cases(cases, ids);
   p.planned = ids.size();
+  p.baseline_planned = std::any_of(ids.begin(), ids.end(),
+                                   [&](const auto& id) { return id.second == options.baseline; });
   return p;
 }
 
@@ -129,7 +133,10 @@ Prepared reopen(store::Store& store, const std::string& run_id) {
   }
   p.cases = store.cases(run_id);
   auto remaining = store.remaining(run_id);
-  p.planned = store.plan(run_id).size();
+  const auto plan = store.plan(run_id);
+  p.planned = plan.size();
+  p.baseline_planned = std::any_of(plan.begin(), plan.end(),
+                                   [&](const auto& id) { return id.second == info->baseline; });
   p.done = p.planned - remaining.size();
   p.work = with_cases(p.cases, remaining);
   return p;

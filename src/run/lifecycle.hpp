@@ -44,7 +44,8 @@ struct Prepared {
   std::vector<model::CaseInfo> cases;                         // every planned case
   std::vector<std::pair<model::CaseInfo, std::string>> work;  // pairs to run, plan order
   size_t planned = 0;                                         // every planned pair of the run
-  size_t done = 0;                                            // pairs that already had an outcome
+  bool baseline_planned = false;  // the run's plan has a pair on its baseline device
+  size_t done = 0;                // pairs that already had an outcome
 };
 
 // Discovers the devices of the frameworks `cases` use, with the options'

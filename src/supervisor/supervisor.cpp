@@ -336,7 +336,7 @@ bool judge_alone(model::CaseResult& r) {
 
 // Output i of device d against the float64 reference of the baseline's case.
 Judged judge_output(model::CaseResult& d, const model::CaseResult& base, size_t i,
-                            const std::string& ref, double eps, int64_t k) {
+                    const std::string& ref, double eps, int64_t k) {
   const auto& dtype = d.outputs[i].dtype;
   const double alone = oracle::alone_bound(dtype, k);
   auto eb = oracle::measure_files(base.outputs[i].path, ref, eps, alone, case_tolerance(d.info));
@@ -346,7 +346,8 @@ Judged judge_output(model::CaseResult& d, const model::CaseResult& base, size_t 
   d.numeric.reference = "float64 on " + base.device;
   note_error(d.numeric, ed.eps, eb.eps, bound);
   if (ed.eps > bound && !base_ok &&
-      oracle::compare_files(d.outputs[i].path, base.outputs[i].path, oracle::default_tolerance(dtype))
+      oracle::compare_files(d.outputs[i].path, base.outputs[i].path,
+                            oracle::default_tolerance(dtype))
           .equal) {
     // The device agrees with a baseline that is off the reference: the
     // difference is not this device's (the baseline's own judgement carries
@@ -471,9 +472,7 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
   });
   // The baseline's probe builds the float64 references; without a baseline
   // in the run, every device judges itself against its own.
-  const bool has_baseline = std::any_of(lanes.begin(), lanes.end(),
-                                        [&](const Lane& l) { return l.device == spec.baseline; });
-  for (auto& lane : lanes) lane.reference = !has_baseline || lane.device == spec.baseline;
+  for (auto& lane : lanes) lane.reference = !spec.baseline_planned || lane.device == spec.baseline;
   auto cpus = own_cpus();
   size_t accel = static_cast<size_t>(
       std::count_if(lanes.begin(), lanes.end(), [](const Lane& l) { return l.device != "cpu"; }));

@@ -57,6 +57,10 @@ struct RunSpec {
   protocol::Policy policy;
   ProbeSession::Limits limits;
   std::string baseline = "cpu";
+  // The run's plan has the baseline device (a resumed run may have no work
+  // left on it): its probe builds the float64 references; without it, every
+  // device builds its own.
+  bool baseline_planned = true;
   int64_t seed = 0;
   bool parallel = true;
   int max_start_failures = 3;  // consecutive failed probe starts before the run stops (a fault)

@@ -66,10 +66,14 @@ std::string failure_label(const CaseResult& r) {
 }
 
 // "not_implemented x2, crash x1": most frequent first, then by name.
-std::string failure_breakdown(const std::vector<const CaseResult*>& cases) {
+// Over the row's failing cases only (row.failing: those that failed on every
+// device count apart).
+std::string failure_breakdown(const std::vector<const CaseResult*>& cases,
+                              const model::VerdictRow& row) {
   std::map<std::string, int> counts;
   for (const CaseResult* r : cases) {
-    if (failed(r->outcome)) {
+    if (failed(r->outcome) &&
+        std::binary_search(row.failing.begin(), row.failing.end(), r->info.id)) {
       ++counts[failure_label(*r)];
     }
   }
@@ -179,10 +183,10 @@ std::string explain(const model::VerdictRow& row, const Counts& n,
       break;
     }
     case Verdict::kCompleteFailure:
-      reason = all + " failed: " + failure_breakdown(cases);
+      reason = all + " failed: " + failure_breakdown(cases, row);
       break;
     case Verdict::kPartialFailure:
-      reason = std::to_string(n.failed) + of_all + " failed: " + failure_breakdown(cases);
+      reason = std::to_string(n.failed) + of_all + " failed: " + failure_breakdown(cases, row);
       break;
     case Verdict::kDivergent:
       reason = std::to_string(n.mismatched) + of_all + " " + diverged_text(row);
@@ -230,9 +234,8 @@ Counts count_cases(const std::vector<const CaseResult*>& cases,
   auto lacking = [&](const CaseResult* r) {
     return r->outcome == Outcome::kFail && everywhere.contains({machine_of(r->device), r->info.id});
   };
-  const auto attempted_count = std::count_if(cases.begin(), cases.end(), [](const CaseResult* r) {
-    return attempted(r->outcome);
-  });
+  const auto attempted_count = std::count_if(
+      cases.begin(), cases.end(), [](const CaseResult* r) { return attempted(r->outcome); });
   const auto lacking_count = std::count_if(cases.begin(), cases.end(), lacking);
   const bool apart = lacking_count > 0 && lacking_count < attempted_count;
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -258,8 +261,8 @@ Counts count_cases(const std::vector<const CaseResult*>& cases,
     if (r->outcome == Outcome::kMismatch) {
       ++n.mismatched;
       row.mismatching.push_back(r->info.id);
-      const auto cause = r->numeric.cause == model::Cause::kNone ? model::Cause::kFullPrecision
-                                                                 : r->numeric.cause;
+      const auto cause =
+          r->numeric.cause == model::Cause::kNone ? model::Cause::kFullPrecision : r->numeric.cause;
       ++row.causes[cause];
     }
     if (r->outcome == Outcome::kUnavailable) ++n.unavailable;

@@ -32,7 +32,7 @@ def xla(t: Ctx):
     a, b = t.randn(), t.randn()
     n = t.shape[0]
     return (t.call(np.matmul, a, b).work(matmul_flop(n), "FLOP")
-            .reference("rows match float64 sums of products (np.einsum loops, not BLAS; error / (|A|@|B|) <= 1e-4)",
+            .reference("rows match float64 sums of products (np.einsum loops, not BLAS; error / sqrt(A**2 @ B**2) <= 1e-4)",
                        matmul_close(t.dtype_name))
             .check("every row: C r = A (B r) for a random sign vector r, within the same bound", matmul_every_row(t.dtype_name, t.seed))
             .check(f"no systematic scale: least-squares gain of the rows within {MATMUL_GAIN_TOL} of 1", matmul_gain))

@@ -35,7 +35,7 @@ def xla(t: Ctx):
     tf = t.fw
     a, b = t.randn(), t.randn()
     return (t.call(lambda x, y: tf.linalg.matmul(x, y), a, b).work(matmul_flop(t.shape[0]), "FLOP")
-            .reference(f"rows match float64 NumPy (error / (|A|@|B|) within {t.dtype_name} tolerance)", matmul_close(t.dtype_name))
+            .reference(f"rows match float64 NumPy (error / sqrt(A**2 @ B**2) within {t.dtype_name} tolerance)", matmul_close(t.dtype_name))
             .check("every row: C r = A (B r) for a random sign vector r, within the same bound", matmul_every_row(t.dtype_name, t.seed))
             .check(f"no systematic scale: least-squares gain of the rows within {MATMUL_GAIN_TOL} of 1", matmul_gain))
 

@@ -28,7 +28,8 @@ class Accuracy : public Cli {
     auto list = runs(out);
     if (list.empty()) return cases;
     auto doc = json::parse(slurp(out / "runs" / list[0]["id"].get<std::string>() / "results.json"));
-    for (const auto& c : doc["cases"]) cases[c["variant"].get<std::string>() + " " + c["function"].get<std::string>()] = c;
+    for (const auto& c : doc["cases"])
+      cases[c["variant"].get<std::string>() + " " + c["function"].get<std::string>()] = c;
     *verdicts = doc["verdicts"];
     return cases;
   }
@@ -53,8 +54,9 @@ TEST_F(Accuracy, OneDeviceIsJudgedAgainstItsFloat64Reference) {
   EXPECT_EQ(nan["outcome"], "mismatch");
   EXPECT_EQ(nan["numeric"]["error_eps"], "inf");
 
-  for (const char* ok : {"float16-default-eager accuracy.right", "float32-default-eager accuracy.right",
-                         "float16-default-eager accuracy.float16_overflow"}) {
+  for (const char* ok :
+       {"float16-default-eager accuracy.right", "float32-default-eager accuracy.right",
+        "float16-default-eager accuracy.float16_overflow"}) {
     EXPECT_EQ(cases[ok]["outcome"], "pass") << ok << ": " << cases[ok]["numeric"]["message"];
     EXPECT_LT(cases[ok]["numeric"]["error_eps"].get<double>(), 16) << ok;
   }

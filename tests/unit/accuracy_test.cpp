@@ -13,6 +13,7 @@
 #include <fstream>
 #include <limits>
 
+#include "oracle_run.hpp"
 #include "store/store.hpp"
 #include "supervisor/supervisor.hpp"
 
@@ -49,19 +50,19 @@ TEST(Accuracy, NonFiniteRules) {
   const double eps = 0x1p-10;
   // NaN where the reference is NaN, and float16 overflow where the reference
   // is beyond 65504, are right; a NaN where the reference is finite is not.
-  auto ok = oracle::measure(array("<f2", {kNaN, kInf, -kInf}), array("<f8", {kNaN, 1e5, -7e4}), eps,
-                            16);
+  auto ok =
+      oracle::measure(array("<f2", {kNaN, kInf, -kInf}), array("<f8", {kNaN, 1e5, -7e4}), eps, 16);
   EXPECT_EQ(ok.eps, 0);
   auto bad = oracle::measure(array("<f2", {kNaN, 1}), array("<f8", {1, 1}), eps, 16);
   EXPECT_TRUE(std::isinf(bad.eps));
   auto sign = oracle::measure(array("<f2", {-kInf}), array("<f8", {1e5}), eps, 16);
   EXPECT_TRUE(std::isinf(sign.eps));
   // Complex per part: a NaN imaginary part must stay NaN, the real part still counts.
-  auto c = oracle::measure(array("<c8", {1, kNaN}, true), array("<c16", {1, kNaN}, true), 0x1p-23,
-                           16);
+  auto c =
+      oracle::measure(array("<c8", {1, kNaN}, true), array("<c16", {1, kNaN}, true), 0x1p-23, 16);
   EXPECT_EQ(c.eps, 0);
-  auto c2 = oracle::measure(array("<c8", {1, 0}, true), array("<c16", {1, kNaN}, true), 0x1p-23,
-                            16);
+  auto c2 =
+      oracle::measure(array("<c8", {1, 0}, true), array("<c16", {1, kNaN}, true), 0x1p-23, 16);
   EXPECT_TRUE(std::isinf(c2.eps));
   EXPECT_NE(c2.worst.find(".imag"), std::string::npos) << c2.worst;
 }
@@ -82,8 +83,10 @@ TEST(Accuracy, BoundsScaleWithReductionAndBaseline) {
   EXPECT_EQ(oracle::default_reduction("torch.matmul", nlohmann::json::array({64, 128})), 128);
   EXPECT_EQ(oracle::default_reduction("torch.exp", nlohmann::json::array({4096})), 1);
   // By the function's own name: gammaln is no matmul, norm.cdf no norm.
-  EXPECT_EQ(oracle::default_reduction("jax.scipy.special.gammaln", nlohmann::json::array({4096})), 1);
-  EXPECT_EQ(oracle::default_reduction("jax.scipy.stats.norm.cdf", nlohmann::json::array({4096})), 1);
+  EXPECT_EQ(oracle::default_reduction("jax.scipy.special.gammaln", nlohmann::json::array({4096})),
+            1);
+  EXPECT_EQ(oracle::default_reduction("jax.scipy.stats.norm.cdf", nlohmann::json::array({4096})),
+            1);
   EXPECT_EQ(oracle::default_reduction("torch.Tensor.detach", nlohmann::json::array({4096})), 1);
   EXPECT_EQ(oracle::default_reduction("jax.numpy.linalg.qr", nlohmann::json::array({8, 8})), 16);
   EXPECT_EQ(oracle::default_reduction("tf.math.reduce_sum", nlohmann::json::array({1000})), 1000);
@@ -91,58 +94,24 @@ TEST(Accuracy, BoundsScaleWithReductionAndBaseline) {
   EXPECT_FALSE(oracle::known_dtype("float8_e4m3"));
 }
 
-// Writes a 1-D .npy of descr '<f4' or '<f8' (numpy.save's version 1.0 layout).
-void write_npy(const fs::path& path, const std::string& descr, const std::vector<double>& values) {
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
-                       std::to_string(values.size()) + ",), }";
-  size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header.push_back('\n');
-  std::ofstream f(path, std::ios::binary);
-  f.write("\x93NUMPY\x01\x00", 8);
-  auto len = static_cast<uint16_t>(header.size());
-  f.put(static_cast<char>(len & 0xff));
-  f.put(static_cast<char>(len >> 8));
-  f << header;
-  for (double v : values) {
-    if (descr == "<f4") {
-      auto x = static_cast<float>(v);
-      f.write(reinterpret_cast<const char*>(&x), sizeof x);
-    } else if (descr == "<i8") {
-      auto x = static_cast<int64_t>(v);
-      f.write(reinterpret_cast<const char*>(&x), sizeof x);
-    } else {
-      f.write(reinterpret_cast<const char*>(&v), sizeof v);
-    }
-  }
-}
-
 class AccuracyFlow : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("mudjack-accuracy-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    store_ = store::Store::open(dir_ / "mudjack.db");
-    model::RunInfo run;
-    run.id = "r1";
-    run.suite = "t";
-    run.state = "running";
-    run.created_at = "2026-11-26T00:00:00.000Z";
-    store_->create_run(run);
     info_.id = "torch/torch.exp/float32-vec-eager";
     info_.framework = "torch";
     info_.function = "torch.exp";
     info_.variant = "float32-vec-eager";
     info_.dtype = "float32";
     info_.mode = "eager";
-    store_->add_plan("r1", {info_}, {{info_.id, "cpu"}, {info_.id, "cuda:0"}});
+    store_ = testing::run_store(dir_, info_);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   fs::path file(const std::string& name, const std::string& descr,
                 const std::vector<double>& values) {
     auto path = dir_ / name;
-    write_npy(path, descr, values);
+    testing::write_npy(path, descr, values);
     return path;
   }
 
@@ -277,8 +246,7 @@ TEST_F(AccuracyFlow, SixtyFourBitIntegersAreComparedExactly) {
   dev.outputs[0].path = path.string();
   oracle.observe(dev);
   EXPECT_EQ(dev.outcome, model::Outcome::kMismatch);
-  EXPECT_NE(dev.numeric.message.find("9007199254740993"), std::string::npos)
-      << dev.numeric.message;
+  EXPECT_NE(dev.numeric.message.find("9007199254740993"), std::string::npos) << dev.numeric.message;
 }
 
 }  // namespace

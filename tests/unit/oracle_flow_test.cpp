@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "oracle_run.hpp"
 #include "store/store.hpp"
 #include "supervisor/supervisor.hpp"
 
@@ -16,48 +17,23 @@ namespace mudjack::supervisor {
 namespace {
 namespace fs = std::filesystem;
 
-// A float32 .npy file as numpy.save writes it (version 1.0, 64-byte aligned header).
-void write_f32(const fs::path& path, const std::vector<float>& values) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" +
-                       std::to_string(values.size()) + ",), }";
-  size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header.push_back('\n');
-  std::ofstream f(path, std::ios::binary);
-  f.write("\x93NUMPY\x01\x00", 8);
-  auto len = static_cast<uint16_t>(header.size());
-  f.put(static_cast<char>(len & 0xff));
-  f.put(static_cast<char>(len >> 8));
-  f << header;
-  f.write(reinterpret_cast<const char*>(values.data()),
-          static_cast<std::streamsize>(values.size() * sizeof(float)));
-}
-
 class OracleFlow : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("mudjack-oracle-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    store_ = store::Store::open(dir_ / "mudjack.db");
-    model::RunInfo run;
-    run.id = "r1";
-    run.suite = "t";
-    run.state = "running";
-    run.created_at = "2026-11-26T00:00:00.000Z";
-    store_->create_run(run);
     info_.id = "torch/torch.sum/float32-vec-eager";
     info_.framework = "torch";
     info_.function = "torch.sum";
     info_.variant = "float32-vec-eager";
     info_.dtype = "float32";
     info_.mode = "eager";
-    store_->add_plan("r1", {info_}, {{info_.id, "cpu"}, {info_.id, "cuda:0"}});
+    store_ = testing::run_store(dir_, info_);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   model::CaseResult result(const std::string& device, const std::vector<float>& values) {
     auto path = dir_ / (device.substr(0, 3) + ".npy");
-    write_f32(path, values);
+    testing::write_npy(path, "<f4", std::vector<double>(values.begin(), values.end()));
     model::CaseResult r;
     r.run_id = "r1";
     r.info = info_;

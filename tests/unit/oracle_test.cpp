@@ -67,13 +67,21 @@ std::string parse_error(const std::string& bytes) {
 }
 
 Array real(std::vector<int64_t> shape, std::vector<double> values) {
-  return Array{
-      .descr = "<f8", .shape = std::move(shape), .is_complex = false, .values = std::move(values), .ints = {}, .is_unsigned = false};
+  return Array{.descr = "<f8",
+               .shape = std::move(shape),
+               .is_complex = false,
+               .values = std::move(values),
+               .ints = {},
+               .is_unsigned = false};
 }
 
 Array cplx(std::vector<int64_t> shape, std::vector<double> values) {
-  return Array{
-      .descr = "<c16", .shape = std::move(shape), .is_complex = true, .values = std::move(values), .ints = {}, .is_unsigned = false};
+  return Array{.descr = "<c16",
+               .shape = std::move(shape),
+               .is_complex = true,
+               .values = std::move(values),
+               .ints = {},
+               .is_unsigned = false};
 }
 
 class TempDir {

@@ -501,3 +501,61 @@ TEST(VerdictChecked, AMissingListedNameIsUnavailableWithItsSuccessorsVerdict) {
 
 }  // namespace
 }  // namespace mudjack::verdict
+
+namespace mudjack::verdict {
+namespace {
+
+// A dtype the function lacks (its case fails on every device) counts apart;
+// a case that fails on one device only is a portability failure.
+TEST(VerdictLacksDtype, ACaseFailingOnEveryDeviceIsNotAPortabilityFailure) {
+  auto results = make_all(
+      {{"sort", "float32", "cpu"},
+       {"sort", "float32", "cuda:0"},
+       {"sort", "complex64", "cpu", Outcome::kFail, std::nullopt, ErrorKind::kUnsupportedDtype},
+       {"sort", "complex64", "cuda:0", Outcome::kFail, std::nullopt, ErrorKind::kUnsupportedDtype},
+       {"sort", "int8", "cpu"},
+       {"sort", "int8", "cuda:0", Outcome::kFail, std::nullopt, ErrorKind::kNotImplemented}});
+  for (auto& r : results) r.info.dtype = r.info.variant;
+  auto rows = compute(results, Options{});
+  ASSERT_EQ(rows.size(), 2U);
+  const auto& cpu = rows[0].device == "cpu" ? rows[0] : rows[1];
+  const auto& cuda = rows[0].device == "cpu" ? rows[1] : rows[0];
+  EXPECT_EQ(cpu.verdict, Verdict::kPortable) << cpu.reason;
+  EXPECT_EQ(cpu.lacks_dtype, (std::vector<std::string>{"complex64"}));
+  EXPECT_NE(cpu.reason.find("failed on every device (lacks complex64)"), std::string::npos)
+      << cpu.reason;
+  EXPECT_EQ(cuda.verdict, Verdict::kPartialFailure);
+  EXPECT_EQ(cuda.failing, (std::vector<std::string>{"torch/sort/int8"}));
+  EXPECT_NE(cuda.reason.find("failed: not_implemented x1;"), std::string::npos) << cuda.reason;
+  EXPECT_EQ(cuda.reason.find("unsupported"), std::string::npos) << cuda.reason;
+}
+
+TEST(VerdictLacksDtype, OnOneDeviceAFailureIsAFailure) {
+  auto results = make_all(
+      {{"sort", "float32", "cpu"},
+       {"sort", "complex64", "cpu", Outcome::kFail, std::nullopt, ErrorKind::kUnsupportedDtype}});
+  auto rows = compute(results, Options{});
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0].verdict, Verdict::kPartialFailure);
+  EXPECT_TRUE(rows[0].lacks_dtype.empty());
+}
+
+TEST(VerdictCauses, DivergencesAreCountedByCause) {
+  auto results = make_all({{"conv", "a", "cpu"},
+                           {"conv", "b", "cpu"},
+                           {"conv", "a", "cuda:0", Outcome::kMismatch},
+                           {"conv", "b", "cuda:0", Outcome::kMismatch}});
+  results[2].numeric.cause = model::Cause::kPrecisionDefault;
+  results[3].numeric.cause = model::Cause::kBaselineWrong;
+  auto rows = compute(results, Options{});
+  const auto& cuda = rows[0].device == "cuda:0" ? rows[0] : rows[1];
+  EXPECT_EQ(cuda.verdict, Verdict::kDivergent);
+  EXPECT_EQ(cuda.causes.at(model::Cause::kPrecisionDefault), 1);
+  EXPECT_EQ(cuda.causes.at(model::Cause::kBaselineWrong), 1);
+  EXPECT_EQ(cuda.cause(), model::Cause::kPrecisionDefault);
+  EXPECT_NE(cuda.reason.find("1 precision_default, 1 baseline_wrong"), std::string::npos)
+      << cuda.reason;
+}
+
+}  // namespace
+}  // namespace mudjack::verdict
