@@ -199,13 +199,8 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
     result["memory"] = {"peak_device_bytes": adapter.peak_device_bytes(), "peak_host_bytes": _host_peak_bytes()}
     result["outputs"] = _save(arrays, case.id, artifact_dir, result) if call.compare else []
     if result["outputs"]:
-        result.update(_accuracy_runs(adapter, case, seed, policy, artifact_dir, call, fn, args))
-        strict = result.get("strict")
-        if failed and strict and strict["outputs"]:
-            # Do the checks hold once every precision knob is strict? Then the
-            # default precision is the cause (the engine names the setting).
-            strict_arrays = [(np.load(o["path"]), o["dtype"]) for o in strict["outputs"]]
-            strict["checks_ok"] = all(_check_ok(c.fn, strict_arrays, inputs) for c in call.checks)
+        result.update(_accuracy_runs(adapter, case, seed, policy, artifact_dir, call, fn, args,
+                                     inputs if failed else None))
     if call.work_amount is not None:
         result["work"] = {"amount": call.work_amount, "unit": call.work_unit}
     if metrics:
@@ -226,7 +221,8 @@ _PRECISION_KNOBBED = frozenset(("float32", "complex64"))
 
 
 def _accuracy_runs(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_dir: str | None,
-                   call: Call, fn: Callable[..., Any], args: tuple[Any, ...]) -> dict[str, Any]:
+                   call: Call, fn: Callable[..., Any], args: tuple[Any, ...],
+                   failed_inputs: list[tuple[np.ndarray, str]] | None) -> dict[str, Any]:
     """The extra untimed calls the accuracy oracle judges with (protocol 1.3).
 
     `reference` (when the engine asked for it): the body built again widened
@@ -235,10 +231,13 @@ def _accuracy_runs(adapter: Any, case: CaseDef, seed: int, policy: Policy, artif
     whatever the body computed before its call is rounded as in the case.
     `strict`: the timed function itself, called once more on the same
     arguments with every precision knob at its strictest (on a device where
-    one differs from its default). A call that raises is recorded with its
-    error; it never changes the case's outcome. A reference must pass the
-    case's own checks, as any right answer does: one that fails them (a
-    framework whose float64 kernel is broken) is dropped with the reason."""
+    one differs from its default); when the case's checks failed
+    (`failed_inputs`: its host inputs), `checks_ok` says whether they hold on
+    the strict outputs (the engine then names the setting as the cause). A
+    call that raises is recorded with its error; it never changes the case's
+    outcome. A reference must pass the case's own checks, as any right answer
+    does: one that fails them (a framework whose float64 kernel is broken) is
+    dropped with the reason."""
     extra: dict[str, Any] = {}
     if policy.reference and case.dtype in _NARROW:
         if call.no_reference_reason:
@@ -252,9 +251,8 @@ def _accuracy_runs(adapter: Any, case: CaseDef, seed: int, policy: Policy, artif
                     wide.append(case.body(Ctx(adapter, case, seed, widen=True)))
                     return wide[0].fn(*wide_args)
 
-            extra["reference"] = _extra_run(adapter, widened, case.id, artifact_dir, "ref")
+            extra["reference"], arrays = _extra_run(adapter, widened, case.id, artifact_dir, "ref")
             if extra["reference"]["outputs"] and wide[0].checks:
-                arrays = [(np.load(o["path"]), o["dtype"]) for o in extra["reference"]["outputs"]]
                 inputs = adapter.to_numpy(wide_args)
                 failed = [c.name for c in wide[0].checks if not _check_ok(c.fn, arrays, inputs)]
                 if failed:
@@ -265,20 +263,24 @@ def _accuracy_runs(adapter: Any, case: CaseDef, seed: int, policy: Policy, artif
                 def strict() -> Any:
                     with adapter.scope():
                         return fn(*args)
-                extra["strict"] = _extra_run(adapter, strict, case.id, artifact_dir, "strict")
+                extra["strict"], arrays = _extra_run(adapter, strict, case.id, artifact_dir, "strict")
                 extra["strict"]["setting"] = setting
+                if failed_inputs is not None and arrays:
+                    extra["strict"]["checks_ok"] = all(_check_ok(c.fn, arrays, failed_inputs) for c in call.checks)
     return extra
 
 
-def _extra_run(adapter: Any, run: Callable[[], Any], case_id: str, artifact_dir: str | None, tag: str) -> dict[str, Any]:
+def _extra_run(adapter: Any, run: Callable[[], Any], case_id: str, artifact_dir: str | None,
+               tag: str) -> tuple[dict[str, Any], list[tuple[np.ndarray, str]]]:
+    """One extra call: its record (outputs saved, or the error) and its host arrays."""
     try:
         out = run()
         adapter.block(out)
         adapter.sync()
         arrays = adapter.to_numpy(out)
     except Exception as exc:  # recorded; the engine judges without it
-        return {"outputs": [], "error": _error(adapter.classify(exc), exc)["message"]}
-    return {"outputs": _save(arrays, f"{case_id}#{tag}", artifact_dir)}
+        return {"outputs": [], "error": _error(adapter.classify(exc), exc)["message"]}, []
+    return {"outputs": _save(arrays, f"{case_id}#{tag}", artifact_dir)}, arrays
 
 
 def _placed(adapter: Any, out: Any, on_host: frozenset[int]) -> str | None:
