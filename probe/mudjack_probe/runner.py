@@ -11,6 +11,7 @@ import hashlib
 import math
 import os
 import re
+import statistics
 import time
 import traceback
 from dataclasses import dataclass
@@ -33,6 +34,10 @@ class Policy:
     # engine asks the probe of the baseline device, or every probe when the
     # run has no baseline.
     reference: bool = False
+    # A later timing round (protocol 1.4): build the case, time it, report
+    # the timing only (no outputs, checks or references); the engine
+    # interleaves rounds across cases and keeps the case's first outcome.
+    timing_only: bool = False
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> Policy:
@@ -44,6 +49,7 @@ class Policy:
             if key in d:
                 setattr(p, key, int(d[key]))
         p.reference = bool(d.get("reference", False))
+        p.timing_only = bool(d.get("timing_only", False))
         if p.min_samples < 1 or p.max_samples < p.min_samples:
             raise ValueError(f"bad policy: min_samples={p.min_samples} max_samples={p.max_samples}")
         return p
@@ -54,12 +60,19 @@ def measure(
     sync: Callable[[], None],
     policy: Policy,
     block: Callable[[Any], None] = lambda out: None,
+    timer: Any = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Cold call, warm-up, then adaptive blocks of k calls. Returns (first output, timing).
 
     `block(out)` waits for one call's output (JAX, whose async dispatch no
     device-wide sync can see); it runs on the last output before each closing
     `sync()`, so a block's calls may still overlap as on a CUDA stream.
+    Each block records its wall time per call and the host's enqueue time
+    per call (until the k-th call returned, before waiting on the device).
+    With a device `timer` (the adapter's `device_timer()`: CUDA events),
+    half the budget goes to the device pass: per-call device time, each call
+    queued behind a cache flush and enough idle device time that the host's
+    launch cost never shows (triton's do_bench).
     """
     clock = time.perf_counter_ns
     sync()
@@ -86,25 +99,64 @@ def measure(
     block_ns = policy.block_ms * 1e6
     k = max(1, math.ceil(block_ns / max(fastest or 1, 1)))
 
+    host_budget_ms = policy.budget_ms / 2 if timer is not None else policy.budget_ms
     samples: list[float] = []
-    budget_end = clock() + int(policy.budget_ms * 1e6)
+    enqueue: list[float] = []
+    budget_end = clock() + int(host_budget_ms * 1e6)
     while len(samples) < policy.max_samples:
         sync()
         t0 = clock()
         last = None
         for _ in range(k):
             last = fn()
+        t1 = clock()
         block(last)
         sync()
         samples.append((clock() - t0) / k)
+        enqueue.append((t1 - t0) / k)
         if len(samples) >= policy.min_samples and clock() >= budget_end:
             break
-    return out, {
+    timing: dict[str, Any] = {
         "cold_ns": cold_ns,
         "samples_ns": samples,
         "calls_per_sample": k,
         "warmup_calls": warmup_calls,
+        "enqueue_ns": statistics.median(enqueue),
     }
+    if timer is not None:
+        per_call = statistics.median(samples) + timer.overhead_ns
+        n = int(policy.budget_ms / 2 * 1e6 / max(per_call, 1))
+        n = max(policy.min_samples, min(n, policy.max_samples))
+        try:
+            timing["device_samples_ns"] = timer.time(fn, n, timing["enqueue_ns"])
+        except Exception as exc:  # the host timing stands; the record says why there is no device time
+            timing["device_error"] = _error("other", exc)["message"]
+    return out, timing
+
+
+def detector_ns(adapter: Any) -> float | None:
+    """The drift detector (docs/design.md): the per-call time of one fixed,
+    tiny framework op on the bound device (x + x over four float32 values),
+    median of 5 blocks of 50 calls, timed beside every case and round. The
+    same op on the same machine takes the same time; when it does not, the
+    machine changed, not the case."""
+    try:
+        with adapter.scope():
+            x = adapter.from_numpy(np.ones(4, dtype=np.float32), "float32")
+            adapter.block(x + x)  # the first call compiles where the framework does
+            per_block = []
+            for _ in range(5):
+                adapter.sync()
+                t0 = time.perf_counter_ns()
+                last = None
+                for _ in range(50):
+                    last = x + x
+                adapter.block(last)
+                adapter.sync()
+                per_block.append((time.perf_counter_ns() - t0) / 50)
+            return float(statistics.median(per_block))
+    except Exception:  # a device that cannot add four numbers fails elsewhere
+        return None
 
 
 def _reset_host_peak() -> None:
@@ -164,8 +216,13 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
             if case.mode == "compiled" and not call.compiled_by_case:
                 fn = adapter.compile(fn)
             args = call.args
-            out, timing = measure(lambda: fn(*args), adapter.sync, policy, adapter.block)
+            out, timing = measure(lambda: fn(*args), adapter.sync, policy, adapter.block,
+                                  None if policy.timing_only else adapter.device_timer())
             result.update(timing)
+            result["drift_ns"] = detector_ns(adapter)
+            if policy.timing_only:  # a later round: the timing is all the engine asked for
+                result["status"] = "pass"
+                return result
             result["output_device"] = _placed(adapter, out, call.on_host)
             arrays = adapter.to_numpy(out)
             inputs = adapter.to_numpy(args) if call.checks or call.metrics else []

@@ -29,6 +29,7 @@ struct RunArgs {
   std::optional<int> min_samples;
   std::optional<int> max_samples;
   std::optional<double> warmup_ms;
+  std::optional<int> rounds;
   std::optional<int64_t> seed;
   std::optional<std::string> baseline;
   std::optional<std::string> resume;  // a run id or 'latest'; set but empty is an error
@@ -73,6 +74,11 @@ void check_numbers(const RunArgs& a) {
   check_int(a.min_samples, "--min-samples");
   check_int(a.max_samples, "--max-samples");
   check(a.seed, "--seed", run::kSeedRange);
+  if (a.rounds) {
+    if (auto why = run::out_of_range("--rounds", int64_t{*a.rounds}, run::kRoundsRange)) {
+      throw util::FatalError(*why);
+    }
+  }
 }
 
 run::RunOptions options_of(const RunArgs& a, const Settings& s) {
@@ -93,6 +99,7 @@ run::RunOptions options_of(const RunArgs& a, const Settings& s) {
   o.min_samples = a.min_samples.value_or(o.min_samples);
   o.max_samples = a.max_samples.value_or(o.max_samples);
   o.warmup_ms = a.warmup_ms.value_or(o.warmup_ms);
+  o.rounds = a.rounds.value_or(o.rounds);
   o.seed = a.seed.value_or(o.seed);
   o.serial = a.serial;
   o.no_baseline = a.no_baseline;
@@ -211,12 +218,16 @@ void add_run_flags(CLI::App* c, RunArgs& a) {
   c->add_option("--timeout-s", a.timeout_s,
                 with_default("Deadline per case, seconds", d.timeout_s));
   c->add_option("--budget-ms", a.budget_ms,
-                with_default("Timing budget per case, ms", d.budget_ms));
+                with_default("Timing budget per case and round, ms", d.budget_ms));
   c->add_option("--min-samples", a.min_samples,
                 with_default("Minimum timed samples", d.min_samples));
   c->add_option("--max-samples", a.max_samples,
                 with_default("Maximum timed samples", d.max_samples));
-  c->add_option("--warmup-ms", a.warmup_ms, with_default("Warm-up time per case, ms", d.warmup_ms));
+  c->add_option("--warmup-ms", a.warmup_ms,
+                with_default("Warm-up time per case and round, ms", d.warmup_ms));
+  c->add_option(
+      "--rounds", a.rounds,
+      with_default("Timing rounds of each host-bound case, interleaved across cases", d.rounds));
   c->add_option("--memory-limit-mb", a.memory_limit_mb,
                 "Resident memory limit per probe (default 3/4 of RAM)");
   c->add_option("--resume", a.resume, "Finish an interrupted run: RUN id, or 'latest'");

@@ -173,4 +173,70 @@ void oracle_meta_from_json(const nlohmann::json& j, CaseInfo& c) {
   c.grid = j.value("grid", false);
 }
 
+namespace {
+
+nlohmann::json opt_number(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+std::optional<double> number_at(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
+}
+
+std::vector<double> numbers_at(const nlohmann::json& j, const char* key) {
+  std::vector<double> out;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return out;
+  for (const auto& x : *it) {
+    if (x.is_number()) out.push_back(x.get<double>());
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json timing_to_json(const std::optional<Timing>& t) {
+  if (!t) return nullptr;
+  return {
+      {"bound", t->bound},
+      {"rule", t->rule},
+      {"wall_ns", opt_number(t->wall_ns)},
+      {"enqueue_ns", opt_number(t->enqueue_ns)},
+      {"device_ns", opt_number(t->device_ns)},
+      {"rounds", t->rounds_ns},
+      {"spread", std::isfinite(t->spread) ? nlohmann::json(t->spread) : nlohmann::json(nullptr)},
+      {"unstable", t->unstable},
+      {"drift_ns", t->drift_ns},
+      {"steal", opt_number(t->steal)},
+      {"gpu", t->sm_clock_mhz || !t->throttle.empty()
+                  ? nlohmann::json{{"sm_clock_mhz", opt_number(t->sm_clock_mhz)},
+                                   {"throttle", t->throttle}}
+                  : nlohmann::json(nullptr)}};
+}
+
+std::optional<Timing> timing_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return std::nullopt;
+  Timing t;
+  t.bound = j.value("bound", "");
+  t.rule = j.value("rule", "");
+  t.wall_ns = number_at(j, "wall_ns");
+  t.enqueue_ns = number_at(j, "enqueue_ns");
+  t.device_ns = number_at(j, "device_ns");
+  t.rounds_ns = numbers_at(j, "rounds");
+  t.spread = number_at(j, "spread").value_or(0);
+  t.unstable = j.value("unstable", false);
+  t.drift_ns = numbers_at(j, "drift_ns");
+  t.steal = number_at(j, "steal");
+  if (auto g = j.find("gpu"); g != j.end() && g->is_object()) {
+    t.sm_clock_mhz = number_at(*g, "sm_clock_mhz");
+    if (auto th = g->find("throttle"); th != g->end() && th->is_array()) {
+      for (const auto& x : *th) {
+        if (x.is_string()) t.throttle.push_back(x.get<std::string>());
+      }
+    }
+  }
+  return t;
+}
+
 }  // namespace mudjack::model

@@ -21,15 +21,18 @@ namespace mudjack::model {
 // Version of the database schema (docs/design.md: MAJOR.MINOR). 1.1 added each
 // result's declared work and reported metrics; 1.2 the runs' leases (who
 // executes a run); 1.3 each case's oracle metadata (declared reduction
-// size, dtype-grid excuses) and each result's accuracy judgement.
-inline constexpr std::string_view kSchemaVersion = "1.3";
+// size, dtype-grid excuses) and each result's accuracy judgement; 1.4 each
+// result's timing (class, rounds, drift, disturbances).
+inline constexpr std::string_view kSchemaVersion = "1.4";
 // Version of results.json. 1.1 added each case's work, throughput, metrics
 // and latency_ratio, the run's params, and the top-level `reasons` counts;
 // 1.2 each case's `checked`; 1.3 the `unverified` verdict, `unchecked`,
 // successors; 1.4 the accuracy oracle (each case's `reduction`, `excused`,
 // `grid`, numeric `cause`/`setting`/`error_eps`/`baseline_error_eps`/
-// `bound_eps`/`reference`, the verdict rows' `causes` and `lacks_dtype`).
-inline constexpr std::string_view kResultsSchemaVersion = "1.4";
+// `bound_eps`/`reference`, the verdict rows' `causes` and `lacks_dtype`);
+// 1.5 each case's `latency.timing` (class, rounds, spread, drift,
+// disturbances) and the run's `rounds`.
+inline constexpr std::string_view kResultsSchemaVersion = "1.5";
 
 // The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.
@@ -143,11 +146,31 @@ struct LatencyStats {
   int64_t n = 0;
 };
 
+// How a timed case was measured and how far its median can be trusted
+// (docs/design.md, "timing class"; stats/timing.hpp holds the rules).
+struct Timing {
+  std::string bound;                   // "device_bound" or "host_bound"
+  std::string rule;                    // how: "device_events", "enqueue" or "host"
+  std::optional<double> wall_ns;       // median host time per call (first round)
+  std::optional<double> enqueue_ns;    // median host time to enqueue one call
+  std::optional<double> device_ns;     // median device-event time per call
+  std::vector<double> rounds_ns;       // each round's median, in order
+  double spread = 0;                   // (max - min) / median of rounds_ns
+  bool unstable = false;               // rounds disagree beyond stats::kUnstableSpread
+  std::vector<double> drift_ns;        // the drift detector beside each round
+  std::optional<double> steal;         // share of CPU time the hypervisor took, case-long
+  std::optional<double> sm_clock_mhz;  // lowest GPU SM clock seen (NVML)
+  std::vector<std::string> throttle;   // GPU clock throttle reasons seen (NVML)
+};
+nlohmann::json timing_to_json(const std::optional<Timing>& t);
+std::optional<Timing> timing_from_json(const nlohmann::json& j);
+
 struct Latency {
   std::optional<int64_t> cold_ns;
   std::vector<double> samples_ns;
   int64_t calls_per_sample = 0;
   std::optional<LatencyStats> stats;  // absent when there are no samples
+  std::optional<Timing> timing;       // absent before protocol 1.4 / results 1.5
 };
 
 struct Memory {

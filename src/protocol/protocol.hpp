@@ -19,9 +19,11 @@ namespace mudjack::protocol {
 inline constexpr int kVersion = 1;
 // Additions within version 1 (schemas/probe-protocol-v1.md, "Versions"):
 // 1.1 adds `engine_fault` to hello and result; 1.2 `device_unusable` to
-// result and `kind` to each check. A probe's hello carries its
+// result and `kind` to each check; 1.3 references and strict runs; 1.4
+// `enqueue_ns`, `device_samples_ns`, `device_error`, `drift_ns` in the
+// result and `timing_only` in the policy. A probe's hello carries its
 // minor as `protocol_minor` (absent: 0); every minor of version 1 is accepted.
-inline constexpr int kMinorVersion = 3;
+inline constexpr int kMinorVersion = 4;
 
 // The longest one-line `engine_fault` kept (longer ones are cut).
 inline constexpr size_t kMaxFaultBytes = 500;
@@ -60,6 +62,9 @@ struct Policy {
   // Build each floating case's float64 reference (protocol 1.3): set for the
   // baseline device's probe, or every probe of a run without a baseline.
   bool reference = false;
+  // A later timing round (1.4): the probe builds and times the case and
+  // reports its timing only (no outputs, checks, references).
+  bool timing_only = false;
   nlohmann::json to_json() const;
 };
 

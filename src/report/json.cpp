@@ -146,6 +146,7 @@ model::Latency latency_from_json(const json& l) {
     s.n = *n;
     latency.stats = s;
   }
+  if (auto t = l.find("timing"); t != l.end()) latency.timing = model::timing_from_json(*t);
   return latency;
 }
 
@@ -315,6 +316,7 @@ json case_to_json(const model::CaseResult& r) {
     samples.push_back(number(s));
   }
   lat["samples_ns"] = std::move(samples);
+  lat["timing"] = model::timing_to_json(l.timing);
   c["latency"] = std::move(lat);
 
   c["memory"] = {{"peak_device_bytes", optional(r.memory.peak_device_bytes)},

@@ -72,6 +72,7 @@ supervisor::RunSpec spec_of(const Prepared& run, const plan::Discovery& discover
   spec.baseline_planned = run.baseline_planned;
   spec.seed = o.seed;
   spec.parallel = !o.serial;
+  spec.rounds = o.rounds;
   return spec;
 }
 

@@ -49,6 +49,7 @@ std::optional<std::string> invalid(const RunOptions& o) {
   if (auto why = out_of_range("warmup_ms", o.warmup_ms, kWarmupRangeMs)) return why;
   if (auto why = out_of_range("min_samples", o.min_samples, kSamplesRange)) return why;
   if (auto why = out_of_range("max_samples", o.max_samples, kSamplesRange)) return why;
+  if (auto why = out_of_range("rounds", o.rounds, kRoundsRange)) return why;
   if (o.max_samples < o.min_samples) {
     return "min_samples (" + std::to_string(o.min_samples) + ") must not exceed max_samples (" +
            std::to_string(o.max_samples) + ")";
@@ -78,6 +79,7 @@ json to_json(const RunOptions& o) {
             {"min_samples", o.min_samples},
             {"max_samples", o.max_samples},
             {"warmup_ms", o.warmup_ms},
+            {"rounds", o.rounds},
             {"memory_limit_bytes",
              o.memory_limit_bytes > 0 ? o.memory_limit_bytes : default_memory_limit_bytes()},
             {"seed", o.seed},
@@ -112,6 +114,7 @@ RunOptions from_json(const json& stored, const std::string& baseline) {
   o.timeout_s = stored.value("timeout_s", o.timeout_s);
   o.budget_ms = stored.value("budget_ms", o.budget_ms);
   o.warmup_ms = stored.value("warmup_ms", o.warmup_ms);
+  o.rounds = stored.value("rounds", 1);  // runs before rounds had one
   o.min_samples = stored.value("min_samples", o.min_samples);
   o.max_samples = stored.value("max_samples", o.max_samples);
   o.memory_limit_bytes = stored.value("memory_limit_bytes", o.memory_limit_bytes);

@@ -27,8 +27,9 @@ struct RunOptions {
   std::string profile = "current";      // pinned framework versions (envs/<profile>/)
   std::string baseline = "cpu";         // stored as RunInfo::baseline
   double timeout_s = 120;               // deadline per case
-  double budget_ms = 100;               // timing budget per case
-  double warmup_ms = 20;
+  double budget_ms = 10;                // timing budget per case and round
+  double warmup_ms = 5;
+  int rounds = 3;                       // timing rounds of host-bound cases (stats/timing.hpp)
   int min_samples = 5;
   int max_samples = 1000;
   int64_t memory_limit_bytes = 0;  // resident limit per probe; 0: default_memory_limit_bytes()
@@ -65,6 +66,7 @@ inline constexpr Range kWarmupRangeMs{0, 600'000, true};
 // Up to 1 PiB, in MiB: far above any machine, far below int64 bytes.
 inline constexpr Range kMemoryLimitRangeMb{0, 1024.0 * 1024 * 1024, false};
 inline constexpr IntRange kSamplesRange{1, 1'000'000};
+inline constexpr IntRange kRoundsRange{1, 20};
 // Seeds are non-negative: the probe seeds NumPy's generators with
 // seed * 1000003 + n (mudjack_probe/api.py), and NumPy refuses negative
 // seeds, so a negative one would fail every case that draws inputs.

@@ -82,9 +82,9 @@ Result<int64_t> integer(const json& v, const std::string& field, const run::IntR
 
 const std::set<std::string>& known_fields() {
   static const std::set<std::string> fields = {
-      "suite",       "suites", "framework", "frameworks", "device",    "devices",
-      "filter",      "params", "timeout_s", "budget_ms",  "warmup_ms", "min_samples",
-      "max_samples", "seed",   "baseline",  "serial",     "resume",    "no_baseline"};
+      "suite",    "suites",    "framework", "frameworks",  "device",      "devices",     "filter",
+      "params",   "timeout_s", "budget_ms", "warmup_ms",   "min_samples", "max_samples", "seed",
+      "baseline", "serial",    "resume",    "no_baseline", "rounds"};
   return fields;
 }
 
@@ -215,13 +215,18 @@ Check optional_samples(const json& doc, const char* field, std::optional<int>& o
   return std::nullopt;
 }
 
-// timeout_s, budget_ms, warmup_ms, min_samples, max_samples.
+// timeout_s, budget_ms, warmup_ms, min_samples, max_samples, rounds.
 Check parse_timing(const json& doc, RunRequest& r) {
   if (auto e = optional_number(doc, "timeout_s", run::kTimeoutRangeS, r.timeout_s)) return e;
   if (auto e = optional_number(doc, "budget_ms", run::kBudgetRangeMs, r.budget_ms)) return e;
   if (auto e = optional_number(doc, "warmup_ms", run::kWarmupRangeMs, r.warmup_ms)) return e;
   if (auto e = optional_samples(doc, "min_samples", r.min_samples)) return e;
   if (auto e = optional_samples(doc, "max_samples", r.max_samples)) return e;
+  if (doc.contains("rounds")) {
+    auto v = integer(doc.at("rounds"), "rounds", run::kRoundsRange);
+    if (!v) return v.error();
+    r.rounds = static_cast<int>(*v);
+  }
   if (r.min_samples && r.max_samples && *r.min_samples > *r.max_samples) {
     return bad_request("'min_samples' must not exceed 'max_samples'");
   }

@@ -43,6 +43,7 @@ struct RunRequest {
   std::optional<double> budget_ms;
   std::optional<double> warmup_ms;
   std::optional<int> min_samples;
+  std::optional<int> rounds;
   std::optional<int> max_samples;
   int64_t seed = 0;  // in run::kSeedRange
   std::string baseline = "cpu";

@@ -141,6 +141,7 @@ run::RunOptions RunManager::options_for(const RunRequest& request) const {
   o.budget_ms = request.budget_ms.value_or(defaults_.budget_ms);
   o.warmup_ms = request.warmup_ms.value_or(defaults_.warmup_ms);
   o.min_samples = request.min_samples.value_or(defaults_.min_samples);
+  o.rounds = request.rounds.value_or(defaults_.rounds);
   o.max_samples = request.max_samples.value_or(std::max(defaults_.max_samples, o.min_samples));
   o.seed = request.seed;
   o.serial = request.serial;

@@ -144,6 +144,12 @@ const std::vector<std::string> kSchema_1_3 = {
     "ALTER TABLE results ADD COLUMN accuracy_json TEXT NOT NULL DEFAULT '{}'",
 };
 
+// 1.4: each result's timing (model::Timing: class, rounds, drift, what
+// disturbed it).
+const std::vector<std::string> kSchema_1_4 = {
+    "ALTER TABLE results ADD COLUMN timing_json TEXT NOT NULL DEFAULT 'null'",
+};
+
 std::pair<int, int> must_parse_version(std::string_view v) {
   auto parsed = model::parse_schema_version(v);
   if (!parsed) {
@@ -260,15 +266,16 @@ void case_from_row(const Statement& q, int first, model::CaseInfo& c) {
   model::oracle_meta_from_json(q.col_json(i++, "case oracle"), c);
 }
 
-// Result columns, then the joined case columns (kCaseColumns) from index 36.
+// Result columns, then the joined case columns (kCaseColumns) from index 37.
 constexpr std::string_view kResultColumns =
     "r.run_id, r.case_id, r.device, r.outcome, r.error_kind, r.error_message, r.error_signal, "
     "r.error_exit_code, r.error_stderr_tail, r.error_traceback, r.cold_ns, r.samples_json, "
     "r.calls_per_sample, r.median_ns, r.p10_ns, r.p90_ns, r.iqr_ns, r.mean_ns, r.stddev_ns, "
     "r.cv, r.min_ns, r.n, r.peak_device_bytes, r.peak_host_bytes, r.max_abs_err, "
     "r.max_rel_err, r.compared_with, r.numeric_message, r.outputs_json, r.extra_json, "
-    "r.started_at, r.finished_at, r.wall_s, r.work_json, r.metrics_json, r.accuracy_json";
-constexpr int kResultColumnCount = 36;
+    "r.started_at, r.finished_at, r.wall_s, r.work_json, r.metrics_json, r.accuracy_json, "
+    "r.timing_json";
+constexpr int kResultColumnCount = 37;
 
 // Columns 3-9: the outcome and its error.
 void outcome_from_row(const Statement& q, const std::filesystem::path& path,
@@ -350,6 +357,7 @@ void rest_from_row(const Statement& q, const std::filesystem::path& path,
   r.work = model::work_from_json(q.col_json(33, "work"));
   r.metrics = model::metrics_from_json(q.col_json(34, "metrics"));
   model::accuracy_from_json(q.col_json(35, "accuracy"), r.numeric);
+  r.latency.timing = model::timing_from_json(q.col_json(36, "timing"));
 }
 
 // One row of kResultColumns + kCaseColumns. `path` names the database in errors.
@@ -471,10 +479,8 @@ std::filesystem::path default_db_path(const std::filesystem::path& results_dir) 
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> kMigrations = {
-      {"1.0", kSchema_1_0},
-      {"1.1", kSchema_1_1},
-      {"1.2", kSchema_1_2},
-      {"1.3", kSchema_1_3},
+      {"1.0", kSchema_1_0}, {"1.1", kSchema_1_1}, {"1.2", kSchema_1_2},
+      {"1.3", kSchema_1_3}, {"1.4", kSchema_1_4},
   };
   return kMigrations;
 }
@@ -743,9 +749,9 @@ void Store::record(const model::CaseResult& r) {
       "cold_ns, samples_json, calls_per_sample, median_ns, p10_ns, p90_ns, iqr_ns, mean_ns, "
       "stddev_ns, cv, min_ns, n, peak_device_bytes, peak_host_bytes, max_abs_err, "
       "max_rel_err, compared_with, numeric_message, outputs_json, extra_json, started_at, "
-      "finished_at, wall_s, work_json, metrics_json, accuracy_json) VALUES (?1, ?2, ?3, ?4, ?5, "
-      "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, "
-      "?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36)");
+      "finished_at, wall_s, work_json, metrics_json, accuracy_json, timing_json) VALUES (?1, ?2, "
+      "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
+      "?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37)");
   const auto opt_int = [](std::optional<int> v) -> std::optional<int64_t> {
     if (v) {
       return *v;
@@ -794,6 +800,7 @@ void Store::record(const model::CaseResult& r) {
       .text(34, dump(model::work_to_json(r.work)))
       .text(35, dump(model::metrics_to_json(r.metrics)))
       .text(36, dump(model::accuracy_to_json(r.numeric)))
+      .text(37, dump(model::timing_to_json(r.latency.timing)))
       .run();
   tx.commit();
 }

@@ -7,7 +7,9 @@
 
 #include "oracle/accuracy.hpp"
 #include "oracle/compare.hpp"
+#include "os/disturb.hpp"
 #include "stats/stats.hpp"
+#include "stats/timing.hpp"
 #include "util/time.hpp"
 
 namespace mudjack::supervisor {
@@ -152,53 +154,227 @@ std::unique_ptr<ProbeSession> start_probe(const ProbeCommand& command, const Run
   return nullptr;
 }
 
-// One framework's cases of the lane, in plan order, in one probe at a time.
-// False when the lane must stop (interrupted, or an engine fault).
-bool run_framework(const Lane& lane, const RunSpec& spec, Shared& shared, const std::string& fw,
-                   const std::atomic<bool>& interrupted) {
-  auto artifact_dir = spec.artifact_root / device_folder(lane.device);
-  std::string give_up;
-  auto command = command_for(lane, spec, fw, &give_up);
-  std::unique_ptr<ProbeSession> session;
-  for (const auto* item : lane.items) {
-    if (item->first.framework != fw) continue;
-    if (interrupted.load() || shared.stopped()) return false;
-    const auto& info = item->first;
-    if (!give_up.empty()) {
-      shared.land(without_run(spec, info, lane.device, model::Outcome::kUnavailable, give_up));
-      continue;
+// What disturbed a case's timing, read around each probe call: CPU time
+// the hypervisor stole, the GPU's lowest SM clock and its throttle reasons.
+class Disturbance {
+ public:
+  explicit Disturbance(const std::string& device) : device_(device) {
+    cpu_ = os::cpu_times();
+    note(os::gpu_clocks(device_));
+  }
+  void apply(model::Latency& latency) {
+    note(os::gpu_clocks(device_));
+    if (!latency.timing) return;
+    auto& t = *latency.timing;
+    if (auto now = os::cpu_times(); now && cpu_) {
+      if (auto share = os::steal_share(*cpu_, *now))
+        t.steal = std::max(t.steal.value_or(0), *share);
     }
-    if (!session || !session->alive()) {
-      session = start_probe(command, spec, lane.device, shared, interrupted);
-      if (!session) return false;
-      if (!session->hello().unavailable.empty()) {
-        give_up = session->hello().unavailable;
-        session->stop();
-        shared.land(without_run(spec, info, lane.device, model::Outcome::kUnavailable, give_up));
-        continue;
+    if (sm_mhz_) t.sm_clock_mhz = std::min(t.sm_clock_mhz.value_or(*sm_mhz_), *sm_mhz_);
+    for (auto& name : os::throttle_names(throttle_)) {
+      if (std::find(t.throttle.begin(), t.throttle.end(), name) == t.throttle.end()) {
+        t.throttle.push_back(std::move(name));
+      }
+    }
+  }
+
+ private:
+  void note(const std::optional<os::GpuClocks>& c) {
+    if (!c) return;
+    sm_mhz_ = std::min(sm_mhz_.value_or(c->sm_mhz), static_cast<double>(c->sm_mhz));
+    throttle_ |= c->throttle;
+  }
+  std::string device_;
+  std::optional<os::CpuTimes> cpu_;
+  std::optional<double> sm_mhz_;
+  uint64_t throttle_ = 0;
+};
+
+// One framework's probes on one lane: started on demand, replaced after a
+// crash or an unusable device.
+class LaneProbe {
+ public:
+  LaneProbe(const Lane& lane, const RunSpec& spec, Shared& shared, const std::string& fw,
+            const std::atomic<bool>& interrupted)
+      : lane_(lane), spec_(spec), shared_(shared), fw_(fw), interrupted_(interrupted) {
+    command_ = command_for(lane, spec, fw, &give_up_);
+  }
+  ~LaneProbe() {
+    if (session_) session_->stop();
+  }
+  LaneProbe(const LaneProbe&) = delete;
+  LaneProbe& operator=(const LaneProbe&) = delete;
+
+  // Why this framework cannot run on the lane ("" while it can).
+  const std::string& give_up() const { return give_up_; }
+
+  enum class Step { kDone, kUnavailable, kStop };
+  // Runs one request for `info`; kDone with *out set, kUnavailable when the
+  // framework turned out not to run here (give_up() says why), kStop when
+  // the lane must stop (interrupted, or an engine fault).
+  Step run(const model::CaseInfo& info, const protocol::Policy& policy, model::CaseResult* out) {
+    if (interrupted_.load() || shared_.stopped()) return Step::kStop;
+    if (!session_ || !session_->alive()) {
+      session_ = start_probe(command_, spec_, lane_.device, shared_, interrupted_);
+      if (!session_) return Step::kStop;
+      if (!session_->hello().unavailable.empty()) {
+        give_up_ = session_->hello().unavailable;
+        session_->stop();
+        session_.reset();
+        return Step::kUnavailable;
       }
     }
     std::string fault;
-    auto policy = spec.policy;
-    policy.reference = lane.reference;
-    auto r = session->run(info, lane.device, spec.seed, policy, artifact_dir, &fault);
+    Disturbance disturbance(lane_.device);
+    auto r = session_->run(info, lane_.device, spec_.seed, policy,
+                           spec_.artifact_root / device_folder(lane_.device), &fault);
     if (!fault.empty()) {
-      shared.fault(fw + " on " + lane.device + ", case " + info.id + ": " + fault);
-      return false;
+      shared_.fault(fw_ + " on " + lane_.device + ", case " + info.id + ": " + fault);
+      return Step::kStop;
     }
-    if (!r) return false;  // interrupted: this case runs again on --resume
-    r->run_id = spec.run_id;
-    finish_result(*r);
+    if (!r) return Step::kStop;  // interrupted: this case runs again on --resume
+    r->run_id = spec_.run_id;
+    auto facts = stats::take_round_facts(r->latency, r->extra);
+    if (policy.timing_only) {
+      facts_ = std::move(facts);
+    } else {
+      finish_result(*r);
+      stats::first_round(r->latency, facts, lane_.device);
+    }
+    disturbance.apply(r->latency);
     // The probe found its device unusable after the case (a sticky CUDA
     // error, a lost device): the case keeps its outcome, the next case gets
     // a new probe (protocol 1.2).
     if (device_unusable(*r)) {
-      session->stop();
-      session.reset();
+      session_->stop();
+      session_.reset();
     }
-    shared.land(std::move(*r));
+    *out = std::move(*r);
+    return Step::kDone;
   }
-  if (session) session->stop();
+  // The round facts of the last timing-only request.
+  const stats::RoundFacts& round_facts() const { return facts_; }
+
+ private:
+  const Lane& lane_;
+  const RunSpec& spec_;
+  Shared& shared_;
+  std::string fw_;
+  const std::atomic<bool>& interrupted_;
+  ProbeCommand command_;
+  std::string give_up_;
+  std::unique_ptr<ProbeSession> session_;
+  stats::RoundFacts facts_;
+};
+
+// A later round of `held`: its samples join the case's, or its failure
+// becomes the case's outcome (a case is only as good as its worst round).
+void merge_round(model::CaseResult& held, const model::CaseResult& round, int number,
+                 const stats::RoundFacts& facts) {
+  if (round.outcome == model::Outcome::kPass) {
+    stats::add_round(held.latency, facts);
+    if (round.latency.timing && held.latency.timing) {
+      auto& t = *held.latency.timing;
+      const auto& rt = *round.latency.timing;
+      if (rt.steal) t.steal = std::max(t.steal.value_or(0), *rt.steal);
+      if (rt.sm_clock_mhz)
+        t.sm_clock_mhz = std::min(t.sm_clock_mhz.value_or(*rt.sm_clock_mhz), *rt.sm_clock_mhz);
+      for (const auto& name : rt.throttle) {
+        if (std::find(t.throttle.begin(), t.throttle.end(), name) == t.throttle.end())
+          t.throttle.push_back(name);
+      }
+    }
+    return;
+  }
+  held.outcome = round.outcome;
+  held.error = round.error;
+  held.error.message = "timing round " + std::to_string(number) + ": " + round.error.message;
+  held.outputs.clear();
+  held.extra["round_failed"] = number;
+  if (round.extra.contains("device_unusable"))
+    held.extra["device_unusable"] = round.extra["device_unusable"];
+}
+
+// One framework's cases of the lane, in plan order, in one probe at a time,
+// in windows of spec.round_window cases: the first round of each case of
+// the window (outputs, checks, references), then rounds 2..spec.rounds of
+// its host-bound cases, one case after another, so every round of a case is
+// taken at a different time and the machine's drift falls on different
+// rounds. A case's outcome is stored once, after its last round (or, when
+// the lane stops, with the rounds it has). False when the lane must stop
+// (interrupted, or an engine fault).
+bool run_framework(const Lane& lane, const RunSpec& spec, Shared& shared, const std::string& fw,
+                   const std::atomic<bool>& interrupted) {
+  LaneProbe probe(lane, spec, shared, fw, interrupted);
+  std::vector<const model::CaseInfo*> cases;
+  for (const auto* item : lane.items) {
+    if (item->first.framework == fw) cases.push_back(&item->first);
+  }
+  auto first_policy = spec.policy;
+  first_policy.reference = lane.reference;
+  auto round_policy = spec.policy;
+  round_policy.timing_only = true;
+  const size_t window = static_cast<size_t>(std::max(1, spec.round_window));
+  std::vector<model::CaseResult> held;
+  // Lands the held cases with the rounds they have: at the end of a window,
+  // or when the lane stops (an interrupt, an engine fault), since their
+  // outcomes are real and only later rounds are missing.
+  const auto land_held = [&] {
+    for (auto& h : held) {
+      stats::finish_rounds(h.latency);
+      shared.land(std::move(h));
+    }
+    held.clear();
+  };
+  for (size_t begin = 0; begin < cases.size(); begin += window) {
+    for (size_t i = begin; i < std::min(cases.size(), begin + window); ++i) {
+      const auto& info = *cases[i];
+      if (interrupted.load() || shared.stopped()) {
+        land_held();
+        return false;
+      }
+      if (!probe.give_up().empty()) {
+        shared.land(
+            without_run(spec, info, lane.device, model::Outcome::kUnavailable, probe.give_up()));
+        continue;
+      }
+      model::CaseResult r;
+      auto step = probe.run(info, first_policy, &r);
+      if (step == LaneProbe::Step::kStop) {
+        land_held();
+        return false;
+      }
+      if (step == LaneProbe::Step::kUnavailable) {
+        shared.land(
+            without_run(spec, info, lane.device, model::Outcome::kUnavailable, probe.give_up()));
+        continue;
+      }
+      if (spec.rounds > 1 && stats::wants_rounds(r)) {
+        held.push_back(std::move(r));
+      } else {
+        shared.land(std::move(r));
+      }
+    }
+    bool stop = false;
+    for (int number = 2; number <= spec.rounds && !stop; ++number) {
+      for (auto& h : held) {
+        if (h.outcome != model::Outcome::kPass && h.outcome != model::Outcome::kMismatch) continue;
+        if (!probe.give_up().empty()) continue;  // the framework left: the first rounds stand
+        model::CaseResult round;
+        auto step = probe.run(h.info, round_policy, &round);
+        if (step == LaneProbe::Step::kStop) {
+          stop = true;
+          break;
+        }
+        if (step == LaneProbe::Step::kUnavailable) continue;
+        merge_round(h, round, number, probe.round_facts());
+        h.wall_s += round.wall_s;
+        h.finished_at = round.finished_at;
+      }
+    }
+    land_held();
+    if (stop) return false;
+  }
   return true;
 }
 
@@ -476,7 +652,11 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
   auto cpus = own_cpus();
   size_t accel = static_cast<size_t>(
       std::count_if(lanes.begin(), lanes.end(), [](const Lane& l) { return l.device != "cpu"; }));
-  bool parallel = spec.parallel && lanes.size() > 1 && cpus.size() >= accel + 2;
+  // An accelerator lane's probe enqueues work and compiles (XLA compiles on
+  // threads of its own): up to 4 cores each, half the machine at most, so
+  // its host work never waits for a core; the cpu lane gets the rest.
+  const size_t per_accel = accel == 0 ? 0 : std::clamp<size_t>(cpus.size() / 2 / accel, 1, 4);
+  bool parallel = spec.parallel && lanes.size() > 1 && cpus.size() >= accel * per_accel + 2;
   size_t next_core = 0;
   for (auto& lane : lanes) {
     if (lane.device == "cpu") {
@@ -485,13 +665,15 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
     } else {
       lane.env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false";
       lane.env["TF_FORCE_GPU_ALLOW_GROWTH"] = "true";
-      if (parallel) lane.cpus = {cpus[next_core++]};
+      if (parallel) {
+        for (size_t i = 0; i < per_accel; ++i) lane.cpus.push_back(cpus[next_core++]);
+      }
     }
   }
   if (parallel) {
     for (auto& lane : lanes) {
       if (lane.device != "cpu") continue;
-      lane.cpus.assign(cpus.begin() + static_cast<std::ptrdiff_t>(accel), cpus.end());
+      lane.cpus.assign(cpus.begin() + static_cast<std::ptrdiff_t>(next_core), cpus.end());
       lane.env["OMP_NUM_THREADS"] = std::to_string(lane.cpus.size());
     }
     std::vector<std::thread> threads;

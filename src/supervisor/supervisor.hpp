@@ -63,6 +63,10 @@ struct RunSpec {
   bool baseline_planned = true;
   int64_t seed = 0;
   bool parallel = true;
+  // Timing rounds of every host-bound case (stats/timing.hpp), interleaved
+  // across windows of round_window cases; the policy's budget is per round.
+  int rounds = 3;
+  int round_window = 200;
   int max_start_failures = 3;  // consecutive failed probe starts before the run stops (a fault)
 };
 

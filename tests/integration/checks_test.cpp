@@ -47,7 +47,7 @@ class Checks : public Cli {
 
 TEST_F(Checks, EachPassSaysHowItWasCheckedAndAnUncheckedPassIsUnverified) {
   auto run = run_checks({"--filter", "check\\."});
-  ASSERT_EQ(run.results["schema_version"], "1.4");
+  ASSERT_EQ(run.results["schema_version"], "1.5");
   EXPECT_EQ(run.cases["check.reference"]["checked"], "reference");
   EXPECT_EQ(run.cases["check.reference"]["extra"]["checks"][0]["kind"], "reference");
   EXPECT_EQ(run.cases["check.property"]["checked"], "property");

@@ -98,8 +98,9 @@ TEST_F(Cli, FailOnTurnsAVerdictIntoExitOne) {
 
 TEST_F(Cli, SigkillMidRunThenResumeLosesNothingAndRepeatsNothing) {
   auto out = dir_ / "results";
+  // One round: outcomes land case by case (rounds hold a window of cases).
   pid_t pid = spawn({"run", "--suite-dir", (kFixtures / "suites" / "slow").string(), "--out",
-                     out.string(), "--budget-ms", "5"});
+                     out.string(), "--budget-ms", "5", "--rounds", "1"});
   ASSERT_TRUE(wait_results(out, 3, std::chrono::seconds(60)));
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
@@ -130,8 +131,9 @@ TEST_F(Cli, SigkillMidRunThenResumeLosesNothingAndRepeatsNothing) {
 
 TEST_F(Cli, InterruptStopsCleanlyKeepsOutcomesAndExits130) {
   auto out = dir_ / "results";
+  // One round: outcomes land case by case (rounds hold a window of cases).
   pid_t pid = spawn({"run", "--suite-dir", (kFixtures / "suites" / "slow").string(), "--out",
-                     out.string(), "--budget-ms", "5"});
+                     out.string(), "--budget-ms", "5", "--rounds", "1"});
   ASSERT_TRUE(wait_results(out, 2, std::chrono::seconds(60)));
   kill(pid, SIGINT);
   int status = 0;

@@ -424,7 +424,7 @@ TEST_F(ServeAttackTest, SlowClientsHoldNoWorkerAndGet408) {
 
 TEST_F(ServeAttackTest, BeyondTheQueueLimitPostsAre429WithRetryAfter) {
   auto s = serve("queue", {"--max-queued", "2"});
-  json slow = {{"suite", "slow"}, {"budget_ms", 5}};
+  json slow = {{"suite", "slow"}, {"budget_ms", 5}, {"rounds", 1}};
   auto running = post_run(s, slow);
   ASSERT_TRUE(running);
   ASSERT_EQ(running->status, 202) << running->body;
@@ -495,7 +495,7 @@ TEST_F(ServeAttackTest, AStreamResumedPastItsLastEventStillEnds) {
 
 TEST_F(ServeAttackTest, ConcurrentResumesOfOneRunAdmitOneAndTheServerStaysUp) {
   auto s = serve("resume");
-  auto r = post_run(s, {{"suite", "slow"}, {"budget_ms", 5}});
+  auto r = post_run(s, {{"suite", "slow"}, {"budget_ms", 5}, {"rounds", 1}});
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 202) << r->body;
   std::string id = json::parse(r->body)["id"];

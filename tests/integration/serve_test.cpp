@@ -327,7 +327,7 @@ TEST_F(ServeTest, BadRequestsGetClearJsonErrorsAndTheServerKeepsServing) {
 
 TEST_F(ServeTest, RunsQueuePerDeviceStreamEventsAndShareTheStore) {
   auto& s = numpy_fixtures("queue");
-  auto first = start_run(s, {{"suite", "slow"}, {"budget_ms", 5}});
+  auto first = start_run(s, {{"suite", "slow"}, {"budget_ms", 5}, {"rounds", 1}});
   auto second = start_run(s, {{"suite", "hostile"}, {"filter", "ok\\."}, {"budget_ms", 5}});
   EXPECT_EQ(first["state"], "running");
   EXPECT_EQ(second["state"], "queued") << "one run per device: cpu is busy";
@@ -378,8 +378,8 @@ TEST_F(ServeTest, RunsQueuePerDeviceStreamEventsAndShareTheStore) {
 
 TEST_F(ServeTest, CancelKeepsFinishedOutcomesAndResumeFinishesTheRun) {
   auto& s = numpy_fixtures("cancel");
-  auto run = start_run(s, {{"suite", "slow"}, {"budget_ms", 5}});
-  auto queued = start_run(s, {{"suite", "slow"}, {"budget_ms", 5}});
+  auto run = start_run(s, {{"suite", "slow"}, {"budget_ms", 5}, {"rounds", 1}});
+  auto queued = start_run(s, {{"suite", "slow"}, {"budget_ms", 5}, {"rounds", 1}});
   std::string id = run["id"];
   // Cancel the queued one at once.
   auto del = client(s).Delete("/v1/runs/" + queued["id"].get<std::string>(), auth());
@@ -428,7 +428,7 @@ TEST_F(ServeTest, CancelKeepsFinishedOutcomesAndResumeFinishesTheRun) {
 
 TEST_F(ServeTest, SigtermStopsAcceptingCancelsAndKeepsEveryFinishedOutcome) {
   auto& s = numpy_fixtures("sigterm");
-  auto run = start_run(s, {{"suite", "slow"}, {"budget_ms", 5}});
+  auto run = start_run(s, {{"suite", "slow"}, {"budget_ms", 5}, {"rounds", 1}});
   std::string id = run["id"];
   std::vector<std::pair<std::string, json>> ev;
   std::thread follower([&] { ev = events(s, id); });
@@ -526,7 +526,7 @@ TEST_F(SweepTest, ServersOfDifferentFrameworksOneKilledMidRunNothingFinishedIsLo
   auto& slow = numpy_fixtures("slow");
   auto& torch = serve("torch", {"--suite", "paper", "--framework", "torch"});
   auto file = targets(
-      "[run]\nbudget_ms = 5\n\n" +
+      "[run]\nbudget_ms = 5\nrounds = 1\n\n" +
       target("numpy-box", numpy,
              "framework = \"numpy\"\n[target.run]\nsuite = \"hostile\"\nfilter = \"ok\\\\.\"\n") +
       target("torch-box", torch,
@@ -589,7 +589,7 @@ TEST_F(SweepTest, ServersOfDifferentFrameworksOneKilledMidRunNothingFinishedIsLo
 
 TEST_F(SweepTest, InterruptedSweepResumesWithoutRepeatingOrLosingOutcomes) {
   auto& slow = numpy_fixtures("slow");
-  auto file = targets("[run]\nsuite = \"slow\"\nbudget_ms = 5\n\n" + target("box", slow, ""));
+  auto file = targets("[run]\nsuite = \"slow\"\nbudget_ms = 5\nrounds = 1\n\n" + target("box", slow, ""));
   auto out = dir_ / "sweep";
   pid_t sweep =
       spawn({"sweep", "--targets", file.string(), "--out", out.string()}, dir_ / "sweep.log");
@@ -634,7 +634,7 @@ TEST_F(SweepTest, InterruptedSweepResumesWithoutRepeatingOrLosingOutcomes) {
 
 TEST_F(SweepTest, ARunCancelledOnTheTargetIsResumedThereByResume) {
   auto& slow = numpy_fixtures("slow");
-  auto file = targets("[run]\nsuite = \"slow\"\nbudget_ms = 5\n\n" + target("box", slow, ""));
+  auto file = targets("[run]\nsuite = \"slow\"\nbudget_ms = 5\nrounds = 1\n\n" + target("box", slow, ""));
   auto out = dir_ / "sweep";
   pid_t sweep =
       spawn({"sweep", "--targets", file.string(), "--out", out.string()}, dir_ / "sweep.log");

@@ -5,6 +5,7 @@ Run by CTest through scripts/python-tests.sh with the numpy environment.
 
 from __future__ import annotations
 
+import time
 import unittest
 from typing import ClassVar
 
@@ -175,6 +176,43 @@ class Measure(unittest.TestCase):
                 Policy(budget_ms=0, min_samples=2, max_samples=2, warmup_ms=0, block_ms=0.001))
         self.assertEqual(events[-1], "sync")
         self.assertEqual(events[:3], ["sync", "call", "sync"])  # the cold call, alone between syncs
+
+    def test_enqueue_time_is_part_of_each_block(self) -> None:
+        _, timing = measure(lambda: time.sleep(0.0002), lambda: time.sleep(0.001),
+                            Policy(budget_ms=0, min_samples=3, max_samples=3, warmup_ms=0, block_ms=0.001))
+        self.assertGreater(timing["enqueue_ns"], 150_000)
+        self.assertLess(timing["enqueue_ns"], min(timing["samples_ns"]))  # the closing sync is not enqueue
+        self.assertNotIn("device_samples_ns", timing)
+
+    def test_device_timer_gets_half_the_budget_within_the_sample_limits(self) -> None:
+        class Timer:
+            overhead_ns = 0.0
+            asked: list[tuple[int, float]] = []
+
+            def time(self, fn: object, n: int, enqueue_ns: float) -> list[float]:
+                self.asked.append((n, enqueue_ns))
+                return [1.0] * n
+
+        timer = Timer()
+        _, timing = measure(lambda: None, lambda: None,
+                            Policy(budget_ms=0, min_samples=4, max_samples=7, warmup_ms=0, block_ms=0.001), timer=timer)
+        self.assertEqual(timing["device_samples_ns"], [1.0] * 4)  # budget 0: the minimum
+        _, timing = measure(lambda: None, lambda: None,
+                            Policy(budget_ms=50, min_samples=4, max_samples=7, warmup_ms=0, block_ms=0.001), timer=timer)
+        self.assertEqual(len(timing["device_samples_ns"]), 7)  # never past the maximum
+        self.assertEqual(timer.asked[-1][1], timing["enqueue_ns"])
+
+    def test_a_failing_device_timer_leaves_the_host_timing_and_says_why(self) -> None:
+        class Broken:
+            overhead_ns = 0.0
+
+            def time(self, fn: object, n: int, enqueue_ns: float) -> list[float]:
+                raise RuntimeError("events unavailable")
+
+        _, timing = measure(lambda: None, lambda: None,
+                            Policy(budget_ms=0, min_samples=2, max_samples=2, warmup_ms=0, block_ms=0.001), timer=Broken())
+        self.assertEqual(len(timing["samples_ns"]), 2)
+        self.assertIn("events unavailable", timing["device_error"])
 
     def test_bad_policy(self) -> None:
         with self.assertRaises(ValueError):

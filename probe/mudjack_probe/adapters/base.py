@@ -227,6 +227,13 @@ class Adapter:
     def compile(self, fn: Any) -> Any:
         raise NotImplementedError(f"{self.name} has no compiler")
 
+    def device_timer(self) -> Any:
+        """A timer of device time per call from the device's own events, or
+        None where the framework exposes none (the CPU; JAX, whose device
+        time is inferred from the host's enqueue time instead). See
+        torch_adapter.CudaEventTimer for the interface."""
+        return None
+
     def reset_peak_memory(self) -> None:
         pass
 

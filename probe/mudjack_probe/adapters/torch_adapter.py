@@ -48,6 +48,7 @@ class TorchAdapter(Adapter):
         self.module = torch
         self.native_device = torch.device("cpu")
         self._devices: list[dict[str, Any]] | None = None
+        self._timer: CudaEventTimer | None = None
 
     def version(self) -> str:
         return str(torch.__version__)
@@ -151,13 +152,22 @@ class TorchAdapter(Adapter):
     def compile(self, fn: Any) -> Any:
         return torch.compile(fn)
 
+    def device_timer(self) -> CudaEventTimer | None:
+        if not self._on_cuda():
+            return None
+        if self._timer is None:
+            self._timer = CudaEventTimer(self.native_device)
+        return self._timer
+
     def reset_peak_memory(self) -> None:
         if self._on_cuda():
             torch.cuda.reset_peak_memory_stats(self.native_device)
 
     def peak_device_bytes(self) -> int | None:
         if self._on_cuda():
-            return int(torch.cuda.max_memory_allocated(self.native_device))
+            # the device timer's flush buffer is the probe's, not the case's
+            held = self._timer.flush.numel() if self._timer is not None else 0
+            return int(torch.cuda.max_memory_allocated(self.native_device)) - held
         return None
 
     def placements(self, out: Any) -> list[str | None]:
@@ -172,6 +182,51 @@ class TorchAdapter(Adapter):
             else:
                 found.append(None)
         return found
+
+
+class CudaEventTimer:
+    """Device time per call from CUDA events, as triton's do_bench measures
+    it: before each call the L2 cache is flushed (a 256 MiB buffer zeroed)
+    and the stream is given idle work (`torch.cuda._sleep`) lasting longer
+    than the host needs to enqueue the call, so the device runs the call's
+    kernels back to back and the events see device time only, not the
+    host's launch cost. Spans are read after one synchronisation."""
+
+    FLUSH_BYTES = 256 << 20
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+        self.flush = torch.empty(self.FLUSH_BYTES, dtype=torch.int8, device=device)
+        with torch.cuda.device(device):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda._sleep(1000)
+            start.record()
+            torch.cuda._sleep(1_000_000)
+            end.record()
+            end.synchronize()
+            self.cycles_per_ns = 1e6 / max(start.elapsed_time(end) * 1e6, 1.0)
+            start.record()
+            self.flush.zero_()
+            end.record()
+            end.synchronize()
+            # what one device sample costs besides the call itself
+            self.overhead_ns = start.elapsed_time(end) * 1e6
+
+    def time(self, fn: Any, n: int, enqueue_ns: float) -> list[float]:
+        """n calls of fn, each queued behind a flush and idle device time
+        1.5 times the host's enqueue time per call plus 20 µs; per-call
+        device time in ns."""
+        cycles = int((1.5 * enqueue_ns + 20_000) * self.cycles_per_ns)
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
+        for start, end in zip(starts, ends):
+            self.flush.zero_()
+            torch.cuda._sleep(cycles)
+            start.record()
+            fn()
+            end.record()
+        torch.cuda.synchronize(self.device)
+        return [start.elapsed_time(end) * 1e6 for start, end in zip(starts, ends)]
 
 
 def create() -> Adapter:
