@@ -80,6 +80,23 @@ def _load_adapter(framework: str, device: str, hello: dict[str, Any]) -> Any:
         return None
 
 
+def _pin_main_thread(adapter: Any) -> None:
+    """Keeps the thread that calls every case on one core (MUDJACK_MAIN_CPU,
+    set by the engine): the cores of one machine can differ in speed by half
+    (cloud vCPUs), and a thread the scheduler moves between them makes a
+    host-bound case's time jump between runs. The framework's own thread
+    pools are started first, on every core the probe has; only this thread
+    is pinned (sched_setaffinity of pid 0 is the calling thread)."""
+    cpu = os.environ.get("MUDJACK_MAIN_CPU", "")
+    if not cpu.isdigit():
+        return
+    try:
+        adapter.start_pools()
+        os.sched_setaffinity(0, {int(cpu)})
+    except Exception:  # timing is less steady, nothing is wrong: the engine records drift
+        pass
+
+
 def _run(adapter: Any, case: api.CaseDef, request: dict[str, Any]) -> dict[str, Any]:
     """The reply to `run`: the case's result, or, when the machine failed
     around the case (its outputs could not be saved, numpy could not load),
@@ -131,6 +148,8 @@ def main() -> int:
         return 3
 
     adapter = _load_adapter(args.framework, args.device, hello) if args.framework else None
+    if adapter is not None and not hello["unavailable"]:
+        _pin_main_thread(adapter)
     send(hello)
 
     cases: dict[str, api.CaseDef] | None = None

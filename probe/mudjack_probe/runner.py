@@ -137,7 +137,7 @@ def measure(
 def detector_ns(adapter: Any) -> float | None:
     """The drift detector (docs/design.md): the per-call time of one fixed,
     tiny framework op on the bound device (x + x over four float32 values),
-    median of 5 blocks of 50 calls, timed beside every case and round. The
+    median of 5 blocks of 20 calls, timed beside every case and round. The
     same op on the same machine takes the same time; when it does not, the
     machine changed, not the case."""
     try:
@@ -149,11 +149,11 @@ def detector_ns(adapter: Any) -> float | None:
                 adapter.sync()
                 t0 = time.perf_counter_ns()
                 last = None
-                for _ in range(50):
+                for _ in range(20):
                     last = x + x
                 adapter.block(last)
                 adapter.sync()
-                per_block.append((time.perf_counter_ns() - t0) / 50)
+                per_block.append((time.perf_counter_ns() - t0) / 20)
             return float(statistics.median(per_block))
     except Exception:  # a device that cannot add four numbers fails elsewhere
         return None
@@ -314,7 +314,7 @@ def _accuracy_runs(adapter: Any, case: CaseDef, seed: int, policy: Policy, artif
                 failed = [c.name for c in wide[0].checks if not _check_ok(c.fn, arrays, inputs)]
                 if failed:
                     extra["reference"] = {"outputs": [], "error": "the float64 reference fails the case's own checks: " + ", ".join(failed)}
-    if case.dtype in _PRECISION_KNOBBED:
+    if case.dtype in _PRECISION_KNOBBED and adapter.precision_matters(fn, args):
         with adapter.strict_precision() as setting:
             if setting:
                 def strict() -> Any:

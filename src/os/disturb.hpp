@@ -35,3 +35,15 @@ std::optional<GpuClocks> gpu_clocks(std::string_view device);
 std::vector<std::string> throttle_names(uint64_t bits);
 
 }  // namespace mudjack::os
+
+namespace mudjack::os {
+
+// The cores in `cpus` ordered for the threads that time cases: the fast
+// ones (within 10% of the fastest on a fixed integer loop, timed on each
+// core) first, then the rest, each group in the given order. Cloud vCPUs of
+// one machine can differ in speed by half; a lane whose calling thread sits
+// on a fast core in one run and a slow one in the next disagrees with
+// itself. The order is the given one when a core cannot be measured.
+std::vector<int> fastest_first(const std::vector<int>& cpus);
+
+}  // namespace mudjack::os

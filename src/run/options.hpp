@@ -27,7 +27,7 @@ struct RunOptions {
   std::string profile = "current";      // pinned framework versions (envs/<profile>/)
   std::string baseline = "cpu";         // stored as RunInfo::baseline
   double timeout_s = 120;               // deadline per case
-  double budget_ms = 10;                // timing budget per case and round
+  double budget_ms = 7;                 // timing budget per case and round
   double warmup_ms = 5;
   int rounds = 3;                       // timing rounds of host-bound cases (stats/timing.hpp)
   int min_samples = 5;

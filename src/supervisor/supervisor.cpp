@@ -314,6 +314,9 @@ bool run_framework(const Lane& lane, const RunSpec& spec, Shared& shared, const 
   first_policy.reference = lane.reference;
   auto round_policy = spec.policy;
   round_policy.timing_only = true;
+  // The first round's cold call and warm-up already warmed caches and
+  // clocks; a later round's rebuilt case needs only a short warm-up.
+  round_policy.warmup_ms = std::min(round_policy.warmup_ms, 1.0);
   const size_t window = static_cast<size_t>(std::max(1, spec.round_window));
   std::vector<model::CaseResult> held;
   // Lands the held cases with the rounds they have: at the end of a window,
@@ -649,7 +652,9 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
   // The baseline's probe builds the float64 references; without a baseline
   // in the run, every device judges itself against its own.
   for (auto& lane : lanes) lane.reference = !spec.baseline_planned || lane.device == spec.baseline;
-  auto cpus = own_cpus();
+  // Fast cores first: accelerator lanes take theirs from the front, and
+  // every lane's calling thread sits on the first core it is given.
+  auto cpus = os::fastest_first(own_cpus());
   size_t accel = static_cast<size_t>(
       std::count_if(lanes.begin(), lanes.end(), [](const Lane& l) { return l.device != "cpu"; }));
   // An accelerator lane's probe enqueues work and compiles (XLA compiles on
@@ -670,10 +675,18 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
       }
     }
   }
+  for (auto& lane : lanes) {
+    if (lane.device == "cpu" && parallel) {
+      lane.cpus.assign(cpus.begin() + static_cast<std::ptrdiff_t>(next_core), cpus.end());
+    }
+    // The probe pins the thread that calls every case to one core of its
+    // own (probe/__main__.py: the cores of one machine can differ in speed).
+    const auto& own = lane.cpus.empty() ? cpus : lane.cpus;
+    if (!own.empty()) lane.env["MUDJACK_MAIN_CPU"] = std::to_string(own.front());
+  }
   if (parallel) {
     for (auto& lane : lanes) {
       if (lane.device != "cpu") continue;
-      lane.cpus.assign(cpus.begin() + static_cast<std::ptrdiff_t>(next_core), cpus.end());
       lane.env["OMP_NUM_THREADS"] = std::to_string(lane.cpus.size());
     }
     std::vector<std::thread> threads;

@@ -227,6 +227,24 @@ class Adapter:
     def compile(self, fn: Any) -> Any:
         raise NotImplementedError(f"{self.name} has no compiler")
 
+    def start_pools(self) -> None:
+        """Starts the framework's worker threads on the bound device (an
+        elementwise op over 2^20 values and a 256 x 256 matmul), so they
+        exist, with every core the probe has, before the calling thread is
+        pinned to one (__main__._pin_main_thread)."""
+        with self.scope():
+            x = self.from_numpy(np.ones(1 << 20, dtype=np.float32), "float32")
+            m = self.from_numpy(np.ones((256, 256), dtype=np.float32), "float32")
+            self.block(x + x)
+            self.block(m @ m)
+            self.sync()
+
+    def precision_matters(self, fn: Any, args: tuple[Any, ...]) -> bool:
+        """Could strict_precision() change what fn(*args) computes? True
+        unless the adapter can show the computation has no op a precision
+        knob reaches (JAX: no dot or convolution in its jaxpr)."""
+        return True
+
     def device_timer(self) -> Any:
         """A timer of device time per call from the device's own events, or
         None where the framework exposes none (the CPU; JAX, whose device

@@ -127,6 +127,16 @@ class JaxAdapter(Adapter):
         with jax.default_matmul_precision("highest"):
             yield "jax.default_matmul_precision('highest')"
 
+    def precision_matters(self, fn: Any, args: tuple[Any, ...]) -> bool:
+        # The matmul precision reaches dots and convolutions only; a strict
+        # run of anything else would only recompile it (about 80 ms a case on
+        # an H100) to compute the same bits.
+        try:
+            closed = jax.make_jaxpr(fn)(*args)
+        except Exception:  # not traceable as it stands: run it strictly to be sure
+            return True
+        return _has_precision_op(closed.jaxpr)
+
     def to_numpy(self, out: Any) -> list[tuple[np.ndarray, str]]:
         result = []
         for leaf in flatten(out):
@@ -189,6 +199,23 @@ class JaxAdapter(Adapter):
                 continue
             found.append(next((f"cuda:{i}" for i, g in enumerate(gpus) if g == d), f"{d.platform}:{d.id}"))
         return found
+
+
+_PRECISION_OPS = frozenset(("dot_general", "conv_general_dilated", "ragged_dot", "ragged_dot_general"))
+
+
+def _has_precision_op(jaxpr: Any) -> bool:
+    """Does the jaxpr, or any jaxpr nested in its equations' parameters
+    (jit, scan, cond, custom derivatives), contain a dot or a convolution?"""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name in _PRECISION_OPS:
+            return True
+        for value in eqn.params.values():
+            for inner in value if isinstance(value, (tuple, list)) else (value,):
+                sub = getattr(inner, "jaxpr", inner)  # ClosedJaxpr -> Jaxpr
+                if hasattr(sub, "eqns") and _has_precision_op(sub):
+                    return True
+    return False
 
 
 def create() -> Adapter:

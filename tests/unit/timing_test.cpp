@@ -1,0 +1,180 @@
+// The timing class and rounds (stats/timing.hpp) and what disturbs timings
+// (os/disturb.hpp), with exact values.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "os/disturb.hpp"
+#include "stats/timing.hpp"
+
+namespace mudjack::stats {
+namespace {
+
+RoundFacts facts(std::vector<double> samples, std::optional<double> enqueue,
+                 std::vector<double> device = {}, std::optional<double> drift = 5.0) {
+  return RoundFacts{std::move(samples), enqueue, std::move(device), drift};
+}
+
+model::Latency first(const RoundFacts& f, std::string_view device) {
+  model::Latency l;
+  l.samples_ns = f.samples_ns;
+  l.calls_per_sample = 10;
+  first_round(l, f, device);
+  return l;
+}
+
+TEST(TimingClass, ACpuCaseIsHostBoundWhateverItsEnqueueTime) {
+  auto l = first(facts({100, 100, 100}, 1), "cpu");
+  ASSERT_TRUE(l.timing);
+  EXPECT_EQ(l.timing->bound, "host_bound");
+  EXPECT_EQ(l.timing->rule, "host");
+  EXPECT_EQ(l.timing->rounds_ns, std::vector<double>{100});
+  EXPECT_EQ(l.timing->drift_ns, std::vector<double>{5});
+}
+
+TEST(TimingClass, DeviceEventsAtEightyPercentOfWallAreDeviceBoundAndBecomeTheSamples) {
+  auto l = first(facts({100, 100, 100}, 10, {80, 81, 79}), "cuda:0");
+  EXPECT_EQ(l.timing->bound, "device_bound");
+  EXPECT_EQ(l.timing->rule, "device_events");
+  EXPECT_EQ(l.timing->device_ns, 80);
+  EXPECT_EQ(l.timing->wall_ns, 100);
+  EXPECT_EQ(l.samples_ns, (std::vector<double>{80, 81, 79}));
+  EXPECT_EQ(l.calls_per_sample, 1);
+  ASSERT_TRUE(l.stats);
+  EXPECT_EQ(l.stats->median_ns, 80);
+}
+
+TEST(TimingClass, DeviceEventsBelowEightyPercentLeaveAHostBoundCaseInWallTime) {
+  auto l = first(facts({100, 100, 100}, 95, {79, 79, 79}), "cuda:0");
+  EXPECT_EQ(l.timing->bound, "host_bound");
+  EXPECT_EQ(l.timing->device_ns, 79);
+  EXPECT_EQ(l.samples_ns, (std::vector<double>{100, 100, 100}));
+  EXPECT_EQ(l.calls_per_sample, 10);
+}
+
+TEST(TimingClass, WithoutEventsTheHostWaitingEightyPercentMakesItDeviceBound) {
+  EXPECT_EQ(first(facts({100}, 20), "cuda:0").timing->bound, "device_bound");
+  auto host = first(facts({100}, 21), "cuda:0");
+  EXPECT_EQ(host.timing->bound, "host_bound");
+  EXPECT_EQ(host.timing->rule, "enqueue");
+  EXPECT_EQ(first(facts({100}, std::nullopt), "cuda:0").timing->bound, "host_bound");
+}
+
+TEST(TimingRounds, TheMedianIsTheMedianOfRoundMediansAndASpreadPastTenPercentIsUnstable) {
+  auto l = first(facts({100, 102, 98}, 100), "cpu");
+  add_round(l, facts({150, 150, 150}, 150, {}, 7.0));
+  add_round(l, facts({104, 104, 104}, 104, {}, std::nullopt));
+  finish_rounds(l);
+  ASSERT_TRUE(l.stats);
+  EXPECT_EQ(l.timing->rounds_ns, (std::vector<double>{100, 150, 104}));
+  EXPECT_EQ(l.stats->median_ns, 104);
+  EXPECT_EQ(l.stats->n, 9);  // every round's samples
+  EXPECT_DOUBLE_EQ(l.timing->spread, 50.0 / 104.0);
+  EXPECT_TRUE(l.timing->unstable);
+  EXPECT_EQ(l.timing->drift_ns, (std::vector<double>{5, 7}));
+}
+
+TEST(TimingRounds, RoundsWithinTenPercentAreStableAndOneRoundIsNeverUnstable) {
+  auto l = first(facts({100}, 100), "cpu");
+  add_round(l, facts({105}, 105));
+  add_round(l, facts({109}, 109));
+  finish_rounds(l);
+  EXPECT_FALSE(l.timing->unstable);
+  EXPECT_DOUBLE_EQ(l.timing->spread, 9.0 / 105.0);
+  auto one = first(facts({100, 300}, 100), "cpu");
+  finish_rounds(one);
+  EXPECT_FALSE(one.timing->unstable);
+  EXPECT_EQ(one.timing->spread, 0);
+}
+
+TEST(TimingRounds, OnlyPassingHostBoundEagerCasesGetMoreRounds) {
+  model::CaseResult r;
+  r.outcome = model::Outcome::kPass;
+  r.info.mode = "eager";
+  r.latency = first(facts({100}, 100), "cpu");
+  EXPECT_TRUE(wants_rounds(r));
+  r.outcome = model::Outcome::kMismatch;
+  EXPECT_TRUE(wants_rounds(r));
+  r.outcome = model::Outcome::kFail;
+  EXPECT_FALSE(wants_rounds(r));
+  r.outcome = model::Outcome::kPass;
+  r.info.mode = "compiled";
+  EXPECT_FALSE(wants_rounds(r));
+  r.info.mode = "eager";
+  r.latency = first(facts({100}, 10, {90}), "cuda:0");
+  EXPECT_FALSE(wants_rounds(r));  // device-bound: device events are steady
+}
+
+TEST(TimingFacts, TheProbesRawFieldsLeaveExtra) {
+  model::Latency l;
+  l.samples_ns = {3, 4};
+  nlohmann::json extra = {{"enqueue_ns", 2.5},
+                          {"device_samples_ns", {1, 2}},
+                          {"drift_ns", 9},
+                          {"checks", nlohmann::json::array()}};
+  auto f = take_round_facts(l, extra);
+  EXPECT_EQ(f.enqueue_ns, 2.5);
+  EXPECT_EQ(f.device_samples_ns, (std::vector<double>{1, 2}));
+  EXPECT_EQ(f.drift_ns, 9);
+  EXPECT_EQ(f.samples_ns, (std::vector<double>{3, 4}));
+  EXPECT_EQ(extra, (nlohmann::json{{"checks", nlohmann::json::array()}}));
+}
+
+TEST(TimingJson, RoundTripsEveryField) {
+  model::Timing t;
+  t.bound = "host_bound";
+  t.rule = "enqueue";
+  t.wall_ns = 10;
+  t.enqueue_ns = 9;
+  t.rounds_ns = {10, 11};
+  t.spread = 0.1;
+  t.unstable = true;
+  t.drift_ns = {1, 2};
+  t.steal = 0.25;
+  t.sm_clock_mhz = 1980;
+  t.throttle = {"sw_power_cap"};
+  auto back = model::timing_from_json(model::timing_to_json(t));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(model::timing_to_json(*back), model::timing_to_json(t));
+  EXPECT_EQ(model::timing_to_json(std::nullopt), nullptr);
+  EXPECT_FALSE(model::timing_from_json(nullptr));
+}
+
+}  // namespace
+}  // namespace mudjack::stats
+
+namespace mudjack::os {
+namespace {
+
+TEST(Disturbance, StealIsTheEighthFieldOverTheFirstEight) {
+  auto a = parse_cpu_times("cpu  100 0 50 800 10 0 0 40 7 7\ncpu0 1 2 3\n");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->total, 1000u);  // guest time is already in user
+  EXPECT_EQ(a->steal, 40u);
+  auto b = parse_cpu_times("cpu  150 0 50 800 10 0 0 90 7 7");
+  EXPECT_EQ(steal_share(*a, *b), 0.5);
+  EXPECT_FALSE(steal_share(*a, *a));
+  EXPECT_FALSE(parse_cpu_times("intr 5 6"));
+  EXPECT_FALSE(parse_cpu_times("cpu  12 x"));
+}
+
+TEST(Disturbance, ThrottleNamesLeaveIdleOut) {
+  EXPECT_TRUE(throttle_names(0x1).empty());
+  EXPECT_EQ(throttle_names(0x1 | 0x4 | 0x40),
+            (std::vector<std::string>{"sw_power_cap", "hw_thermal_slowdown"}));
+}
+
+TEST(Disturbance, NoGpuClocksForACpuOrAMalformedDevice) {
+  EXPECT_FALSE(gpu_clocks("cpu"));
+  EXPECT_FALSE(gpu_clocks("cuda:x"));
+}
+
+TEST(Disturbance, FastestFirstKeepsEveryCoreOnce) {
+  const std::vector<int> cpus{0};
+  EXPECT_EQ(fastest_first(cpus), cpus);
+  EXPECT_TRUE(fastest_first({}).empty());
+}
+
+}  // namespace
+}  // namespace mudjack::os
