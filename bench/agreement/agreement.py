@@ -102,6 +102,21 @@ def bound_of(case: dict[str, Any]) -> str:
     return timing_of(case).get("bound") or "unknown"
 
 
+def drift_normalized(case: dict[str, Any]) -> float | None:
+    """A host-bound case's median of round medians, each divided by the
+    drift detector read beside that round (unitless: the case's time in
+    detector calls). Cancels a host that changed speed between rounds or
+    runs, as far as the case slows with the detector. None without one
+    detector reading per round."""
+    t = timing_of(case)
+    rounds, detector = t.get("rounds") or [], t.get("drift_ns") or []
+    if t.get("bound") != "host_bound" or not rounds or len(rounds) != len(detector):
+        return None
+    if not all(isinstance(d, (int, float)) and d > 0 for d in detector):
+        return None
+    return float(statistics.median(r / d for r, d in zip(rounds, detector)))
+
+
 def timed_cases(results: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     return {(c["id"], c.get("device", "")): c for c in results.get("cases", []) if median_of(c)}
 
@@ -186,6 +201,11 @@ def pair(args: argparse.Namespace) -> int:
             "a_ns": ma, "b_ns": mb, "ratio": mb / ma,
             "unstable": bool(timing_of(ca).get("unstable") or timing_of(cb).get("unstable")),
         })
+    # The same pairs with host-bound cases in detector units (drift_normalized).
+    norm_rows = []
+    for r in rows:
+        na, nb = drift_normalized(ta[(r["id"], r["device"])]), drift_normalized(tb[(r["id"], r["device"])])
+        norm_rows.append({**r, "ratio": nb / na} if na and nb else r)
     long_rows = [r for r in rows if min(r["a_ns"], r["b_ns"]) >= LONG_NS]
     report: dict[str, Any] = {
         "a": {"path": str(args.a), "timed": len(ta), "wall_s": wall_s(a), "drift": drift(a)},
@@ -193,6 +213,7 @@ def pair(args: argparse.Namespace) -> int:
         "matched": len(rows),
         "groups": grouped(rows),
         "groups_20us": grouped(long_rows),
+        "groups_drift_normalized": grouped(norm_rows),
         "cases": rows,
     }
     cols = ["group", "n", "within_5pct", "within_10pct", "median_ratio", "unstable"]
@@ -202,6 +223,8 @@ def pair(args: argparse.Namespace) -> int:
     print_table(report["groups"], cols, pct)
     print(f"\nratio B/A, cases >= {LONG_NS / 1000:.0f} us in both runs")
     print_table(report["groups_20us"], cols, pct)
+    print("\nratio B/A with host-bound cases normalized by the drift detector (each round over its detector reading)")
+    print_table(report["groups_drift_normalized"], cols, pct)
     for name in ("a", "b"):
         print(f"\ndrift detector, run {name.upper()} (per-call ns of the fixed op beside each case and round)")
         print_table(report[name]["drift"], ["group", "n", "p10_ns", "p50_ns", "p90_ns", "p90_over_p10"])

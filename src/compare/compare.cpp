@@ -1,6 +1,7 @@
 #include "compare/compare.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -68,6 +69,15 @@ int Report::count(Change c) const {
       std::count_if(rows.begin(), rows.end(), [c](const Row& r) { return r.change == c; }));
 }
 
+namespace {
+
+// A result's measured noise: the spread of its round medians (stats/timing.hpp).
+double noise_of(const model::CaseResult& r) {
+  return r.latency.timing && std::isfinite(r.latency.timing->spread) ? r.latency.timing->spread : 0;
+}
+
+}  // namespace
+
 Report compare(const Side& a, const Side& b, const Options& options) {
   Report report{a.label, b.label, options, {}};
   auto ia = index(a);
@@ -106,9 +116,13 @@ Report compare(const Side& a, const Side& b, const Options& options) {
     if (!(*row.median_a_ns > 0)) continue;
     row.ratio = *row.median_b_ns / *row.median_a_ns;
     if (auto u = stats::mann_whitney_u(ra->latency.samples_ns, r->latency.samples_ns)) row.p = u->p;
+    // Each run's own noise: its rounds' spread. A change inside the band both
+    // runs' noise spans is no change, whatever the threshold.
+    row.noise = (1 + noise_of(*ra)) * (1 + noise_of(*r));
     const bool significant = row.p && *row.p < options.alpha;
-    if (significant && *row.ratio > options.threshold) row.change = Change::kRegression;
-    if (significant && *row.ratio < 1 / options.threshold) row.change = Change::kImprovement;
+    const double beyond = std::max(options.threshold, row.noise);
+    if (significant && *row.ratio > beyond) row.change = Change::kRegression;
+    if (significant && *row.ratio < 1 / beyond) row.change = Change::kImprovement;
   }
   for (auto& [key, row] : rows) report.rows.push_back(std::move(row));
   return report;
@@ -139,6 +153,7 @@ nlohmann::json to_json(const Report& report) {
          {"median_b_ns", opt(r.median_b_ns)},
          {"ratio", opt(r.ratio)},
          {"p", opt(r.p)},
+         {"noise", r.noise},
          {"change", to_string(r.change)},
          {"detail", r.detail}});
   }
@@ -148,7 +163,8 @@ nlohmann::json to_json(const Report& report) {
 std::string to_markdown(const Report& report) {
   std::string out = "# Compare: " + report.label_a + " → " + report.label_b + "\n\n";
   out += "Significant: U test p < " + fixed(report.options.alpha, "%g") +
-         " and median ratio beyond " + fixed(report.options.threshold, "%g") + "x either way.\n\n";
+         " and median ratio beyond " + fixed(report.options.threshold, "%g") +
+         "x either way, and beyond both runs' own noise (the spread of their timing rounds).\n\n";
   out +=
       "| regressions | improvements | new failures | fixed | unchanged | only in A | only in B |\n";
   out += "|--:|--:|--:|--:|--:|--:|--:|\n";

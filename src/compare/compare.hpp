@@ -1,6 +1,7 @@
 #pragma once
 // Two sets of results, case by case: which got slower or faster beyond a
-// threshold with statistical confidence (Mann-Whitney U on the raw samples),
+// threshold with statistical confidence (Mann-Whitney U on the raw samples)
+// and outside both runs' own measured noise (the spread of their rounds),
 // which started or stopped failing. `mudjack compare A B` renders this and
 // exits 1 on a regression or a new failure, for CI. Pure functions.
 
@@ -35,6 +36,9 @@ struct Row {
   std::optional<double> median_a_ns, median_b_ns;
   std::optional<double> ratio;  // median B / median A
   std::optional<double> p;      // U test
+  // (1 + spread A) x (1 + spread B): a ratio inside [1/noise, noise] is no
+  // change, whatever the threshold (timing rounds' spread; 1 without rounds).
+  double noise = 1;
   Change change = Change::kUnchanged;
   std::string detail;  // B's error when it newly fails
 };

@@ -53,6 +53,25 @@ TEST(Compare, ClassifiesEveryKindOfChange) {
   EXPECT_EQ(j["rows"].size(), 7u);
 }
 
+TEST(Compare, AChangeInsideBothRunsMeasuredNoiseIsNoChange) {
+  using model::Outcome;
+  auto noisy = [](model::CaseResult r, double spread) {
+    r.latency.timing = model::Timing{};
+    r.latency.timing->spread = spread;
+    return r;
+  };
+  Side a{"A", {noisy(result("c", "cpu", Outcome::kPass, 100), 0.3)}, ""};
+  Side b{"B", {noisy(result("c", "cpu", Outcome::kPass, 150), 0.3)}, ""};
+  auto r = compare(a, b, Options{});
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].change, Change::kUnchanged);  // 1.5x inside 1.3 x 1.3
+  EXPECT_DOUBLE_EQ(r.rows[0].noise, 1.69);
+  b.results[0].latency.timing->spread = 0;
+  a.results[0].latency.timing->spread = 0.1;
+  EXPECT_EQ(compare(a, b, Options{}).rows[0].change, Change::kRegression);  // 1.5x beyond 1.1
+  EXPECT_EQ(to_json(compare(a, b, Options{}))["rows"][0]["noise"], 1.1);
+}
+
 TEST(Compare, DevicesOfOneRunAndInsignificantNoise) {
   using model::Outcome;
   std::vector<model::CaseResult> run = {result("c", "cpu", Outcome::kPass, 100),

@@ -11,6 +11,8 @@ pass `device=t.device` explicitly.
 from __future__ import annotations
 
 import contextlib
+import statistics
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -215,17 +217,27 @@ class CudaEventTimer:
     def time(self, fn: Any, n: int, enqueue_ns: float) -> list[float]:
         """n calls of fn, each queued behind a flush and idle device time
         1.5 times the host's enqueue time per call plus 20 µs; per-call
-        device time in ns."""
-        cycles = int((1.5 * enqueue_ns + 20_000) * self.cycles_per_ns)
+        device time in ns. A call that waits for the device inside (a
+        synchronize, .item(), a host copy) returns only after the queued
+        idle time, and its events would span the host's own work after the
+        wait: then this raises, and the case has no device time."""
+        backlog_ns = 1.5 * enqueue_ns + 20_000
+        cycles = int(backlog_ns * self.cycles_per_ns)
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
+        host_ns = []
         for start, end in zip(starts, ends):
             self.flush.zero_()
             torch.cuda._sleep(cycles)
             start.record()
+            t0 = time.perf_counter_ns()
             fn()
+            host_ns.append(time.perf_counter_ns() - t0)
             end.record()
         torch.cuda.synchronize(self.device)
+        if statistics.median(host_ns) > backlog_ns + self.overhead_ns / 2:
+            raise RuntimeError("the call waits for the device (it synchronises), so device events "
+                               "would time the host: no device time")
         return [start.elapsed_time(end) * 1e6 for start, end in zip(starts, ends)]
 
 
