@@ -71,8 +71,8 @@ std::vector<model::OutputRef> outputs_of(const json& j) {
 }  // namespace
 
 json Policy::to_json() const {
-  return {{"budget_ms", budget_ms}, {"min_samples", min_samples}, {"max_samples", max_samples},
-          {"warmup_ms", warmup_ms}, {"block_ms", block_ms},       {"reference", reference},
+  return {{"budget_ms", budget_ms},    {"min_samples", min_samples}, {"max_samples", max_samples},
+          {"warmup_ms", warmup_ms},    {"block_ms", block_ms},       {"reference", reference},
           {"timing_only", timing_only}};
 }
 
@@ -251,10 +251,9 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
   r.outputs = outputs_of(*j);
   if (auto it = j->find("work"); it != j->end()) r.work = model::work_from_json(*it);
   if (auto it = j->find("metrics"); it != j->end()) r.metrics = model::metrics_from_json(*it);
-  for (const char* key :
-       {"warmup_calls", "case_ns", "output_device", "checks", "fallback", "device_unusable",
-        "reference", "strict", "skipped_outputs", "enqueue_ns", "device_samples_ns",
-        "device_error", "drift_ns"}) {
+  for (const char* key : {"warmup_calls", "case_ns", "output_device", "checks", "fallback",
+                          "device_unusable", "reference", "strict", "skipped_outputs", "enqueue_ns",
+                          "device_samples_ns", "device_error", "drift_ns"}) {
     if (j->contains(key) && !(*j)[key].is_null()) r.extra[key] = (*j)[key];
   }
   p.value = std::move(r);

@@ -257,6 +257,35 @@ model::VerdictRow verdict_from_json(const json& v, std::string_view source) {
 
 }  // namespace
 
+namespace {
+
+json latency_to_json(const model::Latency& l) {
+  json lat = json::object();
+  lat["cold_ns"] = optional(l.cold_ns);
+  const auto stat = [&](double model::LatencyStats::*field) -> json {
+    return l.stats ? number((*l.stats).*field) : json(nullptr);
+  };
+  lat["median_ns"] = stat(&model::LatencyStats::median_ns);
+  lat["p10_ns"] = stat(&model::LatencyStats::p10_ns);
+  lat["p90_ns"] = stat(&model::LatencyStats::p90_ns);
+  lat["iqr_ns"] = stat(&model::LatencyStats::iqr_ns);
+  lat["mean_ns"] = stat(&model::LatencyStats::mean_ns);
+  lat["stddev_ns"] = stat(&model::LatencyStats::stddev_ns);
+  lat["cv"] = stat(&model::LatencyStats::cv);
+  lat["min_ns"] = stat(&model::LatencyStats::min_ns);
+  lat["n"] = l.stats ? json(l.stats->n) : json(nullptr);
+  lat["calls_per_sample"] = l.calls_per_sample;
+  json samples = json::array();
+  for (double s : l.samples_ns) {
+    samples.push_back(number(s));
+  }
+  lat["samples_ns"] = std::move(samples);
+  lat["timing"] = model::timing_to_json(l.timing);
+  return lat;
+}
+
+}  // namespace
+
 json case_to_json(const model::CaseResult& r) {
   const auto& i = r.info;
   json c = json::object();
@@ -295,29 +324,7 @@ json case_to_json(const model::CaseResult& r) {
     c["error"] = nullptr;
   }
 
-  const auto& l = r.latency;
-  json lat = json::object();
-  lat["cold_ns"] = optional(l.cold_ns);
-  const auto stat = [&](double model::LatencyStats::*field) -> json {
-    return l.stats ? number((*l.stats).*field) : json(nullptr);
-  };
-  lat["median_ns"] = stat(&model::LatencyStats::median_ns);
-  lat["p10_ns"] = stat(&model::LatencyStats::p10_ns);
-  lat["p90_ns"] = stat(&model::LatencyStats::p90_ns);
-  lat["iqr_ns"] = stat(&model::LatencyStats::iqr_ns);
-  lat["mean_ns"] = stat(&model::LatencyStats::mean_ns);
-  lat["stddev_ns"] = stat(&model::LatencyStats::stddev_ns);
-  lat["cv"] = stat(&model::LatencyStats::cv);
-  lat["min_ns"] = stat(&model::LatencyStats::min_ns);
-  lat["n"] = l.stats ? json(l.stats->n) : json(nullptr);
-  lat["calls_per_sample"] = l.calls_per_sample;
-  json samples = json::array();
-  for (double s : l.samples_ns) {
-    samples.push_back(number(s));
-  }
-  lat["samples_ns"] = std::move(samples);
-  lat["timing"] = model::timing_to_json(l.timing);
-  c["latency"] = std::move(lat);
+  c["latency"] = latency_to_json(r.latency);
 
   c["memory"] = {{"peak_device_bytes", optional(r.memory.peak_device_bytes)},
                  {"peak_host_bytes", optional(r.memory.peak_host_bytes)}};

@@ -29,7 +29,7 @@ struct RunOptions {
   double timeout_s = 120;               // deadline per case
   double budget_ms = 7;                 // timing budget per case and round
   double warmup_ms = 5;
-  int rounds = 3;                       // timing rounds of host-bound cases (stats/timing.hpp)
+  int rounds = 3;  // timing rounds of host-bound cases (stats/timing.hpp)
   int min_samples = 5;
   int max_samples = 1000;
   int64_t memory_limit_bytes = 0;  // resident limit per probe; 0: default_memory_limit_bytes()

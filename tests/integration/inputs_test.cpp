@@ -248,8 +248,8 @@ TEST_F(Inputs, ReadOnlyCommandsWorkOnAReadOnlyFolderAndSkipABadRow) {
 
 TEST_F(Inputs, AResultsFolderDeletedMidRunFailsTheRun) {
   auto out = dir_ / "results";
-  pid_t pid = spawn({"run", "--suite-dir", kSlow, "--out", out.string(), "--budget-ms", "5",
-                     "--rounds", "1"});
+  pid_t pid = spawn(
+      {"run", "--suite-dir", kSlow, "--out", out.string(), "--budget-ms", "5", "--rounds", "1"});
   ASSERT_TRUE(wait_results(out, 1, std::chrono::seconds(90))) << slurp(dir_ / "background.txt");
   fs::remove_all(out);
   int code = wait_exit(pid, std::chrono::seconds(60));
@@ -269,8 +269,8 @@ TEST_F(Inputs, AResultsFolderDeletedMidRunFailsTheRun) {
 
 TEST_F(Inputs, ASecondExecutionOfARunIsRefusedNamingTheOwner) {
   auto out = dir_ / "results";
-  pid_t first = spawn({"run", "--suite-dir", kSlow, "--out", out.string(), "--budget-ms", "5",
-                     "--rounds", "1"});
+  pid_t first = spawn(
+      {"run", "--suite-dir", kSlow, "--out", out.string(), "--budget-ms", "5", "--rounds", "1"});
   ASSERT_TRUE(wait_results(out, 1, std::chrono::seconds(90))) << slurp(dir_ / "background.txt");
   auto id = runs(out)[0]["id"].get<std::string>();
   // A resume of a run still running: refused, its state untouched.
@@ -316,8 +316,8 @@ TEST_F(Inputs, AServerResumeOfARunTheCliExecutesIsRefused) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_NE(port, 0) << slurp(dir_ / "background.txt");
-  pid_t cli = spawn({"run", "--suite-dir", kSlow, "--out", out.string(), "--budget-ms", "5",
-                     "--rounds", "1"});
+  pid_t cli = spawn(
+      {"run", "--suite-dir", kSlow, "--out", out.string(), "--budget-ms", "5", "--rounds", "1"});
   ASSERT_TRUE(wait_results(out, 1, std::chrono::seconds(90))) << slurp(dir_ / "background.txt");
   auto id = runs(out)[0]["id"].get<std::string>();
 

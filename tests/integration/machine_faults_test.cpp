@@ -139,9 +139,9 @@ TEST_F(MachineFaults, AnUnwritableArtifactFolderStopsTheRunWithoutAnOutcomeAndRe
   auto out = dir_ / "results";
   auto marker = dir_ / "marker";
   std::optional<ScopedEnv> env(std::in_place, "MUDJACK_FAULTS_MARKER", marker.string());
-  pid_t engine = spawn({"run", "--suite-dir", kFaults.string(), "--filter", "faults\\.short",
-                        "--out", out.string(), "--budget-ms", "5", "--timeout-s", "60",
-                        "--rounds", "1"});
+  pid_t engine =
+      spawn({"run", "--suite-dir", kFaults.string(), "--filter", "faults\\.short", "--out",
+             out.string(), "--budget-ms", "5", "--timeout-s", "60", "--rounds", "1"});
   // The first case has saved its outputs, the second sleeps: break the folder.
   ASSERT_TRUE(eventually([&] { return marks(marker, "short") >= 2; }, milliseconds(90'000)))
       << slurp(dir_ / "background.txt");

@@ -589,7 +589,8 @@ TEST_F(SweepTest, ServersOfDifferentFrameworksOneKilledMidRunNothingFinishedIsLo
 
 TEST_F(SweepTest, InterruptedSweepResumesWithoutRepeatingOrLosingOutcomes) {
   auto& slow = numpy_fixtures("slow");
-  auto file = targets("[run]\nsuite = \"slow\"\nbudget_ms = 5\nrounds = 1\n\n" + target("box", slow, ""));
+  auto file =
+      targets("[run]\nsuite = \"slow\"\nbudget_ms = 5\nrounds = 1\n\n" + target("box", slow, ""));
   auto out = dir_ / "sweep";
   pid_t sweep =
       spawn({"sweep", "--targets", file.string(), "--out", out.string()}, dir_ / "sweep.log");
@@ -634,7 +635,8 @@ TEST_F(SweepTest, InterruptedSweepResumesWithoutRepeatingOrLosingOutcomes) {
 
 TEST_F(SweepTest, ARunCancelledOnTheTargetIsResumedThereByResume) {
   auto& slow = numpy_fixtures("slow");
-  auto file = targets("[run]\nsuite = \"slow\"\nbudget_ms = 5\nrounds = 1\n\n" + target("box", slow, ""));
+  auto file =
+      targets("[run]\nsuite = \"slow\"\nbudget_ms = 5\nrounds = 1\n\n" + target("box", slow, ""));
   auto out = dir_ / "sweep";
   pid_t sweep =
       spawn({"sweep", "--targets", file.string(), "--out", out.string()}, dir_ / "sweep.log");

@@ -187,7 +187,9 @@ class Measure(unittest.TestCase):
     def test_device_timer_gets_half_the_budget_within_the_sample_limits(self) -> None:
         class Timer:
             overhead_ns = 0.0
-            asked: list[tuple[int, float]] = []
+
+            def __init__(self) -> None:
+                self.asked: list[tuple[int, float]] = []
 
             def time(self, fn: object, n: int, enqueue_ns: float) -> list[float]:
                 self.asked.append((n, enqueue_ns))
