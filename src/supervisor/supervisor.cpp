@@ -237,6 +237,7 @@ class LaneProbe {
     auto facts = stats::take_round_facts(r->latency, r->extra);
     if (policy.timing_only) {
       facts_ = std::move(facts);
+      r->latency.timing = model::Timing{};  // what disturbed this round, for merge_round
     } else {
       finish_result(*r);
       stats::first_round(r->latency, facts, lane_.device);
