@@ -76,7 +76,8 @@ TEST_F(Cli, OneRoundLeavesEveryCaseWithOne) {
   auto r = mudjack(
       {"run", "--suite-dir", kRounds, "--out", out.string(), "--budget-ms", "2", "--rounds", "1"});
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const auto& c : newest_results(out)["cases"]) {
+  const auto results = newest_results(out);  // alive while the loop reads into it
+  for (const auto& c : results["cases"]) {
     EXPECT_EQ(c["latency"]["timing"]["rounds"].size(), 1u) << c["id"];
   }
   r = mudjack({"run", "--suite-dir", kRounds, "--out", out.string(), "--rounds", "0"});
