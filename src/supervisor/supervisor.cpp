@@ -165,15 +165,23 @@ class Disturbance {
   void apply(model::Latency& latency) {
     note(os::gpu_clocks(device_));
     if (!latency.timing) return;
-    auto& t = *latency.timing;
-    if (auto now = os::cpu_times(); now && cpu_) {
-      if (auto share = os::steal_share(*cpu_, *now))
-        t.steal = std::max(t.steal.value_or(0), *share);
+    model::Timing seen;
+    if (auto now = os::cpu_times(); now && cpu_) seen.steal = os::steal_share(*cpu_, *now);
+    seen.sm_clock_mhz = sm_mhz_;
+    seen.throttle = os::throttle_names(throttle_);
+    merge_disturbance(*latency.timing, seen);
+  }
+
+  // The worst of both: most steal, lowest clock, every throttle reason.
+  static void merge_disturbance(model::Timing& into, const model::Timing& from) {
+    if (from.steal) into.steal = std::max(into.steal.value_or(0), *from.steal);
+    if (from.sm_clock_mhz) {
+      into.sm_clock_mhz =
+          std::min(into.sm_clock_mhz.value_or(*from.sm_clock_mhz), *from.sm_clock_mhz);
     }
-    if (sm_mhz_) t.sm_clock_mhz = std::min(t.sm_clock_mhz.value_or(*sm_mhz_), *sm_mhz_);
-    for (auto& name : os::throttle_names(throttle_)) {
-      if (std::find(t.throttle.begin(), t.throttle.end(), name) == t.throttle.end()) {
-        t.throttle.push_back(std::move(name));
+    for (const auto& name : from.throttle) {
+      if (std::find(into.throttle.begin(), into.throttle.end(), name) == into.throttle.end()) {
+        into.throttle.push_back(name);
       }
     }
   }
@@ -239,8 +247,7 @@ class LaneProbe {
       facts_ = std::move(facts);
       r->latency.timing = model::Timing{};  // what disturbed this round, for merge_round
     } else {
-      finish_result(*r);
-      stats::first_round(r->latency, facts, lane_.device);
+      stats::first_round(r->latency, facts, lane_.device);  // classifies and summarises
     }
     disturbance.apply(r->latency);
     // The probe found its device unusable after the case (a sticky CUDA
@@ -275,15 +282,7 @@ void merge_round(model::CaseResult& held, const model::CaseResult& round, int nu
   if (round.outcome == model::Outcome::kPass) {
     stats::add_round(held.latency, facts);
     if (round.latency.timing && held.latency.timing) {
-      auto& t = *held.latency.timing;
-      const auto& rt = *round.latency.timing;
-      if (rt.steal) t.steal = std::max(t.steal.value_or(0), *rt.steal);
-      if (rt.sm_clock_mhz)
-        t.sm_clock_mhz = std::min(t.sm_clock_mhz.value_or(*rt.sm_clock_mhz), *rt.sm_clock_mhz);
-      for (const auto& name : rt.throttle) {
-        if (std::find(t.throttle.begin(), t.throttle.end(), name) == t.throttle.end())
-          t.throttle.push_back(name);
-      }
+      Disturbance::merge_disturbance(*held.latency.timing, *round.latency.timing);
     }
     return;
   }
