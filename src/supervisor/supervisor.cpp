@@ -396,10 +396,6 @@ void run_lane(const Lane& lane, const RunSpec& spec, Shared& shared,
 
 }  // namespace
 
-void finish_result(model::CaseResult& r) {
-  if (!r.latency.samples_ns.empty()) r.latency.stats = stats::summarize(r.latency.samples_ns);
-}
-
 Oracle::Oracle(store::Store& store, std::string run_id, std::string baseline)
     : store_(store), run_id_(std::move(run_id)), baseline_(std::move(baseline)) {}
 

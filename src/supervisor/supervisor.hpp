@@ -109,7 +109,4 @@ class Oracle {
 bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_result,
              const std::atomic<bool>& interrupted, std::string* fault = nullptr);
 
-// Completes a probe's result with statistics (stats::summarize).
-void finish_result(model::CaseResult& r);
-
 }  // namespace mudjack::supervisor
