@@ -16,6 +16,7 @@ not constants.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,10 @@ GRID = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128",
         "int8", "uint8", "int16", "int32", "int64", "bool")
 """The dtype grid (docs/design.md): every paper function gets a case in each,
 or a reason from `EXCUSES` (`Cases.excuse`)."""
+
+KNOWN_DTYPES = GRID + ("uint16", "uint32", "uint64", "string")
+"""Every dtype name a case may declare; another (a typo such as "fp16") makes
+the case a suite error (`CaseDef.invalid`), not a framework failure."""
 
 EXCUSES = ("no_tensor_input", "integer_only", "string_only", "dtype_fixed_by_api")
 """Why a function has no case in a grid dtype: it takes no tensor at all, only
@@ -264,6 +269,7 @@ class CaseDef:
     reduction: int | None = None
     excused: dict[str, str] = field(default_factory=dict)
     grid: bool = False  # generated for the dtype grid (`Cases.case(grid=...)`)
+    invalid: str = ""  # why the declaration is wrong (an unknown dtype): the case is a suite error
 
     def metadata(self) -> dict[str, Any]:
         return {
@@ -286,6 +292,7 @@ class CaseDef:
             "reduction": self.reduction,
             "excused": dict(self.excused),
             "grid": self.grid,
+            **({"invalid": self.invalid} if self.invalid else {}),
         }
 
 
@@ -593,11 +600,21 @@ class Cases:
                         tags=list(tags),
                         reduction=int(reduction(sval, p)) if callable(reduction) else reduction,
                         grid=generated,
+                        invalid=_dtype_mistake(d),
                     )
                 )
             return body
 
         return register
+
+
+def _dtype_mistake(name: str) -> str:
+    """Why `name` is not a dtype a case may declare ("" when it is one)."""
+    if name in KNOWN_DTYPES:
+        return ""
+    near = difflib.get_close_matches(name, KNOWN_DTYPES, n=1, cutoff=0.5)
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    return f"unknown dtype {name!r}{hint} (known: {', '.join(KNOWN_DTYPES)})"
 
 
 def _for_dtype(tol: float | Mapping[str, float] | None, dtype: str) -> float | None:

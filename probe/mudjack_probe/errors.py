@@ -17,6 +17,13 @@ class UnsupportedDtype(Exception):
     """The framework has no such dtype at all (e.g. numpy has no bfloat16)."""
 
 
+class SuiteError(Exception):
+    """The suite's own code is wrong, not the framework: a body that does not
+    return `t.call(...)`, an unknown dtype name, a check or metric that
+    raises. Reported with status `error` (protocol 1.5) and the traceback;
+    never counted in a verdict."""
+
+
 class MachineFault(Exception):
     """The machine, not the case, failed: outputs could not be saved, a suite
     or the framework could not be loaded (a full disk, a read-only folder, an

@@ -19,8 +19,8 @@ from typing import Any, Callable, cast
 
 import numpy as np
 
-from .api import WIDE, Call, CaseDef, Ctx, Metric
-from .errors import MachineFault, Skip, Unavailable, UnsupportedDtype
+from .api import WIDE, Call, CaseDef, Check, Ctx, Metric
+from .errors import MachineFault, Skip, SuiteError, Unavailable, UnsupportedDtype, one_line
 
 
 @dataclass
@@ -206,12 +206,15 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
     if need > 1 and adapter.device_count(kind) < need:
         result.update(status="skip", error={"kind": "other", "message": f"needs {need} {kind} devices, {adapter.device_count(kind)} here"})
         return result
+    if case.invalid:  # a bad declaration: nothing to run
+        result.update(status="error", error={"kind": "other", "message": f"suite error: {case.invalid}"})
+        return result
     _reset_host_peak()
     adapter.reset_peak_memory()
     try:
         with adapter.scope():
             ctx = Ctx(adapter, case, seed)
-            call: Call = case.body(ctx)
+            call: Call = _built(case.body, case.body(ctx))
             fn = call.fn
             if case.mode == "compiled" and not call.compiled_by_case:
                 fn = adapter.compile(fn)
@@ -226,8 +229,14 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
             result["output_device"] = _placed(adapter, out, call.on_host)
             arrays = adapter.to_numpy(out)
             inputs = adapter.to_numpy(args) if call.checks or call.metrics else []
-            failed = [c.name for c in call.checks if not _check_ok(c.fn, arrays, inputs)]
+            failed = _failed_checks(call.checks, arrays, inputs)
             metrics = _metrics(call.metrics, arrays, inputs)
+    except SuiteError as exc:  # the suite is broken, not the framework
+        error = {"kind": "other", "message": f"suite error: {exc}"[:500], "exception": "SuiteError"}
+        if exc.__cause__ is not None:  # the suite code's own traceback
+            error = {**_error("other", exc.__cause__), **error}
+        result.update(status="error", error=error)
+        return result
     except Unavailable as exc:
         result.update(status="unavailable", error={"kind": "other", "message": str(exc)})
         return result
@@ -376,19 +385,48 @@ def _runs_with_soft_placement(adapter: Any, case: CaseDef, seed: int) -> bool:
         return False
 
 
+def _built(body: Callable[..., Any], call: Any) -> Call:
+    """The body's answer, which must be `t.call(...)`: anything else is the
+    suite's mistake (a body that returns the tensor it computed)."""
+    if not isinstance(call, Call):
+        code = getattr(body, "__code__", None)
+        where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+        raise SuiteError(f"the case body {getattr(body, '__name__', '?')}{where} returned "
+                         f"{type(call).__name__}, not t.call(fn, *args)")
+    return call
+
+
 def _metrics(declared: list[Metric], outputs: list[tuple[np.ndarray, str]],
              inputs: list[tuple[np.ndarray, str]]) -> dict[str, dict[str, Any]]:
     """{name: {value, unit}}; a value that is not a finite number is null.
-    A metric function that raises fails the case (its own code is broken)."""
+    A metric that raises or is not a number is the suite's error (SuiteError)."""
     out: dict[str, dict[str, Any]] = {}
     for m in declared:
-        value = m.value
-        if callable(value):
-            value = value([a for a, _ in outputs], [a for a, _ in inputs])
-        number = float(np.asarray(value).item()) if value is not None else None
+        try:
+            value = m.value
+            if callable(value):
+                value = value([a for a, _ in outputs], [a for a, _ in inputs])
+            number = float(np.asarray(value).item()) if value is not None else None
+        except Exception as exc:
+            raise SuiteError(f"metric {m.name!r} raised {one_line(exc)}") from exc
         out[m.name] = {"value": number if number is not None and math.isfinite(number) else None,
                        "unit": m.unit}
     return out
+
+
+def _failed_checks(checks: list[Check], outputs: list[tuple[np.ndarray, str]],
+                   inputs: list[tuple[np.ndarray, str]]) -> list[str]:
+    """The names of the case's checks that do not hold on its outputs. A check
+    that raises is the suite's error (SuiteError), not a failed check."""
+    failed = []
+    for c in checks:
+        try:
+            ok = bool(c.fn([a for a, _ in outputs], [a for a, _ in inputs]))
+        except Exception as exc:
+            raise SuiteError(f"check {c.name!r} raised {one_line(exc)}") from exc
+        if not ok:
+            failed.append(c.name)
+    return failed
 
 
 def _check_ok(fn: Callable[..., bool], outputs: list[tuple[np.ndarray, str]], inputs: list[tuple[np.ndarray, str]]) -> bool:

@@ -161,6 +161,15 @@ int exit_code(const verdict::Judged& judged, bool completed, const std::string& 
         judged.cases.size(), judged.run.id.c_str(), s.results_dir.c_str());
     return 130;
   }
+  // A broken suite answers nothing about the framework: never a green run.
+  const auto errors = std::count_if(judged.cases.begin(), judged.cases.end(), [](const auto& r) {
+    return r.outcome == model::Outcome::kError;
+  });
+  if (errors > 0) {
+    std::fprintf(stderr, "mudjack: %ld cases are suite errors (the suite's own code; see above)\n",
+                 static_cast<long>(errors));
+    return 1;
+  }
   auto fail_on = split_commas(a.fail_on);
   for (const auto& v : judged.verdicts) {
     if (std::find(fail_on.begin(), fail_on.end(), model::to_string(v.verdict)) != fail_on.end()) {

@@ -84,6 +84,7 @@ void Progress::on_result(const model::CaseResult& r) {
   ++done_here_;
   ++device_done_[r.device];
   if (is_failure(r.outcome)) ++failed_;
+  if (r.outcome == model::Outcome::kError) ++errors_;
   if (tty_) {
     redraw();
     return;
@@ -91,7 +92,7 @@ void Progress::on_result(const model::CaseResult& r) {
   std::string detail;
   if (r.latency.stats) detail = util::format_ns(r.latency.stats->median_ns);
   if (is_failure(r.outcome) || r.outcome == model::Outcome::kUnavailable ||
-      r.outcome == model::Outcome::kSkip) {
+      r.outcome == model::Outcome::kSkip || r.outcome == model::Outcome::kError) {
     std::string kind(model::to_string(r.error.kind));
     detail = (kind.empty() ? "" : kind + ": ") + r.error.message.substr(0, 100);
   }
@@ -105,8 +106,9 @@ void Progress::redraw() {
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double rate = done_here_ > 0 ? elapsed / static_cast<double>(done_here_) : 0;
   std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " +
-                     std::to_string(failed_) + " failed  ETA " +
-                     eta(rate * static_cast<double>(total_ - done_));
+                     std::to_string(failed_) + " failed" +
+                     (errors_ > 0 ? ", " + std::to_string(errors_) + " suite errors" : "") +
+                     "  ETA " + eta(rate * static_cast<double>(total_ - done_));
   for (const auto& [device, n] : device_total_) {
     line += "  " + terminal_safe(device) + " " + std::to_string(device_done_[device]) + "/" +
             std::to_string(n);

@@ -39,6 +39,7 @@ class Progress {
   size_t done_;
   size_t done_here_ = 0;
   size_t failed_ = 0;
+  size_t errors_ = 0;  // the suite's own mistakes (outcome error)
   std::map<std::string, size_t> device_total_;
   std::map<std::string, size_t> device_done_;
   bool tty_;

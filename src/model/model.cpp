@@ -26,7 +26,7 @@ std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& t
   return std::nullopt;
 }
 
-constexpr std::array<std::pair<Outcome, std::string_view>, 7> kOutcomeNames{{
+constexpr std::array<std::pair<Outcome, std::string_view>, 8> kOutcomeNames{{
     {Outcome::kPass, "pass"},
     {Outcome::kFail, "fail"},
     {Outcome::kMismatch, "mismatch"},
@@ -34,6 +34,7 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 7> kOutcomeNames{{
     {Outcome::kTimeout, "timeout"},
     {Outcome::kUnavailable, "unavailable"},
     {Outcome::kSkip, "skip"},
+    {Outcome::kError, "error"},
 }};
 
 constexpr std::array<std::pair<ErrorKind, std::string_view>, 7> kErrorKinds{{

@@ -31,16 +31,19 @@ inline constexpr std::string_view kSchemaVersion = "1.4";
 // `grid`, numeric `cause`/`setting`/`error_eps`/`baseline_error_eps`/
 // `bound_eps`/`reference`, the verdict rows' `causes` and `lacks_dtype`);
 // 1.5 each case's `latency.timing` (class, rounds, spread, drift,
-// disturbances) and the run's `rounds`.
-inline constexpr std::string_view kResultsSchemaVersion = "1.5";
+// disturbances) and the run's `rounds`; 1.6 the outcome `error` (the suite's
+// own code is wrong) and its count.
+inline constexpr std::string_view kResultsSchemaVersion = "1.6";
 
 // The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.
-enum class Outcome { kPass, kFail, kMismatch, kCrash, kTimeout, kUnavailable, kSkip };
+// kError: the suite's own code is wrong (protocol 1.5), never the framework;
+// error cases are reported apart and enter no verdict.
+enum class Outcome { kPass, kFail, kMismatch, kCrash, kTimeout, kUnavailable, kSkip, kError };
 // Every outcome, in enum order: the one list views iterate.
-inline constexpr std::array<Outcome, 7> kOutcomes = {
+inline constexpr std::array<Outcome, 8> kOutcomes = {
     Outcome::kPass,    Outcome::kFail,        Outcome::kMismatch, Outcome::kCrash,
-    Outcome::kTimeout, Outcome::kUnavailable, Outcome::kSkip};
+    Outcome::kTimeout, Outcome::kUnavailable, Outcome::kSkip,     Outcome::kError};
 
 enum class ErrorKind {
   kNone,

@@ -130,6 +130,7 @@ struct Suite {
   std::string name;
   std::vector<const model::CaseResult*> cases;
   int failures = 0;
+  int errors = 0;  // the suite's own mistakes (outcome error)
   int skipped = 0;
   double time_s = 0;
 };
@@ -198,7 +199,7 @@ std::string to_junit(const model::RunInfo& run, const std::vector<model::CaseRes
     std::string name = r.info.framework + "@" + r.device;
     auto [it, fresh] = index.try_emplace(name, suites.size());
     if (fresh) {
-      suites.push_back(Suite{name, {}, 0, 0, 0});
+      suites.push_back(Suite{name, {}, 0, 0, 0, 0});
     }
     Suite& suite = suites[it->second];
     suite.cases.push_back(&r);
@@ -208,30 +209,35 @@ std::string to_junit(const model::RunInfo& run, const std::vector<model::CaseRes
     if (is_skipped(r.outcome)) {
       ++suite.skipped;
     }
+    if (r.outcome == model::Outcome::kError) {
+      ++suite.errors;
+    }
     if (std::isfinite(r.wall_s) && r.wall_s > 0) {
       suite.time_s += r.wall_s;
     }
   }
   int tests = 0;
   int failures = 0;
+  int errors = 0;
   int skipped = 0;
   double time_s = 0;
   for (const auto& suite : suites) {
     tests += static_cast<int>(suite.cases.size());
     failures += suite.failures;
+    errors += suite.errors;
     skipped += suite.skipped;
     time_s += suite.time_s;
   }
 
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<testsuites name=\"" + attr("mudjack " + run.id) + "\" tests=\"" + std::to_string(tests) +
-         "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" skipped=\"" +
-         std::to_string(skipped) + "\" time=\"" + seconds(time_s) + "\">\n";
+         "\" failures=\"" + std::to_string(failures) + "\" errors=\"" + std::to_string(errors) +
+         "\" skipped=\"" + std::to_string(skipped) + "\" time=\"" + seconds(time_s) + "\">\n";
   for (const auto& suite : suites) {
     out += "  <testsuite name=\"" + attr(suite.name) + "\" tests=\"" +
            std::to_string(suite.cases.size()) + "\" failures=\"" + std::to_string(suite.failures) +
-           "\" errors=\"0\" skipped=\"" + std::to_string(suite.skipped) + "\" time=\"" +
-           seconds(suite.time_s) + "\"";
+           "\" errors=\"" + std::to_string(suite.errors) + "\" skipped=\"" +
+           std::to_string(suite.skipped) + "\" time=\"" + seconds(suite.time_s) + "\"";
     if (!suite.cases.empty() && !suite.cases.front()->started_at.empty()) {
       out += " timestamp=\"" + attr(suite.cases.front()->started_at) + "\"";
     }
@@ -249,6 +255,9 @@ std::string to_junit(const model::RunInfo& run, const std::vector<model::CaseRes
         out += ">\n      <failure type=\"" + attr(model::to_string(r->outcome)) + "\" message=\"" +
                attr(failure_message(*r)) + "\">" + text(failure_body(*r)) +
                "</failure>\n    </testcase>\n";
+      } else if (r->outcome == model::Outcome::kError) {  // the suite's code, not the framework
+        out += ">\n      <error type=\"suite\" message=\"" + attr(failure_message(*r)) + "\">" +
+               text(failure_body(*r)) + "</error>\n    </testcase>\n";
       } else if (is_skipped(r->outcome)) {
         std::string reason(model::to_string(r->outcome));
         if (!r->error.message.empty()) {

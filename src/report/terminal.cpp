@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "report/text.hpp"
 
@@ -19,7 +22,98 @@ std::string padded(const std::string& text, size_t width, bool right) {
   return right ? pad + text : text + pad;
 }
 
+// The last `n` non-empty lines of a traceback, indented, one per line.
+std::string traceback_tail(const std::string& tb, size_t n) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < tb.size()) {
+    size_t end = tb.find('\n', start);
+    if (end == std::string::npos) end = tb.size();
+    std::string line = plain(tb.substr(start, end - start));
+    // Python's ^^^ and ~~~ markers under a line say nothing on their own.
+    if (line.find_first_not_of(" ^~") != std::string::npos) lines.push_back(line);
+    start = end + 1;
+  }
+  std::string out;
+  for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) {
+    out += "      " + one_line(lines[i], kMaxMessageBytes) + "\n";
+  }
+  return out;
+}
+
+// Cases the suite's own code broke, each with its message and traceback tail.
+std::string suite_errors(const verdict::Judged& judged, size_t limit) {
+  std::string out;
+  size_t n = 0;
+  for (const auto& r : judged.cases) {
+    if (r.outcome != model::Outcome::kError) continue;
+    if (n++ < limit) {
+      out += "  ERROR " + plain(r.info.id) + " on " + plain(r.device) + ": " + failure_text(r) +
+             "\n" + traceback_tail(r.error.traceback, 4);
+    }
+  }
+  if (n == 0) return "";
+  if (n > limit) out += "  ... and " + std::to_string(n - limit) + " more (junit.xml)\n";
+  return "suite errors: " + std::to_string(n) +
+         " (the suite's own code, not the framework; no verdict counts them)\n" + out;
+}
+
+// The first case of `row` that did not pass, with its error: failures first.
+const model::CaseResult* first_bad(
+    const model::VerdictRow& row,
+    const std::map<std::pair<std::string, std::string>, const model::CaseResult*>& index) {
+  for (const auto* ids : {&row.failing, &row.mismatching}) {
+    for (const auto& id : *ids) {
+      if (auto it = index.find({id, row.device}); it != index.end()) return it->second;
+    }
+  }
+  return nullptr;
+}
+
+std::string row_line(const model::VerdictRow& row, const model::CaseResult* bad) {
+  std::string line = "  " + padded(words(model::to_string(row.verdict)), 19, false) + " " +
+                     plain(row.function) + " on " + plain(row.device);
+  if (!row.failing.empty()) line += ", " + std::to_string(row.failing.size()) + " failed";
+  if (!row.mismatching.empty()) line += ", " + std::to_string(row.mismatching.size()) + " diverged";
+  line += " of " + std::to_string(row.cases);
+  if (bad != nullptr) {
+    std::string kind(model::to_string(bad->error.kind));
+    line += "\n      " + std::string(model::to_string(bad->outcome)) +
+            (kind.empty() ? "" : " " + kind) + ": " + failure_text(*bad, 160) + "  [" +
+            plain(bad->info.id) + "]";
+  } else if (row.verdict == model::Verdict::kUnverified) {
+    line += ": " + std::to_string(row.unchecked) + " passes checked by nothing";
+  } else if (!row.reason.empty()) {
+    line += ": " + one_line(row.reason, 160);
+  }
+  return line + "\n";
+}
+
 }  // namespace
+
+std::string short_summary(const verdict::Judged& judged, size_t limit) {
+  std::map<std::pair<std::string, std::string>, const model::CaseResult*> index;
+  for (const auto& r : judged.cases) index[{r.info.id, r.device}] = &r;
+  // Worst first: failures, divergences, latency, then passes nobody checked.
+  constexpr std::array<model::Verdict, 5> kShown = {
+      model::Verdict::kCompleteFailure, model::Verdict::kPartialFailure, model::Verdict::kDivergent,
+      model::Verdict::kIntolerableLatency, model::Verdict::kUnverified};
+  std::string rows;
+  size_t n = 0;
+  for (auto v : kShown) {
+    for (const auto& row : judged.verdicts) {
+      if (row.verdict != v) continue;
+      if (n++ < limit) rows += row_line(row, first_bad(row, index));
+    }
+  }
+  if (n > limit) rows += "  ... and " + std::to_string(n - limit) + " more (summary.md)\n";
+  std::string out = suite_errors(judged, limit);
+  if (n > 0) {
+    out += "short summary: " + std::to_string(n) +
+           " functions not portable (first error of each, case id in brackets)\n" + rows;
+  }
+  return out;
+}
 
 std::string to_terminal(const verdict::Judged& judged, const std::filesystem::path& run_dir) {
   size_t width = 8;
@@ -44,6 +138,9 @@ std::string to_terminal(const verdict::Judged& judged, const std::filesystem::pa
       }
       out += "\n";
     }
+  }
+  if (auto summary = short_summary(judged, kShortSummaryRows); !summary.empty()) {
+    out += "\n" + summary + "\n";
   }
   out += listed_missing_line(judged);
   out += divergence_line(judged);

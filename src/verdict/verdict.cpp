@@ -28,7 +28,7 @@ bool ran(Outcome o) {
   return o == Outcome::kPass || o == Outcome::kMismatch;
 }
 bool attempted(Outcome o) {
-  return o != Outcome::kUnavailable && o != Outcome::kSkip;
+  return o != Outcome::kUnavailable && o != Outcome::kSkip && o != Outcome::kError;
 }
 
 // The median latency of a case that ran and was timed, if it can enter a ratio.
@@ -387,6 +387,7 @@ std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& res
   std::map<std::string, std::unordered_map<std::string, const CaseResult*>> baselines;
   for (size_t i = 0; i < results.size(); ++i) {
     const CaseResult& r = results[i];
+    if (r.outcome == Outcome::kError) continue;  // the suite's mistake: no verdict
     const Key key{r.info.framework, r.info.function, r.device};
     groups[key].push_back(&r);
     group_checks[key].push_back(checks[i]);
@@ -503,6 +504,7 @@ std::string_view paper_reason(const model::CaseResult& r) {
   switch (r.outcome) {
     case Outcome::kPass:
     case Outcome::kSkip:
+    case Outcome::kError:
       return "";
     case Outcome::kMismatch:
       return "float precision";

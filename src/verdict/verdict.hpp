@@ -6,6 +6,7 @@
 // in a merged run its own machine's baseline.
 //
 // Rules. Within one group of cases (same framework, function and device):
+// - error cases (the suite's own mistake) enter no group: no verdict counts them.
 // - attempted: cases whose outcome is neither unavailable nor skip.
 // - failed: fail, crash or timeout. ran: pass or mismatch.
 // - latency ratio: geometric mean, over the group's cases that ran, have
