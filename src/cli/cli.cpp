@@ -2,7 +2,13 @@
 
 #include <signal.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "util/error.hpp"
@@ -26,13 +32,53 @@ void install_signal_handlers() {
 
 // The command table: --help prints it (CONTRIBUTING.md rule 5).
 std::vector<Command> commands() {
-  return {devices_command(), list_command(),  run_command(),  report_command(), compare_command(),
-          merge_command(),   repro_command(), runs_command(), serve_command(),  sweep_command()};
+  return {doctor_command(), devices_command(), list_command(),  run_command(),
+          report_command(), compare_command(), merge_command(), repro_command(),
+          runs_command(),   serve_command(),   sweep_command()};
 }
 
 constexpr const char* kExitCodes =
-    "Exit codes: 0 run completed (whatever the verdicts), 1 --fail-on matched or compare found a "
-    "regression or new failure, 2 bad usage or input, 130 interrupted.";
+    "Exit codes: 0 run completed (whatever the verdicts), 1 --fail-on matched, a suite error, or "
+    "compare found a regression or new failure, 2 bad usage or input, 3 nothing could be "
+    "attempted (doctor: something is missing), 130 interrupted.";
+
+// Edit distance between two short words (Levenshtein).
+size_t distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "unknown command 'rn'; did you mean 'run'?" for a first word that is no
+// command; nullopt when it is one (or a flag, left to CLI11).
+std::optional<std::string> unknown_command(int argc, char** argv,
+                                           const std::vector<Command>& table) {
+  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
+  const std::string_view word = argv[1];
+  std::string nearest;
+  size_t best = SIZE_MAX;
+  std::string known;
+  for (const auto& c : table) {
+    if (word == c.name) return std::nullopt;
+    known += (known.empty() ? "" : ", ") + std::string(c.name);
+    if (const size_t d = distance(word, c.name); d < best) {
+      best = d;
+      nearest = c.name;
+    }
+  }
+  std::string why = "unknown command '" + std::string(word) + "'";
+  if (best <= 2) return why + "; did you mean '" + nearest + "'?";
+  return why + " (commands: " + known + ")";
+}
 
 }  // namespace
 
@@ -44,8 +90,13 @@ int main(int argc, char** argv) {
                        std::string(util::version()) + " (" + std::string(util::revision()) + ")");
   app.require_subcommand(1);
   app.footer(kExitCodes);
+  const auto table = commands();
+  if (auto why = unknown_command(argc, argv, table)) {
+    std::fprintf(stderr, "mudjack: error: %s\n", why->c_str());
+    return 2;
+  }
   int rc = 0;
-  for (const auto& cmd : commands()) {
+  for (const auto& cmd : table) {
     auto* sub = app.add_subcommand(cmd.name, cmd.summary);
     sub->callback([&rc, action = cmd.setup(sub)] { rc = action(); });
   }

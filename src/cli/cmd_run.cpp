@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -145,6 +147,29 @@ Started start(const RunArgs& a, const Settings& s, store::Store& store) {
   return st;
 }
 
+// Why no case could be attempted (every one unavailable or skipped): the
+// distinct reasons, and where to look; nullopt when something ran.
+std::optional<std::string> nothing_attempted(const verdict::Judged& judged) {
+  std::set<std::string> reasons;
+  for (const auto& r : judged.cases) {
+    if (r.outcome != model::Outcome::kUnavailable && r.outcome != model::Outcome::kSkip) {
+      return std::nullopt;
+    }
+    reasons.insert(r.error.message);
+  }
+  if (judged.cases.empty()) return std::nullopt;
+  std::string why = "nothing could be attempted: every case is unavailable or skipped";
+  size_t shown = 0;
+  for (const auto& reason : reasons) {
+    if (shown++ == 3) {
+      why += "; and " + std::to_string(reasons.size() - 3) + " more reasons";
+      break;
+    }
+    why += "; " + reason;
+  }
+  return why + ". See what is missing, and the command that installs it: mudjack doctor";
+}
+
 int exit_code(const verdict::Judged& judged, bool completed, const std::string& fault,
               const RunArgs& a, const Settings& s) {
   if (!fault.empty()) {  // the machine failed, not a framework: nothing stored for that pair
@@ -160,6 +185,10 @@ int exit_code(const verdict::Judged& judged, bool completed, const std::string& 
         "mudjack: interrupted; %zu outcomes kept. Resume with: mudjack run --resume %s --out %s\n",
         judged.cases.size(), judged.run.id.c_str(), s.results_dir.c_str());
     return 130;
+  }
+  if (auto why = nothing_attempted(judged)) {
+    std::fprintf(stderr, "mudjack: error: %s\n", why->c_str());
+    return 3;
   }
   // A broken suite answers nothing about the framework: never a green run.
   const auto errors = std::count_if(judged.cases.begin(), judged.cases.end(), [](const auto& r) {

@@ -76,6 +76,20 @@ supervisor::RunSpec spec_of(const Prepared& run, const plan::Discovery& discover
   return spec;
 }
 
+// The baseline must be a device of the run (a typo such as `gpu0` would
+// otherwise leave every device unjudged, silently). Nothing is checked when
+// no framework found a device: every case is then `unavailable` anyway.
+void check_baseline(const RunOptions& options, const plan::Discovery& discovery) {
+  if (discovery.devices.empty() || options.no_baseline) return;
+  std::string known;
+  for (const auto& d : discovery.devices) {
+    if (d.id == options.baseline) return;
+    known += (known.empty() ? "" : ", ") + d.id;
+  }
+  throw util::FatalError("--baseline " + options.baseline +
+                         " is not a device here (devices: " + known + ")");
+}
+
 }  // namespace
 
 fs::path run_dir(const Place& place, const std::string& run_id) {
@@ -95,6 +109,7 @@ Prepared create(store::Store& store, const RunOptions& options,
                 std::string_view state) {
   if (auto why = invalid(options)) throw util::FatalError(*why);
   if (cases.empty()) throw util::FatalError("no cases match the selection");
+  check_baseline(options, discovery);
   auto ids = plan::pairs(cases, discovery, planned_devices(options));
   if (ids.empty()) throw util::FatalError("nothing to run: no selected device for these cases");
   Prepared p;

@@ -28,8 +28,9 @@ std::string number_text(double x) {
 std::optional<std::string> out_of_range(std::string_view name, double value, const Range& range) {
   const bool above_low = range.low_inclusive ? value >= range.low : value > range.low;
   if (std::isfinite(value) && above_low && value <= range.high) return std::nullopt;
-  return std::string(name) + " must be in " + (range.low_inclusive ? "[" : "(") +
-         number_text(range.low) + ", " + number_text(range.high) + "], got " + number_text(value);
+  return std::string(name) + " must be " + (range.low_inclusive ? "at least " : "more than ") +
+         number_text(range.low) + " and at most " + number_text(range.high) + ", got " +
+         number_text(value);
 }
 
 std::optional<std::string> out_of_range(std::string_view name, int64_t value,

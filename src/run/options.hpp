@@ -74,7 +74,7 @@ inline constexpr IntRange kSeedRange{0, INT64_MAX};
 
 // One line naming `name` as the user wrote it ("--timeout-s",
 // "run.timeout_s", "'timeout_s'") when `value` is not a finite number in
-// `range`: "--timeout-s must be in (0, 86400], got inf". nullopt when it is.
+// `range`: "--timeout-s must be more than 0 and at most 86400, got inf". nullopt when it is.
 std::optional<std::string> out_of_range(std::string_view name, double value, const Range& range);
 // "'seed' must be between 0 and 9223372036854775807, got -1".
 std::optional<std::string> out_of_range(std::string_view name, int64_t value,

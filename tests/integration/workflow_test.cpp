@@ -3,6 +3,7 @@
 // short summary, selection, doctor, exit codes.
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <filesystem>
 #include <map>
@@ -59,6 +60,53 @@ TEST_F(Cli, SuiteMistakesAreErrorsApartFromFrameworkFailures) {
   EXPECT_TRUE(has(r.out, "complete failure")) << r.out;
   EXPECT_TRUE(has(r.out, "RuntimeError: kernel exploded  [numpy/mine.fails/float32-small-eager]"))
       << r.out;
+}
+
+TEST_F(Cli, DoctorSaysWhatIsReadyAndHowToInstallWhatIsMissing) {
+  auto r = mudjack({"doctor", "--framework", "numpy"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "numpy       ready")) << r.out;
+  EXPECT_TRUE(has(r.out, "1 of 1 frameworks ready")) << r.out;
+  r = mudjack({"doctor", "--framework", "numpy", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto doc = json::parse(r.out);
+  EXPECT_EQ(doc["frameworks"][0]["ready"], true);
+  EXPECT_FALSE(doc["frameworks"][0]["version"].get<std::string>().empty());
+  // No environment at all: missing, with the command that installs it; exit 3.
+  ::setenv("MUDJACK_CACHE_DIR", (dir_ / "empty-cache").c_str(), 1);
+  r = mudjack({"doctor", "--framework", "numpy"});
+  ::unsetenv("MUDJACK_CACHE_DIR");
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "numpy       missing")) << r.out;
+  EXPECT_TRUE(has(r.out, "install: MUDJACK_FRAMEWORKS=numpy ")) << r.out;
+  EXPECT_TRUE(has(r.out, "scripts/install.sh")) << r.out;
+}
+
+TEST_F(Cli, ARunThatCouldAttemptNothingExitsThreeAndSaysWhy) {
+  ::setenv("MUDJACK_CACHE_DIR", (dir_ / "empty-cache").c_str(), 1);
+  auto r = mudjack({"run", "--suite-dir", (kFixtures / "suites" / "mistakes").string(), "--out",
+                    (dir_ / "results").string()});
+  ::unsetenv("MUDJACK_CACHE_DIR");
+  EXPECT_EQ(r.code, 3) << "every case unavailable is never a green run\n" << r.err;
+  EXPECT_TRUE(has(r.err, "nothing could be attempted")) << r.err;
+  EXPECT_TRUE(has(r.err, "no numpy environment")) << "the whole reason, not cut\n" << r.err;
+  EXPECT_TRUE(has(r.err, "mudjack doctor")) << r.err;
+}
+
+TEST_F(Cli, MistakesOnTheCommandLineGetOneLineAndExitTwo) {
+  auto r = mudjack({"rn"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "unknown command 'rn'; did you mean 'run'?")) << r.err;
+  r = mudjack({"frobnicate"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "(commands: doctor, devices, list, run")) << r.err;
+  r = mudjack({"run", "--suite-dir", (kFixtures / "suites" / "mistakes").string(), "--out",
+               (dir_ / "results").string(), "--baseline", "gpu0"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--baseline gpu0 is not a device here (devices: cpu")) << r.err;
+  r = mudjack({"run", "--budget-ms", "0"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--budget-ms must be more than 0 and at most 600000, got 0")) << r.err;
 }
 
 }  // namespace
