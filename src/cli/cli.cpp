@@ -2,8 +2,6 @@
 
 #include <signal.h>
 
-#include <algorithm>
-#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -12,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "util/error.hpp"
+#include "util/nearest.hpp"
 #include "util/version.hpp"
 
 namespace mudjack::cli {
@@ -42,41 +41,21 @@ constexpr const char* kExitCodes =
     "compare found a regression or new failure, 2 bad usage or input, 3 nothing could be "
     "attempted (doctor: something is missing), 130 interrupted.";
 
-// Edit distance between two short words (Levenshtein).
-size_t distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // "unknown command 'rn'; did you mean 'run'?" for a first word that is no
 // command; nullopt when it is one (or a flag, left to CLI11).
 std::optional<std::string> unknown_command(int argc, char** argv,
                                            const std::vector<Command>& table) {
   if (argc < 2 || argv[1][0] == '-') return std::nullopt;
   const std::string_view word = argv[1];
-  std::string nearest;
-  size_t best = SIZE_MAX;
+  std::vector<std::string> names;
   std::string known;
   for (const auto& c : table) {
     if (word == c.name) return std::nullopt;
+    names.emplace_back(c.name);
     known += (known.empty() ? "" : ", ") + std::string(c.name);
-    if (const size_t d = distance(word, c.name); d < best) {
-      best = d;
-      nearest = c.name;
-    }
   }
   std::string why = "unknown command '" + std::string(word) + "'";
-  if (best <= 2) return why + "; did you mean '" + nearest + "'?";
+  if (auto near = util::nearest(word, names)) return why + "; did you mean '" + *near + "'?";
   return why + " (commands: " + known + ")";
 }
 
@@ -90,6 +69,15 @@ int main(int argc, char** argv) {
                        std::string(util::version()) + " (" + std::string(util::revision()) + ")");
   app.require_subcommand(1);
   app.footer(kExitCodes);
+  for (int i = 0; i < argc; ++i) {
+    std::string word = i == 0 ? "mudjack" : argv[i];
+    if (word.empty() || word.find_first_of(" \t'\"$\\;&|<>()*?[]{}`!#~") != std::string::npos) {
+      std::string quoted = "'";
+      for (char ch : word) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+      word = quoted + "'";
+    }
+    invocation() += (i == 0 ? "" : " ") + word;
+  }
   const auto table = commands();
   if (auto why = unknown_command(argc, argv, table)) {
     std::fprintf(stderr, "mudjack: error: %s\n", why->c_str());

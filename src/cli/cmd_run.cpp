@@ -15,6 +15,7 @@
 #include "run/lease.hpp"
 #include "run/lifecycle.hpp"
 #include "util/error.hpp"
+#include "verdict/expected.hpp"
 
 namespace mudjack::cli {
 namespace {
@@ -38,6 +39,9 @@ struct RunArgs {
   std::vector<std::string> fail_on;
   bool serial = false;
   bool no_baseline = false;
+  bool last_failed = false;          // only what did not pass in the newest run
+  bool exitfirst = false;            // stop at the first case that does not pass
+  std::optional<std::string> xfail;  // expected-failures file
 };
 
 std::string with_default(const std::string& what, double value) {
@@ -105,6 +109,7 @@ run::RunOptions options_of(const RunArgs& a, const Settings& s) {
   o.seed = a.seed.value_or(o.seed);
   o.serial = a.serial;
   o.no_baseline = a.no_baseline;
+  o.command = invocation();
   if (auto why = run::invalid(o)) throw util::FatalError(*why);
   return o;
 }
@@ -131,6 +136,33 @@ std::string resume_id(const std::string& wanted, const Settings& s, store::Store
   return id;
 }
 
+// --last-failed: of `cases`, those that did not pass in the newest run
+// (every one when nothing failed there, as pytest does), and why in `narrowed`.
+std::vector<model::CaseInfo> last_failed(const std::vector<model::CaseInfo>& cases, size_t listed,
+                                         const Settings& s, store::Store& store,
+                                         std::string& narrowed) {
+  auto runs = store.list_runs();
+  if (runs.empty()) {
+    throw util::FatalError("--last-failed: no earlier run in " + s.results_dir.string());
+  }
+  const auto& last = runs.front();
+  const auto failed = plan::failed_ids(store.results(last.id));
+  if (failed.empty()) {
+    std::fprintf(stderr, "mudjack: run %s had no failures; running the whole selection\n",
+                 last.id.c_str());
+    return cases;
+  }
+  auto out = plan::only(cases, failed);
+  if (out.empty()) {
+    throw util::FatalError("--last-failed: none of the " + std::to_string(failed.size()) +
+                           " cases that failed in run " + last.id + " is in this selection");
+  }
+  narrowed = "--last-failed (run " + last.id + ")" +
+             (narrowed.empty() ? "" : " " + narrowed.substr(0, narrowed.rfind(':'))) + ": " +
+             std::to_string(out.size()) + " of " + std::to_string(listed) + " cases";
+  return out;
+}
+
 Started start(const RunArgs& a, const Settings& s, store::Store& store) {
   Started st;
   if (a.resume) {
@@ -140,11 +172,33 @@ Started start(const RunArgs& a, const Settings& s, store::Store& store) {
     return st;
   }
   auto options = options_of(a, s);
-  auto cases = selected_cases(a.sel, s);
+  size_t listed = 0;
+  auto cases = selected_cases(a.sel, s, &listed);
+  options.narrowed = narrowing(a.sel, cases.size(), listed);
+  if (a.last_failed) cases = last_failed(cases, listed, s, store, options.narrowed);
   if (cases.empty()) throw util::FatalError("no cases match the selection");
   st.discovery = run::discover(options, cases, interrupted());
   st.run = run::create(store, options, cases, st.discovery, "running");
   return st;
+}
+
+// What -x does not stop at: a pass, a case that could not be attempted here,
+// and an expected failure.
+bool passed_or_excused(const model::CaseResult& r, const std::vector<verdict::Expected>& expected) {
+  switch (r.outcome) {
+    case model::Outcome::kPass:
+    case model::Outcome::kUnavailable:
+    case model::Outcome::kSkip:
+      return true;
+    case model::Outcome::kFail:
+    case model::Outcome::kCrash:
+    case model::Outcome::kTimeout:
+    case model::Outcome::kMismatch:
+      return verdict::is_expected(expected, r);
+    case model::Outcome::kError:
+      return false;
+  }
+  return false;
 }
 
 // Why no case could be attempted (every one unavailable or skipped): the
@@ -171,7 +225,7 @@ std::optional<std::string> nothing_attempted(const verdict::Judged& judged) {
 }
 
 int exit_code(const verdict::Judged& judged, bool completed, const std::string& fault,
-              const RunArgs& a, const Settings& s) {
+              const RunArgs& a, const Settings& s, const std::vector<verdict::Expected>& expected) {
   if (!fault.empty()) {  // the machine failed, not a framework: nothing stored for that pair
     std::fprintf(stderr,
                  "mudjack: error: the run stopped on a machine fault: %s; %zu outcomes kept. Once "
@@ -199,9 +253,23 @@ int exit_code(const verdict::Judged& judged, bool completed, const std::string& 
                  static_cast<long>(errors));
     return 1;
   }
+  if (!expected.empty()) {
+    const auto report = verdict::check_expected(expected, judged.cases);
+    std::fprintf(stderr, "expected failures (%s): %zu listed cases still fail\n", a.xfail->c_str(),
+                 report.still_failing.size());
+    if (!report.passing.empty()) {
+      std::fprintf(stderr, "mudjack: %zu listed cases now pass; remove them from %s:\n",
+                   report.passing.size(), a.xfail->c_str());
+      for (const auto* r : report.passing) {
+        std::fprintf(stderr, "  %s %s\n", r->info.id.c_str(), r->device.c_str());
+      }
+      return 1;
+    }
+  }
   auto fail_on = split_commas(a.fail_on);
   for (const auto& v : judged.verdicts) {
-    if (std::find(fail_on.begin(), fail_on.end(), model::to_string(v.verdict)) != fail_on.end()) {
+    if (std::find(fail_on.begin(), fail_on.end(), model::to_string(v.verdict)) != fail_on.end() &&
+        !verdict::all_expected(expected, v)) {
       return 1;
     }
   }
@@ -215,6 +283,8 @@ int run_suite(const RunArgs& a) {
     throw util::FatalError("--resume needs a run id (or 'latest'), got an empty one");
   }
   check_intolerable(a.common);  // a bad thresholds file fails now, not after the run
+  const auto expected =
+      a.xfail ? verdict::read_expected(*a.xfail) : std::vector<verdict::Expected>{};
   auto s = settings(a.common);
   if (a.resume && !a.resume->empty() && !fs::exists(store::default_db_path(s.results_dir))) {
     throw util::FatalError("unknown run '" + *a.resume + "': no results database in " +
@@ -234,9 +304,17 @@ int run_suite(const RunArgs& a) {
                  dir.c_str());
   }
   std::string fault;
+  std::optional<model::CaseResult> first_failure;  // -x: the case that stopped the run
   const bool completed = run::execute(
       *store, st.run, st.discovery, place,
-      [&](const model::CaseResult& r) { progress.on_result(r); }, interrupted(), &fault);
+      [&](const model::CaseResult& r) {
+        progress.on_result(r);
+        if (a.exitfirst && !first_failure && !passed_or_excused(r, expected)) {
+          first_failure = r;
+          interrupted().store(true);
+        }
+      },
+      interrupted(), &fault);
   progress.finish();
   if (!fault.empty()) progress.fault(fault);
   auto judged = run::finish(*store, st.run.info.id, completed, place);
@@ -245,7 +323,16 @@ int run_suite(const RunArgs& a) {
   } else {
     std::cout << report::to_terminal(judged, dir);
   }
-  return exit_code(judged, completed, fault, a, s);
+  if (first_failure && !completed) {
+    std::fprintf(stderr,
+                 "mudjack: stopped at the first failure (-x): %s on %s: %s. The rest: mudjack run "
+                 "--resume %s --out %s\n",
+                 first_failure->info.id.c_str(), first_failure->device.c_str(),
+                 std::string(model::to_string(first_failure->outcome)).c_str(),
+                 judged.run.id.c_str(), s.results_dir.c_str());
+    return 1;
+  }
+  return exit_code(judged, completed, fault, a, s, expected);
 }
 
 void add_run_flags(CLI::App* c, RunArgs& a) {
@@ -275,6 +362,14 @@ void add_run_flags(CLI::App* c, RunArgs& a) {
   c->add_option("--seed", a.seed,
                 with_default("Seed for case inputs", static_cast<double>(d.seed)));
   c->add_flag("--serial", a.serial, "Run devices one after another");
+  c->add_flag("--last-failed", a.last_failed,
+              "Only the cases that did not pass in the newest run here (all when none failed)");
+  c->add_flag("-x,--exitfirst", a.exitfirst,
+              "Stop at the first case that fails, diverges or is a suite error (resumable)");
+  c->add_option("--xfail", a.xfail,
+                "Expected-failures file: lines 'CASE_ID [DEVICE]' (globs allowed); listed cases "
+                "that fail are expected, one that passes is an error")
+      ->check(CLI::ExistingFile);
   c->add_flag("--no-baseline", a.no_baseline,
               "With --device: run only those devices, not the baseline too (their passes are "
               "then checked only by the cases' own checks)");

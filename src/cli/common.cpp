@@ -128,6 +128,11 @@ std::string resolve_run_id(store::Store& store, const std::string& id, const fs:
   return id;
 }
 
+std::string& invocation() {
+  static std::string line;
+  return line;
+}
+
 void add_selection(CLI::App* app, Selection& sel) {
   app->add_option("--param", sel.params,
                   "Case parameter NAME=VALUE, e.g. matrix_size=4096 (repeatable; overrides "
@@ -139,6 +144,30 @@ void add_selection(CLI::App* app, Selection& sel) {
   app->add_option("--framework", sel.frameworks,
                   "numpy, torch, jax, tensorflow (repeatable or comma list)");
   app->add_option("--filter", sel.filter, "Only case ids matching this regular expression");
+  app->add_option("--dtype", sel.fields.dtypes,
+                  "Only cases of these dtypes, exactly (float16 never matches bfloat16; repeatable "
+                  "or comma list)")
+      ->delimiter(',');
+  app->add_option("--mode", sel.fields.modes, "Only eager or compiled cases")->delimiter(',');
+  app->add_option("--function", sel.fields.functions,
+                  "Only these functions; shell globs such as 'torch.nn.*' (repeatable or comma "
+                  "list)")
+      ->delimiter(',');
+}
+
+std::string narrowing(const Selection& sel, size_t selected, size_t listed) {
+  if (selected == listed) return "";
+  std::string how;
+  const auto add = [&how](const std::string& flag, const std::vector<std::string>& values) {
+    for (const auto& v : values) how += (how.empty() ? "" : " ") + flag + " " + v;
+  };
+  add("--framework", split_commas(sel.frameworks));
+  if (!sel.filter.empty()) add("--filter", {sel.filter});
+  add("--dtype", sel.fields.dtypes);
+  add("--mode", sel.fields.modes);
+  add("--function", sel.fields.functions);
+  return how + (how.empty() ? "" : ": ") + std::to_string(selected) + " of " +
+         std::to_string(listed) + " cases";
 }
 
 std::vector<plan::SuiteRef> suites_of(const Selection& sel) {
@@ -198,14 +227,16 @@ void check_config_params(const Settings& s, const std::vector<plan::SuiteRef>& s
 
 }  // namespace
 
-std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s) {
+std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s,
+                                            size_t* listed) {
   auto refs = suites_of(sel);
   const auto python = envs::listing_interpreter(s.config.profile, s.python);
   nlohmann::json read;
   auto cases = plan::list_cases(refs, python, params_of(sel, s), &read);
   plan::check_params(plan::parse_params(sel.params), read);
   check_config_params(s, refs, read, python);
-  return plan::filter(cases, split_commas(sel.frameworks), sel.filter);
+  if (listed != nullptr) *listed = cases.size();
+  return plan::select(plan::filter(cases, split_commas(sel.frameworks), sel.filter), sel.fields);
 }
 
 Loaded load_run_or_file(const std::string& what, const Settings& s) {

@@ -19,6 +19,7 @@
 #include "model/model.hpp"
 #include "plan/params.hpp"
 #include "plan/plan.hpp"
+#include "plan/select.hpp"
 #include "report/json.hpp"
 #include "store/store.hpp"
 
@@ -34,6 +35,10 @@ struct Command {
 
 // Set by SIGINT/SIGTERM; lanes, discovery and the server poll it.
 std::atomic<bool>& interrupted();
+
+// The command line as typed, shell-quoted where needed ("mudjack run
+// --dtype float16"); set once by main(), recorded with each run.
+std::string& invocation();
 
 // Options every command shares.
 struct Common {
@@ -78,14 +83,20 @@ struct Selection {
   std::vector<std::string> frameworks;
   std::string filter;
   std::vector<std::string> params;  // NAME=VALUE
+  plan::Fields fields;              // --dtype, --mode, --function
 };
 void add_selection(CLI::App* app, Selection& sel);
 std::vector<plan::SuiteRef> suites_of(const Selection& sel);
 // mudjack.toml's [params], then --param on top.
 plan::Params params_of(const Selection& sel, const Settings& s);
 // The selected cases, listed with their parameters; a --param no selected
-// suite reads is refused.
-std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s);
+// suite reads is refused. `listed`, when given, receives how many cases the
+// selected suites list before --framework, --filter and the fields narrow them.
+std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s,
+                                            size_t* listed = nullptr);
+// How the selection narrowed the suites ("--dtype float16 --filter x: 12 of
+// 4783 cases"), or "" when it kept every listed case.
+std::string narrowing(const Selection& sel, size_t selected, size_t listed);
 
 // WHAT is a results.json file, or a run id (or 'latest') in the results folder.
 struct Loaded {

@@ -130,9 +130,56 @@ std::string reason_table(const verdict::Judged& j, const std::string& framework,
   return out;
 }
 
+std::string text_of(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+// One machine for a bug report: host, OS, CPU, MudJack revision, each
+// device with its driver and runtime, each framework with its Python.
+std::string machine_lines(const json& m) {
+  std::string out = "- Machine: " + escape(plain(text_of(m, "host"))) + ", " +
+                    escape(plain(text_of(m, "os"))) + ", " + escape(plain(text_of(m, "arch"))) +
+                    ", " + escape(plain(text_of(m, "cpu_model"))) + "\n";
+  std::string revision = text_of(m, "mudjack_revision");
+  if (m.contains("source") && m["source"].is_object()) {
+    const auto& src = m["source"];
+    if (auto commit = text_of(src, "commit"); !commit.empty()) revision = commit.substr(0, 12);
+    if (src.value("dirty", false)) revision += " (uncommitted changes)";
+  }
+  out += "- MudJack: " + escape(text_of(m, "mudjack_version")) + ", revision " +
+         code(plain(revision)) + "\n";
+  for (const auto& d : m.value("devices", json::array())) {
+    std::string line =
+        "- Device " + code(plain(text_of(d, "id"))) + ": " + escape(plain(text_of(d, "model")));
+    if (auto driver = text_of(d, "driver_version"); !driver.empty()) {
+      line += ", driver " + escape(plain(driver));
+    }
+    if (auto rt = text_of(d, "runtime_version"); !rt.empty())
+      line += ", runtime " + escape(plain(rt));
+    out += line + "\n";
+  }
+  if (m.contains("frameworks") && m["frameworks"].is_object()) {
+    for (const auto& [name, fw] : m["frameworks"].items()) {
+      out += "- " + escape(name) + " " + escape(plain(text_of(fw, "version"))) + " (Python " +
+             escape(plain(text_of(fw, "python"))) + ")\n";
+    }
+  }
+  return out;
+}
+
 std::string header(const verdict::Judged& j) {
   const auto& run = j.run;
   std::string out = "# MudJack run " + code(run.id) + "\n\n";
+  if (auto command = text_of(run.options, "command"); !command.empty()) {
+    out += "```\n" + plain(command) + "\n```\n\n";
+  }
+  for (const auto& m : machines(run.environment)) {
+    if (m.is_object()) out += machine_lines(m);
+  }
+  if (auto narrowed = text_of(run.options, "narrowed"); !narrowed.empty()) {
+    out += "- Selection: " + escape(plain(narrowed)) +
+           " (the verdicts cover only the selected cases)\n";
+  }
   std::string host = hosts(run.environment);
   out += "- Suite: " + code(run.suite) + "\n";
   out += "- Date: " + (run.created_at.empty() ? std::string("unknown") : escape(run.created_at));

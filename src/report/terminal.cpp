@@ -122,6 +122,10 @@ std::string to_terminal(const verdict::Judged& judged, const std::filesystem::pa
   }
   std::string out =
       "\nrun " + judged.run.id + " (" + judged.run.state + "): verdicts per framework and device\n";
+  if (judged.run.options.is_object() && judged.run.options.contains("narrowed")) {
+    out += "selection: " + plain(judged.run.options.value("narrowed", "")) +
+           "; the verdicts cover only the selected cases\n";
+  }
   out += padded("FRAMEWORK", 11, false) + " " + padded("DEVICE", width, false);
   for (const char* head : kHeads) out += " " + padded(head, 11, true);
   out += "\n";

@@ -89,6 +89,8 @@ json to_json(const RunOptions& o) {
             {"params", plan::params_to_json(o.params)},
             {"python", o.python}};
   if (!o.via.empty()) j["via"] = o.via;
+  if (!o.narrowed.empty()) j["narrowed"] = o.narrowed;
+  if (!o.command.empty()) j["command"] = o.command;
   return j;
 }
 
@@ -125,6 +127,8 @@ RunOptions from_json(const json& stored, const std::string& baseline) {
   o.params = plan::params_from_json(stored.value("params", json::object()));
   o.python = stored.value("python", o.python);
   o.via = stored.value("via", o.via);
+  o.narrowed = stored.value("narrowed", o.narrowed);
+  o.command = stored.value("command", o.command);
   return o;
 }
 

@@ -42,6 +42,11 @@ struct RunOptions {
   plan::Params params;                        // run parameters (--param NAME=VALUE)
   std::map<std::string, std::string> python;  // framework -> interpreter
   std::string via;                            // "serve" for runs a server made, else ""
+  // How the selection narrowed the listed cases ("--dtype float16: 12 of 4783
+  // cases"); "" when the run has every case its suites list. Reports say that
+  // the verdicts cover only the selected cases.
+  std::string narrowed;
+  std::string command;  // the command line that made the run ("" for the API)
 };
 
 // 3/4 of this machine's RAM: the memory limit when none is given.

@@ -6,9 +6,13 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "harness.hpp"
 
@@ -42,7 +46,7 @@ TEST_F(Cli, SuiteMistakesAreErrorsApartFromFrameworkFailures) {
   // No verdict counts a suite error.
   std::map<std::string, std::string> verdicts;
   for (const auto& v : results["verdicts"]) verdicts[v["function"]] = v["verdict"];
-  EXPECT_EQ(verdicts.size(), 2u);
+  EXPECT_EQ(verdicts.size(), 3u);
   EXPECT_EQ(verdicts["mine.fails"], "complete_failure");
   EXPECT_EQ(verdicts["mine.ok"], "portable");
   // junit.xml: errors, not failures.
@@ -107,6 +111,128 @@ TEST_F(Cli, MistakesOnTheCommandLineGetOneLineAndExitTwo) {
   r = mudjack({"run", "--budget-ms", "0"});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "--budget-ms must be more than 0 and at most 600000, got 0")) << r.err;
+}
+
+class Workflow : public Cli {
+ protected:
+  fs::path out() const { return dir_ / "results"; }
+  Result run(std::vector<std::string> extra) {
+    std::vector<std::string> args = {
+        "run",   "--suite-dir",  (kFixtures / "suites" / "mistakes").string(),
+        "--out", out().string(), "--budget-ms",
+        "2",     "--rounds",     "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return mudjack(args);
+  }
+  // The newest run's results.json and folder.
+  std::pair<json, fs::path> newest() {
+    auto list = runs(out());
+    EXPECT_FALSE(list.empty());
+    const fs::path dir = out() / "runs" / list[0]["id"].get<std::string>();
+    return {json::parse(slurp(dir / "results.json")), dir};
+  }
+};
+
+std::set<std::string> ids_of(const json& results) {
+  std::set<std::string> ids;
+  for (const auto& c : results["cases"]) ids.insert(c["id"].get<std::string>());
+  return ids;
+}
+
+TEST_F(Workflow, StructuredSelectionAndAFilteredRunSaysItsVerdictsCoverOnlyThat) {
+  auto r = mudjack({"list", "--suite", "paper", "--framework", "torch", "--dtype", "float16",
+                    "--mode", "eager", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto listed = json::parse(r.out);
+  ASSERT_FALSE(listed.empty());
+  for (const auto& c : listed) {
+    EXPECT_EQ(c["dtype"], "float16") << "float16 never matches bfloat16: " << c["id"];
+    EXPECT_EQ(c["mode"], "eager");
+  }
+  r = mudjack({"list", "--suite", "paper", "--framework", "torch", "--function", "torch.nn.Conv*",
+               "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const auto& c : json::parse(r.out)) {
+    EXPECT_EQ(c["function"].get<std::string>().rfind("torch.nn.Conv", 0), 0u) << c["id"];
+  }
+  r = mudjack({"list", "--suite", "paper", "--dtype", "fp16"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--dtype fp16: no listed case has it; did you mean")) << r.err;
+  r = mudjack({"list", "--suite", "paper", "--mode", "jit"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--mode jit: a mode is eager or compiled")) << r.err;
+
+  r = run({"--function", "mine.o*"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "selection: --function mine.o*: 1 of 7 cases; the verdicts cover only"))
+      << r.out;
+  auto [results, dir] = newest();
+  EXPECT_EQ(ids_of(results), std::set<std::string>{"numpy/mine.ok/float32-small-eager"});
+  EXPECT_TRUE(has(slurp(dir / "summary.md"), "- Selection: --function mine.o\\*: 1 of 7 cases"))
+      << slurp(dir / "summary.md");
+}
+
+TEST_F(Workflow, SummaryOpensWithTheCommandLineMachineAndVersions) {
+  ASSERT_EQ(run({"--function", "mine.ok"}).code, 0);
+  auto [results, dir] = newest();
+  const auto md = slurp(dir / "summary.md");
+  EXPECT_EQ(md.find("```\nmudjack run --suite-dir "), md.find('\n') + 2) << md;
+  EXPECT_TRUE(has(md, "--function mine.ok")) << md;
+  EXPECT_TRUE(has(md, "- Machine: ")) << md;
+  EXPECT_TRUE(has(md, "- MudJack: ")) << md;
+  EXPECT_TRUE(has(md, ", revision `")) << md;
+  EXPECT_TRUE(has(md, "- Device `cpu`: ")) << md;
+  EXPECT_TRUE(has(md, "- numpy 2.")) << md;
+  EXPECT_TRUE(has(md, "(Python 3.")) << md;
+}
+
+TEST_F(Workflow, ExitFirstStopsAtTheFirstFailureAndTheRestResumes) {
+  auto r = run({"-x"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "stopped at the first failure (-x): numpy/mine.returns_tensor/")) << r.err;
+  auto [results, dir] = newest();
+  EXPECT_LT(results["cases"].size(), 7u) << "the run stopped early";
+  EXPECT_EQ(results["run"]["state"], "incomplete");
+  auto list = runs(out());
+  r = mudjack({"run", "--resume", list[0]["id"].get<std::string>(), "--out", out().string()});
+  EXPECT_EQ(r.code, 1) << "the rest holds suite errors\n" << r.err;
+  auto [resumed, unused] = newest();
+  EXPECT_EQ(resumed["cases"].size(), 7u);
+}
+
+TEST_F(Workflow, LastFailedRerunsOnlyWhatDidNotPass) {
+  EXPECT_EQ(run({}).code, 1);
+  auto r = run({"--last-failed"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  auto [results, dir] = newest();
+  EXPECT_EQ(ids_of(results), (std::set<std::string>{
+                                 "numpy/mine.check_raises/float32-small-eager",
+                                 "numpy/mine.fails/float32-small-eager",
+                                 "numpy/mine.metric_raises/float32-small-eager",
+                                 "numpy/mine.returns_tensor/float32-small-eager",
+                                 "numpy/mine.typo/fp16-small-eager",
+                             }));
+  EXPECT_TRUE(has(r.out, "selection: --last-failed (run ")) << r.out;
+}
+
+TEST_F(Workflow, ExpectedFailuresDoNotTripFailOnAndOneThatPassesIsAnError) {
+  const auto file = dir_ / "xfail.txt";
+  std::ofstream(file) << "# known\nnumpy/mine.fails/*\n";
+  auto r = run({"--function", "mine.fails,mine.ok", "--fail-on", "complete_failure"});
+  EXPECT_EQ(r.code, 1) << "without the file, the failure trips --fail-on";
+  r = run({"--function", "mine.fails,mine.ok", "--fail-on", "complete_failure", "--xfail",
+           file.string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "1 listed cases still fail")) << r.err;
+  std::ofstream(file, std::ios::app) << "numpy/mine.ok/float32-small-eager cpu\n";
+  r = run({"--function", "mine.fails,mine.ok", "--xfail", file.string()});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "1 listed cases now pass; remove them from")) << r.err;
+  EXPECT_TRUE(has(r.err, "numpy/mine.ok/float32-small-eager cpu")) << r.err;
+  std::ofstream(file, std::ios::app) << "a b c\n";
+  r = run({"--xfail", file.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "xfail.txt:4: expected 'CASE_ID [DEVICE]'")) << r.err;
 }
 
 }  // namespace
