@@ -157,9 +157,9 @@ class _Writer:
                 raise CannotWrite(f"{where} is a numpy array of {v.dtype}, which cannot be written as source")
             return _npy_literal(v)
         if isinstance(v, (np.generic,)):
-            return f"np.{type(v).__name__}({v.item()!r})"
+            return f"_np.{type(v).__name__}({v.item()!r})"
         if isinstance(v, np.dtype):
-            return f"np.dtype({str(v)!r})"
+            return f"_np.dtype({str(v)!r})"
         if isinstance(v, (types.ModuleType, _LazyModule)):
             return self.module(v)
         if isinstance(v, Ctx):
@@ -519,6 +519,7 @@ def _instance(cls, state):  # an object of a suite's class, with its attributes
     obj.__dict__.update(state)
     return obj
 _ns = types.SimpleNamespace  # the case context a check reads; a suite helper module's functions
+_np = np  # values are written with it: a check's scope may bind `np` after using one
 '''
 
 # The case's own checks on the host outputs and inputs, as the runner applies
