@@ -82,6 +82,7 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 
+jax.config.update("jax_enable_x64", True)  # as MudJack runs it: else float64 quietly becomes float32
 DEVICE = jax.devices("cpu")[0] if "{device}" == "cpu" else [d for d in jax.devices() if d.platform == "gpu"][{index}]
 def to_device(a, dtype): return jax.device_put(a.astype(jnp.dtype(dtype)), DEVICE)
 def to_host(x):
@@ -144,6 +145,8 @@ class _Writer:
     def value(self, v: Any, where: str) -> str:
         if id(v) in self.named:
             return self.named[id(v)]
+        if isinstance(v, np.generic):  # before float: np.float64 is one, and numpy 2 writes it np.float64(...)
+            return f"_np.{type(v).__name__}({self.value(v.item(), where)})"
         if v is None or isinstance(v, (bool, int, float, str, complex)):
             text = repr(v)
             if isinstance(v, float) and not np.isfinite(v):
@@ -156,8 +159,6 @@ class _Writer:
             if v.dtype.kind not in "biufcUS":
                 raise CannotWrite(f"{where} is a numpy array of {v.dtype}, which cannot be written as source")
             return _npy_literal(v)
-        if isinstance(v, (np.generic,)):
-            return f"_np.{type(v).__name__}({v.item()!r})"
         if isinstance(v, np.dtype):
             return f"_np.dtype({str(v)!r})"
         if isinstance(v, (types.ModuleType, _LazyModule)):
