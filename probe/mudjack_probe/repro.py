@@ -2,18 +2,27 @@
 
 The script needs only the framework and numpy: the case's exact inputs are
 embedded (as .npy bytes), the call is written out as source (the case's lambda
-or function, with the values it closes over), and the check at the end is the
-one MudJack applied: the output against the baseline device's, when the engine
-passes that output in, within the case's tolerances.
+or function, with the values it closes over; a torch module is rebuilt once,
+with its exact weights, and every use of one of its parameters, such as the
+list a backward pass differentiates, names that module's parameter), and the
+checks at the end are the ones MudJack applied: the case's own checks
+(`Call.check`, `Call.reference`), each written out as source with what it
+closes over, then the output against the baseline device's, when the engine
+passes that output in, within the case's tolerances. The script exits 1 when
+a check fails or the output differs, as the case's outcome did.
 
-What cannot be written as source (a closure over a framework object such as a
-module with weights) raises CannotWrite naming it; the engine reports that.
+What the call needs and cannot be written as source (a closure over a module
+with submodules) raises CannotWrite naming it; the engine reports that. A
+check that cannot be written is kept in the script by name, with the reason
+and, where Python has it, its source as a comment: it is reported as not run,
+never dropped.
 """
 
 from __future__ import annotations
 
 import ast
 import base64
+import contextlib
 import dis
 import importlib.util
 import inspect
@@ -26,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .api import Call, CaseDef, Ctx, _LazyModule
+from .api import Call, CaseDef, Check, Ctx, _LazyModule
 
 # Per framework: imports, device binding, and the helpers the script uses.
 # {device} and {index} are filled in.
@@ -65,12 +74,15 @@ def _module(m, state, training, dtype):
             m.register_buffer(name, value)
     m.load_state_dict(state)
     return m.train(training)
+def _strided(x, stride):  # a view's or channels_last layout, as the case had it
+    return torch.empty_strided(x.shape, stride, dtype=x.dtype, device=x.device).copy_(x)
 """,
     "jax": """
 import numpy as np
 import jax
 import jax.numpy as jnp
 
+jax.config.update("jax_enable_x64", True)  # as MudJack runs it: else float64 quietly becomes float32
 DEVICE = jax.devices("cpu")[0] if "{device}" == "cpu" else [d for d in jax.devices() if d.platform == "gpu"][{index}]
 def to_device(a, dtype): return jax.device_put(a.astype(jnp.dtype(dtype)), DEVICE)
 def to_host(x):
@@ -110,20 +122,64 @@ def _npy_literal(a: np.ndarray) -> str:
 
 
 class _Writer:
-    """Turns values and functions into lines of source, defining each name once."""
+    """Turns values and functions into lines of source, defining each name once.
 
-    def __init__(self, adapter: Any) -> None:
+    `imports` may be shared between writers (one script, several scopes).
+    `context`: the case context (`Ctx`) may be written, as the data a check
+    reads from it (its dtype, shape, parameters, case); a call cannot have it.
+    `owners`: torch parameters and buffers by id, with the module holding
+    them (`torch_owners`), so that a parameter is written as its module's."""
+
+    def __init__(self, adapter: Any, imports: list[str] | None = None, context: bool = False,
+                 owners: dict[int, tuple[Any, str]] | None = None) -> None:
         self.adapter = adapter
         self.lines: list[str] = []
-        self.imports: list[str] = []
+        self.imports: list[str] = [] if imports is None else imports
         self.defined: set[str] = set()
+        self.context = context
+        self.owners = owners or {}
+        self.named: dict[int, str] = {}  # objects bound to a name in the script, by id
+        self.keep: list[Any] = []  # holds what `named` names, so no id is reused
+        self.attributes: dict[str, set[str]] = {}  # suite helper module -> attributes written
 
     def value(self, v: Any, where: str) -> str:
+        if id(v) in self.named:
+            return self.named[id(v)]
+        if isinstance(v, np.generic):  # before float: np.float64 is one, and numpy 2 writes it np.float64(...)
+            return f"_np.{type(v).__name__}({self.value(v.item(), where)})"
         if v is None or isinstance(v, (bool, int, float, str, complex)):
             text = repr(v)
             if isinstance(v, float) and not np.isfinite(v):
                 text = f'float("{v}")'
             return text
+        container = self._container(v, where)
+        if container is not None:
+            return container
+        if isinstance(v, np.ndarray):
+            if v.dtype.kind not in "biufcUS":
+                raise CannotWrite(f"{where} is a numpy array of {v.dtype}, which cannot be written as source")
+            return _npy_literal(v)
+        if isinstance(v, np.dtype):
+            return f"_np.dtype({str(v)!r})"
+        if isinstance(v, (types.ModuleType, _LazyModule)):
+            return self.module(v)
+        if isinstance(v, Ctx):
+            return self._context(v, where)
+        if isinstance(v, type) and not _installed(v.__module__):
+            return self._class(v, where)
+        if isinstance(v, (types.FunctionType, types.BuiltinFunctionType)) or (callable(v) and hasattr(v, "__qualname__")):
+            return self.function(v, where)
+        if not _installed(type(v).__module__) and hasattr(v, "__dict__"):  # an object of a suite's class
+            return f"_instance({self._class(type(v), where)}, {self.value(dict(vars(v)), where)})"
+        if id(v) in self.owners:  # a module's parameter: the module's own, not a copy
+            self.value(self.owners[id(v)][0], where)
+            return self.named[id(v)]
+        special = self._framework_object(v, where)
+        if special is not None:
+            return special
+        return self._framework_array(v, where)
+
+    def _container(self, v: Any, where: str) -> str | None:
         if isinstance(v, (list, tuple)):
             items = [self.value(x, where) for x in v]
             if isinstance(v, tuple):
@@ -135,22 +191,11 @@ class _Writer:
             return "{" + ", ".join(f"{self.value(k, where)}: {self.value(x, where)}" for k, x in v.items()) + "}"
         if isinstance(v, slice):
             return f"slice({self.value(v.start, where)}, {self.value(v.stop, where)}, {self.value(v.step, where)})"
-        if isinstance(v, np.ndarray):
-            if v.dtype.kind not in "biufcUS":
-                raise CannotWrite(f"{where} is a numpy array of {v.dtype}, which cannot be written as source")
-            return _npy_literal(v)
-        if isinstance(v, (np.generic,)):
-            return f"np.{type(v).__name__}({v.item()!r})"
-        if isinstance(v, np.dtype):
-            return f"np.dtype({str(v)!r})"
-        if isinstance(v, (types.ModuleType, _LazyModule)):
-            return self.module(v)
-        if isinstance(v, (types.FunctionType, types.BuiltinFunctionType)) or (callable(v) and hasattr(v, "__qualname__")):
-            return self.function(v, where)
-        special = self._framework_object(v, where)
-        if special is not None:
-            return special
-        # A framework array: its values, placed on the device as the case did.
+        return None
+
+    def _framework_array(self, v: Any, where: str) -> str:
+        """A framework array: its values, placed on the device as the case did
+        (torch: with its strides, and as a leaf that requires grad if it was one)."""
         try:
             arrays = self.adapter.to_numpy(v)
         except Exception:
@@ -159,6 +204,8 @@ class _Writer:
             arr, dtype = arrays[0]
             if np.asarray(arr).dtype.kind in "biufc":
                 text = f"to_device({_npy_literal(np.asarray(arr))}, {dtype!r})"
+                if callable(getattr(v, "is_contiguous", None)) and not v.is_contiguous():  # torch: a view, channels_last
+                    text = f"_strided({text}, {tuple(v.stride())!r})"
                 if getattr(v, "requires_grad", False):  # torch: a leaf the case differentiates
                     text += ".requires_grad_()"
                 return text
@@ -170,25 +217,72 @@ class _Writer:
 
     def _framework_object(self, v: Any, where: str) -> str | None:
         """torch devices and simple torch.nn modules (rebuilt from their
-        one-line repr, then loaded with their exact weights)."""
+        one-line repr, then loaded with their exact weights). A module is bound
+        to a name once, and its parameters and buffers to that module's."""
         if type(v).__module__.split(".")[0] != "torch":
             return None
         import torch
 
         if isinstance(v, torch.device):
             return "DEVICE"
-        if isinstance(v, torch.nn.Module):
-            text = repr(v)
-            cls = type(v)
-            if "\n" in text or getattr(torch.nn, cls.__name__, None) is not cls:
-                raise CannotWrite(f"{where} is a {cls.__qualname__} with submodules, which cannot be written as source")
-            state = v.state_dict()
-            dtypes = {str(t.dtype).replace("torch.", "") for t in state.values() if t.is_floating_point()}
-            entries = ", ".join(f"{k!r}: {self.value(t, f'{where}.{k}')}" for k, t in state.items())
-            ctor = f"{self.module(torch.nn)}.{text}"
-            dtype = repr(dtypes.pop()) if len(dtypes) == 1 else "None"
-            return f"_module({ctor}, {{{entries}}}, {v.training!r}, {dtype})"
-        return None
+        if not isinstance(v, torch.nn.Module):
+            return None
+        text = repr(v)
+        cls = type(v)
+        if "\n" in text or getattr(torch.nn, cls.__name__, None) is not cls:
+            raise CannotWrite(f"{where} is a {cls.__qualname__} with submodules, which cannot be written as source")
+        state = v.state_dict()
+        dtypes = {str(t.dtype).replace("torch.", "") for t in state.values() if t.is_floating_point()}
+        entries = ", ".join(f"{k!r}: {self.value(t, f'{where}.{k}')}" for k, t in state.items())
+        ctor = f"{self.module(torch.nn)}.{text}"
+        dtype = repr(dtypes.pop()) if len(dtypes) == 1 else "None"
+        name = f"_module_{sum(1 for n in self.named.values() if n.startswith('_module_') and '.' not in n)}"
+        made = f"_module({ctor}, {{{entries}}}, {v.training!r}, {dtype})"
+        layout = _memory_format(torch, v)
+        self.lines.append(f"{name} = {made}" + (f".to(memory_format={self.module(torch)}.{layout})" if layout else ""))
+        self.keep.append(v)
+        self.named[id(v)] = name
+        for key, t in [*v.named_parameters(), *v.named_buffers()]:
+            self.keep.append(t)
+            self.named[id(t)] = f"{name}.{key}"
+        return name
+
+    def _context(self, ctx: Ctx, where: str) -> str:
+        """The case context as the data a check reads from it; a call that
+        closes over it (to draw inputs as it runs) cannot be written."""
+        if not self.context:
+            raise CannotWrite(f"{where} is the case context, which cannot be written as source")
+        case = ctx.case
+        fields = {"id": case.id, "framework": case.framework, "function": case.function, "variant": case.variant,
+                  "dtype": case.dtype, "shape_name": case.shape_name, "shape": case.shape, "mode": case.mode,
+                  "params": case.params, "rtol": case.rtol, "atol": case.atol}
+        parts = [f"case=_ns(**{self.value(fields, where)})", f"p=_ns(**{self.value(dict(case.params), where)})",
+                 f"dtype_name={ctx.dtype_name!r}", f"shape={self.value(ctx.shape, where)}", f"mode={ctx.mode!r}",
+                 f"seed={ctx.seed!r}", f"widen={ctx.widen!r}", f"fw={self.module(ctx.fw)}", "device=DEVICE"]
+        with contextlib.suppress(CannotWrite):  # without it, a check that reads it fails with AttributeError
+            parts.append(f"dtype={self.value(ctx.dtype, where)}")
+        return f"_ns({', '.join(parts)})"
+
+    def _class(self, cls: type, where: str) -> str:
+        """A class of a suite file (a reference's helper), as its source."""
+        name = cls.__name__
+        if id(cls) in self.named:
+            return name
+        if cls.__qualname__ != name:
+            raise CannotWrite(f"{where} is an instance of {cls.__qualname__}, a class defined inside a function")
+        self.keep.append(cls)
+        self.named[id(cls)] = name
+        try:
+            source = textwrap.dedent(inspect.getsource(cls))
+        except (OSError, TypeError) as exc:
+            raise CannotWrite(f"the source of class {name}, used by {where}, is not available: {exc}") from None
+        module = sys.modules.get(cls.__module__)
+        scope = vars(module) if module is not None else {}
+        for g in sorted(_class_globals(source)):
+            if g != name and g in scope:
+                self._global(g, scope[g], source, where)
+        self.lines.append(source)
+        return name
 
     def module(self, m: Any) -> str:
         name = m._name if isinstance(m, _LazyModule) else m.__name__
@@ -204,6 +298,7 @@ class _Writer:
         if fn.__name__ != "<lambda>" and _installed(getattr(fn, "__module__", "") or ""):
             return self._importable(fn, where)
         code = fn.__code__
+        source = _source_of(fn)
         # What the function closes over, and the globals it names.
         for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
             if name not in self.defined:
@@ -214,15 +309,32 @@ class _Writer:
                     raise CannotWrite(f"{name}, used by {where}, is not bound yet") from None
                 self.lines.append(f"{name} = {self.value(content, name)}")
         for name in _global_names(code):
-            if name in self.defined or name not in fn.__globals__:
-                continue
-            self.defined.add(name)
-            self.lines.append(f"{name} = {self.value(fn.__globals__[name], name)}")
-        source = _source_of(fn)
+            if name in fn.__globals__:
+                self._global(name, fn.__globals__[name], source, where)
         if fn.__name__ == "<lambda>":
             return source
         self.lines.append(source)
         return fn.__name__
+
+    def _global(self, name: str, value: Any, source: str, where: str) -> None:
+        """Defines a global the source names. A suite helper module (`ref`,
+        which no script can import) becomes a namespace holding the attributes
+        the source reads from it, each written as source."""
+        if isinstance(value, types.ModuleType) and not _installed(value.__name__):
+            have = self.attributes.setdefault(name, set())
+            if name not in self.defined:
+                self.defined.add(name)
+                self.lines.append(f"{name} = _ns()")
+            for attr in sorted(_attributes_of(source, name) - have):
+                if hasattr(value, attr):
+                    have.add(attr)
+                    self.lines.append(f"{name}.{attr} = {self.value(getattr(value, attr), f'{name}.{attr}')}")
+            return
+        if name not in self.defined:
+            self.defined.add(name)
+            text = self.value(value, name)
+            if text != name:  # a function or class is defined under its own name
+                self.lines.append(f"{name} = {text}")
 
     def _importable(self, fn: Any, where: str) -> str:
         module = getattr(fn, "__module__", None)
@@ -274,6 +386,76 @@ def _global_names(code: types.CodeType) -> list[str]:
     return names
 
 
+def _attributes_of(source: str, name: str) -> set[str]:
+    """The attributes the source reads from `name` (`ref.close` -> close)."""
+    tree = ast.parse(source)
+    return {n.attr for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name}
+
+
+def _class_globals(source: str) -> set[str]:
+    """Names a class's source loads, annotations aside (the script does not
+    evaluate them: `from __future__ import annotations`)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+            for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]:
+                if arg is not None:
+                    arg.annotation = None
+        elif isinstance(node, ast.AnnAssign):
+            node.annotation = ast.Constant(None)
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _memory_format(torch: Any, module: Any) -> str:
+    """The memory format a module was moved to ("" for the default)."""
+    for p in module.parameters():
+        if p.dim() in (4, 5) and not p.is_contiguous():
+            layout = "channels_last" if p.dim() == 4 else "channels_last_3d"
+            if p.is_contiguous(memory_format=getattr(torch, layout)):
+                return layout
+    return ""
+
+
+def torch_owners(roots: list[Any]) -> dict[int, tuple[Any, str]]:
+    """Every torch module the roots reach (through closures, the globals a
+    function names, defaults and containers), by the id of each of its
+    parameters and buffers: a parameter list written on its own would be new
+    leaves no module uses, whose gradients are None."""
+    torch = sys.modules.get("torch")
+    owners: dict[int, tuple[Any, str]] = {}
+    if torch is None:
+        return owners
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, torch.nn.Module):
+            for key, t in [*v.named_parameters(), *v.named_buffers()]:
+                owners.setdefault(id(t), (v, key))
+        elif isinstance(v, (list, tuple, set, frozenset)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, types.FunctionType) and not _installed(getattr(v, "__module__", "") or ""):
+            stack.extend(_cell_values(v))
+            stack.extend(v.__globals__[n] for n in _global_names(v.__code__) if n in v.__globals__)
+            stack.extend(v.__defaults__ or ())
+    return owners
+
+
+def _cell_values(fn: types.FunctionType) -> list[Any]:
+    out = []
+    for cell in fn.__closure__ or ():
+        with contextlib.suppress(ValueError):  # not bound yet
+            out.append(cell.cell_contents)
+    return out
+
+
 def _names_in(node: ast.AST) -> set[str]:
     out: set[str] = set()
     for n in ast.walk(node):
@@ -299,7 +481,9 @@ def _source_of(fn: types.FunctionType) -> str:
     lines = src.splitlines()
     for end in range(len(lines), 0, -1):
         chunk = "\n".join(lines[:end])
-        for attempt in (chunk, "(" + chunk + ")", chunk + ")", chunk + "))"):
+        # A line of a chained call (`.check("name", lambda ...)`) parses after a name.
+        head = "_" + chunk if chunk.lstrip().startswith(".") else chunk
+        for attempt in (head, "(" + head + ")", head + ")", head + "))"):
             try:
                 tree = ast.parse(attempt)
             except SyntaxError:
@@ -319,17 +503,98 @@ def _source_of(fn: types.FunctionType) -> str:
     raise CannotWrite(f"the lambda of {fn.__qualname__} could not be isolated from its source line")
 
 
-def make_script(adapter: Any, case: CaseDef, seed: int, device: str, seen: str = "",
-                expected: list[str] | None = None, rtol: float = 1e-3, atol: float = 1e-3) -> str:
-    """The script. `expected` are .npy files of the baseline device's outputs,
-    compared within rtol/atol (the engine's tolerance for this case)."""
-    with adapter.scope():
-        call: Call = case.body(Ctx(adapter, case, seed))
-    w = _Writer(adapter)
-    fn_text = w.value(call.fn, "the called function")
-    args_text = [w.value(a, f"argument {i + 1}") for i, a in enumerate(call.args)]
-    expected_text = [_npy_literal(np.load(p, allow_pickle=False)) for p in (expected or [])]
-    index = device.split(":")[1] if ":" in device else "0"
+# What every script defines, whatever the framework: the embedded arrays,
+# outputs flattened as the probe flattens them (runner: `adapter.to_numpy`),
+# and what a check's source may be written with.
+_COMMON = '''
+def _array(b64):
+    return np.load(io.BytesIO(base64.b64decode(b64)), allow_pickle=False)
+def _flat(x):  # as MudJack flattens outputs: sequences in order, dicts by key, None dropped
+    if isinstance(x, (list, tuple)):
+        return [y for item in x for y in _flat(item)]
+    if isinstance(x, dict):
+        return [y for k in sorted(x, key=str) for y in _flat(x[k])]
+    return [] if x is None else [to_host(x)]
+def _instance(cls, state):  # an object of a suite's class, with its attributes
+    obj = object.__new__(cls)
+    obj.__dict__.update(state)
+    return obj
+_ns = types.SimpleNamespace  # the case context a check reads; a suite helper module's functions
+_np = np  # values are written with it: a check's scope may bind `np` after using one
+'''
+
+# The case's own checks on the host outputs and inputs, as the runner applies
+# them (`_check_ok`: a check that raises has failed).
+_RUN_CHECKS = '''
+_problems = []
+for _name, _kind, _make, _why in _CHECKS:
+    if _make is None:
+        print(f"check {_name!r} ({_kind}): NOT RUN by this script: {_why}")
+        continue
+    try:
+        with scope():
+            _ok = bool(_make()(_got, _ins))
+    except Exception as _exc:
+        print(f"check {_name!r} raised {type(_exc).__name__}: {_exc}", file=sys.stderr)
+        _ok = False
+    print(f"check {_name!r} ({_kind}): {'held' if _ok else 'FAILED'}")
+    if not _ok:
+        _problems.append(f"property check failed: {_name}")
+'''
+
+_COMPARE = '''
+_differs = len(_problems)
+if len(_got) != len(_expected):
+    _problems.append(f"{len(_got)} outputs, the baseline had {len(_expected)}")
+for _i, (_g, _e) in enumerate(zip(_got, _expected)):
+    try:
+        np.testing.assert_allclose(np.asarray(_g, dtype=_e.dtype), _e, rtol=_RTOL, atol=_ATOL, equal_nan=True,
+                                   err_msg=f"output {_i} differs from the baseline device's")
+    except (AssertionError, TypeError, ValueError) as _exc:
+        print(_exc, file=sys.stderr)
+        _problems.append(f"output {_i} differs from the baseline device's")
+if len(_problems) == _differs:
+    print("matches the baseline output")
+'''
+
+_END = '''
+if _problems:
+    print("reproduced: " + "; ".join(_problems), file=sys.stderr)
+    sys.exit(1)
+'''
+
+
+def _checks(adapter: Any, checks: list[Check], imports: list[str]) -> tuple[list[str], list[str]]:
+    """Each check as a function that returns it (`_check_N`), its closures in
+    that function's scope, and the `_CHECKS` entries. A check that cannot be
+    written stays an entry, with the reason and its source as a comment."""
+    lines: list[str] = []
+    entries: list[str] = []
+    for i, check in enumerate(checks):
+        w = _Writer(adapter, list(imports), context=True)
+        try:
+            text = w.value(check.fn, f"the check {check.name!r}")
+        except Exception as exc:  # CannotWrite, or a source Python cannot parse: never fatal for the script
+            reason = str(exc) if isinstance(exc, CannotWrite) else f"{type(exc).__name__}: {exc}"
+            lines += [f"# The check {check.name!r} could not be written as source ({reason}).", *_source_comment(check.fn), ""]
+            entries.append(f"    ({check.name!r}, {check.kind!r}, None, {reason!r}),")
+            continue
+        imports += [line for line in w.imports if line not in imports]
+        body = [line for ln in w.lines for line in ln.splitlines()]
+        lines += [f"def _check_{i}():  # {check.kind}: {check.name}", *["    " + ln for ln in body], f"    return {text}", ""]
+        entries.append(f"    ({check.name!r}, {check.kind!r}, _check_{i}, ''),")
+    return lines, entries
+
+
+def _source_comment(fn: Any) -> list[str]:
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return ["# Its source is not available either."]
+    return ["# Its source, as the suite has it:", *[("# " + ln).rstrip() for ln in source.splitlines()]]
+
+
+def _header(case: CaseDef, device: str, seen: str, compared: bool, checks: list[Check]) -> list[str]:
     out = [
         "#!/usr/bin/env python3",
         f'"""Reproduces {case.id} on {device}.',
@@ -340,19 +605,37 @@ def make_script(adapter: Any, case: CaseDef, seed: int, device: str, seen: str =
         out.append(f"Case note: {case.note}")
     if seen:
         out.append(f"What MudJack saw: {seen}")
+    if checks:
+        out.append("The case's checks: " + "; ".join(f"{c.name} ({c.kind})" for c in checks) + ".")
     out += [
         f"Needs only {case.framework} and numpy. Exit 0: ran"
-        + (" and matched the baseline's output" if expected_text else "")
-        + "; an exception or exit 1 reproduces the problem.",
+        + (", every check held" if checks else "")
+        + (" and matched the baseline's output" if compared else "")
+        + "; an exception or exit 1 (a failed check, a differing output) reproduces the problem.",
         '"""',
+    ]
+    return out
+
+
+def make_script(adapter: Any, case: CaseDef, seed: int, device: str, seen: str = "",
+                expected: list[str] | None = None, rtol: float = 1e-3, atol: float = 1e-3) -> str:
+    """The script. `expected` are .npy files of the baseline device's outputs,
+    compared within rtol/atol (the engine's tolerance for this case)."""
+    with adapter.scope():
+        call: Call = case.body(Ctx(adapter, case, seed))
+    w = _Writer(adapter, owners=torch_owners([call.fn, *call.args]))
+    fn_text = w.value(call.fn, "the called function")
+    args_text = [w.value(a, f"argument {i + 1}") for i, a in enumerate(call.args)]
+    check_lines, entries = _checks(adapter, call.checks, w.imports)
+    expected_text = [_npy_literal(np.load(p, allow_pickle=False)) for p in (expected or [])]
+    index = device.split(":")[1] if ":" in device else "0"
+    out = [
+        *_header(case, device, seen, bool(expected_text), call.checks),
         "from __future__ import annotations",
         "",
-        "import base64, io, sys",
+        "import base64, io, sys, types",
         _PRELUDE[case.framework].format(device=device, index=index).strip(),
-        "",
-        "def _array(b64):",
-        "    return np.load(io.BytesIO(base64.b64decode(b64)), allow_pickle=False)",
-        "",
+        _COMMON,
         *w.imports,
         "",
         "with scope():",
@@ -366,24 +649,16 @@ def make_script(adapter: Any, case: CaseDef, seed: int, device: str, seen: str =
         "    _out = _fn(*_args)",
         "    sync(_out)",
         "",
-        "def _flat(x):",
-        "    if isinstance(x, (list, tuple)):",
-        "        return [y for item in x for y in _flat(item)]",
-        "    if isinstance(x, dict):",
-        "        return [y for k in sorted(x) for y in _flat(x[k])]",
-        "    return [to_host(x)]",
-        "",
+        *check_lines,
+        "_CHECKS = [",
+        *entries,
+        "]",
         "_got = _flat(_out)",
+        "_ins = _flat(_args)",
         "for _i, _g in enumerate(_got):",
         '    print(f"output {_i}: shape {getattr(_g, \'shape\', ())} dtype {getattr(_g, \'dtype\', type(_g).__name__)}")',
+        _RUN_CHECKS,
     ]
     if expected_text:
-        out += [
-            f"_expected = [{', '.join(expected_text)}]",
-            "if len(_got) != len(_expected): sys.exit(f'{len(_got)} outputs, the baseline had {len(_expected)}')",
-            "for _i, (_g, _e) in enumerate(zip(_got, _expected)):",
-            f"    np.testing.assert_allclose(np.asarray(_g, dtype=_e.dtype), _e, rtol={rtol!r}, atol={atol!r}, equal_nan=True,",
-            '                               err_msg=f"output {_i} differs from the baseline device\'s")',
-            'print("matches the baseline output")',
-        ]
-    return "\n".join(out) + "\n"
+        out += [f"_expected = [{', '.join(expected_text)}]", f"_RTOL, _ATOL = {rtol!r}, {atol!r}", _COMPARE]
+    return "\n".join(out) + _END

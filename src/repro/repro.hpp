@@ -2,7 +2,8 @@
 // One case as a standalone Python script for a bug report (`mudjack repro`):
 // the case's probe writes it (protocol `repro`), with the exact inputs, the
 // call as source and, when a stored run has the baseline device's outputs,
-// the comparison MudJack made.
+// the comparison MudJack made; the script runs the case's own checks too and
+// exits 1 when one fails or an output differs, as the case's outcome did.
 //
 // Blocks while one probe starts and answers. Errors: util::FatalError for
 // an unknown case or run, an unavailable framework or device, a probe that

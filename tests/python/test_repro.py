@@ -23,6 +23,25 @@ def _helper(x: np.ndarray, k: float) -> np.ndarray:
     return np.cumsum(x) * k + SCALE
 
 
+class _Reference:
+    """A suite's helper class a check holds an instance of."""
+
+    def __init__(self, k: float) -> None:
+        self.k = k
+
+    def want(self, x: np.ndarray) -> np.ndarray:
+        return _helper(x.astype(np.float64), self.k)
+
+
+def _within(t: api.Ctx, reference: _Reference):  # type: ignore[no-untyped-def]
+    """A check built by a helper: closes over the case context and an object."""
+
+    def ok(outs: list[np.ndarray], ins: list[np.ndarray]) -> bool:
+        return outs[0].dtype.name == t.dtype_name and bool(np.allclose(outs[0], reference.want(ins[0]), rtol=1e-5))
+
+    return ok
+
+
 class Repro(unittest.TestCase):
     def setUp(self) -> None:
         api.reset()
@@ -92,6 +111,52 @@ class Repro(unittest.TestCase):
         done = self.run_script(make_script(self.adapter, self.case(body), 0, "cpu"))
         self.assertNotEqual(done.returncode, 0)
         self.assertIn("LinAlgError", done.stderr)
+
+    def test_the_case_s_checks_run_and_a_failed_one_fails_the_script(self) -> None:
+        def body(t: api.Ctx) -> api.Call:
+            return (
+                t.call(lambda a: np.sort(a)[::-1], t.randn())
+                .check("not empty", lambda outs, ins: outs[0].size > 0)
+                .check("ascending", lambda outs, ins: bool(np.all(np.diff(outs[0]) >= 0)))
+            )
+
+        script = make_script(self.adapter, self.case(body), 0, "cpu", seen="mismatch on cpu: property check failed: ascending")
+        self.assertIn("The case's checks: not empty (property); ascending (property).", script)
+        done = self.run_script(script)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn("check 'not empty' (property): held", done.stdout)
+        self.assertIn("check 'ascending' (property): FAILED", done.stdout)
+        self.assertIn("reproduced: property check failed: ascending", done.stderr)
+
+    def test_a_check_built_by_a_helper_travels_with_what_it_closes_over(self) -> None:
+        def body(t: api.Ctx) -> api.Call:
+            k = 2.5
+            return t.call(lambda a: _helper(a, k), t.randn()).reference("cumsum formula", _within(t, _Reference(k)))
+
+        done = self.run_script(make_script(self.adapter, self.case(body), 0, "cpu"))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("check 'cumsum formula' (reference): held", done.stdout)
+
+        def wrong(t: api.Ctx) -> api.Call:  # the same check on a wrong answer fails, in the script too
+            return t.call(lambda a: _helper(a, 2.0), t.randn()).reference("cumsum formula", _within(t, _Reference(2.5)))
+
+        done = self.run_script(make_script(self.adapter, self.case(wrong), 0, "cpu"))
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn("check 'cumsum formula' (reference): FAILED", done.stdout)
+
+    def test_a_check_that_cannot_be_written_is_named_with_the_reason(self) -> None:
+        handle = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - an object no script can rebuild
+        self.addCleanup(handle.close)
+
+        def body(t: api.Ctx) -> api.Call:
+            return t.call(lambda a: a * 2, t.randn()).check("uses a file", lambda outs, ins: handle is not None)
+
+        script = make_script(self.adapter, self.case(body), 0, "cpu")
+        self.assertIn("# The check 'uses a file' could not be written as source", script)
+        self.assertIn('# Its source, as the suite has it:', script)
+        done = self.run_script(script)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("check 'uses a file' (property): NOT RUN by this script: handle", done.stdout)
 
     def test_what_cannot_be_written_is_named(self) -> None:
         def body(t: api.Ctx) -> api.Call:
