@@ -15,6 +15,7 @@ struct CompareArgs {
   double threshold = 1.2;
   double alpha = 0.01;
   std::string format = "md";
+  bool cases = false;
 };
 
 // SPEC is RUN[@DEVICE] (a run id in the results folder, or 'latest') or
@@ -28,6 +29,8 @@ compare::Side load_side(const std::string& spec, const Settings& s) {
   }
   auto loaded = load_run_or_file(what, s);
   side.results = std::move(loaded.results.cases);
+  side.environment = loaded.results.run.environment;
+  side.options = loaded.results.run.options;
   what = loaded.origin;
   if (!side.device.empty() &&
       std::none_of(side.results.begin(), side.results.end(),
@@ -50,7 +53,7 @@ int compare_runs(const CompareArgs& a) {
   if (a.common.json || a.format == "json") {
     std::cout << compare::to_json(report).dump(1) << "\n";
   } else {
-    std::cout << compare::to_markdown(report);
+    std::cout << compare::to_markdown(report, a.cases);
   }
   return report.regressed() ? 1 : 0;
 }
@@ -71,6 +74,8 @@ Command compare_command() {
             c->add_option("--alpha", a->alpha, "Significance level of the U test (default 0.01)")
                 ->check(CLI::Range(0.0, 1.0));
             c->add_option("--format", a->format, "md | json (default md)");
+            c->add_flag("--cases", a->cases,
+                        "List every changed case too (default: the per-function summary)");
             return [a] { return compare_runs(*a); };
           }};
 }

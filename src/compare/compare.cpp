@@ -1,6 +1,7 @@
 #include "compare/compare.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -76,10 +77,118 @@ double noise_of(const model::CaseResult& r) {
   return r.latency.timing && std::isfinite(r.latency.timing->spread) ? r.latency.timing->spread : 0;
 }
 
+using nlohmann::json;
+
+// What a side's environment says, flattened: "device cpu" -> model,
+// "torch" -> version, "python torch" -> Python version (first machine that
+// names each).
+std::map<std::string, std::string> facts(const json& env) {
+  std::map<std::string, std::string> out;
+  if (!env.is_object() || !env.contains("machines") || !env["machines"].is_array()) return out;
+  const auto text = [](const json& j, const char* key) {
+    return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+  };
+  for (const auto& m : env["machines"]) {
+    const std::string label = text(m, "label");
+    const std::string prefix = label.empty() ? "" : label + "/";
+    for (const auto& d : m.value("devices", json::array())) {
+      out.try_emplace("device " + prefix + text(d, "id"), text(d, "model"));
+    }
+    if (!m.contains("frameworks") || !m["frameworks"].is_object()) continue;
+    for (const auto& [name, fw] : m["frameworks"].items()) {
+      out.try_emplace(name, text(fw, "version"));
+      out.try_emplace("python " + name, text(fw, "python"));
+    }
+  }
+  return out;
+}
+
+// The timing settings two runs must share for their medians to compare.
+constexpr std::array<const char*, 7> kSettings = {
+    "budget_ms", "warmup_ms", "rounds", "min_samples", "max_samples", "profile", "params"};
+
+void add_warnings(const Side& a, const Side& b, Report& report) {
+  auto fa = facts(a.environment);
+  auto fb = facts(b.environment);
+  // Devices compared: the named ones, else every device both name.
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (!a.device.empty() || !b.device.empty()) {
+    pairs.emplace_back("device " + a.device, "device " + b.device);
+  } else {
+    for (const auto& [key, model] : fa) {
+      if (key.rfind("device ", 0) == 0 && fb.contains(key)) pairs.emplace_back(key, key);
+    }
+  }
+  for (const auto& [ka, kb] : pairs) {
+    if (fa.contains(ka) && fb.contains(kb) && fa[ka] != fb[kb]) {
+      report.warnings.push_back("different chips: " + ka.substr(7) + " is " + fa[ka] + " in A, " +
+                                kb.substr(7) + " is " + fb[kb] +
+                                " in B; latency changes compare chips, not releases");
+    }
+  }
+  for (const auto& [key, value] : fa) {
+    if (key.rfind("device ", 0) == 0 || !fb.contains(key) || fb[key] == value) continue;
+    report.warnings.push_back("different versions: " + key + " " + value + " in A, " + fb[key] +
+                              " in B");
+  }
+  for (const char* key : kSettings) {
+    const json va = a.options.is_object() ? a.options.value(key, json()) : json();
+    const json vb = b.options.is_object() ? b.options.value(key, json()) : json();
+    if (va.is_null() || vb.is_null() || va == vb) continue;
+    report.warnings.push_back(std::string("different settings: ") + key + " " + va.dump() +
+                              " in A, " + vb.dump() + " in B");
+  }
+  for (const Side* side : {&a, &b}) {
+    const auto& results = side->results;
+    const bool timed = std::any_of(results.begin(), results.end(),
+                                   [](const auto& r) { return r.latency.stats.has_value(); });
+    const bool measured = std::any_of(results.begin(), results.end(), [](const auto& r) {
+      return r.latency.timing && r.latency.timing->rounds_ns.size() > 1;
+    });
+    if (timed && !measured) {
+      report.warnings.push_back(side->label +
+                                " has no timing rounds: its noise is unmeasured, so small "
+                                "changes may be noise (run with --rounds 3)");
+    }
+  }
+}
+
+// "torch/torch.sort/float32-small-eager" -> "torch/torch.sort".
+std::string function_of(const std::string& case_id) {
+  const auto first = case_id.find('/');
+  const auto last = case_id.rfind('/');
+  return first == last ? case_id : case_id.substr(0, last);
+}
+
 }  // namespace
 
+int Report::inside_noise() const {
+  return static_cast<int>(
+      std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.inside_noise; }));
+}
+
+std::vector<FunctionRow> Report::functions() const {
+  std::map<std::string, FunctionRow> by;
+  std::map<std::string, std::vector<double>> ratios;
+  for (const auto& r : rows) {
+    const auto name = function_of(r.case_id);
+    if (r.ratio && *r.ratio > 0) ratios[name].push_back(*r.ratio);
+    if (r.change == Change::kUnchanged && !r.inside_noise) continue;
+    auto& f = by[name];
+    f.function = name;
+    if (r.change != Change::kUnchanged) ++f.changes[r.change];
+    if (r.inside_noise) ++f.inside_noise;
+  }
+  std::vector<FunctionRow> out;
+  for (auto& [name, f] : by) {
+    f.ratio = stats::geometric_mean(ratios[name]);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 Report compare(const Side& a, const Side& b, const Options& options) {
-  Report report{a.label, b.label, options, {}};
+  Report report{a.label, b.label, options, {}, {}};
   auto ia = index(a);
   auto ib = index(b);
   std::map<std::string, Row> rows;
@@ -123,8 +232,11 @@ Report compare(const Side& a, const Side& b, const Options& options) {
     const double beyond = std::max(options.threshold, row.noise);
     if (significant && *row.ratio > beyond) row.change = Change::kRegression;
     if (significant && *row.ratio < 1 / beyond) row.change = Change::kImprovement;
+    row.inside_noise = row.change == Change::kUnchanged && significant &&
+                       (*row.ratio > options.threshold || *row.ratio < 1 / options.threshold);
   }
   for (auto& [key, row] : rows) report.rows.push_back(std::move(row));
+  add_warnings(a, b, report);
   return report;
 }
 
@@ -142,6 +254,17 @@ nlohmann::json to_json(const Report& report) {
   auto opt = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json();
   };
+  j["counts"]["inside_noise"] = report.inside_noise();
+  j["warnings"] = report.warnings;
+  j["functions"] = nlohmann::json::array();
+  for (const auto& f : report.functions()) {
+    nlohmann::json changes = nlohmann::json::object();
+    for (const auto& [c, n] : f.changes) changes[std::string(to_string(c))] = n;
+    j["functions"].push_back({{"function", f.function},
+                              {"changes", changes},
+                              {"inside_noise", f.inside_noise},
+                              {"ratio", opt(f.ratio)}});
+  }
   for (const auto& r : report.rows) {
     j["rows"].push_back(
         {{"case", r.case_id},
@@ -154,27 +277,39 @@ nlohmann::json to_json(const Report& report) {
          {"ratio", opt(r.ratio)},
          {"p", opt(r.p)},
          {"noise", r.noise},
+         {"inside_noise", r.inside_noise},
          {"change", to_string(r.change)},
          {"detail", r.detail}});
   }
   return j;
 }
 
-std::string to_markdown(const Report& report) {
-  std::string out = "# Compare: " + report.label_a + " → " + report.label_b + "\n\n";
-  out += "Significant: U test p < " + fixed(report.options.alpha, "%g") +
-         " and median ratio beyond " + fixed(report.options.threshold, "%g") +
-         "x either way, and beyond both runs' own noise (the spread of their timing rounds).\n\n";
-  out +=
-      "| regressions | improvements | new failures | fixed | unchanged | only in A | only in B |\n";
-  out += "|--:|--:|--:|--:|--:|--:|--:|\n";
-  out += "| " + std::to_string(report.count(Change::kRegression)) + " | " +
-         std::to_string(report.count(Change::kImprovement)) + " | " +
-         std::to_string(report.count(Change::kNewFailure)) + " | " +
-         std::to_string(report.count(Change::kFixed)) + " | " +
-         std::to_string(report.count(Change::kUnchanged)) + " | " +
-         std::to_string(report.count(Change::kOnlyA)) + " | " +
-         std::to_string(report.count(Change::kOnlyB)) + " |\n";
+namespace {
+
+std::string function_table(const Report& report) {
+  const auto functions = report.functions();
+  if (functions.empty()) return "\nNo function changed.\n";
+  constexpr std::array<Change, 6> kShown = {Change::kNewFailure,  Change::kRegression,
+                                            Change::kImprovement, Change::kFixed,
+                                            Change::kOnlyA,       Change::kOnlyB};
+  std::string out =
+      "\n## Functions that changed\n\n| function | new failures | regressions | improvements | "
+      "fixed | only in A | only in B | inside noise | ratio B/A (geo. mean) |\n";
+  out += "|---|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+  for (const auto& f : functions) {
+    out += "| `" + cell(f.function) + "`";
+    for (auto c : kShown) {
+      auto it = f.changes.find(c);
+      out += " | " + (it == f.changes.end() ? std::string() : std::to_string(it->second));
+    }
+    out += " | " + (f.inside_noise > 0 ? std::to_string(f.inside_noise) : std::string()) + " | " +
+           (f.ratio ? fixed(*f.ratio, "%.2fx") : "") + " |\n";
+  }
+  return out;
+}
+
+std::string case_tables(const Report& report) {
+  std::string out;
   for (auto c : {Change::kNewFailure, Change::kRegression, Change::kImprovement, Change::kFixed}) {
     if (report.count(c) == 0) continue;
     out += "\n## " + std::string(to_string(c)) +
@@ -188,6 +323,39 @@ std::string to_markdown(const Report& report) {
              (r.ratio ? fixed(*r.ratio, "%.2fx") : "") + " | " + (r.p ? fixed(*r.p, "%.2g") : "") +
              " | " + cell(r.detail) + " |\n";
     }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string to_markdown(const Report& report, bool cases) {
+  std::string out = "# Compare: " + report.label_a + " → " + report.label_b + "\n\n";
+  for (const auto& w : report.warnings) out += "> **Warning:** " + cell(w) + "\n";
+  if (!report.warnings.empty()) out += "\n";
+  out += "Significant: U test p < " + fixed(report.options.alpha, "%g") +
+         " and median ratio beyond " + fixed(report.options.threshold, "%g") +
+         "x either way, and beyond both runs' own noise (the spread of their timing rounds). "
+         "\"Inside noise\": significant and beyond the threshold, but within that noise: not "
+         "counted as a change.\n\n";
+  out +=
+      "| regressions | improvements | new failures | fixed | unchanged | inside noise | only in A "
+      "| only in B |\n";
+  out += "|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+  out += "| " + std::to_string(report.count(Change::kRegression)) + " | " +
+         std::to_string(report.count(Change::kImprovement)) + " | " +
+         std::to_string(report.count(Change::kNewFailure)) + " | " +
+         std::to_string(report.count(Change::kFixed)) + " | " +
+         std::to_string(report.count(Change::kUnchanged) - report.inside_noise()) + " | " +
+         std::to_string(report.inside_noise()) + " | " +
+         std::to_string(report.count(Change::kOnlyA)) + " | " +
+         std::to_string(report.count(Change::kOnlyB)) + " |\n";
+  out += function_table(report);
+  if (cases) return out + case_tables(report);
+  if (report.count(Change::kNewFailure) + report.count(Change::kRegression) +
+          report.count(Change::kImprovement) + report.count(Change::kFixed) >
+      0) {
+    out += "\nThe cases behind each function: `mudjack compare A B --cases`.\n";
   }
   return out;
 }

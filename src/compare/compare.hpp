@@ -5,6 +5,7 @@
 // which started or stopped failing. `mudjack compare A B` renders this and
 // exits 1 on a regression or a new failure, for CI. Pure functions.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,10 @@ struct Side {
   std::string label;  // how the reports name it ("run r1 @ cuda:0")
   std::vector<model::CaseResult> results;
   std::string device;  // empty: match cases on (case id, device)
+  // The run's RunInfo::environment and ::options (null when unknown): what
+  // the warnings compare (chips, versions, settings).
+  nlohmann::json environment = nullptr;
+  nlohmann::json options = nullptr;
 };
 
 struct Options {
@@ -39,20 +44,40 @@ struct Row {
   // (1 + spread A) x (1 + spread B): a ratio inside [1/noise, noise] is no
   // change, whatever the threshold (timing rounds' spread; 1 without rounds).
   double noise = 1;
+  // Significant and beyond the threshold, but inside `noise`: counted
+  // unchanged, and said so.
+  bool inside_noise = false;
   Change change = Change::kUnchanged;
   std::string detail;  // B's error when it newly fails
+};
+
+// One function's rows: its changes counted, and the geometric mean of its
+// cases' median ratios.
+struct FunctionRow {
+  std::string function;  // "<framework>/<function>" from the case ids
+  std::map<Change, int> changes;
+  int inside_noise = 0;
+  std::optional<double> ratio;
 };
 
 struct Report {
   std::string label_a, label_b;
   Options options;
   std::vector<Row> rows;  // sorted by case id
+  // What makes the two sides hard to compare: different chips, framework
+  // or Python versions, or timing settings; a side without measured noise.
+  std::vector<std::string> warnings;
   int count(Change c) const;
+  int inside_noise() const;
+  // Functions with any row other than unchanged (or inside the noise), sorted.
+  std::vector<FunctionRow> functions() const;
   bool regressed() const { return count(Change::kRegression) + count(Change::kNewFailure) > 0; }
 };
 
 Report compare(const Side& a, const Side& b, const Options& options);
 nlohmann::json to_json(const Report& report);
-std::string to_markdown(const Report& report);
+// The counts, the warnings and the per-function summary; with `cases`, the
+// changed cases too.
+std::string to_markdown(const Report& report, bool cases = false);
 
 }  // namespace mudjack::compare

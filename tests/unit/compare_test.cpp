@@ -45,9 +45,11 @@ TEST(Compare, ClassifiesEveryKindOfChange) {
   EXPECT_EQ(by_case["gone"], Change::kOnlyA);
   EXPECT_EQ(by_case["new"], Change::kOnlyB);
   EXPECT_TRUE(r.regressed());
-  auto md = to_markdown(r);
-  EXPECT_NE(md.find("| 1 | 1 | 1 | 1 | 1 | 1 | 1 |"), std::string::npos) << md;
+  auto md = to_markdown(r, true);
+  EXPECT_NE(md.find("| 1 | 1 | 1 | 1 | 1 | 0 | 1 | 1 |"), std::string::npos) << md;
   EXPECT_NE(md.find("no kernel / here"), std::string::npos) << "pipes cannot break the table";
+  EXPECT_EQ(to_markdown(r).find("no kernel / here"), std::string::npos)
+      << "the cases only on request";
   auto j = to_json(r);
   EXPECT_EQ(j["counts"]["regression"], 1);
   EXPECT_EQ(j["rows"].size(), 7u);
@@ -89,6 +91,73 @@ TEST(Compare, DevicesOfOneRunAndInsignificantNoise) {
                                          result("c", "cuda:0", Outcome::kPass, 200)};
   EXPECT_EQ(compare(Side{"a", slow, "cpu"}, Side{"b", slow, "cuda:0"}, lenient).rows[0].change,
             Change::kUnchanged);
+}
+
+TEST(Compare, ASummaryPerFunctionFirstAndChangesInsideTheNoiseSaidSo) {
+  using model::Outcome;
+  auto noisy = [](model::CaseResult r, double spread) {
+    r.latency.timing = model::Timing{};
+    r.latency.timing->spread = spread;
+    r.latency.timing->rounds_ns = {1, 1, 1};
+    return r;
+  };
+  Side a{"A",
+         {noisy(result("torch/torch.add/float32-small-eager", "cpu", Outcome::kPass, 100), 0.3),
+          noisy(result("torch/torch.add/float16-small-eager", "cpu", Outcome::kPass, 100), 0),
+          noisy(result("torch/torch.mul/float32-small-eager", "cpu", Outcome::kPass, 100), 0)},
+         ""};
+  Side b{"B",
+         {noisy(result("torch/torch.add/float32-small-eager", "cpu", Outcome::kPass, 150), 0.3),
+          noisy(result("torch/torch.add/float16-small-eager", "cpu", Outcome::kPass, 200), 0),
+          noisy(result("torch/torch.mul/float32-small-eager", "cpu", Outcome::kPass, 101), 0)},
+         ""};
+  auto r = compare(a, b, Options{});
+  EXPECT_EQ(r.inside_noise(), 1);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+  auto functions = r.functions();
+  ASSERT_EQ(functions.size(), 1u) << "torch.mul did not change";
+  EXPECT_EQ(functions[0].function, "torch/torch.add");
+  EXPECT_EQ(functions[0].changes[Change::kRegression], 1);
+  EXPECT_EQ(functions[0].inside_noise, 1);
+  const auto md = to_markdown(r);
+  EXPECT_NE(md.find("| `torch/torch.add` |  | 1 |  |  |  |  | 1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1 | 0 | 0 | 0 | 1 | 1 | 0 | 0 |"), std::string::npos) << md;
+  EXPECT_EQ(to_json(r)["counts"]["inside_noise"], 1);
+}
+
+TEST(Compare, WarnsWhenChipsVersionsOrSettingsDiffer) {
+  using model::Outcome;
+  auto env = [](const std::string& cpu, const std::string& torch) {
+    return nlohmann::json{
+        {"machines",
+         {{{"host", "h"},
+           {"devices", {{{"id", "cpu"}, {"model", cpu}}}},
+           {"frameworks", {{"torch", {{"version", torch}, {"python", "3.11.7"}}}}}}}}};
+  };
+  Side a{"A",
+         {result("c", "cpu", Outcome::kPass, 100)},
+         "",
+         env("AMD EPYC", "2.11.0"),
+         {{"budget_ms", 7}, {"rounds", 3}}};
+  Side b{"B",
+         {result("c", "cpu", Outcome::kPass, 100)},
+         "",
+         env("Intel Xeon", "2.10.0"),
+         {{"budget_ms", 20}, {"rounds", 3}}};
+  auto r = compare(a, b, Options{});
+  std::string all;
+  for (const auto& w : r.warnings) all += w + "\n";
+  EXPECT_NE(all.find("different chips: cpu is AMD EPYC in A, cpu is Intel Xeon in B"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("different versions: torch 2.11.0 in A, 2.10.0 in B"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("different settings: budget_ms 7 in A, 20 in B"), std::string::npos) << all;
+  EXPECT_EQ(all.find("settings: rounds"), std::string::npos)
+      << "equal settings are not warned about";
+  EXPECT_NE(all.find("A has no timing rounds"), std::string::npos) << all;
+  EXPECT_NE(to_markdown(r).find("> **Warning:** different chips"), std::string::npos);
+  EXPECT_EQ(to_json(r)["warnings"].size(), r.warnings.size());
 }
 
 }  // namespace
