@@ -42,6 +42,7 @@ struct RunArgs {
   bool last_failed = false;          // only what did not pass in the newest run
   bool exitfirst = false;            // stop at the first case that does not pass
   std::optional<std::string> xfail;  // expected-failures file
+  std::optional<std::string> keep_outputs;
 };
 
 std::string with_default(const std::string& what, double value) {
@@ -110,6 +111,7 @@ run::RunOptions options_of(const RunArgs& a, const Settings& s) {
   o.serial = a.serial;
   o.no_baseline = a.no_baseline;
   o.command = invocation();
+  o.keep_outputs = a.keep_outputs.value_or(o.keep_outputs);
   if (auto why = run::invalid(o)) throw util::FatalError(*why);
   return o;
 }
@@ -362,6 +364,9 @@ void add_run_flags(CLI::App* c, RunArgs& a) {
   c->add_option("--seed", a.seed,
                 with_default("Seed for case inputs", static_cast<double>(d.seed)));
   c->add_flag("--serial", a.serial, "Run devices one after another");
+  c->add_option("--keep-outputs", a.keep_outputs,
+                "Saved outputs kept once the run is complete: failing (default: what findings and "
+                "repro need), all, none");
   c->add_flag("--last-failed", a.last_failed,
               "Only the cases that did not pass in the newest run here (all when none failed)");
   c->add_flag("-x,--exitfirst", a.exitfirst,

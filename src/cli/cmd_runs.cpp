@@ -3,9 +3,25 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "run/lease.hpp"
+#include "run/lifecycle.hpp"
+#include "run/retention.hpp"
 
 namespace mudjack::cli {
 namespace {
+
+// The state a person should see: a run stored as running whose process is
+// gone (no live lease) was interrupted.
+std::string shown_state(store::Store& store, const model::RunInfo& r) {
+  if (r.state == "running" && !run::lease_holder(store, r.id)) return "incomplete";
+  return r.state;
+}
+
+std::string mib(int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return bytes > 0 && bytes < (1 << 20) ? "< 1 MiB" : buf;
+}
 
 int list_runs(const Common& c) {
   auto s = settings(c);
@@ -21,22 +37,35 @@ int list_runs(const Common& c) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& r : runs) {
       const auto n = store->counts(r.id);
-      out.push_back({{"id", r.id},
-                     {"suite", r.suite},
-                     {"state", r.state},
-                     {"created_at", r.created_at},
-                     {"finished_at", r.finished_at},
-                     {"results", n.results},
-                     {"planned", n.planned}});
+      out.push_back(
+          {{"id", r.id},
+           {"suite", r.suite},
+           {"state", shown_state(*store, r)},
+           {"stored_state", r.state},
+           {"outputs_bytes", run::disk_bytes(s.results_dir / "runs" / r.id / "artifacts")},
+           {"created_at", r.created_at},
+           {"finished_at", r.finished_at},
+           {"results", n.results},
+           {"planned", n.planned}});
     }
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
-  std::printf("%-22s %-10s %-11s %-25s %s\n", "RUN", "SUITE", "STATE", "CREATED", "DONE/PLANNED");
+  std::printf("%-22s %-10s %-11s %-25s %-13s %s\n", "RUN", "SUITE", "STATE", "CREATED",
+              "DONE/PLANNED", "OUTPUTS");
+  std::vector<std::string> resumable;
   for (const auto& r : runs) {
     const auto n = store->counts(r.id);
-    std::printf("%-22s %-10s %-11s %-25s %zu/%zu\n", r.id.c_str(), r.suite.c_str(), r.state.c_str(),
-                r.created_at.c_str(), n.results, n.planned);
+    const auto state = shown_state(*store, r);
+    if (state == "incomplete") resumable.push_back(r.id);
+    const auto done = std::to_string(n.results) + "/" + std::to_string(n.planned);
+    std::printf("%-22s %-10s %-11s %-25s %-13s %s\n", r.id.c_str(), r.suite.c_str(), state.c_str(),
+                r.created_at.c_str(), done.c_str(),
+                mib(run::disk_bytes(s.results_dir / "runs" / r.id / "artifacts")).c_str());
+  }
+  for (const auto& id : resumable) {
+    std::printf("resume %s: mudjack run --resume %s --out %s\n", id.c_str(), id.c_str(),
+                s.results_dir.c_str());
   }
   return 0;
 }

@@ -15,6 +15,7 @@ Command compare_command();
 Command merge_command();
 Command repro_command();
 Command runs_command();
+Command cache_command();
 Command serve_command();
 Command sweep_command();
 

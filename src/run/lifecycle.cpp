@@ -8,6 +8,7 @@
 #include "envs/source.hpp"
 #include "report/write.hpp"
 #include "run/lease.hpp"
+#include "run/retention.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
 #include "verdict/intolerable.hpp"
@@ -186,7 +187,12 @@ verdict::Judged finish(store::Store& store, const std::string& run_id, bool comp
                            "; its outcomes are lost");
   }
   store.set_run_state(run_id, completed ? "complete" : "incomplete", util::now_iso8601());
-  return publish(*store.get_run(run_id), store.results(run_id), place);
+  auto judged = publish(*store.get_run(run_id), store.results(run_id), place);
+  if (completed) {  // a resumed run's oracle still compares with saved outputs
+    const auto keep = parse_keep(judged.run.options.value("keep_outputs", "failing"));
+    prune_outputs(run_dir(place, run_id), judged.cases, keep.value_or(Keep::kFailing));
+  }
+  return judged;
 }
 
 verdict::Judged judge(model::RunInfo run, std::vector<model::CaseResult> cases,

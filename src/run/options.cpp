@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "run/retention.hpp"
+
 namespace mudjack::run {
 using nlohmann::json;
 
@@ -56,6 +58,10 @@ std::optional<std::string> invalid(const RunOptions& o) {
            std::to_string(o.max_samples) + ")";
   }
   if (auto why = out_of_range("seed", o.seed, kSeedRange)) return why;
+  if (!parse_keep(o.keep_outputs)) {
+    return "keep_outputs must be one of " + std::string(kKeepNames) + ", got '" + o.keep_outputs +
+           "'";
+  }
   // 0: the default limit (default_memory_limit_bytes()).
   if (o.memory_limit_bytes != 0 &&
       (o.memory_limit_bytes < 0 || o.memory_limit_bytes > mb_to_bytes(kMemoryLimitRangeMb.high))) {
@@ -91,6 +97,7 @@ json to_json(const RunOptions& o) {
   if (!o.via.empty()) j["via"] = o.via;
   if (!o.narrowed.empty()) j["narrowed"] = o.narrowed;
   if (!o.command.empty()) j["command"] = o.command;
+  j["keep_outputs"] = o.keep_outputs;
   return j;
 }
 
@@ -129,6 +136,7 @@ RunOptions from_json(const json& stored, const std::string& baseline) {
   o.via = stored.value("via", o.via);
   o.narrowed = stored.value("narrowed", o.narrowed);
   o.command = stored.value("command", o.command);
+  o.keep_outputs = stored.value("keep_outputs", o.keep_outputs);
   return o;
 }
 

@@ -47,6 +47,8 @@ struct RunOptions {
   // the verdicts cover only the selected cases.
   std::string narrowed;
   std::string command;  // the command line that made the run ("" for the API)
+  // Saved outputs kept once the run is complete (run/retention.hpp).
+  std::string keep_outputs = "failing";
 };
 
 // 3/4 of this machine's RAM: the memory limit when none is given.

@@ -969,6 +969,19 @@ void Store::release_lease(const Lease& mine) {
   q.text(1, mine.run_id).text(2, mine.host).int64(3, mine.pid).text(4, mine.process_start).run();
 }
 
+void Store::delete_run(const std::string& run_id) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  require_run(run_id);
+  for (const char* table : {"outcome_changes", "results", "planned", "cases", "leases"}) {
+    Statement q(db_, "DELETE FROM " + std::string(table) + " WHERE run_id = ?1");
+    q.text(1, run_id).run();
+  }
+  Statement q(db_, "DELETE FROM runs WHERE id = ?1");
+  q.text(1, run_id).run();
+  tx.commit();
+}
+
 std::optional<Lease> Store::lease(const std::string& run_id) const {
   std::lock_guard lock(mu_);
   return read_lease(db_, run_id);

@@ -153,6 +153,9 @@ class Store {
   // Drops the lease if it is still `mine`'s.
   void release_lease(const Lease& mine);
   std::optional<Lease> lease(const std::string& run_id) const;
+  // Forgets a run: its row, plan, cases, results, changes and lease. Throws
+  // StoreError for an unknown run. Its folder is the caller's to remove.
+  void delete_run(const std::string& run_id);
 
   // --- plan ---------------------------------------------------------------
   // Stores the cases' metadata (replacing earlier rows of the same ids) and

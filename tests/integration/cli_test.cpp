@@ -107,7 +107,13 @@ TEST_F(Cli, SigkillMidRunThenResumeLosesNothingAndRepeatsNothing) {
   auto list = runs(out);
   ASSERT_EQ(list.size(), 1u);
   auto run_id = list[0]["id"].get<std::string>();
-  EXPECT_EQ(list[0]["state"], "running");
+  // Stored as running, its process gone: shown as interrupted, with the resume command.
+  EXPECT_EQ(list[0]["stored_state"], "running");
+  EXPECT_EQ(list[0]["state"], "incomplete");
+  auto shown = mudjack({"runs", "--out", out.string()});
+  EXPECT_NE(shown.out.find("resume " + run_id + ": mudjack run --resume " + run_id),
+            std::string::npos)
+      << shown.out;
   auto before =
       json::parse(mudjack({"report", run_id, "--out", out.string(), "--format", "json"}).out);
   std::map<std::string, std::string> started;

@@ -235,4 +235,58 @@ TEST_F(Workflow, ExpectedFailuresDoNotTripFailOnAndOneThatPassesIsAnError) {
   EXPECT_TRUE(has(r.err, "xfail.txt:4: expected 'CASE_ID [DEVICE]'")) << r.err;
 }
 
+TEST_F(Workflow, OutputsKeptAreWhatFindingsNeedAndOldRunsPrune) {
+  // check.fails diverges; the other checks fixture cases pass.
+  auto checks = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run",
+                                     "--suite-dir",
+                                     (kFixtures / "suites" / "checks").string(),
+                                     "--out",
+                                     out().string(),
+                                     "--budget-ms",
+                                     "2",
+                                     "--rounds",
+                                     "1",
+                                     "--filter",
+                                     "check\\.(fails|reference|property)"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return mudjack(args);
+  };
+  auto npy_files = [](const fs::path& dir) {
+    std::set<std::string> names;
+    for (const auto& e : fs::recursive_directory_iterator(dir / "artifacts")) {
+      if (e.path().extension() == ".npy") names.insert(e.path().filename().string());
+    }
+    return names;
+  };
+  ASSERT_EQ(checks({}).code, 0);
+  auto [kept_results, kept_dir] = newest();
+  auto kept = npy_files(kept_dir);
+  ASSERT_FALSE(kept.empty());
+  for (const auto& name : kept) {
+    EXPECT_EQ(name.rfind("numpy_check.fails_", 0), 0u)
+        << "a passing case's output stayed: " << name;
+  }
+  ASSERT_EQ(checks({"--keep-outputs", "all"}).code, 0);
+  auto [all_results, all_dir] = newest();
+  EXPECT_GT(npy_files(all_dir).size(), kept.size());
+  ASSERT_EQ(checks({"--keep-outputs", "none"}).code, 0);
+  auto [none_results, none_dir] = newest();
+  EXPECT_FALSE(fs::exists(none_dir / "artifacts"));
+  EXPECT_EQ(checks({"--keep-outputs", "some"}).code, 2);
+
+  auto r = mudjack({"cache", "prune", "--out", out().string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(npy_files(all_dir).size(), kept.size()) << "prune keeps what findings need\n" << r.out;
+  r = mudjack({"cache", "prune", "--out", out().string(), "--keep-last", "1", "--dry-run"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(runs(out()).size(), 3u) << "a dry run removes nothing";
+  r = mudjack({"cache", "prune", "--out", out().string(), "--keep-last", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto list = runs(out());
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_TRUE(fs::exists(out() / "runs" / list[0]["id"].get<std::string>()));
+  EXPECT_FALSE(fs::exists(kept_dir)) << "a forgotten run's folder goes too";
+}
+
 }  // namespace
