@@ -325,6 +325,7 @@ int run_suite(const RunArgs& a) {
   } else {
     std::cout << report::to_terminal(judged, dir);
   }
+  std::cout.flush();  // the table before any closing line on stderr
   if (first_failure && !completed) {
     std::fprintf(stderr,
                  "mudjack: stopped at the first failure (-x): %s on %s: %s. The rest: mudjack run "

@@ -77,7 +77,9 @@ std::string row_line(const model::VerdictRow& row, const model::CaseResult* bad)
   if (!row.mismatching.empty()) line += ", " + std::to_string(row.mismatching.size()) + " diverged";
   line += " of " + std::to_string(row.cases);
   if (bad != nullptr) {
-    std::string kind(model::to_string(bad->error.kind));
+    // A mismatch's kind says nothing ("other"): its message does.
+    std::string kind(bad->outcome == model::Outcome::kMismatch ? ""
+                                                                : model::to_string(bad->error.kind));
     line += "\n      " + std::string(model::to_string(bad->outcome)) +
             (kind.empty() ? "" : " " + kind) + ": " + failure_text(*bad, 160) + "  [" +
             plain(bad->info.id) + "]";
