@@ -11,26 +11,17 @@ from __future__ import annotations
 import unittest
 
 import numpy as np
+import test_capability as capability
 
 from mudjack_probe import api
-from mudjack_probe.adapters import load
-from mudjack_probe.runner import Policy, run_case
-
-FAST = Policy(budget_ms=0, min_samples=1, max_samples=2, warmup_ms=0, block_ms=0.01)
+from mudjack_probe.runner import run_case
 
 
 class SuiteErrors(unittest.TestCase):
-    def setUp(self) -> None:
-        api.reset()
-        self.adapter = load("numpy")
-        self.adapter.select("cpu")
-        self.cases = api.Cases("numpy")
-
-    def tearDown(self) -> None:
-        api.reset()
-
-    def run_one(self) -> dict:
-        return run_case(self.adapter, self.cases.defs[-1], 0, FAST, None)
+    # One numpy Cases collection and its last case run, as in test_capability.
+    setUp = capability.WorkAndMetrics.setUp
+    tearDown = capability.WorkAndMetrics.tearDown
+    run_one = capability.WorkAndMetrics.run_one
 
     def test_a_body_that_returns_a_tensor_is_an_error_naming_the_body(self) -> None:
         @self.cases.case("f")
@@ -51,8 +42,8 @@ class SuiteErrors(unittest.TestCase):
         self.assertIn("did you mean 'float16'", typo.invalid)
         self.assertEqual(typo.metadata()["invalid"], typo.invalid)
         self.assertNotIn("invalid", good.metadata())
-        self.assertEqual(run_case(self.adapter, typo, 0, FAST, None)["status"], "error")
-        self.assertEqual(run_case(self.adapter, good, 0, FAST, None)["status"], "pass")
+        self.assertEqual(run_case(self.adapter, typo, 0, capability.FAST, None)["status"], "error")
+        self.assertEqual(run_case(self.adapter, good, 0, capability.FAST, None)["status"], "pass")
 
     def test_a_check_that_raises_is_an_error_with_its_traceback(self) -> None:
         @self.cases.case("f")
