@@ -31,9 +31,9 @@ void install_signal_handlers() {
 
 // The command table: --help prints it (CONTRIBUTING.md rule 5).
 std::vector<Command> commands() {
-  return {doctor_command(), devices_command(), list_command(),  run_command(),
-          report_command(), compare_command(), merge_command(), repro_command(),
-          runs_command(),   cache_command(),   serve_command(), sweep_command()};
+  return {doctor_command(), check_command(),   devices_command(), list_command(),  run_command(),
+          report_command(), compare_command(), merge_command(),   repro_command(), runs_command(),
+          cache_command(),  serve_command(),   sweep_command()};
 }
 
 constexpr const char* kExitCodes =

@@ -7,6 +7,7 @@
 namespace mudjack::cli {
 
 Command doctor_command();
+Command check_command();
 Command devices_command();
 Command list_command();
 Command run_command();

@@ -1,0 +1,131 @@
+"""`mudjack check FILE.py:NAME`: a person's own function or torch module as
+cases, without writing a suite.
+
+The convention (docs/suite-format.md, "Checking your own code"): FILE
+defines NAME, a function (any framework) or a `torch.nn.Module`, and beside
+it `NAME_inputs()`, which returns its example inputs (a tuple of tensors or
+arrays; one value is taken as a one-tuple). Floating inputs are cast to each
+dtype of the grid (float32, float16, bfloat16, float64; `--quick`: only the
+dtype they were given in), a module's parameters with them; everything else
+passes as given. Each case is judged like any other: against its float64
+reference by the accuracy oracle, and timed.
+
+Raised here, at listing, for bad input (the engine prints it on one line and
+exits 2): a file that does not import, a NAME that is not there, a missing
+or failing NAME_inputs().
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .api import FLOATS, Call, Cases, Ctx
+
+_MODULES: dict[str, Any] = {}
+
+
+class CheckTargetError(ValueError):
+    """The target cannot be checked; the message is the one line a person sees."""
+
+
+def load_target(target: str) -> tuple[Any, Callable[[], Any], str]:
+    """(NAME's object, NAME_inputs, NAME) from "FILE.py:NAME"."""
+    path_text, _, name = target.rpartition(":")
+    if not path_text or not name.isidentifier():
+        raise CheckTargetError(f"check target {target!r}: expected FILE.py:NAME")
+    path = Path(path_text)
+    if not path.is_file():
+        raise CheckTargetError(f"{path}: no such file")
+    module = _MODULES.get(str(path.resolve()))
+    if module is None:
+        spec = importlib.util.spec_from_file_location(f"mudjack_check_{path.stem}", path)
+        if spec is None or spec.loader is None:
+            raise CheckTargetError(f"{path}: not a Python file")
+        module = importlib.util.module_from_spec(spec)
+        sys.path.insert(0, str(path.parent.resolve()))
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            raise CheckTargetError(f"{path} does not import: {type(exc).__name__}: {exc}") from exc
+        _MODULES[str(path.resolve())] = module
+    if not hasattr(module, name):
+        defined = sorted(k for k, v in vars(module).items() if callable(v) and not k.startswith("_"))
+        raise CheckTargetError(f"{path} has no {name} (it defines: {', '.join(defined) or 'nothing callable'})")
+    inputs = getattr(module, f"{name}_inputs", None)
+    if not callable(inputs):
+        raise CheckTargetError(f"{path} defines {name} but no {name}_inputs() returning its example inputs")
+    return getattr(module, name), inputs, name
+
+
+def _example(inputs: Callable[[], Any], name: str) -> tuple[Any, ...]:
+    try:
+        value = inputs()
+    except Exception as exc:
+        raise CheckTargetError(f"{name}_inputs() raised {type(exc).__name__}: {exc}") from exc
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def _check_signature(obj: Any, example: tuple[Any, ...], name: str) -> None:
+    """The inputs must fit NAME's parameters (a module's forward's)."""
+    fn = getattr(obj, "forward", obj)
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin or extension: the call itself will say
+        return
+    try:
+        signature.bind(*example)
+    except TypeError as exc:
+        raise CheckTargetError(f"{name}{signature} does not take the {len(example)} inputs "
+                               f"{name}_inputs() returns: {exc}") from exc
+
+
+def _floating(x: Any) -> str | None:
+    """The dtype name of a floating tensor or array, else None."""
+    dtype = getattr(x, "dtype", None)
+    text = str(dtype).replace("torch.", "")
+    if dtype is None or not hasattr(x, "shape"):
+        return None
+    return text if text in FLOATS else None
+
+
+def _framework_of(obj: Any, example: tuple[Any, ...]) -> str:
+    for x in (obj, *example):
+        root = type(x).__module__.split(".")[0]
+        if root in ("torch", "jax", "jaxlib", "tensorflow", "keras"):
+            return {"jaxlib": "jax", "keras": "tensorflow"}.get(root, root)
+    return "numpy"
+
+
+def declare(target: str, quick: bool) -> Cases:
+    """The target's cases: NAME by dtypes by modes on one shape, "given"."""
+    obj, inputs, name = load_target(target)
+    example = _example(inputs, name)
+    _check_signature(obj, example, name)
+    given = [d for d in (_floating(x) for x in example) if d is not None]
+    framework = _framework_of(obj, example)
+    cases = Cases(framework)
+    dtypes = given[:1] if quick or not given else FLOATS
+    modes = ["eager"] if quick or framework == "numpy" else ["eager", "compiled"]
+
+    @cases.case(name, dtype=dtypes or ["float32"], mode=modes, shape={"given": ()},
+                note=f"mudjack check {target}")
+    def body(t: Ctx) -> Call:
+        args = []
+        for x in example:
+            if _floating(x) is None:
+                args.append(x)
+                continue
+            host, _ = t.adapter.to_numpy(x)[0]
+            args.append(t.adapter.from_numpy(host, t.dtype_name if not t.widen else "float64"))
+        fn = obj
+        if framework == "torch" and hasattr(obj, "parameters"):  # an nn.Module: its own copy, cast
+            fn = copy.deepcopy(obj).to(device=t.adapter.native_device, dtype=t.dtype)
+        return t.call(fn, *args)
+
+    return cases

@@ -1,0 +1,148 @@
+// mudjack check FILE.py:NAME: a person's own function or torch module,
+// checked on every local device without writing a suite (the built-in
+// suite `check`, probe/mudjack_probe/checking.py), judged and timed like any
+// case, printed as one short table with error sizes.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/progress.hpp"
+#include "envs/envs.hpp"
+#include "run/lifecycle.hpp"
+#include "util/error.hpp"
+#include "util/time.hpp"
+
+namespace mudjack::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct CheckArgs {
+  Common common;
+  std::string target;  // FILE.py:NAME
+  std::string framework;
+  std::vector<std::string> devices;
+  bool quick = false;
+  std::optional<double> budget_ms;
+};
+
+// The framework a file imports first in this order (torch, jax, tensorflow),
+// else numpy: whose interpreter can import it.
+std::string framework_of(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string source = text.str();
+  const std::vector<std::pair<std::string, std::string>> known = {{"torch", "torch"},
+                                                                  {"jax", "jax"},
+                                                                  {"flax", "jax"},
+                                                                  {"tensorflow", "tensorflow"},
+                                                                  {"keras", "tensorflow"}};
+  for (const auto& [module, framework] : known) {
+    const std::regex imports("(^|\n)\\s*(import|from)\\s+" + module + "\\b");
+    if (std::regex_search(source, imports)) return framework;
+  }
+  return "numpy";
+}
+
+run::RunOptions options_of(const CheckArgs& a, const Settings& s, const std::string& framework) {
+  run::RunOptions o;
+  o.suites = {plan::resolve_suite("check")};
+  o.frameworks = {framework};
+  o.devices = a.devices;
+  o.profile = s.config.profile;
+  o.python = s.python;
+  o.params = {{"target", a.target}, {"quick", a.quick ? "true" : "false"}};
+  o.budget_ms = a.budget_ms.value_or(o.budget_ms);
+  o.rounds = a.quick ? 1 : o.rounds;
+  o.command = invocation();
+  if (auto why = run::invalid(o)) throw util::FatalError(*why);
+  return o;
+}
+
+std::string cell(const std::optional<double>& v, const char* format) {
+  if (!v) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), format, *v);
+  return buf;
+}
+
+void print_table(const verdict::Judged& judged) {
+  std::printf("%-8s %-9s %-9s %-9s %10s %10s %10s %12s %-12s %s\n", "DEVICE", "MODE", "DTYPE",
+              "OUTCOME", "ERROR_EPS", "BOUND_EPS", "MAX_REL", "MEDIAN", "CLASS", "NOISE");
+  for (const auto& r : judged.cases) {
+    const auto& t = r.latency.timing;
+    std::printf(
+        "%-8s %-9s %-9s %-9s %10s %10s %10s %12s %-12s %s\n", r.device.c_str(), r.info.mode.c_str(),
+        r.info.dtype.c_str(), std::string(model::to_string(r.outcome)).c_str(),
+        cell(r.numeric.error_eps, "%.3g").c_str(), cell(r.numeric.bound_eps, "%.3g").c_str(),
+        cell(r.numeric.max_rel_err, "%.2e").c_str(),
+        r.latency.stats ? util::format_ns(r.latency.stats->median_ns).c_str() : "-",
+        t ? t->bound.c_str() : "-",
+        t && t->rounds_ns.size() > 1 ? cell(t->spread * 100, "%.1f%%").c_str() : "-");
+    if (r.outcome != model::Outcome::kPass && !r.error.message.empty()) {
+      std::printf("         %s\n", terminal_safe(r.error.message.substr(0, 200)).c_str());
+    }
+  }
+}
+
+int check(const CheckArgs& a) {
+  const auto colon = a.target.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == a.target.size()) {
+    throw util::FatalError("check needs FILE.py:NAME, got '" + a.target + "'");
+  }
+  const fs::path file = a.target.substr(0, colon);
+  if (!fs::is_regular_file(file)) throw util::FatalError(file.string() + ": no such file");
+  auto s = settings(a.common);
+  const std::string framework = a.framework.empty() ? framework_of(file) : a.framework;
+  auto options = options_of(a, s, framework);
+  // Listed by the framework's own interpreter: listing imports the file.
+  const auto python = envs::resolve(framework, s.config.profile, s.python);
+  if (python.python.empty()) throw util::FatalError(python.missing_reason, 3);
+  std::vector<model::CaseInfo> cases;
+  try {
+    cases = plan::list_cases(options.suites, python, options.params);
+  } catch (const util::FatalError& e) {  // the target's own one line, without the suite's frame
+    const std::string what = e.what();
+    const std::string mark = "CheckTargetError: ";
+    const auto at = what.find(mark);
+    throw util::FatalError(at == std::string::npos ? what : what.substr(at + mark.size()));
+  }
+  if (cases.empty()) throw util::FatalError("nothing to check in " + a.target);
+  auto store = open_store(s.results_dir);
+  auto discovery = run::discover(options, cases, interrupted());
+  auto prepared = run::create(*store, options, cases, discovery, "running");
+  const run::Place place{s.results_dir, std::nullopt};
+  const bool completed = run::execute(*store, prepared, discovery, place, nullptr, interrupted());
+  auto judged = run::finish(*store, prepared.info.id, completed, place);
+  print_table(judged);
+  std::printf("run %s: %s\n", judged.run.id.c_str(), run::run_dir(place, judged.run.id).c_str());
+  if (!completed) return 130;
+  for (const auto& r : judged.cases) {
+    if (r.outcome != model::Outcome::kPass && r.outcome != model::Outcome::kSkip) return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command check_command() {
+  return {"check",
+          "Check your own function or torch module (FILE.py:NAME with NAME_inputs() beside it) on "
+          "every local device: accuracy against float64, latency",
+          [](CLI::App* c) -> std::function<int()> {
+            auto a = std::make_shared<CheckArgs>();
+            add_common(c, a->common);
+            c->add_option("target", a->target, "FILE.py:NAME")->required();
+            c->add_flag("--quick", a->quick, "Eager only, the inputs' own dtype, one timing round");
+            c->add_option("--framework", a->framework,
+                          "The framework NAME uses (default: what FILE imports)");
+            c->add_option("--device", a->devices, "Only these devices (repeatable)");
+            c->add_option("--budget-ms", a->budget_ms, "Timing budget per case and round, ms");
+            return [a] { return check(*a); };
+          }};
+}
+
+}  // namespace mudjack::cli
