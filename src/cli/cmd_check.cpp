@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "envs/envs.hpp"
+#include "report/write.hpp"
 #include "run/lifecycle.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
@@ -26,6 +27,7 @@ struct CheckArgs {
   std::vector<std::string> devices;
   bool quick = false;
   std::optional<double> budget_ms;
+  plan::Fields fields;  // --dtype, --mode
 };
 
 // The framework a file imports first in this order (torch, jax, tensorflow),
@@ -110,6 +112,7 @@ int check(const CheckArgs& a) {
     const auto at = what.find(mark);
     throw util::FatalError(at == std::string::npos ? what : what.substr(at + mark.size()));
   }
+  cases = plan::select(cases, a.fields);
   if (cases.empty()) throw util::FatalError("nothing to check in " + a.target);
   auto store = open_store(s.results_dir);
   auto discovery = run::discover(options, cases, interrupted());
@@ -117,8 +120,12 @@ int check(const CheckArgs& a) {
   const run::Place place{s.results_dir, std::nullopt};
   const bool completed = run::execute(*store, prepared, discovery, place, nullptr, interrupted());
   auto judged = run::finish(*store, prepared.info.id, completed, place);
-  print_table(judged);
-  std::printf("run %s: %s\n", judged.run.id.c_str(), run::run_dir(place, judged.run.id).c_str());
+  if (a.common.json) {
+    std::cout << report::render("json", judged) << "\n";
+  } else {
+    print_table(judged);
+    std::printf("run %s: %s\n", judged.run.id.c_str(), run::run_dir(place, judged.run.id).c_str());
+  }
   if (!completed) return 130;
   for (const auto& r : judged.cases) {
     if (r.outcome != model::Outcome::kPass && r.outcome != model::Outcome::kSkip) return 1;
@@ -141,6 +148,9 @@ Command check_command() {
                           "The framework NAME uses (default: what FILE imports)");
             c->add_option("--device", a->devices, "Only these devices (repeatable)");
             c->add_option("--budget-ms", a->budget_ms, "Timing budget per case and round, ms");
+            c->add_option("--dtype", a->fields.dtypes, "Only these dtypes (comma list)")
+                ->delimiter(',');
+            c->add_option("--mode", a->fields.modes, "Only eager or compiled")->delimiter(',');
             return [a] { return check(*a); };
           }};
 }

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "harness.hpp"
@@ -56,6 +59,47 @@ TEST_F(Cli, CheckOfBadInputIsOneLineAndExitTwo) {
     EXPECT_TRUE(has(r.err, message)) << target << "\n" << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line\n" << r.err;
   }
+}
+
+TEST_F(Cli, ThePythonApiChecksAFunctionWithTheCallersInterpreter) {
+  auto doctor = mudjack({"doctor", "--framework", "numpy", "--json"});
+  ASSERT_EQ(doctor.code, 0) << doctor.err;
+  const auto python =
+      nlohmann::json::parse(doctor.out)["frameworks"][0]["interpreter"].get<std::string>();
+  const auto script = dir_ / "api.py";
+  std::ofstream(script) << R"(import numpy as np
+import mudjack
+
+SCALE = 2.0
+
+
+def scaled(x):
+    return np.cumsum(x) * SCALE
+
+
+r = mudjack.check(scaled, np.linspace(0, 1, 50, dtype=np.float32), quick=True, budget_ms=2)
+print(r)
+assert r.ok and len(r.rows) == 1, r
+row = r.rows[0]
+assert (row.device, row.mode, row.dtype, row.outcome) == ("cpu", "eager", "float32", "pass"), row
+assert row.error_eps is not None and row.median_ns > 0, row
+try:
+    mudjack.check(scaled, np.ones(3), np.ones(3))
+except mudjack.CheckError as e:
+    print("refused:", e)
+else:
+    raise SystemExit("two inputs for a one-argument function were accepted")
+)";
+  const fs::path repo = fs::path(MUDJACK_FIXTURES).parent_path().parent_path();
+  const std::string cmd = "PYTHONPATH=" + quote((repo / "python").string()) +
+                          " MUDJACK_BINARY=" + quote(kBinary) + " " + quote(python) + " " +
+                          quote(script.string()) + " > " + quote((dir_ / "api.out").string()) +
+                          " 2>&1";
+  const int status = std::system(cmd.c_str());
+  const auto out = slurp(dir_ / "api.out");
+  ASSERT_EQ(status, 0) << out;
+  EXPECT_TRUE(has(out, "error (eps)")) << out;
+  EXPECT_TRUE(has(out, "refused: scaled(x) does not take the 2 inputs")) << out;
 }
 
 }  // namespace

@@ -1,0 +1,174 @@
+"""`import mudjack`: check your own code from Python or a notebook.
+
+    import mudjack
+    result = mudjack.check(my_layer_norm, torch.randn(64, 256), quick=True)
+    result            # a table in a notebook; print(result) in a terminal
+    result.rows[0].error_eps
+
+It drives the engine binary (`mudjack check`) with this interpreter as the
+framework's Python, so nothing is implemented twice: the function (or torch
+module) and its inputs are written to a temporary folder as `FILE.py:NAME`
+with `NAME_inputs()` (docs/suite-format.md, "Checking your own code without a
+suite"), and the engine's results.json comes back as objects.
+
+The engine: $MUDJACK_BINARY, else `mudjack` on PATH, else build/mudjack of
+the repository this package was installed from (`pip install -e python/`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CheckError", "CheckResult", "Row", "check"]
+
+
+class CheckError(RuntimeError):
+    """The engine refused the check (bad input, exit 2) or could not run it."""
+
+
+@dataclass
+class Row:
+    """One case: NAME on one device, in one mode and dtype."""
+
+    device: str
+    mode: str
+    dtype: str
+    outcome: str
+    error_eps: float | None  # error against the float64 reference, in the dtype's eps
+    bound_eps: float | None  # the bound it was held to
+    median_ns: float | None
+    timing_class: str  # device_bound | host_bound
+    spread: float | None  # the spread of its timing rounds (noise), None with one round
+    message: str
+
+
+_HEAD = ("device", "mode", "dtype", "outcome", "error (eps)", "bound (eps)", "median", "class", "noise")
+
+
+@dataclass
+class CheckResult:
+    rows: list[Row]
+    verdicts: list[dict[str, Any]]
+    run_id: str
+    raw: dict[str, Any] = field(repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return all(r.outcome in ("pass", "skip") for r in self.rows)
+
+    def _cells(self) -> list[list[str]]:
+        def num(v: float | None, fmt: str) -> str:
+            return "-" if v is None else format(v, fmt)
+        return [[r.device, r.mode, r.dtype, r.outcome, num(r.error_eps, ".3g"), num(r.bound_eps, ".3g"),
+                 "-" if r.median_ns is None else f"{r.median_ns / 1e3:.1f} us", r.timing_class or "-",
+                 "-" if r.spread is None else f"{100 * r.spread:.1f}%"] for r in self.rows]
+
+    def __str__(self) -> str:
+        rows = [list(_HEAD), *self._cells()]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(_HEAD))]
+        return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows)
+
+    def _repr_html_(self) -> str:
+        from html import escape
+        head = "".join(f"<th>{escape(h)}</th>" for h in _HEAD)
+        body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in self._cells())
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _binary() -> str:
+    for candidate in (os.environ.get("MUDJACK_BINARY"), shutil.which("mudjack"),
+                      str(Path(__file__).resolve().parents[2] / "build" / "mudjack")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    raise CheckError("no mudjack binary: set MUDJACK_BINARY, put mudjack on PATH, or build the repository")
+
+
+def _framework(obj: Any, inputs: tuple[Any, ...]) -> str:
+    for x in (obj, *inputs):
+        root = type(x).__module__.split(".")[0]
+        if root in ("torch", "jax", "jaxlib", "tensorflow", "keras"):
+            return {"jaxlib": "jax", "keras": "tensorflow"}.get(root, root)
+    if isinstance(obj, types.FunctionType):
+        for value in obj.__globals__.values():
+            if isinstance(value, types.ModuleType) and value.__name__.split(".")[0] in ("torch", "jax", "tensorflow"):
+                return value.__name__.split(".")[0]
+    return "numpy"
+
+
+def _source(obj: Any, name: str) -> str:
+    """A module file defining `name` as `obj`: the function's source with the
+    modules and picklable values it names, or a module instance unpickled."""
+    if isinstance(obj, types.FunctionType) and obj.__name__ == "<lambda>":
+        raise CheckError("a lambda has no source the engine can load: define it with def")
+    if not isinstance(obj, types.FunctionType):
+        try:
+            data = pickle.dumps(obj)
+        except Exception as exc:
+            raise CheckError(f"cannot hand {type(obj).__name__} to the engine: {exc}") from exc
+        return f"import pickle\n{name} = pickle.loads({data!r})\n"
+    lines = []
+    for ref in obj.__code__.co_names:
+        value = obj.__globals__.get(ref)
+        if isinstance(value, types.ModuleType):
+            lines.append(f"import {value.__name__} as {ref}")
+        elif ref in obj.__globals__ and not callable(value):
+            lines.append(f"{ref} = __import__('pickle').loads({pickle.dumps(value)!r})")
+    source = textwrap.dedent(inspect.getsource(obj))
+    return "\n".join(lines) + "\n\n" + source + (f"\n{name} = {obj.__name__}\n" if obj.__name__ != name else "")
+
+
+def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[str] | None = None,
+          modes: list[str] | None = None, quick: bool = False, budget_ms: float | None = None,
+          out: str | None = None) -> CheckResult:
+    """Checks `fn(*inputs)` on every local device (or `devices`), in the
+    floating dtypes of the grid (or `dtypes`) and eager and compiled (or
+    `modes`); `quick`: eager, the inputs' dtype, one timing round. Returns
+    one Row per case. CheckError for bad input, with the engine's one line."""
+    own = getattr(fn, "__name__", "")
+    name = own if isinstance(fn, types.FunctionType) and own.isidentifier() else "target"
+    folder = Path(tempfile.mkdtemp(prefix="mudjack-check-"))
+    try:
+        data = pickle.dumps(inputs)
+    except Exception as exc:
+        raise CheckError(f"cannot hand the inputs to the engine: {exc}") from exc
+    (folder / "inputs.pkl").write_bytes(data)
+    (folder / "target.py").write_text(
+        _source(fn, name) + f"\n\ndef {name}_inputs():\n    import pickle\n"
+        f"    with open({str(folder / 'inputs.pkl')!r}, 'rb') as f:\n        return pickle.load(f)\n")
+    framework = _framework(fn, inputs)
+    args = [_binary(), "check", f"{folder / 'target.py'}:{name}", "--json", "--framework", framework,
+            "--python", f"{framework}={sys.executable}", "--out", out or str(folder / "results")]
+    args += ["--quick"] if quick else []
+    args += [x for d in devices or [] for x in ("--device", d)]
+    args += ["--dtype", ",".join(dtypes)] if dtypes else []
+    args += ["--mode", ",".join(modes)] if modes else []
+    args += ["--budget-ms", str(budget_ms)] if budget_ms else []
+    done = subprocess.run(args, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        why = lines[-1] if lines else f"mudjack check exited {done.returncode}"
+        raise CheckError(why.removeprefix("mudjack: error: "))
+    doc = json.loads(done.stdout)
+    rows = []
+    for c in doc["cases"]:
+        numeric = c.get("numeric") or {}
+        latency = c.get("latency") or {}
+        timing = latency.get("timing") or {}
+        rounds = timing.get("rounds") or []
+        rows.append(Row(c["device"], c["mode"], c["dtype"], c["outcome"], numeric.get("error_eps"),
+                        numeric.get("bound_eps"), latency.get("median_ns"), timing.get("bound", ""),
+                        timing.get("spread") if len(rounds) > 1 else None,
+                        (c.get("error") or {}).get("message", "")))
+    return CheckResult(rows, doc.get("verdicts", []), doc["run"]["id"], doc)
