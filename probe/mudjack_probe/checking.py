@@ -34,6 +34,40 @@ class CheckTargetError(ValueError):
     """The target cannot be checked; the message is the one line a person sees."""
 
 
+def _seed(path: Path) -> None:
+    """The same weights and inputs in every probe of the run (each imports the
+    file anew): seeded before the file runs."""
+    import random
+
+    import numpy as np
+
+    random.seed(0)
+    np.random.seed(0)
+    if "torch" in path.read_text(errors="replace") and importlib.util.find_spec("torch") is not None:
+        import torch
+
+        torch.manual_seed(0)
+
+
+def _load(path: Path) -> Any:
+    """The file run as a module (once per process), seeded."""
+    module = _MODULES.get(str(path.resolve()))
+    if module is not None:
+        return module
+    spec = importlib.util.spec_from_file_location(f"mudjack_check_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise CheckTargetError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent.resolve()))
+    _seed(path)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise CheckTargetError(f"{path} does not import: {type(exc).__name__}: {exc}") from exc
+    _MODULES[str(path.resolve())] = module
+    return module
+
+
 def load_target(target: str) -> tuple[Any, Callable[[], Any], str]:
     """(NAME's object, NAME_inputs, NAME) from "FILE.py:NAME"."""
     path_text, _, name = target.rpartition(":")
@@ -42,18 +76,7 @@ def load_target(target: str) -> tuple[Any, Callable[[], Any], str]:
     path = Path(path_text)
     if not path.is_file():
         raise CheckTargetError(f"{path}: no such file")
-    module = _MODULES.get(str(path.resolve()))
-    if module is None:
-        spec = importlib.util.spec_from_file_location(f"mudjack_check_{path.stem}", path)
-        if spec is None or spec.loader is None:
-            raise CheckTargetError(f"{path}: not a Python file")
-        module = importlib.util.module_from_spec(spec)
-        sys.path.insert(0, str(path.parent.resolve()))
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:
-            raise CheckTargetError(f"{path} does not import: {type(exc).__name__}: {exc}") from exc
-        _MODULES[str(path.resolve())] = module
+    module = _load(path)
     if not hasattr(module, name):
         defined = sorted(k for k, v in vars(module).items() if callable(v) and not k.startswith("_"))
         raise CheckTargetError(f"{path} has no {name} (it defines: {', '.join(defined) or 'nothing callable'})")
@@ -102,10 +125,65 @@ def _framework_of(obj: Any, example: tuple[Any, ...]) -> str:
     return "numpy"
 
 
-def declare(target: str, quick: bool) -> Cases:
-    """The target's cases: NAME by dtypes by modes on one shape, "given"."""
+_FOUND: dict[str, list[tuple[str, Any, tuple[Any, ...]]]] = {}
+
+
+def find_models(script: Path) -> list[tuple[str, Any, tuple[Any, ...]]]:
+    """Runs `script` (seeded) and returns the torch modules it calls at the
+    top level (not a module called inside another), each with the inputs of
+    its first call, named by class ("Block", "Block_2"), as benchit does by
+    hooking forward."""
+    key = str(script.resolve())
+    if key in _FOUND:
+        return _FOUND[key]
+    try:
+        import torch
+    except ImportError as exc:
+        raise CheckTargetError(f"{script}: finding the models a script calls needs torch here") from exc
+    found: list[tuple[str, Any, tuple[Any, ...]]] = []
+    seen: set[int] = set()
+    depth = [0]
+    original = torch.nn.Module.__call__
+
+    def recording(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if depth[0] == 0 and id(self) not in seen and not kwargs:
+            seen.add(id(self))
+            names = [n for n, _, _ in found]
+            base = type(self).__name__
+            name = base if base not in names else f"{base}_{sum(n.startswith(base) for n in names) + 1}"
+            found.append((name, self, tuple(a.detach().clone() if isinstance(a, torch.Tensor) else a
+                                            for a in args)))
+        depth[0] += 1
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            depth[0] -= 1
+
+    torch.nn.Module.__call__ = recording  # type: ignore[method-assign]
+    try:
+        _load(script)
+    finally:
+        torch.nn.Module.__call__ = original  # type: ignore[method-assign]
+    if not found:
+        raise CheckTargetError(f"{script} calls no torch module: name one, FILE.py:NAME")
+    _FOUND[key] = found
+    return found
+
+
+def declare(target: str, quick: bool) -> list[Cases]:
+    """The target's cases: NAME by dtypes by modes on one shape, "given";
+    for a script without NAME, each model it calls."""
+    if ":" not in target:
+        path = Path(target)
+        if not path.is_file():
+            raise CheckTargetError(f"{path}: no such file")
+        return [_declare_one(obj, example, name, target, quick) for name, obj, example in find_models(path)]
     obj, inputs, name = load_target(target)
     example = _example(inputs, name)
+    return [_declare_one(obj, example, name, target, quick)]
+
+
+def _declare_one(obj: Any, example: tuple[Any, ...], name: str, target: str, quick: bool) -> Cases:
     _check_signature(obj, example, name)
     given = [d for d in (_floating(x) for x in example) if d is not None]
     framework = _framework_of(obj, example)

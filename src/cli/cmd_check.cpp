@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 struct CheckArgs {
   Common common;
-  std::string target;  // FILE.py:NAME
+  std::string target;  // FILE.py:NAME, or FILE.py: the torch modules the script calls
   std::string framework;
   std::vector<std::string> devices;
   bool quick = false;
@@ -92,13 +92,18 @@ void print_table(const verdict::Judged& judged) {
 
 int check(const CheckArgs& a) {
   const auto colon = a.target.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == a.target.size()) {
-    throw util::FatalError("check needs FILE.py:NAME, got '" + a.target + "'");
+  if (colon == 0 || (colon != std::string::npos && colon + 1 == a.target.size())) {
+    throw util::FatalError("check needs FILE.py:NAME or FILE.py, got '" + a.target + "'");
   }
   const fs::path file = a.target.substr(0, colon);
   if (!fs::is_regular_file(file)) throw util::FatalError(file.string() + ": no such file");
   auto s = settings(a.common);
   const std::string framework = a.framework.empty() ? framework_of(file) : a.framework;
+  if (colon == std::string::npos && framework != "torch") {
+    throw util::FatalError(file.string() +
+                           ": without NAME, check runs the script and checks the torch modules "
+                           "it calls, but it does not import torch; name one: FILE.py:NAME");
+  }
   auto options = options_of(a, s, framework);
   // Listed by the framework's own interpreter: listing imports the file.
   const auto python = envs::resolve(framework, s.config.profile, s.python);
@@ -142,7 +147,10 @@ Command check_command() {
           [](CLI::App* c) -> std::function<int()> {
             auto a = std::make_shared<CheckArgs>();
             add_common(c, a->common);
-            c->add_option("target", a->target, "FILE.py:NAME")->required();
+            c->add_option("target", a->target,
+                          "FILE.py:NAME, or FILE.py: the script is run and each torch module it "
+                          "calls is checked")
+                ->required();
             c->add_flag("--quick", a->quick, "Eager only, the inputs' own dtype, one timing round");
             c->add_option("--framework", a->framework,
                           "The framework NAME uses (default: what FILE imports)");

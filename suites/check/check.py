@@ -1,4 +1,4 @@
-"""The cases of `mudjack check FILE.py:NAME` (probe/mudjack_probe/checking.py):
+"""The cases of `mudjack check FILE.py[:NAME]` (probe/mudjack_probe/checking.py):
 none unless the run sets the parameter `target`."""
 
 from mudjack_probe.api import param

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "harness.hpp"
@@ -47,7 +48,8 @@ TEST_F(Cli, CheckOfBadInputIsOneLineAndExitTwo) {
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"nothere.py:f", "nothere.py: no such file"},
       {fixture("broken.py") + ":f", "broken.py does not import: RuntimeError: boom at import"},
-      {fixture("numpy_only.py"), "check needs FILE.py:NAME"},
+      {fixture("numpy_only.py"), "does not import torch; name one: FILE.py:NAME"},
+      {fixture("mine.py") + ":", "check needs FILE.py:NAME or FILE.py"},
       {fixture("numpy_only.py") + ":nope", "numpy_only.py has no nope (it defines: "},
       {fixture("mine.py") + ":two_args", "does not take the 1 inputs two_args_inputs() returns"},
       {fixture("numpy_only.py") + ":broken_inputs",
@@ -59,6 +61,20 @@ TEST_F(Cli, CheckOfBadInputIsOneLineAndExitTwo) {
     EXPECT_TRUE(has(r.err, message)) << target << "\n" << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line\n" << r.err;
   }
+}
+
+TEST_F(Cli, CheckOfAScriptFindsAndChecksEveryModelItCalls) {
+  auto r = mudjack({"check", (kFixtures / "check" / "two_models.py").string(), "--quick",
+                    "--budget-ms", "2", "--out", (dir_ / "results").string(), "--json"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  std::set<std::string> functions;
+  const auto doc = nlohmann::json::parse(r.out);  // kept alive while the loop reads it
+  for (const auto& c : doc["cases"]) {
+    functions.insert(c["function"].get<std::string>());
+    EXPECT_EQ(c["outcome"], "pass") << c.dump();
+  }
+  EXPECT_EQ(functions, (std::set<std::string>{"Sequential", "TinyConv"}))
+      << "the top-level models, not their submodules";
 }
 
 TEST_F(Cli, ThePythonApiChecksAFunctionWithTheCallersInterpreter) {
