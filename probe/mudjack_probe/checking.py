@@ -159,11 +159,11 @@ def find_models(script: Path) -> list[tuple[str, Any, tuple[Any, ...]]]:
         finally:
             depth[0] -= 1
 
-    torch.nn.Module.__call__ = recording  # type: ignore[method-assign]
+    torch.nn.Module.__call__ = recording
     try:
         _load(script)
     finally:
-        torch.nn.Module.__call__ = original  # type: ignore[method-assign]
+        torch.nn.Module.__call__ = original
     if not found:
         raise CheckTargetError(f"{script} calls no torch module: name one, FILE.py:NAME")
     _FOUND[key] = found
