@@ -117,7 +117,10 @@ def _source(obj: Any, name: str) -> str:
             data = pickle.dumps(obj)
         except Exception as exc:
             raise CheckError(f"cannot hand {type(obj).__name__} to the engine: {exc}") from exc
-        return f"import pickle\n{name} = pickle.loads({data!r})\n"
+        # Its class is found where the caller found it: the folder of its module's file.
+        home = getattr(sys.modules.get(type(obj).__module__), "__file__", None)
+        path = f"import sys\nsys.path.insert(0, {str(Path(home).parent)!r})\n" if home else ""
+        return f"{path}import pickle\n{name} = pickle.loads({data!r})\n"
     lines = []
     for ref in obj.__code__.co_names:
         value = obj.__globals__.get(ref)
