@@ -108,6 +108,9 @@ int check(const CheckArgs& a) {
   // Listed by the framework's own interpreter: listing imports the file.
   const auto python = envs::resolve(framework, s.config.profile, s.python);
   if (python.python.empty()) throw util::FatalError(python.missing_reason, 3);
+  // The interpreter that imports the file runs every case of it: a numpy
+  // function in a file that imports torch runs where torch is.
+  for (const auto& fw : envs::kFrameworks) options.python.try_emplace(fw, python.python.string());
   std::vector<model::CaseInfo> cases;
   try {
     cases = plan::list_cases(options.suites, python, options.params);

@@ -30,6 +30,13 @@ TEST_F(Cli, CheckQuickOfAFunctionPrintsItsErrorSizeAndMedian) {
   EXPECT_FALSE(has(r.out, "float16")) << "--quick keeps the inputs' own dtype\n" << r.out;
 }
 
+TEST_F(Cli, CheckOfANumpyFunctionInAFileThatImportsTorchRunsWhereTorchIs) {
+  auto r = mudjack({"check", (kFixtures / "check" / "mine.py").string() + ":scaled_cumsum",
+                    "--quick", "--budget-ms", "2", "--out", (dir_ / "results").string()});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "cpu      eager     float32   pass")) << r.out;
+}
+
 TEST_F(Cli, CheckOfATorchModuleRunsTheDtypeGridAndCompiled) {
   auto r = mudjack({"check", (kFixtures / "check" / "mine.py").string() + ":block", "--budget-ms",
                     "2", "--out", (dir_ / "results").string()});
