@@ -2,7 +2,9 @@
 cases, without writing a suite.
 
 The convention (docs/suite-format.md, "Checking your own code"): FILE
-defines NAME, a function (any framework) or a `torch.nn.Module`, and beside
+defines NAME, a function (any framework), a `torch.nn.Module`, a Flax linen
+module (initialised from a fixed key) or a Keras model (its given dtype
+only), and beside
 it `NAME_inputs()`, which returns its example inputs (a tuple of tensors or
 arrays; one value is taken as a one-tuple). Floating inputs are cast to each
 dtype of the grid (float32, float16, bfloat16, float64; `--quick`: only the
@@ -118,11 +120,37 @@ def _floating(x: Any) -> str | None:
 
 
 def _framework_of(obj: Any, example: tuple[Any, ...]) -> str:
+    if _is_flax(obj):
+        return "jax"
+    if _is_keras(obj):
+        return "tensorflow"
     for x in (obj, *example):
         root = type(x).__module__.split(".")[0]
-        if root in ("torch", "jax", "jaxlib", "tensorflow", "keras"):
-            return {"jaxlib": "jax", "keras": "tensorflow"}.get(root, root)
+        if root in ("torch", "jax", "jaxlib", "flax", "tensorflow", "keras"):
+            return {"jaxlib": "jax", "flax": "jax", "keras": "tensorflow"}.get(root, root)
     return "numpy"
+
+
+def _flax_apply(module: Any, args: list[Any], dtype: Any) -> Callable[..., Any]:
+    """A Flax linen module as a function: its parameters initialised from a
+    fixed key (the same in every probe), cast with the case's floating dtype."""
+    import jax
+    import jax.numpy as jnp
+
+    params = module.init(jax.random.PRNGKey(0), *args)
+    params = jax.tree_util.tree_map(
+        lambda p: p.astype(dtype) if jnp.issubdtype(p.dtype, jnp.floating) else p, params)
+    return lambda *a: module.apply(params, *a)
+
+
+def _is_flax(obj: Any) -> bool:
+    """A Flax linen module (flax already imported by the file that made it)."""
+    return "flax.linen" in sys.modules and isinstance(obj, sys.modules["flax.linen"].Module)
+
+
+def _is_keras(obj: Any) -> bool:
+    """A Keras layer or model (keras already imported by the file that made it)."""
+    return "keras" in sys.modules and isinstance(obj, sys.modules["keras"].layers.Layer)
 
 
 _FOUND: dict[str, list[tuple[str, Any, tuple[Any, ...]]]] = {}
@@ -188,7 +216,9 @@ def _declare_one(obj: Any, example: tuple[Any, ...], name: str, target: str, qui
     given = [d for d in (_floating(x) for x in example) if d is not None]
     framework = _framework_of(obj, example)
     cases = Cases(framework)
-    dtypes = given[:1] if quick or not given else FLOATS
+    # A Keras model computes in its layers' own dtype policy whatever its
+    # inputs are: only the dtype it was given is a real case.
+    dtypes = given[:1] if quick or not given or _is_keras(obj) else FLOATS
     modes = ["eager"] if quick or framework == "numpy" else ["eager", "compiled"]
 
     @cases.case(name, dtype=dtypes or ["float32"], mode=modes, shape={"given": ()},
@@ -204,6 +234,11 @@ def _declare_one(obj: Any, example: tuple[Any, ...], name: str, target: str, qui
         fn = obj
         if framework == "torch" and hasattr(obj, "parameters"):  # an nn.Module: its own copy, cast
             fn = copy.deepcopy(obj).to(device=t.adapter.native_device, dtype=t.dtype)
-        return t.call(fn, *args)
+        elif _is_flax(obj):  # a linen module: init, cast, apply
+            fn = _flax_apply(obj, args, t.dtype)
+        call = t.call(fn, *args)
+        if _is_keras(obj):  # its float64 run would still compute in the layers' float32
+            call.no_reference("a Keras model computes in its layers' dtype policy, not float64")
+        return call
 
     return cases

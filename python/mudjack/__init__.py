@@ -98,8 +98,8 @@ def _binary() -> str:
 def _framework(obj: Any, inputs: tuple[Any, ...]) -> str:
     for x in (obj, *inputs):
         root = type(x).__module__.split(".")[0]
-        if root in ("torch", "jax", "jaxlib", "tensorflow", "keras"):
-            return {"jaxlib": "jax", "keras": "tensorflow"}.get(root, root)
+        if root in ("torch", "jax", "jaxlib", "flax", "tensorflow", "keras"):
+            return {"jaxlib": "jax", "flax": "jax", "keras": "tensorflow"}.get(root, root)
     if isinstance(obj, types.FunctionType):
         for value in obj.__globals__.values():
             if isinstance(value, types.ModuleType) and value.__name__.split(".")[0] in ("torch", "jax", "tensorflow"):

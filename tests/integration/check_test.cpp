@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -46,6 +47,22 @@ TEST_F(Cli, CheckOfATorchModuleRunsTheDtypeGridAndCompiled) {
     EXPECT_TRUE(has(r.out, std::string("compiled  ") + dtype)) << dtype << "\n" << r.out;
   }
   EXPECT_FALSE(has(r.out, " fail ")) << r.out;
+}
+
+TEST_F(Cli, CheckOfAFlaxModuleAndAKerasModel) {
+  auto r = mudjack({"check", (kFixtures / "check" / "flax_mlp.py").string() + ":mlp", "--mode",
+                    "eager", "--budget-ms", "2", "--out", (dir_ / "results").string()});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  for (const char* dtype : {"float16", "bfloat16", "float32", "float64"}) {
+    char row[64];
+    std::snprintf(row, sizeof(row), "cpu      eager     %-9s pass", dtype);
+    EXPECT_TRUE(has(r.out, row)) << dtype << "\n" << r.out;
+  }
+  r = mudjack({"check", (kFixtures / "check" / "keras_model.py").string() + ":model", "--quick",
+               "--budget-ms", "2", "--out", (dir_ / "results").string()});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "cpu      eager     float32   pass")) << r.out;
+  EXPECT_FALSE(has(r.out, "float16")) << "a Keras model keeps its given dtype\n" << r.out;
 }
 
 TEST_F(Cli, CheckOfBadInputIsOneLineAndExitTwo) {

@@ -103,7 +103,7 @@ TEST_F(Cli, MistakesOnTheCommandLineGetOneLineAndExitTwo) {
   EXPECT_TRUE(has(r.err, "unknown command 'rn'; did you mean 'run'?")) << r.err;
   r = mudjack({"frobnicate"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.err, "(commands: doctor, devices, list, run")) << r.err;
+  EXPECT_TRUE(has(r.err, "(commands: doctor, check, devices, list, run")) << r.err;
   r = mudjack({"run", "--suite-dir", (kFixtures / "suites" / "mistakes").string(), "--out",
                (dir_ / "results").string(), "--baseline", "gpu0"});
   EXPECT_EQ(r.code, 2);
