@@ -79,7 +79,7 @@ std::string row_line(const model::VerdictRow& row, const model::CaseResult* bad)
   if (bad != nullptr) {
     // A mismatch's kind says nothing ("other"): its message does.
     std::string kind(bad->outcome == model::Outcome::kMismatch ? ""
-                                                                : model::to_string(bad->error.kind));
+                                                               : model::to_string(bad->error.kind));
     line += "\n      " + std::string(model::to_string(bad->outcome)) +
             (kind.empty() ? "" : " " + kind) + ": " + failure_text(*bad, 160) + "  [" +
             plain(bad->info.id) + "]";
