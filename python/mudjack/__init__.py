@@ -121,15 +121,31 @@ def _source(obj: Any, name: str) -> str:
         home = getattr(sys.modules.get(type(obj).__module__), "__file__", None)
         path = f"import sys\nsys.path.insert(0, {str(Path(home).parent)!r})\n" if home else ""
         return f"{path}import pickle\n{name} = pickle.loads({data!r})\n"
+    if obj.__code__.co_freevars:
+        raise CheckError(f"{obj.__name__} closes over {', '.join(obj.__code__.co_freevars)}: "
+                         "define it at module level, passing those as inputs")
+    return _imports(obj, set()) + "\n\n" + textwrap.dedent(inspect.getsource(obj)) + (
+        f"\n{name} = {obj.__name__}\n" if obj.__name__ != name else "")
+
+
+def _imports(fn: types.FunctionType, done: set[str]) -> str:
+    """What `fn` names from its globals: modules imported, values unpickled,
+    functions of its own module written out (theirs too)."""
     lines = []
-    for ref in obj.__code__.co_names:
-        value = obj.__globals__.get(ref)
+    for ref in fn.__code__.co_names:
+        if ref in done or ref not in fn.__globals__:
+            continue
+        done.add(ref)
+        value = fn.__globals__[ref]
         if isinstance(value, types.ModuleType):
             lines.append(f"import {value.__name__} as {ref}")
-        elif ref in obj.__globals__ and not callable(value):
+        elif isinstance(value, types.FunctionType) and value.__module__ == fn.__module__:
+            lines.append(_imports(value, done) + "\n" + textwrap.dedent(inspect.getsource(value)))
+        elif callable(value) and getattr(value, "__module__", None) not in (None, fn.__module__):
+            lines.append(f"from {value.__module__} import {value.__name__} as {ref}")
+        else:
             lines.append(f"{ref} = __import__('pickle').loads({pickle.dumps(value)!r})")
-    source = textwrap.dedent(inspect.getsource(obj))
-    return "\n".join(lines) + "\n\n" + source + (f"\n{name} = {obj.__name__}\n" if obj.__name__ != name else "")
+    return "\n".join(lines)
 
 
 def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[str] | None = None,

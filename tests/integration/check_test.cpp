@@ -113,8 +113,12 @@ import mudjack
 SCALE = 2.0
 
 
+def running(x):
+    return np.cumsum(x)
+
+
 def scaled(x):
-    return np.cumsum(x) * SCALE
+    return running(x) * SCALE
 
 
 r = mudjack.check(scaled, np.linspace(0, 1, 50, dtype=np.float32), quick=True, budget_ms=2)
