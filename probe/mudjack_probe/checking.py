@@ -113,9 +113,10 @@ def _check_signature(obj: Any, example: tuple[Any, ...], name: str) -> None:
 def _floating(x: Any) -> str | None:
     """The dtype name of a floating tensor or array, else None."""
     dtype = getattr(x, "dtype", None)
-    text = str(dtype).replace("torch.", "")
     if dtype is None or not hasattr(x, "shape"):
         return None
+    # numpy, jax and TensorFlow dtypes have a name; torch's print as "torch.float32".
+    text = getattr(dtype, "name", None) or str(dtype).replace("torch.", "")
     return text if text in FLOATS else None
 
 

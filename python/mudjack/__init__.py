@@ -33,6 +33,8 @@ from typing import Any
 
 __all__ = ["CheckError", "CheckResult", "Row", "check"]
 
+_FRAMEWORKS = ("numpy", "torch", "jax", "tensorflow")
+
 
 class CheckError(RuntimeError):
     """The engine refused the check (bad input, exit 2) or could not run it."""
@@ -95,18 +97,6 @@ def _binary() -> str:
     raise CheckError("no mudjack binary: set MUDJACK_BINARY, put mudjack on PATH, or build the repository")
 
 
-def _framework(obj: Any, inputs: tuple[Any, ...]) -> str:
-    for x in (obj, *inputs):
-        root = type(x).__module__.split(".")[0]
-        if root in ("torch", "jax", "jaxlib", "flax", "tensorflow", "keras"):
-            return {"jaxlib": "jax", "flax": "jax", "keras": "tensorflow"}.get(root, root)
-    if isinstance(obj, types.FunctionType):
-        for value in obj.__globals__.values():
-            if isinstance(value, types.ModuleType) and value.__name__.split(".")[0] in ("torch", "jax", "tensorflow"):
-                return value.__name__.split(".")[0]
-    return "numpy"
-
-
 def _source(obj: Any, name: str) -> str:
     """A module file defining `name` as `obj`: the function's source with the
     modules and picklable values it names, or a module instance unpickled."""
@@ -166,9 +156,10 @@ def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[
     (folder / "target.py").write_text(
         _source(fn, name) + f"\n\ndef {name}_inputs():\n    import pickle\n"
         f"    with open({str(folder / 'inputs.pkl')!r}, 'rb') as f:\n        return pickle.load(f)\n")
-    framework = _framework(fn, inputs)
-    args = [_binary(), "check", f"{folder / 'target.py'}:{name}", "--json", "--framework", framework,
-            "--python", f"{framework}={sys.executable}", "--out", out or str(folder / "results")]
+    # This interpreter, which made fn and its inputs, runs them whatever their framework.
+    args = [_binary(), "check", f"{folder / 'target.py'}:{name}", "--json",
+            "--out", out or str(folder / "results")]
+    args += [x for fw in _FRAMEWORKS for x in ("--python", f"{fw}={sys.executable}")]
     args += ["--quick"] if quick else []
     args += [x for d in devices or [] for x in ("--device", d)]
     args += ["--dtype", ",".join(dtypes)] if dtypes else []

@@ -23,16 +23,6 @@ struct PruneArgs {
   bool dry_run = false;
 };
 
-std::string size_text(int64_t bytes) {
-  char buf[32];
-  if (bytes < (1 << 20)) {
-    std::snprintf(buf, sizeof(buf), "%.1f KiB", static_cast<double>(bytes) / 1024);
-  } else {
-    std::snprintf(buf, sizeof(buf), "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-  }
-  return buf;
-}
-
 // Seconds since the epoch of an ISO 8601 UTC time ("2026-11-26T22:22:51.427Z"); 0 if unreadable.
 int64_t epoch_of(const std::string& iso) {
   std::tm tm{};
@@ -69,7 +59,7 @@ int prune(const PruneArgs& a) {
   const char* verb = a.dry_run ? "would remove" : "removed";
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
-    if (auto holder = run::lease_holder(*store, r.id)) continue;  // running now
+    if (run::lease_holder(*store, r.id)) continue;  // running now
     const fs::path dir = s.results_dir / "runs" / r.id;
     if (too_old(a, i, r)) {
       const auto bytes = run::disk_bytes(dir);

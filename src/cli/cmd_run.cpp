@@ -187,20 +187,8 @@ Started start(const RunArgs& a, const Settings& s, store::Store& store) {
 // What -x does not stop at: a pass, a case that could not be attempted here,
 // and an expected failure.
 bool passed_or_excused(const model::CaseResult& r, const std::vector<verdict::Expected>& expected) {
-  switch (r.outcome) {
-    case model::Outcome::kPass:
-    case model::Outcome::kUnavailable:
-    case model::Outcome::kSkip:
-      return true;
-    case model::Outcome::kFail:
-    case model::Outcome::kCrash:
-    case model::Outcome::kTimeout:
-    case model::Outcome::kMismatch:
-      return verdict::is_expected(expected, r);
-    case model::Outcome::kError:
-      return false;
-  }
-  return false;
+  if (r.outcome == model::Outcome::kError) return false;
+  return !model::is_failure(r.outcome) || verdict::is_expected(expected, r);
 }
 
 // Why no case could be attempted (every one unavailable or skipped): the

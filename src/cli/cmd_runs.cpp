@@ -17,12 +17,6 @@ std::string shown_state(store::Store& store, const model::RunInfo& r) {
   return r.state;
 }
 
-std::string mib(int64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-  return bytes > 0 && bytes < (1 << 20) ? "< 1 MiB" : buf;
-}
-
 int list_runs(const Common& c) {
   auto s = settings(c);
   auto store = open_existing_store(s.results_dir);
@@ -61,7 +55,7 @@ int list_runs(const Common& c) {
     const auto done = std::to_string(n.results) + "/" + std::to_string(n.planned);
     std::printf("%-22s %-10s %-11s %-25s %-13s %s\n", r.id.c_str(), r.suite.c_str(), state.c_str(),
                 r.created_at.c_str(), done.c_str(),
-                mib(run::disk_bytes(s.results_dir / "runs" / r.id / "artifacts")).c_str());
+                size_text(run::disk_bytes(s.results_dir / "runs" / r.id / "artifacts")).c_str());
   }
   for (const auto& id : resumable) {
     std::printf("resume %s: mudjack run --resume %s --out %s\n", id.c_str(), id.c_str(),

@@ -128,6 +128,19 @@ std::string resolve_run_id(store::Store& store, const std::string& id, const fs:
   return id;
 }
 
+std::string size_text(int64_t bytes) {
+  const char* unit = "B";
+  double value = static_cast<double>(bytes);
+  for (const char* next : {"KiB", "MiB", "GiB", "TiB"}) {
+    if (value < 1024) break;
+    value /= 1024;
+    unit = next;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f %s", value, unit);
+  return buf;
+}
+
 std::string& invocation() {
   static std::string line;
   return line;

@@ -67,6 +67,9 @@ void check_intolerable(const Common& c);
 
 std::vector<std::string> split_commas(const std::vector<std::string>& items);
 
+// Bytes on disk as a person reads them: "85.7 KiB", "2.4 GiB".
+std::string size_text(int64_t bytes);
+
 // Creates the results folder if needed; FatalError if it is not writable.
 std::unique_ptr<store::Store> open_store(const std::filesystem::path& results_dir);
 // For commands that read results: a missing database is an error, not a new one.

@@ -36,11 +36,6 @@ size_t utf8_sequence(std::string_view text, size_t i, uint32_t* code) {
   return n;
 }
 
-bool is_failure(model::Outcome o) {
-  return o == model::Outcome::kFail || o == model::Outcome::kCrash ||
-         o == model::Outcome::kTimeout || o == model::Outcome::kMismatch;
-}
-
 }  // namespace
 
 std::string terminal_safe(std::string_view text) {
@@ -83,7 +78,7 @@ void Progress::on_result(const model::CaseResult& r) {
   ++done_;
   ++done_here_;
   ++device_done_[r.device];
-  if (is_failure(r.outcome)) ++failed_;
+  if (model::is_failure(r.outcome)) ++failed_;
   if (r.outcome == model::Outcome::kError) ++errors_;
   if (tty_) {
     redraw();
@@ -91,7 +86,7 @@ void Progress::on_result(const model::CaseResult& r) {
   }
   std::string detail;
   if (r.latency.stats) detail = util::format_ns(r.latency.stats->median_ns);
-  if (is_failure(r.outcome) || r.outcome == model::Outcome::kUnavailable ||
+  if (model::is_failure(r.outcome) || r.outcome == model::Outcome::kUnavailable ||
       r.outcome == model::Outcome::kSkip || r.outcome == model::Outcome::kError) {
     std::string kind(model::to_string(r.error.kind));
     detail = (kind.empty() ? "" : kind + ": ") + r.error.message.substr(0, 100);

@@ -77,6 +77,13 @@ inline constexpr std::array<Verdict, 7> kVerdicts = {
 // looked at the answer.
 enum class Check { kNone, kReference, kProperty, kBaseline };
 
+// The framework's failures: fail, crash, timeout, mismatch (not a pass, a
+// case that could not be attempted here, or the suite's own error).
+constexpr bool is_failure(Outcome o) {
+  return o == Outcome::kFail || o == Outcome::kCrash || o == Outcome::kTimeout ||
+         o == Outcome::kMismatch;
+}
+
 std::string_view to_string(Outcome o);
 std::string_view to_string(ErrorKind k);
 std::string_view to_string(Verdict v);

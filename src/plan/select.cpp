@@ -84,19 +84,7 @@ std::vector<model::CaseInfo> only(const std::vector<model::CaseInfo>& cases,
 std::set<std::string> failed_ids(const std::vector<model::CaseResult>& results) {
   std::set<std::string> ids;
   for (const auto& r : results) {
-    switch (r.outcome) {
-      case model::Outcome::kFail:
-      case model::Outcome::kCrash:
-      case model::Outcome::kTimeout:
-      case model::Outcome::kMismatch:
-      case model::Outcome::kError:
-        ids.insert(r.info.id);
-        break;
-      case model::Outcome::kPass:
-      case model::Outcome::kUnavailable:
-      case model::Outcome::kSkip:
-        break;
-    }
+    if (model::is_failure(r.outcome) || r.outcome == model::Outcome::kError) ids.insert(r.info.id);
   }
   return ids;
 }

@@ -34,11 +34,6 @@ std::string text(std::string_view s) {
   return xml_escape(s, false);
 }
 
-bool is_failure(model::Outcome o) {
-  return o == model::Outcome::kFail || o == model::Outcome::kCrash ||
-         o == model::Outcome::kTimeout || o == model::Outcome::kMismatch;
-}
-
 bool is_skipped(model::Outcome o) {
   return o == model::Outcome::kSkip || o == model::Outcome::kUnavailable;
 }
@@ -203,7 +198,7 @@ std::string to_junit(const model::RunInfo& run, const std::vector<model::CaseRes
     }
     Suite& suite = suites[it->second];
     suite.cases.push_back(&r);
-    if (is_failure(r.outcome)) {
+    if (model::is_failure(r.outcome)) {
       ++suite.failures;
     }
     if (is_skipped(r.outcome)) {
@@ -251,7 +246,7 @@ std::string to_junit(const model::RunInfo& run, const std::vector<model::CaseRes
       out += "    <testcase classname=\"" + attr(classname(r->info)) + "\" name=\"" +
              attr(r->info.variant.empty() ? r->info.id : r->info.variant) + "\" time=\"" +
              seconds(r->wall_s) + "\"";
-      if (is_failure(r->outcome)) {
+      if (model::is_failure(r->outcome)) {
         out += ">\n      <failure type=\"" + attr(model::to_string(r->outcome)) + "\" message=\"" +
                attr(failure_message(*r)) + "\">" + text(failure_body(*r)) +
                "</failure>\n    </testcase>\n";

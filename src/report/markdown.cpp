@@ -193,24 +193,6 @@ std::string header(const verdict::Judged& j) {
   return out;
 }
 
-// The first case behind a verdict that did not pass.
-const model::CaseResult* first_failing(const verdict::Judged& j, const model::VerdictRow& v) {
-  for (const auto* ids : {&v.failing, &v.mismatching}) {
-    for (const auto& id : *ids) {
-      for (const auto& r : j.cases) {
-        if (r.info.id == id && r.device == v.device) return &r;
-      }
-    }
-  }
-  for (const auto& r : j.cases) {
-    if (r.info.framework == v.framework && r.info.function == v.function && r.device == v.device &&
-        r.outcome != model::Outcome::kPass) {
-      return &r;
-    }
-  }
-  return nullptr;
-}
-
 std::string not_portable_item(const verdict::Judged& j, const model::VerdictRow& v) {
   std::string out = "- **" + escape(v.framework) + "** " + code(v.function) + " on " +
                     code(v.device) + ": " + words(model::to_string(v.verdict));

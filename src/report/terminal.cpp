@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <map>
-#include <utility>
 #include <vector>
 
 #include "report/text.hpp"
@@ -58,33 +56,21 @@ std::string suite_errors(const verdict::Judged& judged, size_t limit) {
          " (the suite's own code, not the framework; no verdict counts them)\n" + out;
 }
 
-// The first case of `row` that did not pass, with its error: failures first.
-const model::CaseResult* first_bad(
-    const model::VerdictRow& row,
-    const std::map<std::pair<std::string, std::string>, const model::CaseResult*>& index) {
-  for (const auto* ids : {&row.failing, &row.mismatching}) {
-    for (const auto& id : *ids) {
-      if (auto it = index.find({id, row.device}); it != index.end()) return it->second;
-    }
-  }
-  return nullptr;
-}
-
 std::string row_line(const model::VerdictRow& row, const model::CaseResult* bad) {
   std::string line = "  " + padded(words(model::to_string(row.verdict)), 19, false) + " " +
                      plain(row.function) + " on " + plain(row.device);
   if (!row.failing.empty()) line += ", " + std::to_string(row.failing.size()) + " failed";
   if (!row.mismatching.empty()) line += ", " + std::to_string(row.mismatching.size()) + " diverged";
   line += " of " + std::to_string(row.cases);
-  if (bad != nullptr) {
+  if (row.verdict == model::Verdict::kUnverified) {
+    line += ": " + std::to_string(row.unchecked) + " passes checked by nothing";
+  } else if (bad != nullptr) {
     // A mismatch's kind says nothing ("other"): its message does.
     std::string kind(bad->outcome == model::Outcome::kMismatch ? ""
                                                                : model::to_string(bad->error.kind));
     line += "\n      " + std::string(model::to_string(bad->outcome)) +
             (kind.empty() ? "" : " " + kind) + ": " + failure_text(*bad, 160) + "  [" +
             plain(bad->info.id) + "]";
-  } else if (row.verdict == model::Verdict::kUnverified) {
-    line += ": " + std::to_string(row.unchecked) + " passes checked by nothing";
   } else if (!row.reason.empty()) {
     line += ": " + one_line(row.reason, 160);
   }
@@ -94,8 +80,6 @@ std::string row_line(const model::VerdictRow& row, const model::CaseResult* bad)
 }  // namespace
 
 std::string short_summary(const verdict::Judged& judged, size_t limit) {
-  std::map<std::pair<std::string, std::string>, const model::CaseResult*> index;
-  for (const auto& r : judged.cases) index[{r.info.id, r.device}] = &r;
   // Worst first: failures, divergences, latency, then passes nobody checked.
   constexpr std::array<model::Verdict, 5> kShown = {
       model::Verdict::kCompleteFailure, model::Verdict::kPartialFailure, model::Verdict::kDivergent,
@@ -105,7 +89,7 @@ std::string short_summary(const verdict::Judged& judged, size_t limit) {
   for (auto v : kShown) {
     for (const auto& row : judged.verdicts) {
       if (row.verdict != v) continue;
-      if (n++ < limit) rows += row_line(row, first_bad(row, index));
+      if (n++ < limit) rows += row_line(row, first_failing(judged, row));
     }
   }
   if (n > limit) rows += "  ... and " + std::to_string(n - limit) + " more (summary.md)\n";

@@ -161,6 +161,23 @@ std::string failure_text(const model::CaseResult& r, size_t max_bytes) {
   return text.empty() ? detail : detail + ": " + text;
 }
 
+const model::CaseResult* first_failing(const verdict::Judged& j, const model::VerdictRow& v) {
+  for (const auto* ids : {&v.failing, &v.mismatching}) {
+    for (const auto& id : *ids) {
+      for (const auto& r : j.cases) {
+        if (r.info.id == id && r.device == v.device) return &r;
+      }
+    }
+  }
+  for (const auto& r : j.cases) {
+    if (r.info.framework == v.framework && r.info.function == v.function && r.device == v.device &&
+        r.outcome != model::Outcome::kPass) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
 std::string words(std::string_view name) {
   std::string s(name);
   std::replace(s.begin(), s.end(), '_', ' ');

@@ -39,6 +39,11 @@ std::string listed_missing_line(const verdict::Judged& judged);
 std::string divergence_line(const verdict::Judged& judged);
 std::string lacking_line(const verdict::Judged& judged);
 
+// The first case behind verdict `v` that did not pass: a failing, then a
+// mismatching case (VerdictRow::failing, ::mismatching), else any other of
+// its cases on its device that is no pass; nullptr when none.
+const model::CaseResult* first_failing(const verdict::Judged& j, const model::VerdictRow& v);
+
 // "partial_failure" -> "partial failure".
 std::string words(std::string_view name);
 

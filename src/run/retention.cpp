@@ -7,11 +7,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool passed(model::Outcome o) {
-  return o == model::Outcome::kPass || o == model::Outcome::kUnavailable ||
-         o == model::Outcome::kSkip;
-}
-
 // Every output file a result names: its own, its reference's, its strict run's.
 std::vector<std::string> output_paths(const model::CaseResult& r) {
   std::vector<std::string> paths;
@@ -73,15 +68,21 @@ Pruned prune_outputs(const fs::path& run_dir, const std::vector<model::CaseResul
   const fs::path artifacts = run_dir / "artifacts";
   if (keep == Keep::kAll) return pruned;
   if (keep == Keep::kNone) {
-    pruned.bytes = disk_bytes(artifacts);
     std::error_code ec;
-    const auto n = fs::remove_all(artifacts, ec);
-    pruned.files = ec ? 0 : static_cast<int64_t>(n);
+    std::vector<fs::path> files;
+    for (fs::recursive_directory_iterator it(artifacts, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      if (it->is_regular_file(ec)) files.push_back(it->path());
+    }
+    for (const auto& file : files) remove(file, pruned);
+    fs::remove_all(artifacts, ec);
     return pruned;
   }
   std::set<std::string> failing;
   for (const auto& r : results) {
-    if (!passed(r.outcome)) failing.insert(r.info.id);
+    if (model::is_failure(r.outcome) || r.outcome == model::Outcome::kError) {
+      failing.insert(r.info.id);
+    }
   }
   for (const auto& r : results) {
     if (failing.contains(r.info.id)) continue;

@@ -15,15 +15,6 @@ bool matches(const Expected& e, const std::string& case_id, const std::string& d
          ::fnmatch(e.pattern.c_str(), case_id.c_str(), 0) == 0;
 }
 
-bool passed(model::Outcome o) {
-  return o == model::Outcome::kPass;
-}
-
-bool failed(model::Outcome o) {
-  return o == model::Outcome::kFail || o == model::Outcome::kCrash ||
-         o == model::Outcome::kTimeout || o == model::Outcome::kMismatch;
-}
-
 }  // namespace
 
 std::vector<Expected> read_expected(const std::filesystem::path& file) {
@@ -60,8 +51,8 @@ ExpectedReport check_expected(const std::vector<Expected>& expected,
   ExpectedReport report;
   for (const auto& r : results) {
     if (!is_expected(expected, r)) continue;
-    if (failed(r.outcome)) report.still_failing.push_back(&r);
-    if (passed(r.outcome)) report.passing.push_back(&r);
+    if (model::is_failure(r.outcome)) report.still_failing.push_back(&r);
+    if (r.outcome == model::Outcome::kPass) report.passing.push_back(&r);
   }
   return report;
 }
