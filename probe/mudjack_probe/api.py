@@ -45,6 +45,13 @@ WIDE = {"float16": "float64", "bfloat16": "float64", "float32": "float64", "floa
 """The dtype a floating or complex case is widened to for its float64 reference."""
 
 MODES = ("eager", "compiled")
+POLICIES = ("timed", "once")
+"""How a case is run (docs/design.md, "run policy"): `timed` measures it
+(cold call, warm-up, adaptive blocks, rounds); `once` calls it once and
+judges the answer, no timing loop (whole-surface suites, tens of thousands
+of cases). A run may override every case's policy (`mudjack run --policy`)."""
+DEVICE_KINDS = ("cpu", "cuda", "rocm", "tpu")
+"""The device kinds a case's `claims` may name (a device id's prefix)."""
 COMPILERS = {
     "torch": "torch.compile",
     "jax": "jax.jit",
@@ -270,6 +277,10 @@ class CaseDef:
     excused: dict[str, str] = field(default_factory=dict)
     grid: bool = False  # generated for the dtype grid (`Cases.case(grid=...)`)
     invalid: str = ""  # why the declaration is wrong (an unknown dtype): the case is a suite error
+    policy: str = "timed"  # `POLICIES`
+    # Device kind -> whether the framework claims the case's dtype there (its
+    # own op database's word); a kind left out: no claim known.
+    claims: dict[str, bool] = field(default_factory=dict)
 
     def metadata(self) -> dict[str, Any]:
         return {
@@ -293,6 +304,8 @@ class CaseDef:
             "excused": dict(self.excused),
             "grid": self.grid,
             **({"invalid": self.invalid} if self.invalid else {}),
+            **({"policy": self.policy} if self.policy != "timed" else {}),
+            **({"claims": dict(self.claims)} if self.claims else {}),
         }
 
 
@@ -529,6 +542,8 @@ class Cases:
         tags: Iterable[str] = (),
         grid: str | None = None,
         reduction: int | Callable[[Any, dict[str, Any]], int] | None = None,
+        policy: str = "timed",
+        claims: Mapping[str, Iterable[str]] | None = None,
     ) -> Callable[[Callable[[Ctx], Call]], Callable[[Ctx], Call]]:
         """Declare the cross product dtype x shape x params x mode as cases.
 
@@ -548,8 +563,20 @@ class Cases:
         `(dims, params) -> int`; the engine's accuracy bound grows as
         sqrt(reduction). Left out, the engine uses its default for the
         function's op family.
+        `policy` is how the cases run (`POLICIES`: "once" for whole-surface
+        suites). `claims` is what the framework itself says the function
+        supports: {device kind: the dtypes it claims there} (`DEVICE_KINDS`),
+        from its own op database; each case records whether its dtype is
+        claimed on each kind named, and reports set that claim against what
+        happened.
         """
         shapes = dict(shape) if shape else {"default": ()}
+        if policy not in POLICIES:
+            raise ValueError(f"{function}: policy {policy!r} is not one of {POLICIES}")
+        claimed = {k: frozenset(v) for k, v in (claims or {}).items()}
+        for k in claimed:
+            if k not in DEVICE_KINDS:
+                raise ValueError(f"{function}: claims name device kind {k!r}, not one of {DEVICE_KINDS}")
         grid_params = dict(params) if params else {}
         for m in mode:
             if m not in MODES:
@@ -601,6 +628,8 @@ class Cases:
                         reduction=int(reduction(sval, p)) if callable(reduction) else reduction,
                         grid=generated,
                         invalid=_dtype_mistake(d),
+                        policy=policy,
+                        claims={k: d in v for k, v in claimed.items()},
                     )
                 )
             return body

@@ -38,6 +38,10 @@ class Policy:
     # the timing only (no outputs, checks or references); the engine
     # interleaves rounds across cases and keeps the case's first outcome.
     timing_only: bool = False
+    # The run policy `once` (protocol 1.6): one call, judged; no warm-up,
+    # no timing loop, no drift detector, no device timer. The call's time
+    # is reported as `cold_ns` and no samples.
+    once: bool = False
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> Policy:
@@ -50,6 +54,7 @@ class Policy:
                 setattr(p, key, int(d[key]))
         p.reference = bool(d.get("reference", False))
         p.timing_only = bool(d.get("timing_only", False))
+        p.once = bool(d.get("once", False))
         if p.min_samples < 1 or p.max_samples < p.min_samples:
             raise ValueError(f"bad policy: min_samples={p.min_samples} max_samples={p.max_samples}")
         return p
@@ -132,6 +137,18 @@ def measure(
         except Exception as exc:  # the host timing stands; the record says why there is no device time
             timing["device_error"] = _error("other", exc)["message"]
     return out, timing
+
+
+def once(fn: Callable[[], Any], sync: Callable[[], None],
+         block: Callable[[Any], None] = lambda out: None) -> tuple[Any, dict[str, Any]]:
+    """The `once` policy: one synchronised call, its output and its time
+    (`cold_ns`, compilation and first-call costs included), no samples."""
+    sync()
+    t0 = time.perf_counter_ns()
+    out = fn()
+    block(out)
+    sync()
+    return out, {"cold_ns": time.perf_counter_ns() - t0, "samples_ns": [], "calls_per_sample": 1, "warmup_calls": 0}
 
 
 def detector_ns(adapter: Any) -> float | None:
@@ -219,10 +236,14 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
             if case.mode == "compiled" and not call.compiled_by_case:
                 fn = adapter.compile(fn)
             args = call.args
-            out, timing = measure(lambda: fn(*args), adapter.sync, policy, adapter.block,
-                                  None if policy.timing_only else adapter.device_timer())
+            if policy.once:
+                out, timing = once(lambda: fn(*args), adapter.sync, adapter.block)
+            else:
+                out, timing = measure(lambda: fn(*args), adapter.sync, policy, adapter.block,
+                                      None if policy.timing_only else adapter.device_timer())
             result.update(timing)
-            result["drift_ns"] = detector_ns(adapter)
+            if not policy.once:
+                result["drift_ns"] = detector_ns(adapter)
             if policy.timing_only:  # a later round: the timing is all the engine asked for
                 result["status"] = "pass"
                 return result
