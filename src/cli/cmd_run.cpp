@@ -43,6 +43,7 @@ struct RunArgs {
   bool exitfirst = false;            // stop at the first case that does not pass
   std::optional<std::string> xfail;  // expected-failures file
   std::optional<std::string> keep_outputs;
+  std::optional<std::string> policy;  // every case's run policy (else as each declares)
 };
 
 std::string with_default(const std::string& what, double value) {
@@ -112,6 +113,7 @@ run::RunOptions options_of(const RunArgs& a, const Settings& s) {
   o.no_baseline = a.no_baseline;
   o.command = invocation();
   o.keep_outputs = a.keep_outputs.value_or(o.keep_outputs);
+  o.policy = a.policy.value_or(o.policy);
   if (auto why = run::invalid(o)) throw util::FatalError(*why);
   return o;
 }
@@ -356,6 +358,10 @@ void add_run_flags(CLI::App* c, RunArgs& a) {
   c->add_option("--keep-outputs", a.keep_outputs,
                 "Saved outputs kept once the run is complete: failing (default: what findings and "
                 "repro need), all, none");
+  c->add_option("--policy", a.policy,
+                "Run every case timed (measured) or once (one call, judged, no timing); default: "
+                "as each suite declares (whole-surface suites: once)")
+      ->check(CLI::IsMember({"timed", "once"}));
   c->add_flag("--last-failed", a.last_failed,
               "Only the cases that did not pass in the newest run here (all when none failed)");
   c->add_flag("-x,--exitfirst", a.exitfirst,

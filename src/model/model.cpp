@@ -1,5 +1,6 @@
 #include "model/model.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -160,9 +161,15 @@ void accuracy_from_json(const nlohmann::json& j, Numeric& n) {
 }
 
 nlohmann::json oracle_meta_to_json(const CaseInfo& c) {
-  return {{"reduction", c.reduction ? nlohmann::json(*c.reduction) : nlohmann::json(nullptr)},
-          {"excused", c.excused.is_object() ? c.excused : nlohmann::json::object()},
-          {"grid", c.grid}};
+  nlohmann::json j = {
+      {"reduction", c.reduction ? nlohmann::json(*c.reduction) : nlohmann::json(nullptr)},
+      {"excused", c.excused.is_object() ? c.excused : nlohmann::json::object()},
+      {"grid", c.grid}};
+  // Written only when they say something, so the paper suite's records keep
+  // their size; a reader takes the defaults when they are absent.
+  if (c.policy != "timed") j["policy"] = c.policy;
+  if (c.claims.is_object() && !c.claims.empty()) j["claims"] = c.claims;
+  return j;
 }
 
 void oracle_meta_from_json(const nlohmann::json& j, CaseInfo& c) {
@@ -172,6 +179,26 @@ void oracle_meta_from_json(const nlohmann::json& j, CaseInfo& c) {
   }
   if (auto it = j.find("excused"); it != j.end() && it->is_object()) c.excused = *it;
   c.grid = j.value("grid", false);
+  c.policy = policy_from_json(j);
+  c.claims = claims_from_json(j);
+}
+
+std::string policy_from_json(const nlohmann::json& j) {
+  auto it = j.find("policy");
+  if (it == j.end() || !it->is_string()) return "timed";
+  const auto p = it->get<std::string>();
+  return std::find(std::begin(kPolicies), std::end(kPolicies), p) != std::end(kPolicies) ? p
+                                                                                         : "timed";
+}
+
+nlohmann::json claims_from_json(const nlohmann::json& j) {
+  nlohmann::json out = nlohmann::json::object();
+  auto it = j.find("claims");
+  if (it == j.end() || !it->is_object()) return out;
+  for (const auto& [kind, claimed] : it->items()) {
+    if (claimed.is_boolean()) out[kind] = claimed;
+  }
+  return out;
 }
 
 namespace {

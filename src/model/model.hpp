@@ -33,7 +33,7 @@ inline constexpr std::string_view kSchemaVersion = "1.4";
 // 1.5 each case's `latency.timing` (class, rounds, spread, drift,
 // disturbances) and the run's `rounds`; 1.6 the outcome `error` (the suite's
 // own code is wrong) and its count.
-inline constexpr std::string_view kResultsSchemaVersion = "1.6";
+inline constexpr std::string_view kResultsSchemaVersion = "1.7";
 
 // The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.
@@ -126,7 +126,17 @@ struct CaseInfo {
   // list (no_tensor_input, integer_only, string_only, dtype_fixed_by_api).
   nlohmann::json excused = nlohmann::json::object();
   bool grid = false;  // generated for the dtype grid
+  // The run policy the case declares (docs/design.md): "timed" (measured:
+  // cold call, warm-up, blocks, rounds) or "once" (one call, judged; the
+  // whole-surface suites). A run may override it (RunOptions::policy).
+  std::string policy = "timed";
+  // What the framework's own op database claims: device kind ("cpu",
+  // "cuda") -> whether the case's dtype is supported there. A kind left out:
+  // no claim known. verdict::claims() sets it against what happened.
+  nlohmann::json claims = nlohmann::json::object();
 };
+
+inline constexpr std::string_view kPolicies[] = {"timed", "once"};
 
 // One device as a probe reports it in `hello`.
 struct DeviceInfo {
@@ -220,9 +230,14 @@ struct Numeric {
 // store and results.json; the reader tolerates any missing field.
 nlohmann::json accuracy_to_json(const Numeric& n);
 void accuracy_from_json(const nlohmann::json& j, Numeric& n);
-// CaseInfo's oracle metadata (reduction, excused, grid) likewise.
+// CaseInfo's metadata beyond its columns (reduction, excused, grid; policy
+// and claims, schema 1.7) likewise.
 nlohmann::json oracle_meta_to_json(const CaseInfo& c);
 void oracle_meta_from_json(const nlohmann::json& j, CaseInfo& c);
+// A record's `policy` ("timed" when absent or not one of kPolicies) and
+// `claims` (only its boolean entries; empty when absent).
+std::string policy_from_json(const nlohmann::json& j);
+nlohmann::json claims_from_json(const nlohmann::json& j);
 
 // The outcome of one (case, device) in one run.
 struct CaseResult {

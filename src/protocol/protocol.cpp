@@ -73,7 +73,7 @@ std::vector<model::OutputRef> outputs_of(const json& j) {
 json Policy::to_json() const {
   return {{"budget_ms", budget_ms},    {"min_samples", min_samples}, {"max_samples", max_samples},
           {"warmup_ms", warmup_ms},    {"block_ms", block_ms},       {"reference", reference},
-          {"timing_only", timing_only}};
+          {"timing_only", timing_only}, {"once", once}};
 }
 
 model::DeviceInfo device_from_json(const json& j) {
@@ -116,6 +116,8 @@ model::CaseInfo case_from_json(const json& j) {
   }
   if (auto it = j.find("excused"); it != j.end() && it->is_object()) c.excused = *it;
   c.grid = j.value("grid", false);
+  c.policy = model::policy_from_json(j);  // 1.6
+  c.claims = model::claims_from_json(j);  // 1.6
   return c;
 }
 
@@ -253,7 +255,7 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
   if (auto it = j->find("metrics"); it != j->end()) r.metrics = model::metrics_from_json(*it);
   for (const char* key : {"warmup_calls", "case_ns", "output_device", "checks", "fallback",
                           "device_unusable", "reference", "strict", "skipped_outputs", "enqueue_ns",
-                          "device_samples_ns", "device_error", "drift_ns"}) {
+                          "device_samples_ns", "device_error", "drift_ns", "kernels"}) {
     if (j->contains(key) && !(*j)[key].is_null()) r.extra[key] = (*j)[key];
   }
   p.value = std::move(r);

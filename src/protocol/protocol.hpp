@@ -22,9 +22,12 @@ inline constexpr int kVersion = 1;
 // result and `kind` to each check; 1.3 references and strict runs; 1.4
 // `enqueue_ns`, `device_samples_ns`, `device_error`, `drift_ns` in the
 // result and `timing_only` in the policy; 1.5 the status `error` (the
-// suite's own code is wrong) and a case's `invalid` in the listing. A probe's hello carries its
-// minor as `protocol_minor` (absent: 0); every minor of version 1 is accepted.
-inline constexpr int kMinorVersion = 5;
+// suite's own code is wrong) and a case's `invalid` in the listing; 1.6 a
+// case's `policy` and `claims` in the listing, `once` in the policy and
+// `kernels` (a kernel registry's prediction) in the result. A probe's hello
+// carries its minor as `protocol_minor` (absent: 0); every minor of version
+// 1 is accepted.
+inline constexpr int kMinorVersion = 6;
 
 // The longest one-line `engine_fault` kept (longer ones are cut).
 inline constexpr size_t kMaxFaultBytes = 500;
@@ -66,6 +69,9 @@ struct Policy {
   // A later timing round (1.4): the probe builds and times the case and
   // reports its timing only (no outputs, checks, references).
   bool timing_only = false;
+  // The run policy `once` (1.6): one call, judged, no warm-up, no timing
+  // loop; its time is the cold call's.
+  bool once = false;
   nlohmann::json to_json() const;
 };
 

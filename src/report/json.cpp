@@ -417,6 +417,29 @@ json run_to_json(const model::RunInfo& run) {
   };
 }
 
+// framework -> device -> {agrees, claimed_failing: [...], unclaimed_working: [...]} (1.7).
+json claims_to_json(const verdict::Judged& judged) {
+  const auto row = [](const verdict::ClaimRow* r) {
+    json j = {{"function", r->function}, {"dtype", r->dtype},   {"ran", r->ran},
+              {"failed", r->failed},     {"case", r->case_id}};
+    if (!r->error.empty()) j["error"] = r->error;
+    return j;
+  };
+  json out = json::object();
+  for (const auto& [framework, by_device] : verdict::tally(judged.claims)) {
+    for (const auto& [device, t] : by_device) {
+      json failing = json::array();
+      json working = json::array();
+      for (const auto* r : t.claimed_failing) failing.push_back(row(r));
+      for (const auto* r : t.unclaimed_working) working.push_back(row(r));
+      out[framework][device] = {{"agrees", t.agrees},
+                                {"claimed_failing", std::move(failing)},
+                                {"unclaimed_working", std::move(working)}};
+    }
+  }
+  return out;
+}
+
 json ratio_to_json(const verdict::CaseRatio* q) {
   if (q == nullptr) return nullptr;
   return {{"baseline", q->baseline},
@@ -446,6 +469,7 @@ json to_json(const verdict::Judged& judged) {
   doc["verdicts"] = std::move(vs);
   doc["counts"] = counts_to_json(judged);
   doc["reasons"] = reasons_to_json(judged);
+  if (!judged.claims.empty()) doc["claims"] = claims_to_json(judged);
   return doc;
 }
 

@@ -211,6 +211,58 @@ std::string not_portable_item(const verdict::Judged& j, const model::VerdictRow&
   return out;
 }
 
+// Claimed versus actual support: counts per framework and device, then up
+// to kClaimExamples rows of each disagreement (results.json has them all).
+constexpr size_t kClaimExamples = 25;
+
+std::string claim_items(const std::vector<const verdict::ClaimRow*>& rows) {
+  std::string out;
+  for (size_t i = 0; i < rows.size() && i < kClaimExamples; ++i) {
+    const auto& r = *rows[i];
+    out += "  - " + code(r.function) + " " + code(r.dtype) + ": " + std::to_string(r.ran) +
+           " ran, " + std::to_string(r.failed) + " failed; " + code(r.case_id);
+    if (!r.error.empty()) out += " — " + escape(one_line(r.error));
+    out += "\n";
+  }
+  if (rows.size() > kClaimExamples) {
+    out += "  - ... and " + std::to_string(rows.size() - kClaimExamples) +
+           " more (results.json, `claims`)\n";
+  }
+  return out;
+}
+
+std::string claims_section(const verdict::Judged& j) {
+  const auto tallies = verdict::tally(j.claims);
+  if (tallies.empty()) return "";
+  std::string out =
+      "\n## Claimed vs actual support\n\nWhat each framework's own op database claims for a "
+      "dtype on a device kind, against what its cases did there: *claimed but failing* has a "
+      "case that failed (fail, crash, timeout); *working but unclaimed* ran every case without "
+      "a failure. Wrong answers are divergences, judged above, not a support question.\n\n"
+      "| framework | device | agree | claimed but failing | working but unclaimed |\n"
+      "|---|---|---:|---:|---:|\n";
+  for (const auto& [framework, by_device] : tallies) {
+    for (const auto& [device, t] : by_device) {
+      out += "| " + escape(framework) + " | " + code(device) + " | " + std::to_string(t.agrees) +
+             " | " + std::to_string(t.claimed_failing.size()) + " | " +
+             std::to_string(t.unclaimed_working.size()) + " |\n";
+    }
+  }
+  for (const auto& [framework, by_device] : tallies) {
+    for (const auto& [device, t] : by_device) {
+      if (!t.claimed_failing.empty()) {
+        out += "\n- " + escape(framework) + " on " + code(device) + ", claimed but failing:\n" +
+               claim_items(t.claimed_failing);
+      }
+      if (!t.unclaimed_working.empty()) {
+        out += "\n- " + escape(framework) + " on " + code(device) +
+               ", working but unclaimed:\n" + claim_items(t.unclaimed_working);
+      }
+    }
+  }
+  return out;
+}
+
 std::string not_portable(const verdict::Judged& j) {
   std::vector<const model::VerdictRow*> bad;
   for (const auto& v : j.verdicts) {
@@ -242,7 +294,7 @@ std::string to_markdown(const verdict::Judged& j) {
   if (auto missing = listed_missing_line(j); !missing.empty()) out += "\n" + escape(missing);
   if (auto line = divergence_line(j); !line.empty()) out += "\n" + escape(line);
   if (auto line = lacking_line(j); !line.empty()) out += "\n" + escape(line);
-  return out + not_portable(j) + capability_markdown(j.cases);
+  return out + claims_section(j) + not_portable(j) + capability_markdown(j.cases);
 }
 
 }  // namespace mudjack::report

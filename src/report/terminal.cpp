@@ -135,6 +135,7 @@ std::string to_terminal(const verdict::Judged& judged, const std::filesystem::pa
   out += listed_missing_line(judged);
   out += divergence_line(judged);
   out += lacking_line(judged);
+  out += claims_lines(judged);
   out += "reports: " + run_dir.string() +
          "/{results.json,results.csv,junit.xml,summary.md,report.html}\n";
   return out;

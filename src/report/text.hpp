@@ -38,6 +38,11 @@ std::string listed_missing_line(const verdict::Judged& judged);
 // one line each, empty when there are none.
 std::string divergence_line(const verdict::Judged& judged);
 std::string lacking_line(const verdict::Judged& judged);
+// Claimed versus actual support (verdict/claims.hpp), one line per
+// framework and device: "claimed vs actual, torch on cuda:0: 4210 agree,
+// 12 claimed but failing (e.g. linalg.svd float16), 40 working but
+// unclaimed (e.g. ...)\n". Empty when no case carries claims.
+std::string claims_lines(const verdict::Judged& judged);
 
 // The first case behind verdict `v` that did not pass: a failing, then a
 // mismatching case (VerdictRow::failing, ::mismatching), else any other of

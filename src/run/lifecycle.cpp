@@ -74,6 +74,7 @@ supervisor::RunSpec spec_of(const Prepared& run, const plan::Discovery& discover
   spec.seed = o.seed;
   spec.parallel = !o.serial;
   spec.rounds = o.rounds;
+  spec.policy_override = o.policy;
   return spec;
 }
 

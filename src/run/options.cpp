@@ -62,6 +62,11 @@ std::optional<std::string> invalid(const RunOptions& o) {
     return "keep_outputs must be one of " + std::string(kKeepNames) + ", got '" + o.keep_outputs +
            "'";
   }
+  if (!o.policy.empty() &&
+      std::find(std::begin(model::kPolicies), std::end(model::kPolicies), o.policy) ==
+          std::end(model::kPolicies)) {
+    return "policy must be timed or once, got '" + o.policy + "'";
+  }
   // 0: the default limit (default_memory_limit_bytes()).
   if (o.memory_limit_bytes != 0 &&
       (o.memory_limit_bytes < 0 || o.memory_limit_bytes > mb_to_bytes(kMemoryLimitRangeMb.high))) {
@@ -98,6 +103,7 @@ json to_json(const RunOptions& o) {
   if (!o.narrowed.empty()) j["narrowed"] = o.narrowed;
   if (!o.command.empty()) j["command"] = o.command;
   j["keep_outputs"] = o.keep_outputs;
+  if (!o.policy.empty()) j["policy"] = o.policy;
   return j;
 }
 
@@ -137,6 +143,7 @@ RunOptions from_json(const json& stored, const std::string& baseline) {
   o.narrowed = stored.value("narrowed", o.narrowed);
   o.command = stored.value("command", o.command);
   o.keep_outputs = stored.value("keep_outputs", o.keep_outputs);
+  o.policy = stored.value("policy", o.policy);
   return o;
 }
 

@@ -49,6 +49,9 @@ struct RunOptions {
   std::string command;  // the command line that made the run ("" for the API)
   // Saved outputs kept once the run is complete (run/retention.hpp).
   std::string keep_outputs = "failing";
+  // The run policy of every case: "" runs each case as it declares
+  // (CaseInfo::policy), "timed" or "once" overrides them all.
+  std::string policy;
 };
 
 // 3/4 of this machine's RAM: the memory limit when none is given.

@@ -84,7 +84,8 @@ const std::set<std::string>& known_fields() {
   static const std::set<std::string> fields = {
       "suite",    "suites",    "framework", "frameworks",  "device",      "devices",     "filter",
       "params",   "timeout_s", "budget_ms", "warmup_ms",   "min_samples", "max_samples", "seed",
-      "baseline", "serial",    "resume",    "no_baseline", "rounds"};
+      "baseline", "serial",    "resume",    "no_baseline", "rounds",
+      "policy"};
   return fields;
 }
 
@@ -215,7 +216,7 @@ Check optional_samples(const json& doc, const char* field, std::optional<int>& o
   return std::nullopt;
 }
 
-// timeout_s, budget_ms, warmup_ms, min_samples, max_samples, rounds.
+// timeout_s, budget_ms, warmup_ms, min_samples, max_samples, rounds, policy.
 Check parse_timing(const json& doc, RunRequest& r) {
   if (auto e = optional_number(doc, "timeout_s", run::kTimeoutRangeS, r.timeout_s)) return e;
   if (auto e = optional_number(doc, "budget_ms", run::kBudgetRangeMs, r.budget_ms)) return e;
@@ -226,6 +227,13 @@ Check parse_timing(const json& doc, RunRequest& r) {
     auto v = integer(doc.at("rounds"), "rounds", run::kRoundsRange);
     if (!v) return v.error();
     r.rounds = static_cast<int>(*v);
+  }
+  if (doc.contains("policy")) {
+    const auto& v = doc.at("policy");
+    if (!v.is_string() || (v.get<std::string>() != "timed" && v.get<std::string>() != "once")) {
+      return bad_request("'policy' must be \"timed\" or \"once\"");
+    }
+    r.policy = v.get<std::string>();
   }
   if (r.min_samples && r.max_samples && *r.min_samples > *r.max_samples) {
     return bad_request("'min_samples' must not exceed 'max_samples'");

@@ -45,6 +45,7 @@ struct RunRequest {
   std::optional<int> min_samples;
   std::optional<int> rounds;
   std::optional<int> max_samples;
+  std::string policy;  // "" (as each case declares), "timed" or "once"
   int64_t seed = 0;  // in run::kSeedRange
   std::string baseline = "cpu";
   bool serial = false;

@@ -144,6 +144,7 @@ run::RunOptions RunManager::options_for(const RunRequest& request) const {
   o.rounds = request.rounds.value_or(defaults_.rounds);
   o.max_samples = request.max_samples.value_or(std::max(defaults_.max_samples, o.min_samples));
   o.seed = request.seed;
+  o.policy = request.policy;
   o.serial = request.serial;
   o.no_baseline = request.no_baseline;
   o.via = "serve";

@@ -342,6 +342,7 @@ bool run_framework(const Lane& lane, const RunSpec& spec, Shared& shared, const 
         continue;
       }
       model::CaseResult r;
+      first_policy.once = spec.once(info);  // one call, judged: no rounds follow
       auto step = probe.run(info, first_policy, &r);
       if (step == LaneProbe::Step::kStop) {
         land_held();

@@ -68,6 +68,13 @@ struct RunSpec {
   int rounds = 3;
   int round_window = 200;
   int max_start_failures = 3;  // consecutive failed probe starts before the run stops (a fault)
+  // "" runs each case by its declared policy (CaseInfo::policy); "timed" or
+  // "once" runs every case so (RunOptions::policy).
+  std::string policy_override;
+  // Whether `info` runs under the policy `once` in this run.
+  bool once(const model::CaseInfo& info) const {
+    return (policy_override.empty() ? info.policy : policy_override) == "once";
+  }
 };
 
 // Receives every stored outcome; called from lane threads, serialised by the supervisor.

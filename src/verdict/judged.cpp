@@ -65,6 +65,7 @@ Judged assemble_checked(model::RunInfo run, std::vector<model::CaseResult> cases
   j.ratios = case_ratios(j.cases, options);
   count(j);
   j.checked = std::move(checked);
+  j.claims = verdict::claims(j.cases);
   return j;
 }
 

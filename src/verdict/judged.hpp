@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/model.hpp"
+#include "verdict/claims.hpp"
 #include "verdict/verdict.hpp"
 
 namespace mudjack::verdict {
@@ -62,6 +63,8 @@ struct Judged {
   // How each case's answer was checked, parallel to `cases` (kNone for
   // anything but a pass).
   std::vector<model::Check> checked;
+  // Claimed versus actual support, for cases that carry claims (claims.hpp).
+  std::vector<ClaimRow> claims;
 
   // nullptr when the case has no ratio (the baseline itself, or not timed).
   const CaseRatio* ratio_of(const model::CaseResult& r) const;
