@@ -65,6 +65,13 @@ TEST(RunRequest, NoBaselineIsABoolean) {
   EXPECT_EQ(bad.error().message, "'no_baseline' must be true or false");
 }
 
+TEST(RunRequest, PolicyIsTimedOrOnce) {
+  EXPECT_EQ(parse(R"({"suite": "paper"})")->policy, "");
+  auto p = parse(R"({"suite": "paper", "policy": "once"})");
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->policy, "once");
+}
+
 TEST(RunRequest, AcceptsAFullRequest) {
   auto p = parse(R"({"suite": ["paper", "small"], "frameworks": ["torch"], "device": "cuda:0",
                     "filter": "sum", "timeout_s": 30, "budget_ms": 5, "warmup_ms": 0,
@@ -144,6 +151,8 @@ TEST(RunRequest, RejectsEveryBadBodyWithAClearMessage) {
       {R"({"suite": "paper", "seed": "x"})", "'seed' must be an integer"},
       {R"({"suite": "paper", "baseline": "cuda:7"})", "unknown baseline device 'cuda:7'"},
       {R"({"suite": "paper", "serial": "yes"})", "'serial' must be true or false"},
+      {R"({"suite": "paper", "policy": "fast"})", "'policy' must be \"timed\" or \"once\""},
+      {R"({"suite": "paper", "policy": 1})", "'policy' must be"},
       {R"({"resume": ""})", "'resume' must be a run id"},
   };
   for (const auto& c : cases) {
