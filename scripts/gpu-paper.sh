@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Runs the `paper` suite for one framework on every device of a GPU machine
+# Runs the `paper` suite (or $SUITE: opinfo, jax-primitives) for one
+# framework on every device of a GPU machine
 # whose system python3 already has the frameworks (torch, jax; TensorFlow is
 # reported `unavailable` where it is missing). Resumable: call it again with
 # the same RESULTS_DIR and FRAMEWORK and it finishes the interrupted run
 # instead of starting a new one. This is how results/ was produced.
 #   scripts/gpu-paper.sh RESULTS_DIR FRAMEWORK[,FRAMEWORK] [more `mudjack run` args]
 # Env: MUDJACK (binary, default build/mudjack), CHUNK_S (stop cleanly after
-# this many seconds, default 540; resume later).
+# this many seconds, default 540; resume later), SUITE (default paper).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 out=$1; fws=$2; shift 2
@@ -16,7 +17,9 @@ mkdir -p "$out"
 export MUDJACK_DATA_DIR=$PWD
 cfg="$out/mudjack.toml"
 printf '[python]\nnumpy = "%s"\ntorch = "%s"\njax = "%s"\ntensorflow = "%s"\n' "$py" "$py" "$py" "$py" > "$cfg"
+suite=${SUITE:-paper}
 key=$(echo "$fws" | tr ',' '-')
+[ "$suite" = paper ] || key="$suite-$key"
 state="$out/$key.run"
 args=(--config "$cfg" --out "$out")
 if [ -s "$state" ]; then
@@ -28,7 +31,7 @@ fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/nvidia-smi.csv" 2>&1 || true
 "$bin" devices "${args[@]}" > "$out/devices.txt" 2>&1
 start=$(date +%s)
-timeout -s INT "${CHUNK_S:-540}" "$bin" run "${args[@]}" --suite paper --framework "$fws" "$@" \
+timeout -s INT "${CHUNK_S:-540}" "$bin" run "${args[@]}" --suite "$suite" --framework "$fws" "$@" \
   > "$out/$key-stdout.txt" 2> "$out/$key-progress.txt"
 rc=$?
 if [ ! -s "$state" ]; then

@@ -440,6 +440,42 @@ json claims_to_json(const verdict::Judged& judged) {
   return out;
 }
 
+// framework -> the registry's prediction against outcomes (1.7): the device
+// type observed, agreements, both kinds of disagreement, and per device type
+// never observed the cases predicted to lack a kernel there.
+json kernels_to_json(const verdict::Judged& judged) {
+  const auto row = [](const verdict::KernelRow* r) {
+    json missing = json::object();
+    for (const auto& [type, ops] : r->missing) {
+      if (!ops.empty()) missing[type] = ops;
+    }
+    json j = {{"function", r->function},
+              {"dtype", r->dtype},
+              {"case", r->case_id},
+              {"device", r->device},
+              {"outcome", model::to_string(r->outcome)},
+              {"missing", std::move(missing)}};
+    if (!r->error.empty()) j["error"] = r->error;
+    return j;
+  };
+  const auto rows = [&](const std::vector<const verdict::KernelRow*>& list) {
+    json a = json::array();
+    for (const auto* r : list) a.push_back(row(r));
+    return a;
+  };
+  json out = json::object();
+  for (const auto& [framework, t] : verdict::kernel_tally(judged.kernels)) {
+    json unobserved = json::object();
+    for (const auto& [type, list] : t.unobserved_missing) unobserved[type] = rows(list);
+    out[framework] = {{"cases", t.cases},
+                      {"agree", t.agree},
+                      {"predicted_missing_ran", rows(t.predicted_missing_ran)},
+                      {"predicted_present_failed", rows(t.predicted_present_failed)},
+                      {"unobserved_missing", std::move(unobserved)}};
+  }
+  return out;
+}
+
 json ratio_to_json(const verdict::CaseRatio* q) {
   if (q == nullptr) return nullptr;
   return {{"baseline", q->baseline},
@@ -470,6 +506,7 @@ json to_json(const verdict::Judged& judged) {
   doc["counts"] = counts_to_json(judged);
   doc["reasons"] = reasons_to_json(judged);
   if (!judged.claims.empty()) doc["claims"] = claims_to_json(judged);
+  if (!judged.kernels.empty()) doc["kernels"] = kernels_to_json(judged);
   return doc;
 }
 

@@ -263,6 +263,63 @@ std::string claims_section(const verdict::Judged& j) {
   return out;
 }
 
+std::string kernel_items(const std::vector<const verdict::KernelRow*>& rows,
+                         const std::string& type) {
+  std::string out;
+  for (size_t i = 0; i < rows.size() && i < kClaimExamples; ++i) {
+    const auto& r = *rows[i];
+    out += "  - " + code(r.function) + " " + code(r.dtype) + " (" +
+           std::string(model::to_string(r.outcome)) + ")";
+    if (auto m = r.missing.find(type); m != r.missing.end() && !m->second.empty()) {
+      std::string ops;
+      for (const auto& op : m->second) ops += (ops.empty() ? "" : ", ") + op;
+      out += ": no " + type + " kernel for " + code(ops);
+    }
+    if (!r.error.empty()) out += " — " + escape(one_line(r.error));
+    out += "\n";
+  }
+  if (rows.size() > kClaimExamples) {
+    out += "  - ... and " + std::to_string(rows.size() - kClaimExamples) +
+           " more (results.json, `kernels`)\n";
+  }
+  return out;
+}
+
+std::string kernels_section(const verdict::Judged& j) {
+  const auto tallies = verdict::kernel_tally(j.kernels);
+  if (tallies.empty()) return "";
+  std::string out =
+      "\n## Kernel registry: predicted vs observed\n\nFor each case, whether the framework's "
+      "kernel registry has a kernel for every op its call uses, with its dtypes, per device "
+      "type, set against what the case did where it ran (soft placement off). TensorFlow "
+      "cannot reach the GPU machines: its GPU column is a prediction only, with nothing "
+      "observed beside it.\n\n";
+  for (const auto& [framework, t] : tallies) {
+    out += "- **" + escape(framework) + "**: " + std::to_string(t.cases) +
+           " cases observed, " + std::to_string(t.agree) + " as predicted, " +
+           std::to_string(t.predicted_missing_ran.size()) + " ran with a kernel predicted " +
+           "missing, " + std::to_string(t.predicted_present_failed.size()) +
+           " failed with every kernel present";
+    for (const auto& [type, list] : t.unobserved_missing) {
+      out += "; " + std::to_string(list.size()) + " predicted to lack a " + type + " kernel";
+    }
+    out += "\n";
+    if (!t.predicted_missing_ran.empty()) {
+      out += "\n  Ran although a kernel was predicted missing:\n" +
+             kernel_items(t.predicted_missing_ran, "cpu");
+    }
+    if (!t.predicted_present_failed.empty()) {
+      out += "\n  Failed with every kernel present:\n" +
+             kernel_items(t.predicted_present_failed, "cpu");
+    }
+    for (const auto& [type, list] : t.unobserved_missing) {
+      out += "\n  Predicted to lack a " + type + " kernel (not observed):\n" +
+             kernel_items(list, type);
+    }
+  }
+  return out;
+}
+
 std::string not_portable(const verdict::Judged& j) {
   std::vector<const model::VerdictRow*> bad;
   for (const auto& v : j.verdicts) {
@@ -294,7 +351,7 @@ std::string to_markdown(const verdict::Judged& j) {
   if (auto missing = listed_missing_line(j); !missing.empty()) out += "\n" + escape(missing);
   if (auto line = divergence_line(j); !line.empty()) out += "\n" + escape(line);
   if (auto line = lacking_line(j); !line.empty()) out += "\n" + escape(line);
-  return out + claims_section(j) + not_portable(j) + capability_markdown(j.cases);
+  return out + claims_section(j) + kernels_section(j) + not_portable(j) + capability_markdown(j.cases);
 }
 
 }  // namespace mudjack::report

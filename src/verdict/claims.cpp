@@ -86,4 +86,59 @@ std::map<std::string, std::map<std::string, ClaimTally>> tally(const std::vector
   return out;
 }
 
+std::vector<KernelRow> kernel_rows(const std::vector<model::CaseResult>& cases) {
+  std::vector<KernelRow> rows;
+  for (const auto& r : cases) {
+    auto it = r.extra.find("kernels");
+    if (it == r.extra.end() || !it->is_object() || it->contains("error")) continue;
+    KernelRow row;
+    for (const auto& [kind, p] : it->items()) {
+      if (!p.is_object() || !p.contains("kernels") || !p["kernels"].is_boolean()) continue;
+      row.predicted[kind] = p["kernels"].get<bool>();
+      auto& missing = row.missing[kind];
+      if (auto m = p.find("missing"); m != p.end() && m->is_array()) {
+        for (const auto& op : *m) {
+          if (op.is_string()) missing.push_back(op.get<std::string>());
+        }
+      }
+    }
+    if (row.predicted.empty()) continue;
+    row.framework = r.info.framework;
+    row.function = r.info.function;
+    row.dtype = r.info.dtype;
+    row.device = r.device;
+    row.case_id = r.info.id;
+    row.outcome = r.outcome;
+    row.error = r.error.message.substr(0, r.error.message.find('\n'));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::map<std::string, KernelTally> kernel_tally(const std::vector<KernelRow>& rows) {
+  // The registry's device types as MudJack's device kinds name them.
+  const auto type_of = [](const std::string& kind) { return kind == "cuda" ? "gpu" : kind; };
+  std::map<std::string, KernelTally> out;
+  for (const auto& row : rows) {
+    auto& t = out[row.framework];
+    const std::string observed = type_of(device_kind(row.device));
+    for (const auto& [type, ok] : row.predicted) {
+      if (type != observed) {
+        if (!ok) t.unobserved_missing[type].push_back(&row);
+        continue;
+      }
+      if (!ran(row.outcome) && !failed(row.outcome)) continue;  // skipped, unavailable: no evidence
+      ++t.cases;
+      if (ok && failed(row.outcome)) {
+        t.predicted_present_failed.push_back(&row);
+      } else if (!ok && ran(row.outcome)) {
+        t.predicted_missing_ran.push_back(&row);
+      } else {
+        ++t.agree;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace mudjack::verdict

@@ -55,4 +55,38 @@ struct ClaimTally {
 };
 std::map<std::string, std::map<std::string, ClaimTally>> tally(const std::vector<ClaimRow>& rows);
 
+// A kernel registry's prediction (protocol 1.6 `kernels`, TensorFlow): for
+// a case, whether every op its call uses has a kernel for its dtypes on
+// each device type, set against what the case did on the device it ran on.
+// TensorFlow runs on the CPU only (it cannot reach the GPU machines), so the
+// GPU column is a prediction with nothing observed beside it.
+struct KernelRow {
+  std::string framework;
+  std::string function;
+  std::string dtype;
+  std::string device;  // where the case ran
+  std::string case_id;
+  model::Outcome outcome = model::Outcome::kPass;
+  std::string error;  // the case's error, one line
+  // Per device type ("cpu", "gpu"): the prediction, and the ops without a kernel.
+  std::map<std::string, bool> predicted;
+  std::map<std::string, std::vector<std::string>> missing;
+};
+
+// Every case whose result carries a prediction (extra.kernels with at least
+// one device type), in case order; predictions that failed (`error`) are left out.
+std::vector<KernelRow> kernel_rows(const std::vector<model::CaseResult>& cases);
+
+// Per framework: the prediction for the device kind its cases ran on against
+// what they did, and the cases predicted to lack a kernel on each other kind.
+struct KernelTally {
+  int cases = 0;
+  int agree = 0;                                      // predicted and observed alike
+  std::vector<const KernelRow*> predicted_missing_ran;  // no kernel predicted, yet it ran
+  std::vector<const KernelRow*> predicted_present_failed;  // kernels predicted, yet it failed
+  // Device type never observed ("gpu") -> cases predicted to lack a kernel there.
+  std::map<std::string, std::vector<const KernelRow*>> unobserved_missing;
+};
+std::map<std::string, KernelTally> kernel_tally(const std::vector<KernelRow>& rows);
+
 }  // namespace mudjack::verdict

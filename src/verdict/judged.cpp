@@ -66,6 +66,7 @@ Judged assemble_checked(model::RunInfo run, std::vector<model::CaseResult> cases
   count(j);
   j.checked = std::move(checked);
   j.claims = verdict::claims(j.cases);
+  j.kernels = verdict::kernel_rows(j.cases);
   return j;
 }
 

@@ -65,6 +65,8 @@ struct Judged {
   std::vector<model::Check> checked;
   // Claimed versus actual support, for cases that carry claims (claims.hpp).
   std::vector<ClaimRow> claims;
+  // Kernel registry predictions against outcomes (claims.hpp, TensorFlow).
+  std::vector<KernelRow> kernels;
 
   // nullptr when the case has no ratio (the baseline itself, or not timed).
   const CaseRatio* ratio_of(const model::CaseResult& r) const;

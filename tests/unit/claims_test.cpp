@@ -120,5 +120,60 @@ TEST(Claims, NoClaimsNoSection) {
   EXPECT_EQ(report::claims_lines(judged), "");
 }
 
+model::CaseResult tf_case(const std::string& function, model::Outcome outcome,
+                          nlohmann::json kernels) {
+  auto r = result(function, "complex64", 0, "cpu", outcome, nlohmann::json::object());
+  r.info.framework = "tensorflow";
+  r.extra["kernels"] = std::move(kernels);
+  return r;
+}
+
+TEST(Kernels, PredictionAgainstTheObservedDeviceAndTheUnobservedOne) {
+  using model::Outcome;
+  const nlohmann::json both = {{"ops", 3}, {"cpu", {{"kernels", true}}}, {"gpu", {{"kernels", true}}}};
+  const nlohmann::json no_gpu = {
+      {"ops", 2},
+      {"cpu", {{"kernels", true}, {"missing", nlohmann::json::array()}}},
+      {"gpu", {{"kernels", false}, {"missing", {"Svd(T=complex64)"}}}}};
+  const nlohmann::json no_cpu = {
+      {"cpu", {{"kernels", false}, {"missing", {"Bincount(T=complex64)"}}}},
+      {"gpu", {{"kernels", false}, {"missing", {"Bincount(T=complex64)"}}}}};
+  std::vector<model::CaseResult> cases = {
+      tf_case("tf.abs", Outcome::kPass, both),         // as predicted
+      tf_case("tf.linalg.svd", Outcome::kPass, no_gpu),  // as predicted on cpu; gpu predicted missing
+      tf_case("tf.math.bincount", Outcome::kFail, no_cpu),  // as predicted (no cpu kernel, failed)
+      tf_case("tf.split", Outcome::kFail, both),       // failed with kernels present
+      tf_case("tf.where", Outcome::kPass, no_cpu),     // ran with a kernel predicted missing
+      tf_case("tf.skip", Outcome::kSkip, both),        // no evidence
+      tf_case("tf.err", Outcome::kPass, {{"error", "trace failed"}}),  // no prediction
+  };
+  auto rows = verdict::kernel_rows(cases);
+  ASSERT_EQ(rows.size(), 6u);
+  auto tallies = verdict::kernel_tally(rows);
+  const auto& t = tallies.at("tensorflow");
+  EXPECT_EQ(t.cases, 5);
+  EXPECT_EQ(t.agree, 3);
+  ASSERT_EQ(t.predicted_present_failed.size(), 1u);
+  EXPECT_EQ(t.predicted_present_failed[0]->function, "tf.split");
+  ASSERT_EQ(t.predicted_missing_ran.size(), 1u);
+  EXPECT_EQ(t.predicted_missing_ran[0]->function, "tf.where");
+  ASSERT_EQ(t.unobserved_missing.at("gpu").size(), 3u);  // svd, bincount, where
+  EXPECT_EQ(t.unobserved_missing.at("gpu")[0]->missing.at("gpu"),
+            std::vector<std::string>{"Svd(T=complex64)"});
+
+  model::RunInfo run;
+  run.baseline = "cpu";
+  auto judged = verdict::assemble(run, cases, {}, verdict::Options{});
+  auto doc = report::to_json(judged);
+  ASSERT_TRUE(doc.contains("kernels"));
+  EXPECT_EQ(doc["kernels"]["tensorflow"]["agree"], 3);
+  EXPECT_EQ(doc["kernels"]["tensorflow"]["unobserved_missing"]["gpu"][0]["missing"]["gpu"][0],
+            "Svd(T=complex64)");
+  auto md = report::to_markdown(judged);
+  EXPECT_NE(md.find("## Kernel registry: predicted vs observed"), std::string::npos);
+  EXPECT_NE(md.find("cannot reach the GPU machines"), std::string::npos);
+  EXPECT_NE(md.find("no gpu kernel for `Svd(T=complex64)`"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace mudjack
