@@ -143,9 +143,9 @@ def from_probe(results: dict[str, Any], cases: list[dict[str, Any]], python: str
                     rows.append({"case": case_id, "status": reply.get("status", reply.get("type")),
                                  "error": (reply.get("error") or {}).get("message", reply.get("message", "")),
                                  "kernels": reply.get("kernels")})
-                print(f"\rtf-kernels: probe answered {len(rows)} of {len(cases)} cases", end="", file=sys.stderr)
+                if len(rows) % 100 == 0 or len(rows) == len(cases):
+                    print(f"tf-kernels: the probe answered {len(rows)} of {len(cases)} cases", file=sys.stderr)
             probe.stop(kill=broken)
-    print(file=sys.stderr)
     if save:
         with open(save, "w", encoding="utf-8") as f:
             for row in rows:
@@ -254,6 +254,12 @@ def summary(cases: list[dict[str, Any]], preds: dict[str, dict[str, Any]], examp
     for function, kernels in sorted(by_fn.items()):
         listed = "; ".join(f"{m} [{','.join(sorted(d))}]" for m, d in sorted(kernels.items()))
         print(f"    {function}: {listed}")
+    maybe = [c for c in with_pred if preds[c["id"]].get("gpu", {}).get("maybe")]
+    if maybe:
+        names = Counter(m for c in maybe for m in preds[c["id"]]["gpu"]["maybe"])
+        print(f"- cases whose only GPU gaps are in a cond branch of an eager call (run only if taken; not counted "
+              f"as predicted failures): {len([c for c in maybe if predicted(preds[c['id']], 'gpu')])}, "
+              f"e.g. {', '.join(m for m, _ in names.most_common(4))}")
     moved = Counter(m for c in with_pred for m in preds[c["id"]].get("gpu", {}).get("to_cpu", []))
     if moved:
         print(f"- ops of TF1 graphs and nested functions the placer would put on the CPU of a GPU machine "

@@ -162,20 +162,23 @@ class Script(unittest.TestCase):
             _case("tf.math.igammac", "float32", "fail", ok, "other"),  # predicted there, but failed
             _case("tf.math.igammac", "int8", "fail", {"error": "TypeError: refused"}, "type_error"),
             _case("tf.math.igammac", "bool", "fail", None, "other"),
+            _case("tf.keras.optimizers.experimental.Adadelta", "float32", "pass",
+                  {"ops": 3, "cpu": {"kernels": True}, "gpu": {"kernels": True, "maybe": ["ScatterNd(T=bool, Tindices=int32)"]}}),
         ]}
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp, "results.json")
             path.write_text(json.dumps(results), encoding="utf-8")
             out = subprocess.run([sys.executable, str(ROOT / "scripts" / "tf-kernels.py"), str(path)],
                                  capture_output=True, text=True, check=True).stdout
-        self.assertIn("a prediction: 5; the trace failed ({error}): 1; no `kernels` at all", out)
-        self.assertIn("- kernels predicted, ran: 2", out)
+        self.assertIn("a prediction: 6; the trace failed ({error}): 1; no `kernels` at all", out)
+        self.assertIn("- kernels predicted, ran: 3", out)
         self.assertIn("- kernels missing, failed: 1", out)
         self.assertIn("- DISAGREE kernels missing, but ran: 1", out)
         self.assertIn("tensorflow/tf.linalg.svd/bfloat16-small-eager: missing Svd(T=float16)", out)
         self.assertIn("- DISAGREE kernels predicted, but failed: 1; by error kind {'other': 1}", out)
         self.assertIn("3 cases predicted to lack a GPU kernel; 1 of them have every CPU kernel", out)
         self.assertIn("tf.linalg.svd: Svd(T=complex64) [complex64]", out)
+        self.assertIn("(run only if taken; not counted as predicted failures): 1, e.g. ScatterNd(T=bool, Tindices=int32)", out)
         row = next(line for line in out.splitlines() if line.startswith("tf.linalg.svd") and "complex64" in line)
         self.assertEqual(row.split()[3:6], ["ok", "ran", "MISSING:"])
 

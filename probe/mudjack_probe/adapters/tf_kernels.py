@@ -7,12 +7,15 @@ op's dtypes: on CPU and on GPU. It never runs the ops; the CUDA build of
 TensorFlow lists its GPU kernels on a machine without a GPU.
 
 Where an op runs decides which registry answers and what a missing kernel
-means. Every op gets one of three contexts:
+means. Every op gets one of four contexts:
 
-- `eager`: the case's own ops (an eager case traced; while and cond bodies
-  inside it). Eager TensorFlow runs each on the device in scope; with soft
+- `eager`: the case's own ops (an eager case traced; while bodies inside
+  it). Eager TensorFlow runs each on the device in scope; with soft
   placement off, a missing kernel there is a failure. Its constants are
   tensors made from host data, not Const kernels, and are not asked about.
+- `branch`: ops of a cond or case branch of an eager call (and all they
+  call). Eager TensorFlow runs only the branch taken, which a trace cannot
+  tell: a missing kernel there is listed (`maybe`), not a predicted failure.
 - `xla`: ops of a function compiled with jit_compile=True (the `compiled`
   mode, or a case's own) and everything it calls. XLA compiles the whole
   function for XLA_CPU_JIT / XLA_GPU_JIT; an op with no kernel there fails
@@ -48,6 +51,8 @@ _CALL_OPS = frozenset(("PartitionedCall", "StatefulPartitionedCall"))
 # In an eager trace these are values, not ops: constants are tensors made from
 # host data, placeholders the call's arguments.
 _EAGER_DATA = frozenset(("Const", "Placeholder"))
+# Ops whose functions are alternatives: eager runs one of them.
+_BRANCH_OPS = frozenset(("If", "StatelessIf", "Case", "StatelessCase"))
 _DEVICES = {"cpu": ("CPU", "XLA_CPU_JIT"), "gpu": ("GPU", "XLA_GPU_JIT")}
 
 
@@ -61,7 +66,7 @@ class _Node(NamedTuple):
     op: str
     types: tuple[tuple[str, tuple[int, ...]], ...]  # every type attribute of the node, by name
     label: str
-    context: str  # eager, xla or placed (module docstring)
+    context: str  # eager, branch, xla or placed (module docstring)
 
 
 @functools.cache
@@ -164,17 +169,18 @@ def _walk(roots: Iterable[tuple[Iterable[Any], str]], library: dict[str, Any]) -
     while stack:
         node_defs, context = stack.pop()
         for nd in node_defs:
-            callee_context = context
+            eager = context in ("eager", "branch")
+            callee_context = "branch" if eager and nd.op in _BRANCH_OPS else context
             if nd.op in library or nd.op in _CALL_OPS:
                 # A call: no kernel of its own; the callee is compiled if it says so.
-                callee_context = "placed" if context == "eager" else context
+                callee_context = "placed" if eager else context
                 names = [nd.op] if nd.op in library else list(_func_names(nd))
                 if _must_compile(nd):
                     callee_context = "xla"
             else:
                 names = list(_func_names(nd))
                 types = _type_attrs(nd)
-                if not (context == "eager" and nd.op in _EAGER_DATA):
+                if not (eager and nd.op in _EAGER_DATA):
                     label = nd.attr["_kernel"].s.decode() if "_kernel" in nd.attr else ""
                     yield _Node(nd.op, types if types is not None else (), label, context)
             for name in names:
@@ -310,8 +316,9 @@ def kernel_support(fn: Any, args: tuple[Any, ...]) -> dict[str, Any]:
     `ops`: the distinct (op type, dtypes, context) checked. Per device kind,
     `kernels` is whether every op can run there; `missing` the ops that
     cannot (MISSING_CAP at most; `missing_count` when there are more);
-    `to_cpu` (GPU) the ops in graphs the placer places that would run on the
-    CPU instead. `xla`: true when some op is compiled by XLA. `graphs`: the
+    `maybe` the ops with no kernel there in a cond branch of an eager call,
+    which fail it only if their branch is taken; `to_cpu` (GPU) the ops in
+    graphs the placer places that would run on the CPU instead. `xla`: true when some op is compiled by XLA. `graphs`: the
     TF1 graphs included. `refused`: the trace stopped at an op whose
     definition allows no such dtype ('Svd(T=bfloat16)'), missing on every
     device. `trace_error`: the trace failed otherwise, and only the TF1 graphs
@@ -351,6 +358,7 @@ def kernel_support(fn: Any, args: tuple[Any, ...]) -> dict[str, Any]:
         record["trace_error"] = trace_error
     for kind, (device_type, xla_type) in _DEVICES.items():
         missing: list[str] = [refused] if refused else []
+        maybe: list[str] = []
         to_cpu: list[str] = []
         for node in nodes:
             target = xla_type if node.context == "xla" else device_type
@@ -358,10 +366,13 @@ def kernel_support(fn: Any, args: tuple[Any, ...]) -> dict[str, Any]:
                 continue
             if node.context == "placed" and kind != "cpu" and has_kernel(node, "CPU"):
                 to_cpu.append(_describe(node, target))
+            elif node.context == "branch":
+                maybe.append(_describe(node, target))
             else:
                 missing.append(_describe(node, target))
         entry: dict[str, Any] = {"kernels": not missing}
         _listed(entry, "missing", missing)
+        _listed(entry, "maybe", maybe)
         _listed(entry, "to_cpu", to_cpu)
         record[kind] = entry
     return record
@@ -376,11 +387,12 @@ def _listed(entry: dict[str, Any], key: str, names: list[str]) -> None:
 
 
 def error_line(exc: BaseException) -> str:
-    """`Type: message` on one line: the message's last line (a TensorFlow
-    error from inside a traced function ends with the original one), not
-    prefixed again when it already names its type; at most 300 characters."""
+    """`Type: message` on one line, at most 300 characters: the last line
+    that names an error (a TensorFlow error from inside a traced function
+    ends with the original one, after the user code's frames), else the
+    message's first line."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    text = lines[-1] if lines else ""
-    if re.match(r"^\w+(Error|Exception):", text):
-        return text[:300]
-    return f"{type(exc).__name__}: {text}"[:300] if text else type(exc).__name__
+    named = [line for line in lines if re.match(r"^\w+(Error|Exception|Warning): ", line)]
+    if named:
+        return named[-1][:300]
+    return f"{type(exc).__name__}: {lines[0]}"[:300] if lines else type(exc).__name__
