@@ -43,7 +43,8 @@ from typing import Any, NamedTuple
 import tensorflow as tf
 from tensorflow.python.framework import func_graph, kernels, op_callbacks, op_def_registry
 
-# How many missing (or moved) ops a device's record lists; `missing_count` says how many there are.
+# How many ops each list of a device's record names (missing, maybe, to_cpu);
+# `<list>_count` says how many there are when there are more.
 MISSING_CAP = 8
 
 # Ops that only call a function: the function's ops are what runs.
