@@ -228,6 +228,8 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
         return result
     _reset_host_peak()
     adapter.reset_peak_memory()
+    fn: Any = None  # the case's call, once its body has built it: what kernel_support traces
+    args: tuple[Any, ...] = ()
     try:
         with adapter.scope():
             ctx = Ctx(adapter, case, seed)
@@ -266,6 +268,7 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
         return result
     except UnsupportedDtype as exc:
         result.update(status="fail", error=_error("unsupported_dtype", exc))
+        _add_kernels(adapter, fn, args, result)
         return result
     except Exception as exc:  # a case's failure is data, not a probe failure
         result.update(status="fail", error=_error(adapter.classify(exc), exc))
@@ -274,6 +277,7 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
             result["device_unusable"] = unusable
         elif adapter.has_soft_placement and adapter.device_id != "cpu":
             result["fallback"] = _runs_with_soft_placement(adapter, case, seed)
+        _add_kernels(adapter, fn, args, result)
         return result
     placed = result["output_device"]
     # A case that spans several devices (requires devices > 1) leaves its
@@ -282,6 +286,7 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
         # The framework quietly ran (or left) the result elsewhere: not portable.
         result.update(status="fail", error={"kind": "device_error",
                                             "message": f"output lives on {placed}, not on {adapter.device_id}"})
+        _add_kernels(adapter, fn, args, result)
         return result
     result["memory"] = {"peak_device_bytes": adapter.peak_device_bytes(), "peak_host_bytes": _host_peak_bytes()}
     result["outputs"] = _save(arrays, case.id, artifact_dir, result) if call.compare else []
@@ -297,7 +302,25 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
     else:
         result["status"] = "pass"
     result["checks"] = [{"name": c.name, "kind": c.kind, "ok": c.name not in failed} for c in call.checks]
+    _add_kernels(adapter, fn, args, result)
     return result
+
+
+def _add_kernels(adapter: Any, fn: Any, args: tuple[Any, ...], result: dict[str, Any]) -> None:
+    """The framework's kernel registry's prediction for the case's call
+    (adapter.kernel_support) as result["kernels"], for passes and failures
+    alike: asked once, after every other call of the case, untimed. Nothing
+    when the framework has no registry or the body never built its call.
+    Whatever it raises is recorded as {"error": ...}; the outcome stays."""
+    if fn is None:
+        return
+    try:
+        with adapter.scope():
+            support = adapter.kernel_support(fn, args)
+    except Exception as exc:  # a prediction is never the case's failure
+        support = {"error": one_line(exc)}
+    if support is not None:
+        result["kernels"] = support
 
 
 # Cases narrower than their widened dtype get a float64 reference; float64 and

@@ -245,6 +245,15 @@ class Adapter:
         knob reaches (JAX: no dot or convolution in its jaxpr)."""
         return True
 
+    def kernel_support(self, fn: Any, args: tuple[Any, ...]) -> dict[str, Any] | None:
+        """What the framework's kernel registry predicts for fn(*args) per
+        device kind, without running it: {"cpu": {"kernels": bool, "missing":
+        [...]}, "gpu": {...}, "ops": N} (tf_kernels.kernel_support), or
+        {"error": one line} when it cannot tell. None: the framework has no
+        kernel registry to ask. The runner calls it once per case, after the
+        case's own calls, untimed; it must never raise."""
+        return None
+
     def device_timer(self) -> Any:
         """A timer of device time per call from the device's own events, or
         None where the framework exposes none (the CPU; JAX, whose device

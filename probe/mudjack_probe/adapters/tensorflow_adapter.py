@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from ..errors import UnsupportedDtype
+from ..errors import UnsupportedDtype, one_line
 from .base import Adapter, classify_exception, cpu_record, cuda_record, flatten
 
 # Before any GPU is initialised: allocate on demand instead of taking nearly
@@ -177,6 +177,17 @@ class TensorflowAdapter(Adapter):
         if self._on_gpu():  # on CPU TF reports zeros, which would be a lie
             return int(tf.config.experimental.get_memory_info(self.native_device.lstrip("/"))["peak"])
         return None
+
+    def kernel_support(self, fn: Any, args: tuple[Any, ...]) -> dict[str, Any] | None:
+        """The registry's prediction for the call on CPU and GPU (tf_kernels)."""
+        try:
+            from . import tf_kernels
+        except Exception as exc:  # an internal module moved: recorded, never the case's failure
+            return {"error": one_line(exc)[:300]}
+        try:
+            return tf_kernels.kernel_support(fn, args)
+        except Exception as exc:  # a prediction that cannot be made is recorded, never the case's failure
+            return {"error": tf_kernels.error_line(exc)}
 
     def classify(self, exc: BaseException) -> str:
         """TF's placement error lists the kernels the op has; with soft placement
