@@ -14,7 +14,9 @@ One record per OpInfo entry (`op_db`), sorted by name and variant:
 
 - `name`, `variant`: the entry's name and `variant_test_name` ("" if none);
 - `cpu`, `cuda`: the grid dtypes (mudjack_probe.api.GRID) the entry claims on
-  each device kind (`supported_dtypes`; cuda's is read without a GPU);
+  each device kind (`supported_dtypes`; cuda's is read without a GPU), none
+  on the other kind for an entry whose tests are decorated `onlyCUDA` or
+  `onlyCPU` (`only` then names the kind): jiterator ops run on CUDA only;
 - `samples`: how many sample inputs `sample_inputs("cpu", dtype)` yields per
   grid dtype, counted up to the cap; `errors`: for a dtype whose generation
   raised (its count is 0), the exception in one line;
@@ -177,10 +179,23 @@ def randomness(torch: Any, op: Any, dtype_name: str, cap: int) -> dict[str, Any]
     return out
 
 
+ONLY = {"onlyCUDA": "cuda", "onlyCPU": "cpu"}
+"""OpInfo decorators that confine an entry's tests to one device kind."""
+
+
+def only_kind(op: Any) -> str:
+    """The device kind the entry's tests are confined to ("" for none)."""
+    kinds = {ONLY[name] for name in (getattr(d, "__name__", "") for d in op.decorators or ()) if name in ONLY}
+    return kinds.pop() if len(kinds) == 1 else ""
+
+
 def record(torch: Any, op: Any, cap: int) -> dict[str, Any]:
     rec: dict[str, Any] = {"name": op.name, "variant": op.variant_test_name or ""}
-    rec["cpu"] = grid_names(op.supported_dtypes("cpu"))
-    rec["cuda"] = grid_names(op.supported_dtypes("cuda"))
+    only = only_kind(op)
+    for kind in ("cpu", "cuda"):
+        rec[kind] = grid_names(op.supported_dtypes(kind)) if only in ("", kind) else []
+    if only:
+        rec["only"] = only
     samples: dict[str, int] = {}
     errors: dict[str, str] = {}
     for d in GRID:
@@ -194,7 +209,7 @@ def record(torch: Any, op: Any, cap: int) -> dict[str, Any]:
     if probe:
         rec.update(randomness(torch, op, probe, cap))
     else:
-        rec.update(probed=0, random=[], uninitialised=[], unrepeatable=[], probe_error="no claimed dtype has a sample")
+        rec.update(probed=0, random=[], uninitialised=[], unrepeatable=[], probe_error="no dtype claimed on the cpu has a sample")
     return rec
 
 

@@ -124,15 +124,21 @@ float64 reference, by the manifest's list that marks it."""
 
 
 def normalise(torch: Any, out: Any) -> Any:
-    """An op's output in the shapes the adapter saves (tensors, and tuples,
-    lists and dicts of them, numbers, None): a dtype, device or layout as
-    its name, a torch.Size as a tuple of ints, a set as a sorted list."""
-    if isinstance(out, torch.Tensor) or out is None or isinstance(out, (bool, int, float, complex)):
+    """An op's output in the shapes and dtypes the adapter saves (tensors,
+    tuples, lists and dicts of them, numbers, None): a tuple subclass
+    (torch.return_types, torch.Size) as a plain tuple, a dtype, device or
+    layout as its name, and a tensor of a dtype numpy lacks widened to one it
+    has, exactly (complex32 to complex64, float8 to float32)."""
+    if isinstance(out, torch.Tensor):
+        if out.dtype == torch.complex32:
+            return out.to(torch.complex64)
+        if str(out.dtype).startswith("torch.float8"):
+            return out.to(torch.float32)
+        return out
+    if out is None or isinstance(out, (bool, int, float, complex)):
         return out
     if isinstance(out, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
         return str(out)
-    if isinstance(out, torch.Size):
-        return tuple(int(d) for d in out)
     if isinstance(out, (list, tuple)):  # named tuples and torch.return_types as plain tuples
         items = [normalise(torch, x) for x in out]
         return items if isinstance(out, list) else tuple(items)
