@@ -42,6 +42,7 @@ import argparse
 import importlib
 import itertools
 import json
+import random
 import sys
 import time
 import warnings
@@ -71,6 +72,7 @@ def grid_names(dtypes: Any) -> list[str]:
 def count_samples(torch: Any, op: Any, dtype_name: str, cap: int) -> tuple[int, str]:
     """(samples generated on the CPU, up to cap; the error, "" if none)."""
     torch.manual_seed(0)
+    random.seed(0)
     try:
         samples = op.sample_inputs("cpu", getattr(torch, dtype_name), requires_grad=False)
         return sum(1 for _ in itertools.islice(samples, cap)), ""
@@ -150,6 +152,7 @@ def randomness(torch: Any, op: Any, dtype_name: str, cap: int) -> dict[str, Any]
     from torch.utils import _pytree as pytree
 
     torch.manual_seed(0)
+    random.seed(0)
     samples = list(itertools.islice(op.sample_inputs("cpu", getattr(torch, dtype_name), requires_grad=False), cap))
     out: dict[str, Any] = {"probed": len(samples), "random": [], "uninitialised": [], "unrepeatable": []}
     errors = []

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 import warnings
 from pathlib import Path
 from typing import Any, Callable
 
 from mudjack_probe.api import Call, Ctx
-from mudjack_probe.errors import Skip
+from mudjack_probe.errors import Skip, Unavailable
 
 MANIFEST = Path(__file__).resolve().with_name("manifest.json")
 
@@ -66,11 +67,25 @@ def _op_db(torch: Any) -> dict[tuple[str, str], Any]:
 
 
 def _on_device(torch: Any, leaf: Any, device: Any) -> Any:
-    """A non-tensor leaf of a sample, with a CPU device named in it (factory
-    functions' `device=`) replaced by the device under test."""
-    if isinstance(leaf, torch.device) and leaf.type == "cpu":
+    """A non-tensor leaf of a sample, with the CPU named as a device (factory
+    functions' `device="cpu"`, `Tensor.to("cpu")`: OpInfo names the device
+    the test runs on) replaced by the device under test."""
+    if device.type != "cpu" and (leaf == "cpu" if isinstance(leaf, str) else isinstance(leaf, torch.device) and leaf.type == "cpu"):
         return device
     return leaf
+
+
+def _samples(torch: Any, op: Any, dtype_name: str, seed: int, count: int) -> list[Any]:
+    """The entry's first `count` sample inputs in dtype `dtype_name`, made on
+    the host after seeding torch and Python's `random` (some generators
+    draw scalars from it) with `seed`; Python's generator is left as it was."""
+    state = random.getstate()
+    try:
+        torch.manual_seed(seed)
+        random.seed(seed)
+        return list(itertools.islice(op.sample_inputs("cpu", getattr(torch, dtype_name), requires_grad=False), count))
+    finally:
+        random.setstate(state)
 
 
 def sample_call(t: Ctx, record: dict[str, Any]) -> Call:
@@ -84,20 +99,15 @@ def sample_call(t: Ctx, record: dict[str, Any]) -> Call:
     name, variant, index = record["name"], record["variant"], int(t.p.sample)
     op = _op_db(torch).get((name, variant))
     if op is None:
-        raise Skip(f"torch {torch.__version__} has no OpInfo entry {function_name(record)!r} (the manifest is of torch {record.get('torch', '?')})")
-    torch.manual_seed(seed_for(t.seed, index))
-    dtype = getattr(torch, t.dtype_name)
-    taken = list(itertools.islice(op.sample_inputs("cpu", dtype, requires_grad=False), index + 1))
+        raise Unavailable(f"torch {torch.__version__}'s OpInfo database has no entry {function_name(record)!r}")
+    taken = _samples(torch, op, t.dtype_name, seed_for(t.seed, index), index + 1)
     if len(taken) <= index:
         plural = "" if len(taken) == 1 else "s"
         raise Skip(f"OpInfo {function_name(record)} yields {len(taken)} sample input{plural} in {t.dtype_name}, none at index {index}")
     sample = taken[index]
-    kwargs = dict(sample.kwargs)
-    if kwargs.get("device") == "cpu":
-        kwargs["device"] = t.device
-    leaves, spec = pytree.tree_flatten((sample.input, tuple(sample.args), kwargs))
+    leaves, spec = pytree.tree_flatten((sample.input, tuple(sample.args), dict(sample.kwargs)))
     slots = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
-    statics = [None if i in slots else _on_device(torch, leaf, t.device) for i, leaf in enumerate(leaves)]
+    statics = [None if isinstance(leaf, torch.Tensor) else _on_device(torch, leaf, t.device) for leaf in leaves]
     tensors = [leaves[i].to(t.device) for i in slots]
 
     def call(*arrays: Any) -> Any:
