@@ -61,7 +61,10 @@ def _op_db(torch: Any) -> dict[tuple[str, str], Any]:
         with warnings.catch_warnings():
             from torch.testing._internal.common_methods_invocations import op_db
         if not frozen and torch.backends.flags_frozen():
-            setattr(torch.backends, "__allow_nonbracketed_mutation_flag", True)  # a module-private name
+            # The flag is a global of torch/backends/__init__.py, a module
+            # that sys.modules holds behind a wrapper: set it where the
+            # function that reads it looks.
+            torch.backends.flags_frozen.__globals__["__allow_nonbracketed_mutation_flag"] = True
         _OPS.update({(op.name, op.variant_test_name or ""): op for op in op_db})
     return _OPS
 
