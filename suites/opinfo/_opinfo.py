@@ -124,7 +124,94 @@ def sample_call(t: Ctx, record: dict[str, Any]) -> Call:
     for key, reason in _UNCOMPARABLE.items():
         if flagged(record, key, index):
             return result.no_compare().no_reference(reason)
+    expected = _numpy_reference(torch, op, sample, t.dtype_name)
+    if expected is not None:
+        dtype_name = t.dtype_name
+        result.reference("OpInfo's NumPy reference", lambda outs, ins: _agrees(outs, expected, dtype_name))
     return result
+
+
+# How far an output may be from OpInfo's NumPy reference, (rtol, atol) by
+# the case's dtype: the reference runs in NumPy's own arithmetic for that
+# dtype (float16 in float16, bfloat16 widened to float32), so the bounds are
+# looser than torch's own test tolerances, to catch a wrong kernel rather
+# than a rounding difference.
+_REFERENCE_TOLERANCE = {
+    "float16": (1e-2, 1e-2), "bfloat16": (2e-2, 2e-2), "float32": (1e-4, 1e-5),
+    "complex64": (1e-4, 1e-5), "float64": (1e-7, 1e-7), "complex128": (1e-7, 1e-7),
+}
+
+
+def _numpy_reference(torch: Any, op: Any, sample: Any, dtype_name: str) -> list[Any] | None:
+    """The entry's NumPy reference (`OpInfo.ref`) on the sample, computed on
+    the host, flattened: a check independent of torch's kernels. None when
+    the entry has none, when torch's own tests expect its reference test to
+    fail or skip it for this dtype on the cpu, or when it cannot run on this
+    sample (then the case has no reference check, never a failed one)."""
+    ref = getattr(op, "ref", None)
+    if ref is None or ref is NotImplemented or _reference_test_excused(torch, op, dtype_name):
+        return None
+    try:
+        s = sample.numpy()
+        return _flat(ref(s.input, *s.args, **s.kwargs))
+    except Exception:
+        return None
+
+
+def _reference_test_excused(torch: Any, op: Any, dtype_name: str) -> bool:
+    """Whether one of the entry's decorators (expected failures, skips,
+    tolerance overrides) targets torch's `test_reference_testing` for this
+    dtype on the cpu."""
+    dtype = getattr(torch, dtype_name)
+    for info in list(getattr(op, "decorators", ()) or ()) + list(getattr(op, "skips", ()) or ()):
+        if getattr(info, "test_name", None) != "test_reference_testing":
+            continue
+        dtypes = getattr(info, "dtypes", None)
+        device = getattr(info, "device_type", None)
+        if (dtypes is None or dtype in dtypes) and device in (None, "cpu"):
+            return True
+    return False
+
+
+def _flat(out: Any) -> list[Any]:
+    """Arrays of a (nested) output, as the adapter flattens outputs."""
+    import numpy as np
+
+    if isinstance(out, (list, tuple)):
+        return [a for x in out for a in _flat(x)]
+    if out is None:
+        return []
+    return [np.asarray(out)]
+
+
+def _agrees(outs: list[Any], expected: list[Any], dtype_name: str) -> bool:
+    """The outputs against the reference: as many, of the same shapes,
+    integers and bools exactly, floating and complex values within the
+    dtype's `_REFERENCE_TOLERANCE` (NaN where NaN)."""
+    import numpy as np
+
+    if len(outs) != len(expected):
+        return False
+    for got, want in zip(outs, expected):
+        got, want = np.asarray(got), np.asarray(want)
+        if got.shape != want.shape:
+            return False
+        if got.dtype.kind in "biu" and want.dtype.kind in "biu":
+            if not np.array_equal(got, want):
+                return False
+            continue
+        # The loosest of the bounds of the case's dtype, the output's and
+        # the reference's (an integer or bool case whose op computes in
+        # float32, as torch.sin does, while NumPy computes a bool's sine in
+        # float16).
+        bounds = [_REFERENCE_TOLERANCE.get(dtype_name, (0.0, 0.0))] + [
+            _REFERENCE_TOLERANCE.get(str(a.dtype), (1e-4, 1e-5) if a.dtype.kind in "fcV" else (0.0, 0.0))
+            for a in (got, want)]
+        rtol, atol = max(b[0] for b in bounds), max(b[1] for b in bounds)
+        wide = np.complex128 if "c" in (got.dtype.kind, want.dtype.kind) else np.float64
+        if not np.allclose(got.astype(wide), want.astype(wide), rtol=rtol, atol=atol, equal_nan=True):
+            return False
+    return True
 
 
 _UNCOMPARABLE = {
