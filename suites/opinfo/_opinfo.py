@@ -192,8 +192,8 @@ def _agrees(outs: list[Any], expected: list[Any], dtype_name: str) -> bool:
 
     if len(outs) != len(expected):
         return False
-    for got, want in zip(outs, expected):
-        got, want = np.asarray(got), np.asarray(want)
+    for out, ref in zip(outs, expected):
+        got, want = np.asarray(out), np.asarray(ref)
         if got.shape != want.shape:
             return False
         if got.dtype.kind in "biu" and want.dtype.kind in "biu":
