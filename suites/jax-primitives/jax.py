@@ -114,6 +114,20 @@ def _harness(t: Ctx, fullname: str) -> Any:
     return harness
 
 
+CLEAR_EVERY = 200
+"""Every this many cases a probe runs, JAX's caches are cleared: every
+harness compiles its own executable (a primitive at a shape and dtype, about
+1 MB kept each), and a probe that runs the whole suite would otherwise hold
+them all. Cleared before a case is built, never between its calls."""
+_RUN_COUNT = [0]
+
+
+def _clear_caches_now_and_then(jax: Any) -> None:
+    _RUN_COUNT[0] += 1
+    if _RUN_COUNT[0] % CLEAR_EVERY == 0:
+        jax.clear_caches()
+
+
 def _comparable(group: str, harness: Any) -> Callable[..., Any]:
     """The harness's function, its outputs made comparable where a right
     answer leaves them free (see the module docstring)."""
@@ -192,6 +206,7 @@ def _make_body(fullname: str, group: str, skip_run: frozenset[str]) -> Callable[
         fn = _comparable(group, harness)
         if t.widen:  # the reference: the runner passes the timed arguments, widened
             return t.call(fn)
+        _clear_caches_now_and_then(jax)
         host = harness.dyn_args_maker(np.random.RandomState(t.seed % (1 << 32)))
         args = tuple(jax.device_put(a, t.device) if isinstance(a, (np.ndarray, np.generic)) else a for a in host)
         call = t.call(fn, *args)

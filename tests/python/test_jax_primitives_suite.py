@@ -80,8 +80,7 @@ class Listing(unittest.TestCase):
     def test_listing_imports_no_framework(self) -> None:
         code = textwrap.dedent(f"""
             import sys
-            from mudjack_probe.api import CaseDef
-from mudjack_probe.loading import load_suites
+            from mudjack_probe.loading import load_suites
             cases = load_suites([{str(SUITE)!r}], None)
             print(len(cases), sorted(m for m in ("jax", "jaxlib", "numpy") if m in sys.modules))
         """)
