@@ -33,7 +33,7 @@ if [ -z "$py39" ]; then
   exit 0
 fi
 # Listing imports every suite file and the probe's api without any framework.
-PYTHONPATH=probe "$py39" - suites/paper suites/capability suites/opinfo <<'EOF'
+PYTHONPATH=probe "$py39" - suites/paper suites/capability suites/opinfo suites/jax-primitives <<'EOF'
 import sys
 
 from mudjack_probe.loading import load_suites

@@ -495,6 +495,7 @@ class Cases:
     def __init__(self, framework: str) -> None:
         self.framework = framework
         self._defs: list[CaseDef] = []
+        self._ids: set[str] = set()  # the ids in _defs: a declaration checks its own against them
         self._excused: dict[str, dict[str, str]] = {}
         _ALL.append(self)
 
@@ -599,7 +600,7 @@ class Cases:
                 first = {k: next(iter(grid_params[k])) for k in keys}
                 modes = [m for m in ("eager", "compiled") if m in mode]
                 combos += [(d, grid, shapes[grid], first, m, True) for d in GRID if d not in declared for m in modes]
-            seen = {c.id for c in self._defs}
+            seen = self._ids  # not rebuilt per declaration: a whole-surface suite declares thousands
             for d, sname, sval, p, m, generated in combos:
                 parts = [d, sname] + [f"{k}={_token(v)}" for k, v in p.items()] + [m]
                 variant = "-".join(parts)
