@@ -69,6 +69,31 @@ def _op_db(torch: Any) -> dict[tuple[str, str], Any]:
     return _OPS
 
 
+def _host_slots(torch: Any, op: Any, t: Ctx, index: int, count: int) -> set[int]:
+    """The leaves of the sample that its generator keeps on the CPU when it
+    generates for the device under test (tensor_split's indices: an op
+    that expects them on the host): the same sample generated once more on
+    the device, for its placement only; its values come from the host's.
+    Empty when the two samples differ in structure."""
+    from torch.utils import _pytree as pytree
+
+    try:
+        state = random.getstate()
+        try:
+            random.seed(seed_for(t.seed, index))
+            torch.manual_seed(seed_for(t.seed, index))
+            on_device = list(itertools.islice(op.sample_inputs(t.device, getattr(torch, t.dtype_name),
+                                                               requires_grad=False), index + 1))
+        finally:
+            random.setstate(state)
+        leaves, _ = pytree.tree_flatten((on_device[index].input, tuple(on_device[index].args), dict(on_device[index].kwargs)))
+    except Exception:  # no sample on the device: every tensor goes there
+        return set()
+    if len(leaves) != count:
+        return set()
+    return {i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor) and leaf.device.type == "cpu"}
+
+
 def _on_device(torch: Any, leaf: Any, device: Any) -> Any:
     """A non-tensor leaf of a sample, with the CPU named as a device (factory
     functions' `device="cpu"`, `Tensor.to("cpu")`: OpInfo names the device
@@ -111,7 +136,8 @@ def sample_call(t: Ctx, record: dict[str, Any]) -> Call:
     leaves, spec = pytree.tree_flatten((sample.input, tuple(sample.args), dict(sample.kwargs)))
     slots = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
     statics = [None if isinstance(leaf, torch.Tensor) else _on_device(torch, leaf, t.device) for leaf in leaves]
-    tensors = [leaves[i].to(t.device) for i in slots]
+    host = _host_slots(torch, op, t, index, len(leaves)) if t.device.type != "cpu" else set()
+    tensors = [leaves[i] if i in host else leaves[i].to(t.device) for i in slots]
 
     def call(*arrays: Any) -> Any:
         filled = list(statics)
