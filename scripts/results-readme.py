@@ -238,6 +238,57 @@ def section_headline(docs: list[tuple[str, dict[str, Any]]]) -> str:
     return "\n".join(out)
 
 
+SURFACE = [("nvidia-h100", RESULTS / "2026-11-27-nvidia-h100-surface"),
+           ("amd-epyc", RESULTS / "2026-11-27-amd-epyc-surface")]
+SURFACE_SUITES = ["opinfo", "jax-primitives"]
+
+
+def _ran(outcome: str) -> bool:
+    return outcome in ("pass", "mismatch")
+
+
+def _failed(outcome: str) -> bool:
+    return outcome in ("fail", "crash", "timeout")
+
+
+def section_surface() -> str:
+    """The whole-surface suites (run policy `once`): per machine, suite and
+    device the outcomes and the claimed-versus-actual counts the engine
+    wrote (results.json `claims`), then the functions that fail only on one
+    device of a machine, with the dtypes."""
+    rows = ["| machine | suite | device | cases | pass | mismatch | fail | skip | other | agree with claims | claimed but failing | working but unclaimed |",
+            "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    only: list[str] = []
+    for label, folder in SURFACE:
+        for suite in SURFACE_SUITES:
+            path = folder / suite / "results.json.gz"
+            if not path.exists():
+                continue
+            doc = load(path)
+            by_device: dict[str, Counter[str]] = defaultdict(Counter)
+            for c in doc["cases"]:
+                by_device[c["device"]][c["outcome"]] += 1
+            for device, n in sorted(by_device.items()):
+                claims = next(iter(doc.get("claims", {}).values()), {}).get(device, {})
+                other = sum(n.values()) - n["pass"] - n["mismatch"] - n["fail"] - n["skip"]
+                rows.append(f"| {label} | `{suite}` | `{device}` | {sum(n.values())} | {n['pass']} | {n['mismatch']} | {n['fail']} | {n['skip']} | {other} | "
+                            f"{claims.get('agrees', 0)} | {len(claims.get('claimed_failing', []))} | {len(claims.get('unclaimed_working', []))} |")
+            pairs: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+            for c in doc["cases"]:
+                pairs[c["id"]][c["device"]] = c
+            devices = sorted(by_device)
+            if len(devices) != 2:
+                continue
+            for a, b in (devices, devices[::-1]):
+                fails: dict[str, set[str]] = defaultdict(set)
+                for both in pairs.values():
+                    if a in both and b in both and _ran(both[a]["outcome"]) and _failed(both[b]["outcome"]):
+                        fails[both[b]["function"]].add(both[b]["dtype"])
+                listed = "; ".join(f"`{f}` ({', '.join(sorted(d))})" for f, d in sorted(fails.items()))
+                only.append(f"- {label}, `{suite}`, fails only on `{b}` ({len(fails)} functions): {listed or 'none'}")
+    return "\n".join(rows) + "\n\n" + "\n".join(only) + "\n"
+
+
 def generate() -> dict[str, str]:
     docs = columns()
     run2 = [load(H200 / "run2" / d / "results.json.gz") for d in H200_RUNS["run2"]]
@@ -249,6 +300,7 @@ def generate() -> dict[str, str]:
         "latency": section_latency(docs),
         "cold": section_cold(docs),
         "agreement": section_agreement(),
+        "surface": section_surface(),
     }
 
 
