@@ -104,8 +104,9 @@ std::map<std::string, std::string> facts(const json& env) {
 }
 
 // The timing settings two runs must share for their medians to compare.
-constexpr std::array<const char*, 8> kSettings = {
-    "budget_ms", "warmup_ms", "rounds", "min_samples", "max_samples", "profile", "params", "policy"};
+constexpr std::array<const char*, 8> kSettings = {"budget_ms",   "warmup_ms",   "rounds",
+                                                  "min_samples", "max_samples", "profile",
+                                                  "params",      "policy"};
 
 void add_warnings(const Side& a, const Side& b, Report& report) {
   auto fa = facts(a.environment);

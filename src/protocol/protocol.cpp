@@ -71,8 +71,9 @@ std::vector<model::OutputRef> outputs_of(const json& j) {
 }  // namespace
 
 json Policy::to_json() const {
-  return {{"budget_ms", budget_ms},    {"min_samples", min_samples}, {"max_samples", max_samples},
-          {"warmup_ms", warmup_ms},    {"block_ms", block_ms},       {"reference", reference},
+  return {{"budget_ms", budget_ms},     {"min_samples", min_samples},
+          {"max_samples", max_samples}, {"warmup_ms", warmup_ms},
+          {"block_ms", block_ms},       {"reference", reference},
           {"timing_only", timing_only}, {"once", once}};
 }
 

@@ -255,8 +255,8 @@ std::string claims_section(const verdict::Judged& j) {
                claim_items(t.claimed_failing);
       }
       if (!t.unclaimed_working.empty()) {
-        out += "\n- " + escape(framework) + " on " + code(device) +
-               ", working but unclaimed:\n" + claim_items(t.unclaimed_working);
+        out += "\n- " + escape(framework) + " on " + code(device) + ", working but unclaimed:\n" +
+               claim_items(t.unclaimed_working);
       }
     }
   }
@@ -295,8 +295,8 @@ std::string kernels_section(const verdict::Judged& j) {
       "cannot reach the GPU machines: its GPU column is a prediction only, with nothing "
       "observed beside it.\n\n";
   for (const auto& [framework, t] : tallies) {
-    out += "- **" + escape(framework) + "**: " + std::to_string(t.cases) +
-           " cases observed, " + std::to_string(t.agree) + " as predicted, " +
+    out += "- **" + escape(framework) + "**: " + std::to_string(t.cases) + " cases observed, " +
+           std::to_string(t.agree) + " as predicted, " +
            std::to_string(t.predicted_missing_ran.size()) + " ran with a kernel predicted " +
            "missing, " + std::to_string(t.predicted_present_failed.size()) +
            " failed with every kernel present";
@@ -351,7 +351,8 @@ std::string to_markdown(const verdict::Judged& j) {
   if (auto missing = listed_missing_line(j); !missing.empty()) out += "\n" + escape(missing);
   if (auto line = divergence_line(j); !line.empty()) out += "\n" + escape(line);
   if (auto line = lacking_line(j); !line.empty()) out += "\n" + escape(line);
-  return out + claims_section(j) + kernels_section(j) + not_portable(j) + capability_markdown(j.cases);
+  return out + claims_section(j) + kernels_section(j) + not_portable(j) +
+         capability_markdown(j.cases);
 }
 
 }  // namespace mudjack::report

@@ -253,11 +253,10 @@ std::string claims_lines(const verdict::Judged& judged) {
   std::string out;
   for (const auto& [framework, by_device] : verdict::tally(judged.claims)) {
     for (const auto& [device, t] : by_device) {
-      out += "claimed vs actual, " + framework + " on " + device + ": " +
-             std::to_string(t.agrees) + " agree, " + std::to_string(t.claimed_failing.size()) +
-             " claimed but failing" + example(t.claimed_failing) + ", " +
-             std::to_string(t.unclaimed_working.size()) + " working but unclaimed" +
-             example(t.unclaimed_working) + "\n";
+      out += "claimed vs actual, " + framework + " on " + device + ": " + std::to_string(t.agrees) +
+             " agree, " + std::to_string(t.claimed_failing.size()) + " claimed but failing" +
+             example(t.claimed_failing) + ", " + std::to_string(t.unclaimed_working.size()) +
+             " working but unclaimed" + example(t.unclaimed_working) + "\n";
     }
   }
   return out;

@@ -84,8 +84,7 @@ const std::set<std::string>& known_fields() {
   static const std::set<std::string> fields = {
       "suite",    "suites",    "framework", "frameworks",  "device",      "devices",     "filter",
       "params",   "timeout_s", "budget_ms", "warmup_ms",   "min_samples", "max_samples", "seed",
-      "baseline", "serial",    "resume",    "no_baseline", "rounds",
-      "policy"};
+      "baseline", "serial",    "resume",    "no_baseline", "rounds",      "policy"};
   return fields;
 }
 

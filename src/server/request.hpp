@@ -46,7 +46,7 @@ struct RunRequest {
   std::optional<int> rounds;
   std::optional<int> max_samples;
   std::string policy;  // "" (as each case declares), "timed" or "once"
-  int64_t seed = 0;  // in run::kSeedRange
+  int64_t seed = 0;    // in run::kSeedRange
   std::string baseline = "cpu";
   bool serial = false;
   bool no_baseline = false;  // run only the devices asked for (RunOptions::no_baseline)

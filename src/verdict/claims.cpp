@@ -6,9 +6,12 @@ namespace mudjack::verdict {
 
 std::string_view to_string(Claim c) {
   switch (c) {
-    case Claim::kAgrees: return "agrees";
-    case Claim::kClaimedFailing: return "claimed_failing";
-    case Claim::kUnclaimedWorking: return "unclaimed_working";
+    case Claim::kAgrees:
+      return "agrees";
+    case Claim::kClaimedFailing:
+      return "claimed_failing";
+    case Claim::kUnclaimedWorking:
+      return "unclaimed_working";
   }
   return "agrees";
 }
@@ -26,8 +29,7 @@ bool ran(model::Outcome o) {
   return o == model::Outcome::kPass || o == model::Outcome::kMismatch;
 }
 bool failed(model::Outcome o) {
-  return o == model::Outcome::kFail || o == model::Outcome::kCrash ||
-         o == model::Outcome::kTimeout;
+  return o == model::Outcome::kFail || o == model::Outcome::kCrash || o == model::Outcome::kTimeout;
 }
 
 }  // namespace
@@ -78,9 +80,15 @@ std::map<std::string, std::map<std::string, ClaimTally>> tally(const std::vector
   for (const auto& row : rows) {
     auto& t = out[row.framework][row.device];
     switch (row.claim) {
-      case Claim::kAgrees: ++t.agrees; break;
-      case Claim::kClaimedFailing: t.claimed_failing.push_back(&row); break;
-      case Claim::kUnclaimedWorking: t.unclaimed_working.push_back(&row); break;
+      case Claim::kAgrees:
+        ++t.agrees;
+        break;
+      case Claim::kClaimedFailing:
+        t.claimed_failing.push_back(&row);
+        break;
+      case Claim::kUnclaimedWorking:
+        t.unclaimed_working.push_back(&row);
+        break;
     }
   }
   return out;

@@ -81,8 +81,8 @@ std::vector<KernelRow> kernel_rows(const std::vector<model::CaseResult>& cases);
 // what they did, and the cases predicted to lack a kernel on each other kind.
 struct KernelTally {
   int cases = 0;
-  int agree = 0;                                      // predicted and observed alike
-  std::vector<const KernelRow*> predicted_missing_ran;  // no kernel predicted, yet it ran
+  int agree = 0;                                           // predicted and observed alike
+  std::vector<const KernelRow*> predicted_missing_ran;     // no kernel predicted, yet it ran
   std::vector<const KernelRow*> predicted_present_failed;  // kernels predicted, yet it failed
   // Device type never observed ("gpu") -> cases predicted to lack a kernel there.
   std::map<std::string, std::vector<const KernelRow*>> unobserved_missing;

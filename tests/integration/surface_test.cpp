@@ -64,8 +64,8 @@ TEST_F(Cli, PolicyFlagOverridesTheDeclaredPolicy) {
   EXPECT_EQ(r.code, 0) << r.err;
   auto list = runs(out);
   ASSERT_EQ(list.size(), 1u);
-  auto results = json::parse(
-      slurp(out / "runs" / list[0]["id"].get<std::string>() / "results.json"));
+  auto results =
+      json::parse(slurp(out / "runs" / list[0]["id"].get<std::string>() / "results.json"));
   EXPECT_EQ(results["run"]["options"]["policy"], "timed");
   for (const auto& c : results["cases"]) {
     EXPECT_FALSE(c["latency"]["samples_ns"].empty()) << c["id"] << " was timed";

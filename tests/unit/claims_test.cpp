@@ -15,8 +15,7 @@ namespace mudjack {
 namespace {
 
 model::CaseResult result(const std::string& function, const std::string& dtype, int sample,
-                         const std::string& device, model::Outcome outcome,
-                         nlohmann::json claims) {
+                         const std::string& device, model::Outcome outcome, nlohmann::json claims) {
   model::CaseResult r;
   r.run_id = "r";
   r.info.framework = "torch";
@@ -130,21 +129,22 @@ model::CaseResult tf_case(const std::string& function, model::Outcome outcome,
 
 TEST(Kernels, PredictionAgainstTheObservedDeviceAndTheUnobservedOne) {
   using model::Outcome;
-  const nlohmann::json both = {{"ops", 3}, {"cpu", {{"kernels", true}}}, {"gpu", {{"kernels", true}}}};
-  const nlohmann::json no_gpu = {
-      {"ops", 2},
-      {"cpu", {{"kernels", true}, {"missing", nlohmann::json::array()}}},
-      {"gpu", {{"kernels", false}, {"missing", {"Svd(T=complex64)"}}}}};
+  const nlohmann::json both = {
+      {"ops", 3}, {"cpu", {{"kernels", true}}}, {"gpu", {{"kernels", true}}}};
+  const nlohmann::json no_gpu = {{"ops", 2},
+                                 {"cpu", {{"kernels", true}, {"missing", nlohmann::json::array()}}},
+                                 {"gpu", {{"kernels", false}, {"missing", {"Svd(T=complex64)"}}}}};
   const nlohmann::json no_cpu = {
       {"cpu", {{"kernels", false}, {"missing", {"Bincount(T=complex64)"}}}},
       {"gpu", {{"kernels", false}, {"missing", {"Bincount(T=complex64)"}}}}};
   std::vector<model::CaseResult> cases = {
-      tf_case("tf.abs", Outcome::kPass, both),         // as predicted
-      tf_case("tf.linalg.svd", Outcome::kPass, no_gpu),  // as predicted on cpu; gpu predicted missing
+      tf_case("tf.abs", Outcome::kPass, both),  // as predicted
+      tf_case("tf.linalg.svd", Outcome::kPass,
+              no_gpu),  // as predicted on cpu; gpu predicted missing
       tf_case("tf.math.bincount", Outcome::kFail, no_cpu),  // as predicted (no cpu kernel, failed)
-      tf_case("tf.split", Outcome::kFail, both),       // failed with kernels present
-      tf_case("tf.where", Outcome::kPass, no_cpu),     // ran with a kernel predicted missing
-      tf_case("tf.skip", Outcome::kSkip, both),        // no evidence
+      tf_case("tf.split", Outcome::kFail, both),            // failed with kernels present
+      tf_case("tf.where", Outcome::kPass, no_cpu),          // ran with a kernel predicted missing
+      tf_case("tf.skip", Outcome::kSkip, both),             // no evidence
       tf_case("tf.err", Outcome::kPass, {{"error", "trace failed"}}),  // no prediction
   };
   auto rows = verdict::kernel_rows(cases);
