@@ -193,6 +193,12 @@ CaseResult full_case() {
   r.numeric.message = "m";
   r.outputs = {{"a/b.npy", "bfloat16", "float32", {2, 0, 3}}};
   r.extra = {{"output_device", "cuda:0"}, {"warmup_calls", 3}};
+  // A whole-surface case with a kernel prediction: results.json then has
+  // every optional block (claims, kernels) and field (policy, claims).
+  r.info.policy = "once";
+  r.info.claims = {{"cpu", true}, {"cuda", true}};
+  r.extra["kernels"] = {{"cpu", {{"kernels", true}}},
+                        {"gpu", {{"kernels", false}, {"missing", {"Histc(T=int32)"}}}}};
   return r;
 }
 
@@ -442,11 +448,17 @@ TEST(ReportSchema, RequiredKeysMatchWhatToJsonWrites) {
   Fixture f;
   f.cases.push_back(full_case());
   json doc = to_json(testing::judged(f.run, f.cases, f.verdicts));
-  EXPECT_EQ(keys(doc), required(schema));
+  // Every key is in the schema; every key but the optional ones (schema
+  // 1.7: present when a case carries claims or a kernel prediction) is required.
+  const auto without = [](std::set<std::string> all, std::initializer_list<const char*> drop) {
+    for (const char* d : drop) all.erase(d);
+    return all;
+  };
+  EXPECT_EQ(without(keys(doc), {"claims", "kernels"}), required(schema));
   EXPECT_EQ(keys(doc), keys(schema["properties"]));
   EXPECT_EQ(keys(doc["run"]), required(schema["properties"]["run"]));
   const json& c = doc["cases"].back();
-  EXPECT_EQ(keys(c), required(defs["case"]));
+  EXPECT_EQ(without(keys(c), {"policy", "claims"}), required(defs["case"]));
   EXPECT_EQ(keys(c), keys(defs["case"]["properties"]));
   EXPECT_EQ(keys(c["error"]), required(defs["error"]["oneOf"][1]));
   EXPECT_EQ(keys(c["latency"]), required(defs["latency"]));
@@ -455,6 +467,13 @@ TEST(ReportSchema, RequiredKeysMatchWhatToJsonWrites) {
   EXPECT_EQ(keys(c["outputs"][0]), required(defs["output"]));
   EXPECT_EQ(keys(doc["verdicts"][0]), required(defs["verdict_row"]));
   EXPECT_EQ(keys(doc["counts"]["torch"]["cpu"]), required(defs["outcome_counts"]));
+  // The crashed case is claimed on cuda: a claimed-but-failing row with its error.
+  const json& failing = doc["claims"]["torch"]["cuda:0"]["claimed_failing"];
+  ASSERT_EQ(failing.size(), 1u);
+  EXPECT_EQ(keys(failing[0]), keys(defs["claim_row"]["properties"]));
+  const json& gpu = doc["kernels"]["torch"]["unobserved_missing"]["gpu"];
+  ASSERT_EQ(gpu.size(), 1u);
+  EXPECT_EQ(keys(gpu[0]), keys(defs["kernel_row"]["properties"]));
 }
 #endif
 
