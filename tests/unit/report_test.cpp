@@ -197,8 +197,8 @@ CaseResult full_case() {
   // every optional block (claims, kernels) and field (policy, claims).
   r.info.policy = "once";
   r.info.claims = {{"cpu", true}, {"cuda", true}};
-  r.extra["kernels"] = {{"cpu", {{"kernels", true}}},
-                        {"gpu", {{"kernels", false}, {"missing", {"Histc(T=int32)"}}}}};
+  r.extra["kernels"] = {{"cpu", {{"kernels", false}, {"missing", {"Histc(T=int32)"}}}},
+                        {"gpu", {{"kernels", true}}}};
   return r;
 }
 
@@ -471,9 +471,13 @@ TEST(ReportSchema, RequiredKeysMatchWhatToJsonWrites) {
   const json& failing = doc["claims"]["torch"]["cuda:0"]["claimed_failing"];
   ASSERT_EQ(failing.size(), 1u);
   EXPECT_EQ(keys(failing[0]), keys(defs["claim_row"]["properties"]));
-  const json& gpu = doc["kernels"]["torch"]["unobserved_missing"]["gpu"];
-  ASSERT_EQ(gpu.size(), 1u);
-  EXPECT_EQ(keys(gpu[0]), keys(defs["kernel_row"]["properties"]));
+  // Kernels predicted on the GPU it crashed on; none predicted on the cpu,
+  // where it did not run.
+  const json& failed = doc["kernels"]["torch"]["predicted_present_failed"];
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(keys(failed[0]), keys(defs["kernel_row"]["properties"]));
+  EXPECT_EQ(doc["kernels"]["torch"]["unobserved_missing"]["cpu"][0]["missing"]["cpu"][0],
+            "Histc(T=int32)");
 }
 #endif
 
