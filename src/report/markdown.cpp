@@ -215,20 +215,28 @@ std::string not_portable_item(const verdict::Judged& j, const model::VerdictRow&
 // to kClaimExamples rows of each disagreement (results.json has them all).
 constexpr size_t kClaimExamples = 25;
 
-std::string claim_items(const std::vector<const verdict::ClaimRow*>& rows) {
+// Up to kClaimExamples rows as list items (`item` writes one, without its
+// "  - " and newline), then how many more `block` in results.json has.
+template <typename Row, typename Item>
+std::string capped_items(const std::vector<const Row*>& rows, const char* block, Item item) {
   std::string out;
   for (size_t i = 0; i < rows.size() && i < kClaimExamples; ++i) {
-    const auto& r = *rows[i];
-    out += "  - " + code(r.function) + " " + code(r.dtype) + ": " + std::to_string(r.ran) +
-           " ran, " + std::to_string(r.failed) + " failed; " + code(r.case_id);
-    if (!r.error.empty()) out += " — " + escape(one_line(r.error));
-    out += "\n";
+    out += "  - " + item(*rows[i]) + "\n";
   }
   if (rows.size() > kClaimExamples) {
     out += "  - ... and " + std::to_string(rows.size() - kClaimExamples) +
-           " more (results.json, `claims`)\n";
+           " more (results.json, `" + block + "`)\n";
   }
   return out;
+}
+
+std::string claim_items(const std::vector<const verdict::ClaimRow*>& rows) {
+  return capped_items(rows, "claims", [](const verdict::ClaimRow& r) {
+    std::string out = code(r.function) + " " + code(r.dtype) + ": " + std::to_string(r.ran) +
+                      " ran, " + std::to_string(r.failed) + " failed; " + code(r.case_id);
+    if (!r.error.empty()) out += " — " + escape(one_line(r.error));
+    return out;
+  });
 }
 
 std::string claims_section(const verdict::Judged& j) {
@@ -265,24 +273,17 @@ std::string claims_section(const verdict::Judged& j) {
 
 std::string kernel_items(const std::vector<const verdict::KernelRow*>& rows,
                          const std::string& type) {
-  std::string out;
-  for (size_t i = 0; i < rows.size() && i < kClaimExamples; ++i) {
-    const auto& r = *rows[i];
-    out += "  - " + code(r.function) + " " + code(r.dtype) + " (" +
-           std::string(model::to_string(r.outcome)) + ")";
+  return capped_items(rows, "kernels", [&type](const verdict::KernelRow& r) {
+    std::string out = code(r.function) + " " + code(r.dtype) + " (" +
+                      std::string(model::to_string(r.outcome)) + ")";
     if (auto m = r.missing.find(type); m != r.missing.end() && !m->second.empty()) {
       std::string ops;
       for (const auto& op : m->second) ops += (ops.empty() ? "" : ", ") + op;
       out += ": no " + type + " kernel for " + code(ops);
     }
     if (!r.error.empty()) out += " — " + escape(one_line(r.error));
-    out += "\n";
-  }
-  if (rows.size() > kClaimExamples) {
-    out += "  - ... and " + std::to_string(rows.size() - kClaimExamples) +
-           " more (results.json, `kernels`)\n";
-  }
-  return out;
+    return out;
+  });
 }
 
 std::string kernels_section(const verdict::Judged& j) {
