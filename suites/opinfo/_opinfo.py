@@ -59,7 +59,11 @@ def _op_db(torch: Any) -> dict[tuple[str, str], Any]:
     if not _OPS:
         frozen = torch.backends.flags_frozen()
         with warnings.catch_warnings():
-            from torch.testing._internal.common_methods_invocations import op_db
+            try:
+                from torch.testing._internal.common_methods_invocations import op_db
+            except ImportError as exc:  # expecttest missing: the database, not the op, is absent
+                raise Unavailable(f"torch {torch.__version__}'s OpInfo database cannot be imported here: "
+                                  f"{type(exc).__name__}: {exc} (the torch environment pins expecttest)") from exc
         if not frozen and torch.backends.flags_frozen():
             # The flag is a global of torch/backends/__init__.py, a module
             # that sys.modules holds behind a wrapper: set it where the
