@@ -216,7 +216,21 @@ def _error(kind: str, exc: BaseException) -> dict[str, Any]:
 
 
 def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_dir: str | None) -> dict[str, Any]:
-    """One case on the adapter's device. Never raises for a case's own failure."""
+    """One case on the adapter's device. Never raises for a case's own failure.
+    Where the framework has a kernel registry, a case whose call was built
+    and that passed, mismatched or failed also gets the registry's
+    prediction (`_add_kernels`), after every other call of the case."""
+    built: list[tuple[Any, tuple[Any, ...]]] = []
+    result = _run_case(adapter, case, seed, policy, artifact_dir, built)
+    if built and adapter.has_kernel_registry and not policy.timing_only and result.get("status") in ("pass", "mismatch", "fail"):
+        _add_kernels(adapter, *built[0], result)
+    return result
+
+
+def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_dir: str | None,
+              built: list[tuple[Any, tuple[Any, ...]]]) -> dict[str, Any]:
+    """run_case without the kernel prediction; `built` receives the case's
+    call (fn, args) once its body has built it."""
     result: dict[str, Any] = {"type": "result", "case": case.id, "device": adapter.device_id}
     need = int(case.requires.get("devices", 1))
     kind = adapter.device_id.split(":")[0]
@@ -228,8 +242,6 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
         return result
     _reset_host_peak()
     adapter.reset_peak_memory()
-    fn: Any = None  # the case's call, once its body has built it: what kernel_support traces
-    args: tuple[Any, ...] = ()
     try:
         with adapter.scope():
             ctx = Ctx(adapter, case, seed)
@@ -238,6 +250,7 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
             if case.mode == "compiled" and not call.compiled_by_case:
                 fn = adapter.compile(fn)
             args = call.args
+            built.append((fn, args))
             if policy.once:
                 out, timing = once(lambda: fn(*args), adapter.sync, adapter.block)
             else:
@@ -268,7 +281,6 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
         return result
     except UnsupportedDtype as exc:
         result.update(status="fail", error=_error("unsupported_dtype", exc))
-        _add_kernels(adapter, fn, args, result)
         return result
     except Exception as exc:  # a case's failure is data, not a probe failure
         result.update(status="fail", error=_error(adapter.classify(exc), exc))
@@ -277,7 +289,6 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
             result["device_unusable"] = unusable
         elif adapter.has_soft_placement and adapter.device_id != "cpu":
             result["fallback"] = _runs_with_soft_placement(adapter, case, seed)
-        _add_kernels(adapter, fn, args, result)
         return result
     placed = result["output_device"]
     # A case that spans several devices (requires devices > 1) leaves its
@@ -286,7 +297,6 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
         # The framework quietly ran (or left) the result elsewhere: not portable.
         result.update(status="fail", error={"kind": "device_error",
                                             "message": f"output lives on {placed}, not on {adapter.device_id}"})
-        _add_kernels(adapter, fn, args, result)
         return result
     result["memory"] = {"peak_device_bytes": adapter.peak_device_bytes(), "peak_host_bytes": _host_peak_bytes()}
     result["outputs"] = _save(arrays, case.id, artifact_dir, result) if call.compare else []
@@ -302,18 +312,13 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
     else:
         result["status"] = "pass"
     result["checks"] = [{"name": c.name, "kind": c.kind, "ok": c.name not in failed} for c in call.checks]
-    _add_kernels(adapter, fn, args, result)
     return result
 
 
 def _add_kernels(adapter: Any, fn: Any, args: tuple[Any, ...], result: dict[str, Any]) -> None:
     """The framework's kernel registry's prediction for the case's call
-    (adapter.kernel_support) as result["kernels"], for passes and failures
-    alike: asked once, after every other call of the case, untimed. Nothing
-    when the framework has no registry or the body never built its call.
+    (adapter.kernel_support) as result["kernels"]: asked once, untimed.
     Whatever it raises is recorded as {"error": ...}; the outcome stays."""
-    if fn is None:
-        return
     try:
         with adapter.scope():
             support = adapter.kernel_support(fn, args)

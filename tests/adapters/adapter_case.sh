@@ -8,21 +8,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=$1 framework=$2 case_id=$3
-cache=${MUDJACK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mudjack}
-env="$cache/envs/$framework-current-$(sha256sum "envs/current/$framework.txt" | cut -c1-16)"
-if [ ! -f "$env/.mudjack-complete" ]; then
-  echo "SKIPPED: no $framework environment at $env (scripts/install.sh builds it)" >&2
-  exit 77
-fi
+# shellcheck source=tests/adapters/common.sh
+. tests/adapters/common.sh
+skip_without_env "$framework"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 filter="^$(printf '%s' "$case_id" | sed 's/[][\.*^$+?(){}|]/\\&/g')\$"
-"$bin" run --suite paper --framework "$framework" --device cpu --filter "$filter" \
-  --budget-ms 5 --out "$out" >"$out/stdout.txt" 2>"$out/stderr.txt" || {
-  echo "mudjack run failed:" >&2
-  cat "$out/stderr.txt" >&2
-  exit 1
-}
+run_into "$bin" "$out" --suite paper --framework "$framework" --device cpu --filter "$filter" \
+  --budget-ms 5
 python3 - "$out" "$case_id" <<'PY'
 import glob, json, sys
 out, case_id = sys.argv[1], sys.argv[2]

@@ -24,19 +24,12 @@ case $slice in
     --function tf.linalg.svd --dtype complex64 --budget-ms 1 --rounds 1) ;;
   *) echo "unknown slice $slice" >&2; exit 2 ;;
 esac
-cache=${MUDJACK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mudjack}
-env="$cache/envs/$framework-current-$(sha256sum "envs/current/$framework.txt" | cut -c1-16)"
-if [ ! -f "$env/.mudjack-complete" ]; then
-  echo "SKIPPED: no $framework environment at $env (scripts/install.sh builds it)" >&2
-  exit 77
-fi
+# shellcheck source=tests/adapters/common.sh
+. tests/adapters/common.sh
+skip_without_env "$framework"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$bin" run "${args[@]}" --device cpu --out "$out" >"$out/stdout.txt" 2>"$out/stderr.txt" || {
-  echo "mudjack run failed:" >&2
-  cat "$out/stderr.txt" >&2
-  exit 1
-}
+run_into "$bin" "$out" "${args[@]}" --device cpu
 python3 - "$out" "$slice" <<'PY'
 import glob, json, sys
 out, slice_ = sys.argv[1], sys.argv[2]

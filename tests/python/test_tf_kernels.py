@@ -32,6 +32,8 @@ SUPPORT = {"ops": 1, "cpu": {"kernels": True}, "gpu": {"kernels": False, "missin
 class Predicting(NumpyAdapter):
     """numpy, with a made-up registry: returns `answer`, or raises it when it is an exception."""
 
+    has_kernel_registry = True
+
     def __init__(self, answer: Any) -> None:
         super().__init__()
         self.answer = answer
@@ -73,6 +75,13 @@ class KernelSupport(unittest.TestCase):
         result = self.run_case(Predicting(None), np.abs)
         self.assertEqual(result["status"], "pass")
         self.assertNotIn("kernels", result)
+
+    def test_an_adapter_without_a_registry_is_never_asked(self) -> None:
+        adapter = Predicting(SUPPORT)
+        adapter.has_kernel_registry = False
+        result = self.run_case(adapter, np.abs)
+        self.assertNotIn("kernels", result)
+        self.assertEqual(adapter.asked, [])
 
     def test_a_pass_carries_the_prediction_asked_once_after_every_call(self) -> None:
         adapter = Predicting(SUPPORT)

@@ -138,6 +138,9 @@ class Adapter:
     # soft device placement): scope(soft=True) then turns it on, and the
     # runner records whether a failed case would have run with it.
     has_soft_placement = False
+    # Whether kernel_support can ask a kernel registry (TensorFlow): the
+    # runner asks only then, so other frameworks pay nothing per case.
+    has_kernel_registry = False
 
     def __init__(self) -> None:
         self.module: Any = None
@@ -250,8 +253,9 @@ class Adapter:
         device kind, without running it: {"cpu": {"kernels": bool, "missing":
         [...]}, "gpu": {...}, "ops": N} (tf_kernels.kernel_support), or
         {"error": one line} when it cannot tell. None: the framework has no
-        kernel registry to ask. The runner calls it once per case, after the
-        case's own calls, untimed; it must never raise."""
+        kernel registry to ask (then `has_kernel_registry` is False and the
+        runner never calls it). Called once per case, after the case's own
+        calls, untimed; it must never raise."""
         return None
 
     def device_timer(self) -> Any:

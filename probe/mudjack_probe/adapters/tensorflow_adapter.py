@@ -62,6 +62,7 @@ def _parse_device(name: str) -> str | None:
 class TensorflowAdapter(Adapter):
     name = "tensorflow"
     has_soft_placement = True
+    has_kernel_registry = True
 
     def __init__(self) -> None:
         super().__init__()
