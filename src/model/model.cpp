@@ -187,8 +187,7 @@ std::string policy_from_json(const nlohmann::json& j) {
   auto it = j.find("policy");
   if (it == j.end() || !it->is_string()) return "timed";
   const auto p = it->get<std::string>();
-  return std::find(std::begin(kPolicies), std::end(kPolicies), p) != std::end(kPolicies) ? p
-                                                                                         : "timed";
+  return is_policy(p) ? p : "timed";
 }
 
 nlohmann::json claims_from_json(const nlohmann::json& j) {

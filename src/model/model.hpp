@@ -3,6 +3,7 @@
 // persists and every reporter renders (CONTRIBUTING.md rule 8). Field names follow
 // schemas/results-v1.schema.json; units are in the names.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -137,6 +138,9 @@ struct CaseInfo {
 };
 
 inline constexpr std::string_view kPolicies[] = {"timed", "once"};
+constexpr bool is_policy(std::string_view p) {
+  return std::find(std::begin(kPolicies), std::end(kPolicies), p) != std::end(kPolicies);
+}
 
 // One device as a probe reports it in `hello`.
 struct DeviceInfo {

@@ -62,8 +62,7 @@ std::optional<std::string> invalid(const RunOptions& o) {
     return "keep_outputs must be one of " + std::string(kKeepNames) + ", got '" + o.keep_outputs +
            "'";
   }
-  if (!o.policy.empty() && std::find(std::begin(model::kPolicies), std::end(model::kPolicies),
-                                     o.policy) == std::end(model::kPolicies)) {
+  if (!o.policy.empty() && !model::is_policy(o.policy)) {
     return "policy must be timed or once, got '" + o.policy + "'";
   }
   // 0: the default limit (default_memory_limit_bytes()).

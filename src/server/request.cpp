@@ -229,7 +229,7 @@ Check parse_timing(const json& doc, RunRequest& r) {
   }
   if (doc.contains("policy")) {
     const auto& v = doc.at("policy");
-    if (!v.is_string() || (v.get<std::string>() != "timed" && v.get<std::string>() != "once")) {
+    if (!v.is_string() || !model::is_policy(v.get<std::string>())) {
       return bad_request("'policy' must be \"timed\" or \"once\"");
     }
     r.policy = v.get<std::string>();
