@@ -20,8 +20,8 @@ namespace {
 
 using mudjack::gen::Coverage;
 using mudjack::gen::DType;
-using mudjack::gen::GenOptions;
 using mudjack::gen::Generator;
+using mudjack::gen::GenOptions;
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -44,10 +44,14 @@ int main(int argc, char** argv) {
   std::string write;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--graphs") graphs = std::atoi(argv[i + 1]);
-    else if (flag == "--nodes") nodes = std::atoi(argv[i + 1]);
-    else if (flag == "--dtypes") dtypes = argv[i + 1];
-    else if (flag == "--write") write = argv[i + 1];
+    if (flag == "--graphs")
+      graphs = std::atoi(argv[i + 1]);
+    else if (flag == "--nodes")
+      nodes = std::atoi(argv[i + 1]);
+    else if (flag == "--dtypes")
+      dtypes = argv[i + 1];
+    else if (flag == "--write")
+      write = argv[i + 1];
   }
   std::printf("graphs of %d nodes, dtypes %s, %zu ops specified\n", nodes, dtypes.c_str(),
               mudjack::gen::op_specs().size());
@@ -71,8 +75,8 @@ int main(int argc, char** argv) {
     size_t rank_dtype = 0;
     for (const auto& [op, v] : cov.attrs) attrs += v.size();
     for (const auto& [op, v] : cov.rank_dtype) rank_dtype += v.size();
-    std::printf("%-6s %8d %10.2f %12.0f %6zu %10zu %12zu\n", std::string(solver).c_str(), graphs,
-                s, graphs / s, cov.nodes.size(), attrs, rank_dtype);
+    std::printf("%-6s %8d %10.2f %12.0f %6zu %10zu %12zu\n", std::string(solver).c_str(), graphs, s,
+                graphs / s, cov.nodes.size(), attrs, rank_dtype);
     if (!write.empty() && solver == std::string_view("own")) {
       std::filesystem::create_directories(write);
       for (size_t i = 0; i < made.size() && i < 200; ++i) {

@@ -33,7 +33,7 @@ void install_signal_handlers() {
 std::vector<Command> commands() {
   return {doctor_command(), check_command(),   devices_command(), list_command(),  run_command(),
           report_command(), compare_command(), merge_command(),   repro_command(), runs_command(),
-          cache_command(),  serve_command(),   sweep_command()};
+          cache_command(),  serve_command(),   sweep_command(),   fuzz_command()};
 }
 
 constexpr const char* kExitCodes =

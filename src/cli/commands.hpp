@@ -19,5 +19,6 @@ Command runs_command();
 Command cache_command();
 Command serve_command();
 Command sweep_command();
+Command fuzz_command();
 
 }  // namespace mudjack::cli

@@ -14,7 +14,8 @@
 
 namespace mudjack::envs {
 
-inline const std::vector<std::string> kFrameworks = {"numpy", "torch", "jax", "tensorflow"};
+inline const std::vector<std::string> kFrameworks = {"numpy", "torch", "jax", "tensorflow",
+                                                     "onnxruntime"};
 inline const std::vector<std::string> kProfiles = {"current", "paper-2023"};
 
 // The folder holding probe/, suites/, envs/ and schemas/: $MUDJACK_DATA_DIR,

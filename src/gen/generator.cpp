@@ -25,6 +25,10 @@ Interval preferred(std::string_view op, size_t slot, DType d) {
   return {-2, 2};
 }
 
+int float_width(DType d) {
+  return d == DType::kFloat16 ? 16 : d == DType::kFloat32 ? 32 : d == DType::kFloat64 ? 64 : 0;
+}
+
 bool contains(Interval outer, Interval inner) {
   return inner.lo >= outer.lo && inner.hi <= outer.hi;
 }
@@ -59,7 +63,9 @@ class Build {
   int64_t between(int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, std::max(lo, hi))(rng_);
   }
-  double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
+  double uniform(double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng_);
+  }
   bool chance(double p) { return uniform(0, 1) < p; }
 
   std::string choose_op() {
@@ -158,7 +164,8 @@ class Build {
       }
       if (slot == 0 && is_unary(op) && domain_fault(op, {v.range})) continue;
       if (op == "pow" && slot == 0 && v.range.lo < 0.1) continue;
-      if (op == "div" && slot == 0) { /* any dividend */ }
+      if (op == "div" && slot == 0) { /* any dividend */
+      }
       fit.push_back(name);
     }
     if (!fit.empty() && chance(0.85)) {
@@ -196,8 +203,9 @@ class Build {
     std::vector<std::string> fit;
     for (const auto& [name, v] : values_) {
       if (v.dtype != d || (leaves_only && !v.leaf) || !ok(v.range)) continue;
-      auto t = infer("add", {{s, d == DType::kBool ? DType::kInt32 : d},
-                             {v.shape, d == DType::kBool ? DType::kInt32 : d}},
+      auto t = infer("add",
+                     {{s, d == DType::kBool ? DType::kInt32 : d},
+                      {v.shape, d == DType::kBool ? DType::kInt32 : d}},
                      json::object());
       if (std::holds_alternative<Type>(t) && std::get<Type>(t).shape == s) fit.push_back(name);
     }
@@ -223,11 +231,16 @@ class Build {
     }
     if (op == "cast") {
       const auto x = operand(op, 0, d, 1, 4);
+      // Only down (or to int32 from a graph input): the float64 reference
+      // rounds at casts alone, so a value computed in float16 and cast up
+      // to float32 would be judged at float32's precision, which its float16
+      // arithmetic never had.
       std::vector<DType> to;
       for (DType t : {DType::kFloat16, DType::kFloat32, DType::kFloat64}) {
-        if (t != d) to.push_back(t);
+        if (t != d && is_float(d) && float_width(t) < float_width(d)) to.push_back(t);
       }
       if (values_.at(x).leaf) to.push_back(DType::kInt32);
+      if (to.empty()) return std::nullopt;
       return make(op, {x}, {{"to", to_string(to[pick(to.size())])}});
     }
     if (is_binary(op)) {
@@ -242,8 +255,8 @@ class Build {
     }
     if (op == "greater" || op == "less") {
       const auto a = operand(op, 0, d, 1, 4, true);
-      const auto b = partner(values_.at(a).shape, d, preferred(op, 1, d),
-                             [](Interval) { return true; }, true);
+      const auto b = partner(
+          values_.at(a).shape, d, preferred(op, 1, d), [](Interval) { return true; }, true);
       return make(op, {a, b}, json::object());
     }
     if (op == "where") {
@@ -262,7 +275,8 @@ class Build {
       if (d == DType::kInt32) {
         lo = std::floor(lo);
         hi = std::max(std::ceil(hi), lo + 1);
-        return make(op, {x}, {{"min", static_cast<int64_t>(lo)}, {"max", static_cast<int64_t>(hi)}});
+        return make(op, {x},
+                    {{"min", static_cast<int64_t>(lo)}, {"max", static_cast<int64_t>(hi)}});
       }
       lo = std::round(lo * 1000) / 1000;
       hi = std::max(std::round(hi * 1000) / 1000, lo + 0.001);
@@ -303,12 +317,14 @@ class Build {
     }
     if (op == "softmax" || op == "log_softmax") {
       const auto x = operand(op, 0, fd, 1, 4);
-      return make(op, {x}, {{"axis", between(0, static_cast<int64_t>(values_.at(x).shape.size()) - 1)}});
+      return make(op, {x},
+                  {{"axis", between(0, static_cast<int64_t>(values_.at(x).shape.size()) - 1)}});
     }
     if (op == "layer_norm") {
       const auto x = operand(op, 0, fd, 1, 4);
       const auto rank = static_cast<int64_t>(values_.at(x).shape.size());
-      return make(op, {x}, {{"normalized_dims", between(1, std::min<int64_t>(rank, 2))}, {"eps", 1e-5}});
+      return make(op, {x},
+                  {{"normalized_dims", between(1, std::min<int64_t>(rank, 2))}, {"eps", 1e-5}});
     }
     if (op == "batch_norm") {
       const auto x = operand(op, 0, fd, 2, 4);
@@ -431,7 +447,8 @@ class Build {
           if (name == x || v.dtype != d || v.shape.size() != s.size()) continue;
           bool same = true;
           for (int64_t a = 0; a < rank; ++a) {
-            if (a != axis && v.shape[static_cast<size_t>(a)] != s[static_cast<size_t>(a)]) same = false;
+            if (a != axis && v.shape[static_cast<size_t>(a)] != s[static_cast<size_t>(a)])
+              same = false;
           }
           if (same) fit.push_back(name);
         }
@@ -455,7 +472,8 @@ class Build {
       p.require(start < end);
       auto v = solver_.solve(p, rng_);
       if (!v) return std::nullopt;
-      return make(op, {x}, {{"axis", axis}, {"start", (*v)[0]}, {"end", (*v)[1]}, {"step", (*v)[2]}});
+      return make(op, {x},
+                  {{"axis", axis}, {"start", (*v)[0]}, {"end", (*v)[1]}, {"step", (*v)[2]}});
     }
     if (op == "pad") {
       json pads = json::array();
@@ -513,8 +531,8 @@ class Build {
   bool consumed_by_leaf_op(const std::string& name) const {
     for (const auto& n : g_.nodes) {
       const OpSpec* spec = find_op(n.op);
-      const bool leafy = spec->leaf_operands ||
-                         (n.op == "cast" && n.attrs.value("to", "") == "int32");
+      const bool leafy =
+          spec->leaf_operands || (n.op == "cast" && n.attrs.value("to", "") == "int32");
       if (leafy && std::find(n.inputs.begin(), n.inputs.end(), name) != n.inputs.end()) return true;
     }
     return false;
@@ -543,8 +561,9 @@ class Build {
       return make(op, {leaf(s, from, range(0))}, {{"to", to_string(d)}});
     }
     if (op == "where") {
-      return make(op, {leaf(broadcast_partner(s), DType::kBool, {0, 1}), leaf(s, d, range(1)),
-                       leaf(broadcast_partner(s), d, range(2))},
+      return make(op,
+                  {leaf(broadcast_partner(s), DType::kBool, {0, 1}), leaf(s, d, range(1)),
+                   leaf(broadcast_partner(s), d, range(2))},
                   json::object());
     }
     if (op == "clamp") {
@@ -560,7 +579,8 @@ class Build {
       return make(op, {leaf(a, d, range(0)), leaf(b, d, range(1))}, json::object());
     }
     if ((op == "softmax" || op == "log_softmax") && is_float(d)) {
-      return make(op, {leaf(s, d, range(0))}, {{"axis", between(0, static_cast<int64_t>(s.size()) - 1)}});
+      return make(op, {leaf(s, d, range(0))},
+                  {{"axis", between(0, static_cast<int64_t>(s.size()) - 1)}});
     }
     if (op == "layer_norm" && is_float(d)) {
       return make(op, {leaf(s, d, range(0))}, {{"normalized_dims", 1}, {"eps", 1e-5}});
@@ -718,7 +738,8 @@ Graph Generator::generate(int64_t seed) {
   // A graph the rules refuse would be a generator bug: it is dropped and the
   // next sub-seed tried, never written.
   for (int64_t attempt = 0; attempt < 1000; ++attempt) {
-    Graph g = Build(options_, *solver_, used_, seed * 7919 + attempt).run();
+    std::map<std::string, int64_t> used;  // per graph: a graph depends on its seed alone
+    Graph g = Build(options_, *solver_, used, seed * 7919 + attempt).run();
     g.seed = seed;
     if (!g.nodes.empty() && !check(g)) return g;
   }

@@ -4,8 +4,9 @@
 // backward (a leaf input replaced by an op over new leaves, whose output
 // interval lies inside the leaf's, so nothing downstream leaves its
 // domain). Integer attributes come from gen/solve.hpp's solvers; each op's
-// output type, interval and domain from gen/ops.hpp. Deterministic: the
-// same options and seed give the same graph.
+// output type, interval and domain from gen/ops.hpp. Within a graph, ops
+// used less are drawn more. Deterministic: the same options and seed give
+// the same graph, whatever was generated before.
 
 #include <cstdint>
 #include <map>
@@ -20,12 +21,12 @@
 namespace mudjack::gen {
 
 struct GenOptions {
-  int nodes = 10;                                     // nodes per graph
-  std::vector<DType> dtypes = {DType::kFloat32};      // a graph's dtype, drawn from these
-  std::vector<std::string> ops;                       // ops allowed (empty: every op)
-  double backward_share = 0.3;                        // insertions tried backward
-  std::string solver = "own";                         // gen/solve.hpp kSolvers
-  int64_t max_numel = 4096;                           // elements per value
+  int nodes = 10;                                 // nodes per graph
+  std::vector<DType> dtypes = {DType::kFloat32};  // a graph's dtype, drawn from these
+  std::vector<std::string> ops;                   // ops allowed (empty: every op)
+  double backward_share = 0.3;                    // insertions tried backward
+  std::string solver = "own";                     // gen/solve.hpp kSolvers
+  int64_t max_numel = 4096;                       // elements per value
 };
 
 // Why options cannot generate (an unknown op or solver, nodes out of
@@ -46,7 +47,6 @@ class Generator {
  private:
   GenOptions options_;
   std::unique_ptr<Solver> solver_;
-  std::map<std::string, int64_t> used_;  // op -> nodes generated: rarer ops are drawn more
 };
 
 // What a set of graphs covers: nodes per op, distinct attribute values per

@@ -143,7 +143,9 @@ bool is_float(DType d) {
   return d == DType::kFloat16 || d == DType::kFloat32 || d == DType::kFloat64;
 }
 
-double magnitude_cap(DType d) { return d == DType::kFloat16 ? 1e4 : 1e6; }
+double magnitude_cap(DType d) {
+  return d == DType::kFloat16 ? 1e4 : 1e6;
+}
 
 int64_t numel(const Shape& s) {
   int64_t n = 1;
@@ -211,7 +213,8 @@ Graph from_json(const nlohmann::json& j) {
     in.dtype = dtype_of(field(x, "dtype", where), where);
     const auto& low = field(x, "low", where);
     const auto& high = field(x, "high", where);
-    if (!low.is_number() || !high.is_number()) throw GraphError(where + ": low and high are numbers");
+    if (!low.is_number() || !high.is_number())
+      throw GraphError(where + ": low and high are numbers");
     in.low = low.get<double>();
     in.high = high.get<double>();
     g.inputs.push_back(std::move(in));
@@ -262,8 +265,12 @@ Graph read_file(const std::string& path) {
   }
 }
 
-std::optional<std::string> check(Graph& g, Values* values) { return walk(g, values, false); }
-std::optional<std::string> reinfer(Graph& g, Values* values) { return walk(g, values, true); }
+std::optional<std::string> check(Graph& g, Values* values) {
+  return walk(g, values, false);
+}
+std::optional<std::string> reinfer(Graph& g, Values* values) {
+  return walk(g, values, true);
+}
 
 std::string hash(const Graph& g) {
   json j = to_json(g);

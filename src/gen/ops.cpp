@@ -13,8 +13,8 @@ using nlohmann::json;
 using Result = std::variant<Type, std::string>;
 
 const std::set<std::string_view> kUnary = {
-    "neg",  "abs",  "square",  "exp",  "log",        "sqrt", "rsqrt",    "reciprocal", "sin",
-    "cos",  "tanh", "sigmoid", "relu", "leaky_relu", "elu",  "softplus", "gelu"};
+    "neg", "abs",  "square",  "exp",  "log",        "sqrt", "rsqrt",    "reciprocal", "sin",
+    "cos", "tanh", "sigmoid", "relu", "leaky_relu", "elu",  "softplus", "gelu"};
 const std::set<std::string_view> kUnaryInt = {"neg", "abs", "square"};
 const std::set<std::string_view> kBinary = {"add",     "sub",     "mul", "div",
                                             "maximum", "minimum", "pow"};
@@ -114,7 +114,9 @@ std::optional<Shape> broadcast(const Shape& a, const Shape& b) {
   return out;
 }
 
-std::string need(const char* what) { return std::string(what); }
+std::string need(const char* what) {
+  return std::string(what);
+}
 
 bool dtype_ok(Dtypes allowed, DType d) {
   switch (allowed) {
@@ -162,7 +164,8 @@ Result infer_conv(const std::vector<Type>& in, const json& a, size_t spatial) {
   if (w[1] * groups != x[1]) return need("weight's dim 1 must be channels / groups");
   Shape out = {x[0], w[0]};
   for (size_t i = 0; i < spatial; ++i) {
-    if (stride[i] < 1 || dil[i] < 1 || pad[i] < 0) return need("stride, dilation >= 1, padding >= 0");
+    if (stride[i] < 1 || dil[i] < 1 || pad[i] < 0)
+      return need("stride, dilation >= 1, padding >= 0");
     const int64_t n = window_out(x[2 + i], w[2 + i], stride[i], pad[i], dil[i]);
     if (n < 1) return need("the kernel does not fit the padded input");
     out.push_back(n);
@@ -337,8 +340,9 @@ Result infer_checked(std::string_view op, const std::vector<Type>& in, const jso
   if (kBinary.count(op) != 0 || op == "greater" || op == "less") {
     if (in[1].dtype != d) return need("operand dtypes differ");
     auto s = broadcast(in[0].shape, in[1].shape);
-    if (!s) return "shapes " + shape_text(in[0].shape) + " and " + shape_text(in[1].shape) +
-                   " do not broadcast";
+    if (!s)
+      return "shapes " + shape_text(in[0].shape) + " and " + shape_text(in[1].shape) +
+             " do not broadcast";
     return Type{*s, op == "greater" || op == "less" ? DType::kBool : d};
   }
   if (op == "where") {
@@ -419,14 +423,24 @@ Interval hull(std::initializer_list<double> xs) {
 Interval mul(Interval a, Interval b) {
   return hull({a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi});
 }
-Interval scale(Interval a, double k) { return hull({a.lo * k, a.hi * k}); }
-Interval add(Interval a, Interval b) { return {a.lo + b.lo, a.hi + b.hi}; }
-Interval with_zero(Interval a) { return {std::min(a.lo, 0.0), std::max(a.hi, 0.0)}; }
+Interval scale(Interval a, double k) {
+  return hull({a.lo * k, a.hi * k});
+}
+Interval add(Interval a, Interval b) {
+  return {a.lo + b.lo, a.hi + b.hi};
+}
+Interval with_zero(Interval a) {
+  return {std::min(a.lo, 0.0), std::max(a.hi, 0.0)};
+}
 double gelu(double x) {
   return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
 }
-double softplus(double x) { return std::log1p(std::exp(x)); }
-double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+double softplus(double x) {
+  return std::log1p(std::exp(x));
+}
+double sigmoid(double x) {
+  return 1 / (1 + std::exp(-x));
+}
 
 template <typename F>
 Interval monotone(Interval a, F f) {
@@ -481,8 +495,12 @@ std::vector<std::string> op_names() {
   return out;
 }
 
-bool is_unary(std::string_view op) { return kUnary.count(op) != 0; }
-bool is_binary(std::string_view op) { return kBinary.count(op) != 0; }
+bool is_unary(std::string_view op) {
+  return kUnary.count(op) != 0;
+}
+bool is_binary(std::string_view op) {
+  return kBinary.count(op) != 0;
+}
 
 std::variant<Type, std::string> infer(std::string_view op, const std::vector<Type>& in,
                                       const nlohmann::json& attrs) {
@@ -509,8 +527,8 @@ Interval propagate(std::string_view op, const std::vector<Interval>& r, const st
   if (op == "maximum") return {std::max(r[0].lo, r[1].lo), std::max(r[0].hi, r[1].hi)};
   if (op == "minimum") return {std::min(r[0].lo, r[1].lo), std::min(r[0].hi, r[1].hi)};
   if (op == "pow") {
-    return hull({std::pow(r[0].lo, r[1].lo), std::pow(r[0].lo, r[1].hi),
-                 std::pow(r[0].hi, r[1].lo), std::pow(r[0].hi, r[1].hi)});
+    return hull({std::pow(r[0].lo, r[1].lo), std::pow(r[0].lo, r[1].hi), std::pow(r[0].hi, r[1].lo),
+                 std::pow(r[0].hi, r[1].hi)});
   }
   if (op == "greater" || op == "less") return {0, 1};
   if (op == "where") return {std::min(r[1].lo, r[2].lo), std::max(r[1].hi, r[2].hi)};
@@ -521,8 +539,8 @@ Interval propagate(std::string_view op, const std::vector<Interval>& r, const st
   }
   if (op == "matmul" || op == "linear" || op == "conv1d" || op == "conv2d") {
     const auto k = static_cast<double>(reduction_size(op, in, a));
-    const Interval term = op == "matmul" || op == "linear" ? mul(r[0], r[1])
-                                                           : with_zero(mul(r[0], r[1]));
+    const Interval term =
+        op == "matmul" || op == "linear" ? mul(r[0], r[1]) : with_zero(mul(r[0], r[1]));
     const Interval sum = {term.lo * k, term.hi * k};
     return op == "matmul" ? sum : add(sum, r[2]);
   }
@@ -580,8 +598,7 @@ std::optional<std::string> domain_fault(std::string_view op, const std::vector<I
   return std::nullopt;
 }
 
-int64_t reduction_size(std::string_view op, const std::vector<Type>& in,
-                       const nlohmann::json& a) {
+int64_t reduction_size(std::string_view op, const std::vector<Type>& in, const nlohmann::json& a) {
   try {
     if (op == "matmul" || op == "linear") return in[0].shape.back();
     if (op == "conv1d" || op == "conv2d") {

@@ -39,6 +39,7 @@ std::optional<Graph> subgraph(const Graph& g, const std::set<size_t>& keep);
 
 // The smallest graph found that still shows the finding (g itself when no
 // candidate does). `max_batches` bounds the StillShows calls.
-Graph reduce(const Graph& g, const StillShows& test, ReduceStats* stats = nullptr, int max_batches = 40);
+Graph reduce(const Graph& g, const StillShows& test, ReduceStats* stats = nullptr,
+             int max_batches = 40);
 
 }  // namespace mudjack::gen

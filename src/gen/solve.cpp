@@ -6,7 +6,8 @@
 
 namespace mudjack::gen {
 
-Expr::Expr(int64_t value) : node_(std::make_shared<const Node>(Node{Kind::kConst, value, {}, {}, -1})) {}
+Expr::Expr(int64_t value)
+    : node_(std::make_shared<const Node>(Node{Kind::kConst, value, {}, {}, -1})) {}
 
 Expr Expr::var(int index) {
   return Expr(std::make_shared<const Node>(Node{Kind::kVar, index, {}, {}, index}));
@@ -75,12 +76,24 @@ bool Constraint::holds(const std::vector<int64_t>& v) const {
   return false;
 }
 
-Constraint operator<=(const Expr& a, const Expr& b) { return {a, Constraint::Rel::kLe, b}; }
-Constraint operator<(const Expr& a, const Expr& b) { return {a, Constraint::Rel::kLt, b}; }
-Constraint operator>=(const Expr& a, const Expr& b) { return {a, Constraint::Rel::kGe, b}; }
-Constraint operator>(const Expr& a, const Expr& b) { return {a, Constraint::Rel::kGt, b}; }
-Constraint operator==(const Expr& a, const Expr& b) { return {a, Constraint::Rel::kEq, b}; }
-Constraint operator!=(const Expr& a, const Expr& b) { return {a, Constraint::Rel::kNe, b}; }
+Constraint operator<=(const Expr& a, const Expr& b) {
+  return {a, Constraint::Rel::kLe, b};
+}
+Constraint operator<(const Expr& a, const Expr& b) {
+  return {a, Constraint::Rel::kLt, b};
+}
+Constraint operator>=(const Expr& a, const Expr& b) {
+  return {a, Constraint::Rel::kGe, b};
+}
+Constraint operator>(const Expr& a, const Expr& b) {
+  return {a, Constraint::Rel::kGt, b};
+}
+Constraint operator==(const Expr& a, const Expr& b) {
+  return {a, Constraint::Rel::kEq, b};
+}
+Constraint operator!=(const Expr& a, const Expr& b) {
+  return {a, Constraint::Rel::kNe, b};
+}
 
 Expr Problem::var(std::string name, int64_t lo, int64_t hi) {
   vars.push_back({std::move(name), lo, std::max(lo, hi)});

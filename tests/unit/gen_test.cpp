@@ -27,9 +27,8 @@ TEST(GenOps, AtLeastFortyOpsEachWithAnInferRule) {
 }
 
 TEST(GenOps, ConvShapeAndDomain) {
-  const std::vector<Type> in = {{{1, 4, 8, 8}, DType::kFloat32},
-                                {{6, 2, 3, 3}, DType::kFloat32},
-                                {{6}, DType::kFloat32}};
+  const std::vector<Type> in = {
+      {{1, 4, 8, 8}, DType::kFloat32}, {{6, 2, 3, 3}, DType::kFloat32}, {{6}, DType::kFloat32}};
   json a = {{"stride", {2, 1}}, {"padding", {1, 0}}, {"dilation", {1, 2}}, {"groups", 2}};
   auto t = infer("conv2d", in, a);
   ASSERT_TRUE(std::holds_alternative<Type>(t)) << std::get<std::string>(t);
@@ -101,13 +100,18 @@ TEST(GenGraph, JsonRoundTripAndHash) {
 }
 
 TEST(GenGraph, MalformedGraphsAreOneLine) {
-  json base = {{"format", "mudjack.graph/1"},
-               {"dtype", "float32"},
-               {"inputs", {{{"name", "x0"}, {"shape", {2, 3}}, {"dtype", "float32"},
-                            {"low", -1}, {"high", 1}}}},
-               {"nodes", {{{"name", "v0"}, {"op", "relu"}, {"inputs", {"x0"}},
-                           {"shape", {2, 3}}, {"dtype", "float32"}}}},
-               {"outputs", {"v0"}}};
+  json base = {
+      {"format", "mudjack.graph/1"},
+      {"dtype", "float32"},
+      {"inputs",
+       {{{"name", "x0"}, {"shape", {2, 3}}, {"dtype", "float32"}, {"low", -1}, {"high", 1}}}},
+      {"nodes",
+       {{{"name", "v0"},
+         {"op", "relu"},
+         {"inputs", {"x0"}},
+         {"shape", {2, 3}},
+         {"dtype", "float32"}}}},
+      {"outputs", {"v0"}}};
   Graph ok = from_json(base);
   EXPECT_FALSE(check(ok).has_value());
 

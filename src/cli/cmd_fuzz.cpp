@@ -1,0 +1,140 @@
+// mudjack fuzz: generated graphs run on every backend and device, findings
+// reduced and bundled (src/fuzz/campaign.hpp, docs/fuzz.md); --resume
+// continues a campaign, --replay reruns one finding's bundle.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "fuzz/campaign.hpp"
+#include "util/error.hpp"
+
+namespace mudjack::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct FuzzArgs {
+  Common common;
+  std::vector<std::string> backends;
+  std::vector<std::string> devices;
+  std::string budget = "10m";
+  int64_t graphs = 0;
+  int64_t seed = 0;
+  int nodes = 10;
+  std::vector<std::string> dtypes = {"float32"};
+  std::vector<std::string> ops;
+  std::string solver = "own";
+  int batch = 40;
+  double slow_ratio = 10;
+  bool no_reduce = false;
+  double timeout_s = 120;
+  std::optional<std::string> resume;
+  std::optional<std::string> replay;
+  std::optional<std::string> suite;  // a folder of fuzz backends (tests: a planted bug)
+};
+
+fuzz::Options options_of(const FuzzArgs& a, const Settings& s) {
+  fuzz::Options o;
+  o.backends = split_commas(a.backends);
+  o.devices = split_commas(a.devices);
+  const auto budget = fuzz::parse_duration(a.budget);
+  if (!budget) {
+    throw util::FatalError("--budget must be a duration such as 90s, 10m or 1h, got '" + a.budget +
+                           "'");
+  }
+  o.budget_s = *budget;
+  o.max_graphs = a.graphs;
+  o.seed = a.seed;
+  o.gen.nodes = a.nodes;
+  o.gen.dtypes.clear();
+  for (const auto& d : split_commas(a.dtypes)) {
+    auto t = gen::dtype_from(d);
+    if (!t || *t == gen::DType::kBool) {
+      throw util::FatalError("--dtypes: '" + d +
+                             "' is not one of float16, float32, float64, int32");
+    }
+    o.gen.dtypes.push_back(*t);
+  }
+  o.gen.ops = split_commas(a.ops);
+  o.gen.solver = a.solver;
+  o.batch = a.batch;
+  o.slow_ratio = a.slow_ratio;
+  o.reduce = !a.no_reduce;
+  o.timeout_s = a.timeout_s;
+  o.profile = s.config.profile;
+  o.python = s.python;
+  o.suite = a.suite ? plan::suite_from_dir(*a.suite) : plan::resolve_suite("fuzz");
+  o.command = invocation();
+  if (auto why = fuzz::invalid(o)) throw util::FatalError(*why);
+  return o;
+}
+
+int fuzz_main(const FuzzArgs& a) {
+  auto s = settings(a.common);
+  const fuzz::Where where{s.results_dir, intolerable_path(a.common)};
+  fs::create_directories(s.results_dir);
+  const fuzz::Say say = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  if (a.replay) {
+    auto o = options_of(a, s);
+    const auto r = fuzz::replay(*a.replay, where, o, interrupted());
+    std::printf("%s: %s\n", r.shows ? "reproduces" : "does not reproduce", r.what.c_str());
+    return r.shows ? 1 : 0;
+  }
+  fuzz::Outcome out;
+  if (a.resume) {
+    if (a.resume->empty()) throw util::FatalError("--resume needs a campaign id");
+    const auto budget = fuzz::parse_duration(a.budget);
+    if (!budget || !(*budget > 0)) throw util::FatalError("--budget must be a positive duration");
+    out = fuzz::resume(*a.resume, *budget, a.graphs, where, interrupted(), say);
+  } else {
+    out = fuzz::start(options_of(a, s), where, interrupted(), say);
+  }
+  std::printf("fuzz %s: %zu unique findings; reports in %s\n", out.id.c_str(), out.findings,
+              out.dir.c_str());
+  if (!out.completed) {
+    std::fprintf(stderr, "mudjack: interrupted. Continue with: mudjack fuzz --resume %s --out %s\n",
+                 out.id.c_str(), s.results_dir.c_str());
+    return 130;
+  }
+  return out.findings > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+Command fuzz_command() {
+  return {
+      "fuzz",
+      "Generate random valid graphs, run them on every backend and device, reduce and bundle "
+      "what disagrees",
+      [](CLI::App* c) -> std::function<int()> {
+        auto a = std::make_shared<FuzzArgs>();
+        add_common(c, a->common);
+        add_intolerable(c, a->common);
+        c->add_option("--backends", a->backends,
+                      "Only these backends (comma list: torch, torch-compile, jax, jax-jit, "
+                      "tensorflow, tensorflow-xla, onnxruntime, numpy)")
+            ->delimiter(',');
+        c->add_option("--devices", a->devices, "Only these devices (comma list)")->delimiter(',');
+        c->add_option("--budget", a->budget, "Wall time of this invocation: 90s, 10m, 1h");
+        c->add_option("--graphs", a->graphs, "Stop after this many graphs (0: the budget only)");
+        c->add_option("--seed", a->seed, "Seed of the generator and of the inputs");
+        c->add_option("--nodes", a->nodes, "Nodes per graph");
+        c->add_option("--dtypes", a->dtypes, "Graph dtypes (float16, float32, float64, int32)")
+            ->delimiter(',');
+        c->add_option("--ops", a->ops, "Only these ops (comma list; default: all 51)")
+            ->delimiter(',');
+        c->add_option("--solver", a->solver, "Attribute solver: own or z3");
+        c->add_option("--batch", a->batch, "Graphs per run");
+        c->add_option("--slow-ratio", a->slow_ratio,
+                      "Compiled / eager median beyond which a compiled backend is slow");
+        c->add_flag("--no-reduce", a->no_reduce, "Keep findings at their generated size");
+        c->add_option("--timeout-s", a->timeout_s, "Deadline per case, seconds");
+        c->add_option("--resume", a->resume, "Continue campaign ID for --budget more");
+        c->add_option("--replay", a->replay, "Rerun one finding: its bundle folder");
+        c->add_option("--suite", a->suite,
+                      "A folder of fuzz backends instead of the built-in suite (tests)");
+        return [a] { return fuzz_main(*a); };
+      }};
+}
+
+}  // namespace mudjack::cli

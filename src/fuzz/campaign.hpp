@@ -1,0 +1,96 @@
+#pragma once
+// `mudjack fuzz`: a campaign of generated graphs (docs/fuzz.md). Batches of
+// graphs from src/gen/ are written to the campaign's folder and run as an
+// ordinary run of the built-in suite `fuzz` (every (graph, backend) a case
+// `fuzz/<hash>/<backend>` on every device, in the results store); each
+// batch's judged cases become findings (fuzz/findings.hpp); each new finding
+// is reduced (gen/reduce.hpp, every candidate batch one run in the
+// campaign's own store) and bundled with a standalone script per backend
+// that its framework and NumPy alone run; the campaign's reports are
+// rewritten after every batch.
+//
+// A campaign stops when its budget of wall time or graphs is spent, or on
+// an interrupt, and is resumable (`--resume ID`): campaign.json holds its
+// options, its batches and their runs, and its findings.
+//
+// Folder: <results>/fuzz/<id>/ with campaign.json, graphs/batch-NNNN/,
+// findings/<n>-<symptom>-<backend>-<device>/ (graph.json, original.json,
+// finding.json, repro.py), reduce/ (the reducer's store), and the reports
+// findings.json, findings.csv, summary.md, junit.xml, report.html.
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fuzz/findings.hpp"
+#include "gen/generator.hpp"
+#include "plan/plan.hpp"
+
+namespace mudjack::fuzz {
+
+struct Options {
+  std::vector<std::string> backends;  // empty: every backend the suite declares
+  std::vector<std::string> devices;   // empty: every device
+  double budget_s = 600;              // wall time of this invocation
+  int64_t max_graphs = 0;             // stop after this many graphs (0: budget only)
+  int64_t seed = 0;
+  gen::GenOptions gen;
+  int batch = 40;          // graphs per run
+  double slow_ratio = 10;  // compiled / eager median beyond which it is "slow"
+  bool reduce = true;
+  int reduce_per_key = 4;  // reductions per (symptom, backend, device, error class)
+  double timeout_s = 120;  // per case
+  std::string profile = "current";
+  std::map<std::string, std::string> python;  // framework -> interpreter
+  plan::SuiteRef suite;                       // the fuzz suite (tests: planted backends)
+  std::string command;                        // the command line, for the reports
+};
+
+nlohmann::json to_json(const Options& o);
+Options options_from_json(const nlohmann::json& j);
+// One line when the options cannot run (gen options, numbers out of range).
+std::optional<std::string> invalid(const Options& o);
+
+// Parses "90", "90s", "10m", "1h", "1h30m" into seconds; nullopt otherwise.
+std::optional<double> parse_duration(const std::string& text);
+
+struct Where {
+  std::filesystem::path results_dir;  // the store; campaigns in <results>/fuzz/<id>/
+  std::optional<std::filesystem::path> intolerable;
+};
+
+using Say = std::function<void(const std::string&)>;
+
+struct Outcome {
+  std::string id;
+  std::filesystem::path dir;
+  bool completed = false;  // budget spent (not interrupted)
+  size_t findings = 0;     // unique findings
+};
+
+// A new campaign. FatalError for options that cannot run or an unknown
+// backend (naming the known ones).
+Outcome start(const Options& o, const Where& w, const std::atomic<bool>& interrupted,
+              const Say& say);
+// Continues campaign `id` for `budget_s` more seconds (or `max_graphs` more
+// graphs when not 0): its last run resumed if incomplete, its pending
+// reductions done, new batches after.
+Outcome resume(const std::string& id, double budget_s, int64_t max_graphs, const Where& w,
+               const std::atomic<bool>& interrupted, const Say& say);
+
+struct Replay {
+  bool shows = false;
+  std::string what;  // one line: the outcome seen
+};
+// Reruns a finding's bundle (its graph.json and finding.json) on its backend
+// and device.
+Replay replay(const std::filesystem::path& bundle, const Where& w, const Options& base,
+              const std::atomic<bool>& interrupted);
+
+}  // namespace mudjack::fuzz
