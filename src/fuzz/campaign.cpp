@@ -679,6 +679,19 @@ std::optional<double> parse_duration(const std::string& text) {
 Outcome start(const Options& o, const Where& w, const std::atomic<bool>& interrupted,
               const Say& say) {
   if (auto why = invalid(o)) throw util::FatalError(*why);
+  if (!o.backends.empty()) {  // unknown names fail before a campaign exists
+    const fs::path sample = w.results_dir / "fuzz" / (".backends-" + util::new_run_id());
+    gen::Generator g(o.gen);
+    write_text(sample / "sample.json", gen::to_json(g.generate(o.seed)).dump() + "\n");
+    fs::rename(sample / "sample.json", sample / (std::string(16, '0') + ".json"));
+    try {
+      list(o, sample);
+    } catch (...) {
+      fs::remove_all(sample);
+      throw;
+    }
+    fs::remove_all(sample);
+  }
   Outcome out;
   out.id = new_id();
   out.dir = w.results_dir / "fuzz" / out.id;

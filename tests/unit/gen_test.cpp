@@ -4,7 +4,9 @@
 // finding to the op that shows it.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "gen/generator.hpp"
 #include "gen/ops.hpp"
@@ -24,6 +26,19 @@ TEST(GenOps, AtLeastFortyOpsEachWithAnInferRule) {
     auto t = infer(s.name, {}, json::object());
     EXPECT_TRUE(std::holds_alternative<std::string>(t)) << s.name;
   }
+}
+
+TEST(GenOps, TheSchemaNamesEveryOp) {
+  std::ifstream in(std::string(MUDJACK_SOURCE_DIR) + "/schemas/fuzz-graph-v1.schema.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto schema = json::parse(text.str());
+  auto listed = schema["properties"]["nodes"]["items"]["properties"]["op"]["enum"]
+                    .get<std::vector<std::string>>();
+  auto known = op_names();
+  std::sort(listed.begin(), listed.end());
+  std::sort(known.begin(), known.end());
+  EXPECT_EQ(listed, known);
 }
 
 TEST(GenOps, ConvShapeAndDomain) {

@@ -1,0 +1,156 @@
+// mudjack fuzz with the real binary and real numpy probes: a campaign finds
+// the bug planted in one op of a test backend (tests/fixtures/suites/
+// fuzz-planted: NumPy with `add`'s broadcast broken) and reduces it to that
+// op alone; a campaign resumes; a bundle replays; bad input is one line.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "harness.hpp"
+
+using namespace mjtest;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+const std::string kPlanted = (kFixtures / "suites" / "fuzz-planted").string();
+
+fs::path only_campaign(const fs::path& results) {
+  fs::path found;
+  for (const auto& e : fs::directory_iterator(results / "fuzz")) {
+    if (e.path().filename().string().rfind("fz-", 0) == 0) found = e.path();
+  }
+  return found;
+}
+
+TEST_F(Cli, FuzzFindsThePlantedBugAndReducesItToItsOp) {
+  const auto out = dir_ / "results";
+  auto r = mudjack({"fuzz", "--suite", kPlanted, "--budget", "60s", "--graphs", "60", "--batch",
+                    "30", "--seed", "0", "--out", out.string()});
+  ASSERT_EQ(r.code, 1) << "findings exit 1\n" << r.err;
+  const fs::path dir = only_campaign(out);
+  ASSERT_FALSE(dir.empty());
+  const auto findings = json::parse(slurp(dir / "findings.json"));
+  EXPECT_EQ(findings["graphs_generated"], 60);
+  bool planted = false;
+  for (const auto& f : findings["findings"]) {
+    if (f["reduced_ops"] != json::array({"add"})) continue;
+    planted = true;
+    EXPECT_EQ(f["symptom"], "mismatch");
+    EXPECT_EQ(f["backend"], "numpy-planted");
+    EXPECT_EQ(f["reduced_nodes"], 1);
+    EXPECT_GT(f["nodes"].get<int>(), 1) << "found in a bigger graph";
+    // the reduced graph is the add alone, its operands of different shapes
+    const auto g = json::parse(slurp(dir / f["bundle"].get<std::string>() / "graph.json"));
+    ASSERT_EQ(g["nodes"].size(), 1u);
+    EXPECT_EQ(g["nodes"][0]["op"], "add");
+    EXPECT_NE(g["inputs"][0]["shape"], g["inputs"][1]["shape"]) << g.dump();
+    EXPECT_TRUE(fs::exists(dir / f["bundle"].get<std::string>() / "original.json"));
+  }
+  EXPECT_TRUE(planted) << findings.dump(1);
+  // every report format
+  for (const char* name : {"findings.csv", "summary.md", "junit.xml", "report.html"}) {
+    EXPECT_TRUE(fs::exists(dir / name)) << name;
+  }
+  EXPECT_TRUE(has(slurp(dir / "findings.csv"), "mismatch,numpy-planted,cpu,add"));
+  EXPECT_TRUE(has(slurp(dir / "junit.xml"), "<failure type=\"mismatch\""));
+  EXPECT_TRUE(has(slurp(dir / "report.html"), "add("));
+  // the batches are ordinary runs in the store
+  auto list = runs(out);
+  EXPECT_EQ(list.size(), 2u);
+}
+
+TEST_F(Cli, FuzzResumesACampaignAndReplaysABundle) {
+  const auto out = dir_ / "results";
+  auto r = mudjack({"fuzz", "--suite", kPlanted, "--graphs", "20", "--batch", "10", "--seed", "3",
+                    "--no-reduce", "--out", out.string()});
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  const fs::path dir = only_campaign(out);
+  const std::string id = dir.filename().string();
+  r = mudjack({"fuzz", "--resume", id, "--graphs", "10", "--out", out.string()});
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  const auto campaign = json::parse(slurp(dir / "campaign.json"));
+  EXPECT_EQ(campaign["next_graph"], 30);
+  EXPECT_EQ(campaign["batches"].size(), 3u);
+  EXPECT_EQ(campaign["options"]["seed"], 3) << "the resumed campaign keeps its options";
+
+  r = mudjack({"fuzz", "--resume", "fz-nope", "--out", out.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "unknown fuzz campaign 'fz-nope'")) << r.err;
+
+  // a bundle: the planted bug written by hand as a one-node graph
+  const fs::path bundle = dir_ / "bundle";
+  fs::create_directories(bundle);
+  std::ofstream(bundle / "graph.json") << R"({"format": "mudjack.graph/1", "dtype": "float32",
+    "inputs": [{"name": "a", "shape": [3, 4], "dtype": "float32", "low": -1, "high": 1},
+               {"name": "b", "shape": [1, 4], "dtype": "float32", "low": -1, "high": 1}],
+    "nodes": [{"name": "c", "op": "add", "inputs": ["a", "b"], "attrs": {},
+               "shape": [3, 4], "dtype": "float32"}],
+    "outputs": ["c"]})";
+  std::ofstream(bundle / "finding.json")
+      << R"({"symptom": "mismatch", "backend": "numpy-planted", "device": "cpu", "seed": 0})";
+  r = mudjack({"fuzz", "--suite", kPlanted, "--replay", bundle.string(), "--out", out.string()});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(has(r.out, "reproduces: mismatch on cpu")) << r.out;
+
+  // the same graph without a broadcast: the planted bug does not show
+  std::ofstream(bundle / "graph.json") << R"({"format": "mudjack.graph/1", "dtype": "float32",
+    "inputs": [{"name": "a", "shape": [3, 4], "dtype": "float32", "low": -1, "high": 1},
+               {"name": "b", "shape": [3, 4], "dtype": "float32", "low": -1, "high": 1}],
+    "nodes": [{"name": "c", "op": "add", "inputs": ["a", "b"], "attrs": {},
+               "shape": [3, 4], "dtype": "float32"}],
+    "outputs": ["c"]})";
+  r = mudjack({"fuzz", "--suite", kPlanted, "--replay", bundle.string(), "--out", out.string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "does not reproduce: pass on cpu")) << r.out;
+}
+
+TEST_F(Cli, FuzzBadInputIsOneLine) {
+  const auto out = (dir_ / "results").string();
+  struct Bad {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const fs::path bundle = dir_ / "bad-bundle";
+  fs::create_directories(bundle);
+  std::ofstream(bundle / "finding.json")
+      << R"({"symptom": "mismatch", "backend": "numpy", "device": "cpu"})";
+  std::ofstream(bundle / "graph.json") << R"({"format": "mudjack.graph/1", "dtype": "float32",
+    "inputs": [{"name": "a", "shape": [3], "dtype": "float32", "low": -1, "high": 1}],
+    "nodes": [{"name": "c", "op": "conv3d", "inputs": ["a"], "shape": [3], "dtype": "float32"}],
+    "outputs": ["c"]})";
+  const fs::path garbage = dir_ / "garbage-bundle";
+  fs::create_directories(garbage);
+  std::ofstream(garbage / "finding.json")
+      << R"({"symptom": "mismatch", "backend": "numpy", "device": "cpu"})";
+  std::ofstream(garbage / "graph.json") << "{not json";
+  const std::vector<Bad> cases = {
+      {{"fuzz", "--seed", "abc", "--out", out}, "--seed"},
+      {{"fuzz", "--seed", "-4", "--out", out}, "--seed must not be negative"},
+      {{"fuzz", "--ops", "conv3d", "--out", out}, "unknown op 'conv3d'"},
+      {{"fuzz", "--backends", "tpu", "--graphs", "1", "--out", out}, "unknown backend 'tpu'"},
+      {{"fuzz", "--budget", "soon", "--out", out}, "--budget must be a duration"},
+      {{"fuzz", "--solver", "cvc5", "--out", out}, "unknown solver 'cvc5'"},
+      {{"fuzz", "--dtypes", "fp16", "--out", out}, "--dtypes: 'fp16'"},
+      {{"fuzz", "--replay", bundle.string(), "--out", out}, "unknown op 'conv3d'"},
+      {{"fuzz", "--replay", garbage.string(), "--out", out}, "graph.json: not JSON"},
+      {{"fuzz", "--replay", (dir_ / "nowhere").string(), "--out", out}, "no such bundle folder"},
+  };
+  for (const auto& c : cases) {
+    auto r = mudjack(c.args);
+    EXPECT_EQ(r.code, 2) << c.args[1] << " " << c.args[2] << "\n" << r.err;
+    EXPECT_TRUE(has(r.err, c.says)) << c.says << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+}  // namespace
