@@ -58,13 +58,13 @@ def _callable(graph: Graph, backend: str, device: str, glue: Glue, compiled: boo
     return made
 
 
-def compare(graph: Graph, outputs: list[np.ndarray], reference: list[np.ndarray],
-            bound_eps: float) -> tuple[bool, list[str]]:
+def compare(graph: Graph, outputs: list[Any], reference: list[Any],
+            bound_eps: float | None = None) -> tuple[bool, list[str]]:
     """Whether every output agrees with the reference, and one line per
-    output: floating outputs narrower than float64 by the accuracy oracle's
-    error in eps (beyond `bound_eps` disagrees), float64 ones the same way
-    against 2^13 eps (no wider reference judges them), integer and bool
-    outputs exactly."""
+    output: a floating output by the accuracy oracle's error in eps of its
+    own dtype, within `bound_eps` (default: the oracle's bound for a device
+    judged alone, alone_bound(its dtype, the graph's reduction)); integer
+    and bool outputs exactly."""
     ok, lines = True, []
     if len(outputs) != len(reference):
         return False, [f"{len(outputs)} outputs, the graph has {len(reference)}"]
@@ -75,7 +75,7 @@ def compare(graph: Graph, outputs: list[np.ndarray], reference: list[np.ndarray]
             ok = False
             lines.append(f"{name} ({dtype}): shape {list(x.shape)}, expected {list(graph.shapes[name])}")
         elif is_float(dtype):
-            bound = bound_eps if dtype != "float64" else max(bound_eps, 2.0 ** 13)
+            bound = bound_eps if bound_eps is not None else alone_bound(dtype, graph.reduction)
             err = error_eps(x, r, dtype)
             ok = ok and err <= bound
             lines.append(f"{name} ({dtype}{list(x.shape)}): {err:.3g} eps of the float64 reference (bound {bound:.3g})")
@@ -123,8 +123,7 @@ def reproduce(graph: Graph, backend: str, device: str, seed: int, symptom: str, 
         print(f"the backend raised: {type(exc).__name__}: {exc}")
         traceback.print_exc()
         return 1 if symptom == "raise" else 0
-    bound = bound_eps if bound_eps is not None else alone_bound(graph.dtype, graph.reduction)
-    ok, lines = compare(graph, outputs, evaluate(graph, inputs), bound)
+    ok, lines = compare(graph, outputs, evaluate(graph, inputs), bound_eps)
     for line in lines:
         print("  " + line)
     if symptom == "raise":
