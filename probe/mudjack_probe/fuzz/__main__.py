@@ -16,10 +16,7 @@ import argparse
 import importlib.util
 import sys
 
-from . import glue
-from .graph import BACKENDS, draw_inputs, load_graph
-from .ops_numpy import evaluate
-from .reproduce import SYMPTOMS, compare, run_backend
+from .graph import BACKENDS, SYMPTOMS, load_graph
 from .script import script_for_file
 
 
@@ -46,6 +43,11 @@ def read_expected(path: str | None) -> dict[tuple[str, str], str]:
 def check(paths: list[str], backends: list[str], device: str, seed: int, expected: dict[tuple[str, str], str] | None = None) -> int:
     """Every graph on every backend, judged; one line each; 1 on a
     disagreement that `expected` does not list."""
+    from . import glue  # numpy and the frameworks: only here (writing a script needs neither)
+    from .graph import draw_inputs
+    from .ops_numpy import evaluate
+    from .reproduce import compare, run_backend
+
     expected = expected or {}
     bad = known = 0
     glues = {}

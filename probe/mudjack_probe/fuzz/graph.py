@@ -59,6 +59,9 @@ BACKENDS: dict[str, tuple[str, str]] = {
 """Every backend of docs/fuzz.md: (framework, mode). `numpy` is the graph in
 its own dtypes with NumPy on the CPU (ops_numpy, native)."""
 
+SYMPTOMS = ("raise", "crash", "mismatch", "slow", "timeout")
+"""What a finding saw, as a reproduction script checks for it (reproduce.py)."""
+
 EAGER_TWIN = {"torch-compile": "torch", "jax-jit": "jax", "tensorflow-xla": "tensorflow"}
 """A compiled backend's eager twin: what `slow` compares it with."""
 

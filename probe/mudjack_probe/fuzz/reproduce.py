@@ -33,8 +33,6 @@ from .ops_numpy import evaluate
 
 Glue = dict[str, Callable[..., Any]]
 
-SYMPTOMS = ("raise", "crash", "mismatch", "slow", "timeout")
-
 
 def run_backend(graph: Graph, backend: str, device: str, inputs: list[np.ndarray], glue: Glue,
                 compiled: bool | None = None) -> list[np.ndarray]:

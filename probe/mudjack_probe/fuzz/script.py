@@ -20,8 +20,7 @@ import os
 from pathlib import Path
 
 from . import MODULES
-from .graph import BACKENDS, parse_graph
-from .reproduce import SYMPTOMS
+from .graph import BACKENDS, SYMPTOMS, parse_graph
 
 _HERE = Path(__file__).resolve().parent
 
