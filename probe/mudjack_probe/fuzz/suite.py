@@ -132,15 +132,32 @@ def _numpy(t: Ctx, graph: Graph) -> Callable[..., Any]:
     return lambda *xs: tuple(evaluate(graph, xs, native=True))
 
 
+CLEAR_EVERY = 200
+"""Every this many graphs a probe builds for torch or JAX, the compilers'
+caches are cleared (torch._dynamo.reset(), jax.clear_caches()): every graph
+compiles code of its own that nothing reuses, and a probe that runs
+thousands would keep it all. Cleared before a case is built, never between
+its calls (as suites/jax-primitives does)."""
+_BUILT = [0]
+
+
+def _now_and_then(clear: Callable[[], None]) -> None:
+    _BUILT[0] += 1
+    if _BUILT[0] % CLEAR_EVERY == 0:
+        clear()
+
+
 def _torch(t: Ctx, graph: Graph) -> Callable[..., Any]:
     from .ops_torch import torch_function
 
+    _now_and_then(t.fw._dynamo.reset)
     return torch_function(graph)
 
 
 def _jax(t: Ctx, graph: Graph) -> Callable[..., Any]:
     from .ops_jax import jax_function
 
+    _now_and_then(t.fw.clear_caches)
     return jax_function(graph)
 
 
