@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 profile=${MUDJACK_PROFILE:-current}
-frameworks=${MUDJACK_FRAMEWORKS:-numpy torch jax tensorflow}
+frameworks=${MUDJACK_FRAMEWORKS:-numpy torch jax tensorflow onnxruntime}
 python=${MUDJACK_PYTHON:-python3}
 cache=${MUDJACK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mudjack}
 

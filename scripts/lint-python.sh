@@ -32,11 +32,15 @@ if [ -z "$py39" ]; then
   echo "lint-python: no Python 3.9 found; suites not listed with it (set MUDJACK_PYTHON39)"
   exit 0
 fi
-# Listing imports every suite file and the probe's api without any framework.
-PYTHONPATH=probe "$py39" - suites/paper suites/capability suites/opinfo suites/jax-primitives <<'EOF'
+# Listing imports every suite file and the probe's api without any framework
+# (the fuzz suite with its fixture graphs: it has no cases without a folder).
+PYTHONPATH=probe "$py39" - suites/paper suites/capability suites/opinfo suites/jax-primitives suites/fuzz <<'EOF'
 import sys
 
+from mudjack_probe import api
 from mudjack_probe.loading import load_suites
+
+api.set_params({"graphs": "tests/fixtures/fuzz/graphs"})
 
 for folder in sys.argv[1:]:
     count = len(load_suites([folder], None))

@@ -116,7 +116,7 @@ def _run(adapter: Any, case: api.CaseDef, request: dict[str, Any]) -> dict[str, 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="mudjack_probe")
-    parser.add_argument("--framework", help="numpy, torch, jax or tensorflow; omit to only list cases")
+    parser.add_argument("--framework", help="numpy, torch, jax, tensorflow or onnxruntime; omit to only list cases")
     parser.add_argument("--device", default="", help="device id to bind, e.g. cpu or cuda:0; empty for discovery only")
     parser.add_argument("--suite-dir", action="append", default=[])
     parser.add_argument("--protocol", type=int, default=PROTOCOL_VERSION)

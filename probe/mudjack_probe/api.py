@@ -545,6 +545,7 @@ class Cases:
         reduction: int | Callable[[Any, dict[str, Any]], int] | None = None,
         policy: str = "timed",
         claims: Mapping[str, Iterable[str]] | None = None,
+        case_id: str | None = None,
     ) -> Callable[[Callable[[Ctx], Call]], Callable[[Ctx], Call]]:
         """Declare the cross product dtype x shape x params x mode as cases.
 
@@ -570,6 +571,11 @@ class Cases:
         from its own op database; each case records whether its dtype is
         claimed on each kind named, and reports set that claim against what
         happened.
+        `case_id` names the case outright instead of
+        `<framework>/<function>/<variant>` (the built-in suite `fuzz`:
+        `fuzz/<graph hash>/<backend>`); only for a declaration that yields
+        exactly one case and no grid (ValueError otherwise). Its variant is
+        what follows `<function>/` in `case_id` when it starts so.
         """
         shapes = dict(shape) if shape else {"default": ()}
         if policy not in POLICIES:
@@ -600,17 +606,24 @@ class Cases:
                 first = {k: next(iter(grid_params[k])) for k in keys}
                 modes = [m for m in ("eager", "compiled") if m in mode]
                 combos += [(d, grid, shapes[grid], first, m, True) for d in GRID if d not in declared for m in modes]
+            if case_id is not None and len(combos) != 1:
+                raise ValueError(f"{function}: case_id {case_id!r} needs a declaration of exactly one case, not {len(combos)}")
             seen = self._ids  # not rebuilt per declaration: a whole-surface suite declares thousands
             for d, sname, sval, p, m, generated in combos:
                 parts = [d, sname] + [f"{k}={_token(v)}" for k, v in p.items()] + [m]
                 variant = "-".join(parts)
-                case_id = f"{self.framework}/{function}/{variant}"
-                if generated and case_id in seen:
+                this_id = f"{self.framework}/{function}/{variant}"
+                if case_id is not None:
+                    if case_id in seen:
+                        raise ValueError(f"{function}: case_id {case_id!r} is declared twice")
+                    this_id = case_id
+                    variant = case_id[len(function) + 1:] if case_id.startswith(function + "/") else variant
+                if generated and this_id in seen:
                     continue  # the declaration has it already
-                seen.add(case_id)
+                seen.add(this_id)
                 self._defs.append(
                     CaseDef(
-                        id=case_id,
+                        id=this_id,
                         framework=self.framework,
                         function=function,
                         variant=variant,

@@ -81,6 +81,24 @@ class Declaration(unittest.TestCase):
     def test_lazy_numpy(self) -> None:
         self.assertEqual(api.np.float32, np.float32)
 
+    def test_explicit_case_id(self) -> None:
+        cases = api.Cases("torch")
+
+        def body(t: api.Ctx) -> api.Call:
+            return t.call(lambda a: a, t.randn())
+
+        cases.case("fuzz/0123abcd", dtype=["float16"], mode=["compiled"], case_id="fuzz/0123abcd/torch-compile")(body)
+        cases.case("other", case_id="elsewhere/x")(body)
+        first, second = cases.defs
+        self.assertEqual((first.id, first.variant, first.function, first.mode), ("fuzz/0123abcd/torch-compile", "torch-compile", "fuzz/0123abcd", "compiled"))
+        self.assertEqual((second.id, second.variant), ("elsewhere/x", "float32-default-eager"))  # not under the function: the usual variant
+        with self.assertRaisesRegex(ValueError, "exactly one case, not 2"):
+            cases.case("two", dtype=["float32", "float64"], case_id="two/x")(body)
+        with self.assertRaisesRegex(ValueError, "exactly one case"):
+            cases.case("grid", grid="default", case_id="grid/x")(body)
+        with self.assertRaisesRegex(ValueError, "declared twice"):
+            cases.case("fuzz/0123abcd", case_id="fuzz/0123abcd/torch-compile")(body)
+
 
 class NamedShapesAndPredicates(unittest.TestCase):
     """api.shapes, api.cross and api.compiled_only keep what the lambdas they replace kept."""

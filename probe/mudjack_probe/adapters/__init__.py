@@ -6,7 +6,7 @@ import importlib
 
 from .base import Adapter
 
-NAMES = ("numpy", "torch", "jax", "tensorflow")
+NAMES = ("numpy", "torch", "jax", "tensorflow", "onnxruntime")
 
 
 def load(name: str) -> Adapter:
