@@ -30,7 +30,9 @@ struct FuzzArgs {
   double timeout_s = 120;
   std::optional<std::string> resume;
   std::optional<std::string> replay;
-  std::optional<std::string> suite;  // a folder of fuzz backends (tests: a planted bug)
+  std::optional<std::string> suite;    // a folder of fuzz backends (tests: a planted bug)
+  std::optional<std::string> publish;  // campaign id
+  std::string to;
 };
 
 fuzz::Options options_of(const FuzzArgs& a, const Settings& s) {
@@ -74,6 +76,12 @@ int fuzz_main(const FuzzArgs& a) {
   const fuzz::Where where{s.results_dir, intolerable_path(a.common)};
   fs::create_directories(s.results_dir);
   const fuzz::Say say = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  if (a.publish) {
+    if (a.to.empty()) throw util::FatalError("--publish needs --to DIR");
+    fuzz::publish(*a.publish, where, a.to);
+    std::printf("published campaign %s to %s\n", a.publish->c_str(), a.to.c_str());
+    return 0;
+  }
   if (a.replay) {
     auto o = options_of(a, s);
     const auto r = fuzz::replay(*a.replay, where, o, interrupted());
@@ -131,6 +139,10 @@ Command fuzz_command() {
         c->add_option("--timeout-s", a->timeout_s, "Deadline per case, seconds");
         c->add_option("--resume", a->resume, "Continue campaign ID for --budget more");
         c->add_option("--replay", a->replay, "Rerun one finding: its bundle folder");
+        c->add_option("--publish", a->publish,
+                      "Copy campaign ID's reports and bundles to --to DIR (refused for a "
+                      "campaign run from a dirty tree)");
+        c->add_option("--to", a->to, "Where --publish writes");
         c->add_option("--suite", a->suite,
                       "A folder of fuzz backends instead of the built-in suite (tests)");
         return [a] { return fuzz_main(*a); };

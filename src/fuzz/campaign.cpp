@@ -215,7 +215,6 @@ class Campaign {
           graph_limit == 0 ? o_.batch : std::min<int64_t>(o_.batch, graph_limit - next_graph_);
       new_batch(generator, count);
       finish_batch(batches_.size() - 1, deadline);
-      seconds_ += 0;  // accounted below
     }
     seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
     save();
@@ -502,10 +501,19 @@ class Campaign {
     run.stderr_tail_bytes = 4096;
     auto script_run = os::Child::spawn(run, &error);
     if (!script_run) return;
+    // what it measured (the per-output lines: "v3 (float32[4]): 9.1e+04 eps of
+    // the float64 reference (bound 8.19e+03)") and its verdict line
+    std::string measured;
     std::string last;
     while (script_run->read_line(line, std::chrono::seconds(300)) == os::Child::Read::kLine) {
-      if (!line.empty()) last = line;
+      if (line.empty()) continue;
+      last = line;
+      if (line.find(" eps ") != std::string::npos || line.find("median") != std::string::npos) {
+        const auto start = line.find_first_not_of(' ');
+        measured += (measured.empty() ? "" : "; ") + line.substr(start);
+      }
     }
+    if (!measured.empty()) last = measured.substr(0, 400) + "; " + last;
     const auto st = script_run->wait_or_kill(std::chrono::seconds(10));
     // exit 1: the symptom reproduced; 0: it did not; anything else: the script broke
     if (st.exit_code == 1) {
@@ -513,7 +521,7 @@ class Campaign {
     } else if (st.exit_code == 0) {
       f.standalone = false;
     }
-    f.standalone_output = last.substr(0, 300);
+    f.standalone_output = last.substr(0, 600);
   }
 
   json summary() const {
@@ -720,6 +728,43 @@ Outcome resume(const std::string& id, double budget_s, int64_t max_graphs, const
   out.completed = c.go(budget_s, max_graphs, interrupted);
   out.findings = c.unique();
   return out;
+}
+
+void publish(const std::string& id, const Where& w, const fs::path& dest) {
+  const fs::path dir = w.results_dir / "fuzz" / id;
+  if (!fs::exists(dir / "campaign.json")) {
+    throw util::FatalError("unknown fuzz campaign '" + id + "': no " +
+                           (dir / "campaign.json").string());
+  }
+  const json campaign = read_json(dir / "campaign.json");
+  auto store = store::Store::open_read_only(store::default_db_path(w.results_dir));
+  for (const auto& b : campaign.value("batches", json::array())) {
+    const std::string run = b.value("run", "");
+    if (run.empty()) continue;
+    const auto info = store->get_run(run);
+    if (!info) throw util::FatalError("campaign " + id + ": run " + run + " is not in the store");
+    if (auto why = run::unpublishable(*info)) {
+      throw util::FatalError("campaign " + id + " cannot be published: run " + run + ": " + *why);
+    }
+  }
+  fs::create_directories(dest);
+  for (const char* name : {"findings.json", "findings.csv", "summary.md", "junit.xml",
+                           "report.html", "campaign.json"}) {
+    if (fs::exists(dir / name)) {
+      fs::copy_file(dir / name, dest / name, fs::copy_options::overwrite_existing);
+    }
+  }
+  if (fs::exists(dir / "findings")) {
+    for (const auto& e : fs::directory_iterator(dir / "findings")) {
+      fs::create_directories(dest / "findings" / e.path().filename());
+      for (const char* name : {"graph.json", "original.json", "finding.json", "repro.py"}) {
+        if (fs::exists(e.path() / name)) {
+          fs::copy_file(e.path() / name, dest / "findings" / e.path().filename() / name,
+                        fs::copy_options::overwrite_existing);
+        }
+      }
+    }
+  }
 }
 
 Replay replay(const fs::path& bundle, const Where& w, const Options& base,

@@ -84,6 +84,12 @@ Outcome start(const Options& o, const Where& w, const std::atomic<bool>& interru
 Outcome resume(const std::string& id, double budget_s, int64_t max_graphs, const Where& w,
                const std::atomic<bool>& interrupted, const Say& say);
 
+// Evidence for others: the campaign's reports and findings bundles (graph,
+// original, finding, script) copied to `dest`, without its graphs and the
+// reducer's store. FatalError, before copying anything, when a run of the
+// campaign was made from a dirty or unknown source tree.
+void publish(const std::string& id, const Where& w, const std::filesystem::path& dest);
+
 struct Replay {
   bool shows = false;
   std::string what;  // one line: the outcome seen

@@ -34,6 +34,12 @@ std::string standalone_text(const Finding& f) {
   return *f.standalone ? "reproduces" : "does not reproduce";
 }
 
+// What the engine saw, then what the standalone script measured.
+std::string detail_text(const Finding& f) {
+  if (f.standalone_output.empty() || f.standalone_output == f.detail) return f.detail;
+  return f.detail + " | script: " + f.standalone_output;
+}
+
 std::string verdict_hint(const Finding& f) {
   if (f.symptom == "mismatch" && f.agreeing == 0) {
     return "no other backend on this device agrees with the reference: suspect the tolerance";
@@ -98,7 +104,7 @@ std::string render_csv(const std::vector<Finding>& findings) {
                                           f.graph,
                                           f.reduced,
                                           f.bundle,
-                                          f.detail};
+                                          detail_text(f)};
     std::string line;
     for (const auto& cell : row) line += (line.empty() ? "" : ",") + report::csv_field(cell);
     out += line + "\r\n";
@@ -148,7 +154,7 @@ std::string render_markdown(const json& s, const std::vector<Finding>& findings)
           "|---|---|---|---|---|---|---:|---|---|\n";
     int i = 0;
     for (const auto& f : findings) {
-      std::string detail = f.detail.substr(0, 160);
+      std::string detail = detail_text(f).substr(0, 300);
       for (auto& c : detail) {
         if (c == '|') c = '/';
       }
@@ -223,9 +229,9 @@ std::string render_html(const fs::path& dir, const json& s, const std::vector<Fi
       << "</td><td>" << esc(f.backend) << "</td><td>" << esc(f.device) << "</td><td>"
       << esc(join(f.reduced.empty() ? f.ops : f.reduced_ops, ", ")) << "</td><td>" << f.nodes
       << (f.reduced.empty() ? "" : " &rarr; " + std::to_string(f.reduced_nodes)) << "</td><td>"
-      << f.duplicates << "</td><td>" << esc(standalone_text(f)) << "</td><td>" << esc(f.detail)
-      << (hint.empty() ? "" : "<br><i>" + esc(hint) + "</i>") << "<br><small>" << esc(f.bundle)
-      << "</small></td><td><pre>"
+      << f.duplicates << "</td><td>" << esc(standalone_text(f)) << "</td><td>"
+      << esc(detail_text(f)) << (hint.empty() ? "" : "<br><i>" + esc(hint) + "</i>")
+      << "<br><small>" << esc(f.bundle) << "</small></td><td><pre>"
       << report::xml_escape(f.bundle.empty() ? "" : graph_text(dir / f.bundle / "graph.json"),
                             false)
       << "</pre></td></tr>\n";

@@ -725,6 +725,9 @@ std::optional<std::string> invalid(const GenOptions& o) {
   if (std::find(std::begin(kSolvers), std::end(kSolvers), o.solver) == std::end(kSolvers)) {
     return "unknown solver '" + o.solver + "' (own, z3)";
   }
+  if (make_solver(o.solver) == nullptr) {
+    return "solver '" + o.solver + "' is not built into this engine (cmake -DMUDJACK_Z3=OFF)";
+  }
   if (o.max_numel < 1) return "max_numel must be positive";
   return std::nullopt;
 }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#ifdef MUDJACK_WITH_Z3
 #include <z3++.h>
+#endif
 
 namespace mudjack::gen {
 
@@ -143,6 +145,7 @@ class OwnSolver final : public Solver {
   static constexpr int kTries = 12;
 };
 
+#ifdef MUDJACK_WITH_Z3
 class Z3Solver final : public Solver {
  public:
   std::optional<std::vector<int64_t>> solve(const Problem& p, Rng& rng) override {
@@ -223,12 +226,15 @@ class Z3Solver final : public Solver {
   }
   z3::context ctx_;
 };
+#endif
 
 }  // namespace
 
 std::unique_ptr<Solver> make_solver(std::string_view name) {
   if (name == "own") return std::make_unique<OwnSolver>();
+#ifdef MUDJACK_WITH_Z3
   if (name == "z3") return std::make_unique<Z3Solver>();
+#endif
   return nullptr;
 }
 

@@ -97,7 +97,8 @@ class Solver {
 };
 
 inline constexpr std::string_view kSolvers[] = {"own", "z3"};
-// FatalError-free: nullptr for an unknown name.
+// nullptr for an unknown name, and for "z3" in an engine built without it
+// (cmake -DMUDJACK_Z3=OFF).
 std::unique_ptr<Solver> make_solver(std::string_view name);
 
 }  // namespace mudjack::gen

@@ -156,3 +156,55 @@ TEST_F(Cli, FuzzBadInputIsOneLine) {
 }
 
 }  // namespace
+
+namespace {
+
+// `fuzz --publish`: a campaign made from a clean tree is copied (reports and
+// bundles, not its graphs); one made from a dirty tree is refused. The probe
+// and the planted suite come from a git repository of their own.
+TEST_F(Cli, FuzzPublishesACleanCampaignAndRefusesADirtyOne) {
+  const auto tree = dir_ / "tree";
+  fs::create_directories(tree / "suites");
+  for (const char* part : {"probe", "envs"}) {
+    fs::copy(fs::path(MUDJACK_SOURCE_DIR) / part, tree / part, fs::copy_options::recursive);
+  }
+  fs::copy(kFixtures / "suites" / "fuzz-planted", tree / "suites" / "fuzz-planted");
+  std::ofstream(tree / ".gitignore") << "__pycache__/\n";
+  const std::string git = "cd " + quote(tree.string()) +
+                          " && git init -q && git add -A && git -c user.name=t -c "
+                          "user.email=t@t commit -qm fixture >/dev/null 2>&1";
+  ASSERT_EQ(std::system(git.c_str()), 0);
+  ::setenv("MUDJACK_DATA_DIR", tree.c_str(), 1);
+  const auto out = dir_ / "results";
+  const std::vector<std::string> args = {
+      "fuzz",     "--suite",   (tree / "suites" / "fuzz-planted").string(),
+      "--graphs", "30",        "--batch",
+      "30",       "--seed",    "0",
+      "--out",    out.string()};
+  auto r = mudjack(args);
+  ASSERT_EQ(r.code, 1) << r.err;
+  const std::string clean = only_campaign(out).filename().string();
+  r = mudjack({"fuzz", "--publish", clean, "--to", (dir_ / "pub").string(), "--out", out.string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const char* f :
+       {"findings.json", "summary.md", "report.html", "findings.csv", "junit.xml"}) {
+    EXPECT_TRUE(fs::exists(dir_ / "pub" / f)) << f;
+  }
+  EXPECT_TRUE(
+      fs::exists(dir_ / "pub" / "findings" / "001-mismatch-numpy-planted-cpu" / "graph.json"));
+  EXPECT_FALSE(fs::exists(dir_ / "pub" / "graphs")) << "the graphs stay home";
+
+  std::ofstream(tree / "suites" / "fuzz-planted" / "numpy.py", std::ios::app) << "\n# edited\n";
+  fs::remove_all(out / "fuzz" / clean);
+  r = mudjack(args);
+  ASSERT_EQ(r.code, 1) << r.err;
+  const std::string dirty = only_campaign(out).filename().string();
+  r = mudjack(
+      {"fuzz", "--publish", dirty, "--to", (dir_ / "pub2").string(), "--out", out.string()});
+  ::unsetenv("MUDJACK_DATA_DIR");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "cannot be published")) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "pub2"));
+}
+
+}  // namespace
