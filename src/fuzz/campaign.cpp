@@ -134,13 +134,11 @@ run::RunOptions run_options(const Options& o, const fs::path& graphs,
 }
 
 // One run over `cases` (already listed from `graphs`); its judged cases.
-std::vector<model::CaseResult> run_cases(const Options& o, const fs::path& graphs,
-                                         const std::vector<model::CaseInfo>& cases,
-                                         const std::vector<std::string>& devices,
-                                         const fs::path& results_dir,
-                                         const std::optional<fs::path>& intolerable,
-                                         const std::atomic<bool>& stop, std::string* run_id,
-                                         bool* completed) {
+std::vector<model::CaseResult> run_cases(
+    const Options& o, const fs::path& graphs, const std::vector<model::CaseInfo>& cases,
+    const std::vector<std::string>& devices, const fs::path& results_dir,
+    const std::optional<fs::path>& intolerable, const std::atomic<bool>& stop,
+    const std::function<void(const std::string&)>& created, bool* completed) {
   auto store = store::Store::open(store::default_db_path(results_dir));
   auto options = run_options(o, graphs, devices);
   std::set<std::string> frameworks;
@@ -148,7 +146,7 @@ std::vector<model::CaseResult> run_cases(const Options& o, const fs::path& graph
   options.frameworks.assign(frameworks.begin(), frameworks.end());
   auto discovery = run::discover(options, cases, stop);
   auto prepared = run::create(*store, options, cases, discovery, "running");
-  if (run_id != nullptr) *run_id = prepared.info.id;
+  if (created) created(prepared.info.id);  // recorded before anything runs: resumable
   const run::Place place{results_dir, intolerable};
   std::string fault;
   const bool done = run::execute(*store, prepared, discovery, place, nullptr, stop, &fault);
@@ -278,11 +276,14 @@ class Campaign {
         b["state"] = "complete";
         return;
       }
-      std::string run_id;
       store.reset();
-      cases = run_cases(o_, dir, l.cases, o_.devices, w_.results_dir, w_.intolerable,
-                        deadline.stop(), &run_id, &completed);
-      b["run"] = run_id;
+      cases = run_cases(
+          o_, dir, l.cases, o_.devices, w_.results_dir, w_.intolerable, deadline.stop(),
+          [&](const std::string& id) {
+            b["run"] = id;
+            save();
+          },
+          &completed);
     }
     b["state"] = completed ? "complete" : "incomplete";
     // the batch's facts, recomputed from everything its run stored
@@ -302,6 +303,7 @@ class Campaign {
       const std::string triple = f.graph + "|" + f.backend + "|" + f.device;
       if (!seen_.insert(triple).second) continue;
       if (add_finding(f, dir, deadline)) ++fresh;
+      save();
     }
     save();
     write_reports(dir_, summary(), findings_);
@@ -371,7 +373,7 @@ class Campaign {
         }
       }
     }
-    bundle(f, g, reduced);
+    bundle(f, g, reduced, deadline);
     findings_.push_back(std::move(f));
     return true;
   }
@@ -426,7 +428,8 @@ class Campaign {
     return "";
   }
 
-  void bundle(Finding& f, const gen::Graph& original, const gen::Graph& reduced) {
+  void bundle(Finding& f, const gen::Graph& original, const gen::Graph& reduced,
+              const Deadline& deadline) {
     char name[32];
     std::snprintf(name, sizeof(name), "%03zu", findings_.size() + 1);
     const std::string rel = std::string("findings/") + name + "-" + f.symptom + "-" +
@@ -438,7 +441,7 @@ class Campaign {
     write_text(dir / "original.json", gen::to_json(original).dump(1) + "\n");
     const std::string framework =
         framework_of_.count(f.backend) != 0 ? framework_of_.at(f.backend) : "";
-    write_script(f, dir, framework);
+    write_script(f, dir, framework, !deadline.stop());
     json meta = to_json(f);
     meta["framework"] = framework;
     meta["seed"] = o_.seed;
@@ -448,7 +451,8 @@ class Campaign {
   }
 
   // repro.py from the probe's script writer, then run on its own.
-  void write_script(Finding& f, const fs::path& dir, const std::string& framework) {
+  // Run on its own only while the budget lasts (`run_it`), for at most 120 s.
+  void write_script(Finding& f, const fs::path& dir, const std::string& framework, bool run_it) {
     if (framework.empty()) return;
     const auto python = envs::resolve(framework, o_.profile, o_.python);
     if (python.python.empty()) {
@@ -493,6 +497,10 @@ class Campaign {
       return;
     }
     write_text(dir / "repro.py", script);
+    if (!run_it) {
+      f.standalone_output = "not run on its own: the campaign's budget was spent";
+      return;
+    }
     // run on its own: its framework and NumPy only, no MudJack on the path
     os::SpawnOptions run;
     run.argv = {python.python.string(), (dir / "repro.py").string()};
@@ -505,7 +513,9 @@ class Campaign {
     // the float64 reference (bound 8.19e+03)") and its verdict line
     std::string measured;
     std::string last;
-    while (script_run->read_line(line, std::chrono::seconds(300)) == os::Child::Read::kLine) {
+    const auto until = Clock::now() + std::chrono::seconds(120);
+    while (Clock::now() < until &&
+           script_run->read_line(line, std::chrono::seconds(120)) == os::Child::Read::kLine) {
       if (line.empty()) continue;
       last = line;
       if (line.find(" eps ") != std::string::npos || line.find("median") != std::string::npos) {
