@@ -666,6 +666,11 @@ Options options_from_json(const nlohmann::json& j) {
     o.suite.name = j["suite"].value("name", "fuzz");
     o.suite.dir = j["suite"].value("dir", "");
   }
+  // The built-in suite is found again where this engine's data folder is when
+  // its stored folder is gone (resumed on another machine, a moved checkout).
+  if (o.suite.name == "fuzz" && (o.suite.dir.empty() || !fs::exists(o.suite.dir))) {
+    o.suite = plan::resolve_suite("fuzz");
+  }
   o.command = j.value("command", "");
   return o;
 }
