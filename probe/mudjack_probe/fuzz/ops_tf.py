@@ -191,7 +191,8 @@ _TF_SIMPLE: dict[str, TfStep] = {
     "less": lambda a: tf.less(a[0], a[1]),
     "where": lambda a: tf.where(a[0], a[1], a[2]),
     "matmul": lambda a: tf.matmul(a[0], a[1]),
-    "linear": lambda a: tf.matmul(a[0], a[1], transpose_b=True) + a[2],
+    # tensordot, not matmul: x may have rank 1 (matmul wants 2 or more)
+    "linear": lambda a: tf.tensordot(a[0], a[1], [[len(a[0].shape) - 1], [1]]) + a[2],
 }
 
 
