@@ -289,6 +289,34 @@ def section_surface() -> str:
     return "\n".join(rows) + "\n\n" + "\n".join(only) + "\n"
 
 
+FUZZ = [("amd-epyc", RESULTS / "2026-11-27-amd-epyc-fuzz"), ("nvidia-h100", RESULTS / "2026-11-27-nvidia-h100-fuzz")]
+
+
+def section_fuzz() -> str:
+    """The fuzz campaigns (`mudjack fuzz --publish`): per campaign, what ran
+    and each backend's acceptance, then every unique finding with its
+    reduced ops, duplicates and whether its script reproduced it alone."""
+    out: list[str] = []
+    for label, folder in FUZZ:
+        path = folder / "findings.json"
+        if not path.exists():
+            continue
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        acc = ", ".join(f"`{b}` {a['ran']}/{a['attempted']}" for b, a in sorted(doc.get("acceptance", {}).items()))
+        out.append(f"**{label}** (`{folder.name}`): {doc['graphs_generated']} graphs of {doc['options']['nodes']} nodes "
+                   f"(dtypes {', '.join(doc['options']['dtypes'])}), {doc['cases']} cases in {doc['seconds']:.0f} s; "
+                   f"{doc['rejected_by_all']} rejected by every backend; {doc['suite_errors']} suite errors. "
+                   f"Graphs each backend ran: {acc}. {len(doc['findings'])} unique findings:\n")
+        out.append("| # | symptom | backend | device | reduced ops | nodes | duplicates | alone |\n|---|---|---|---|---|---|---:|---|")
+        for i, f in enumerate(doc["findings"], 1):
+            ops = ", ".join(f["reduced_ops"] or f["ops"])
+            nodes = f"{f['nodes']} → {f['reduced_nodes']}" if f["reduced"] else f"{f['nodes']} (not reduced)"
+            alone = {True: "reproduces", False: "does not reproduce", None: "not run"}[f.get("standalone")]
+            out.append(f"| {i} | {f['symptom']} | `{f['backend']}` | `{f['device']}` | {ops} | {nodes} | {f['duplicates']} | {alone} |")
+        out.append("")
+    return "\n".join(out)
+
+
 def generate() -> dict[str, str]:
     docs = columns()
     run2 = [load(H200 / "run2" / d / "results.json.gz") for d in H200_RUNS["run2"]]
@@ -301,6 +329,7 @@ def generate() -> dict[str, str]:
         "cold": section_cold(docs),
         "agreement": section_agreement(),
         "surface": section_surface(),
+        "fuzz": section_fuzz(),
     }
 
 
