@@ -124,6 +124,54 @@ bool shows(const Finding& f, const model::CaseResult& r, const model::CaseResult
   return false;
 }
 
+namespace {
+
+// The finding case `r` shows among the cases of its graph (`rs`), or one
+// with an empty symptom.
+Finding finding_of(const model::CaseResult& r, const std::vector<const model::CaseResult*>& rs,
+                   bool any_ran, double slow_ratio) {
+  Finding f;
+  f.backend = parse_case_id(r.info.id)->second;
+  f.device = r.device;
+  const std::string message = first_line(r.error.message).substr(0, 300);
+  if (any_ran && (r.outcome == Outcome::kFail || r.outcome == Outcome::kCrash)) {
+    f.symptom = r.outcome == Outcome::kFail ? "raise" : "crash";
+    f.error_class = error_class(r.error.message);
+    f.detail = message;
+  } else if (any_ran && r.outcome == Outcome::kTimeout) {
+    f.symptom = "timeout";
+    f.detail = message;
+  } else if (r.outcome == Outcome::kMismatch) {
+    f.symptom = "mismatch";
+    f.detail = !r.numeric.message.empty() ? first_line(r.numeric.message) : message;
+    f.bound_eps = r.numeric.bound_eps;
+    for (const auto* peer : rs) {
+      if (peer != &r && peer->device == r.device && peer->outcome == Outcome::kPass) ++f.agreeing;
+    }
+  } else if (r.info.mode == "compiled" && ran(r.outcome)) {
+    const model::CaseResult* eager = nullptr;
+    for (const auto* peer : rs) {
+      if (peer->device == r.device && peer->info.framework == r.info.framework &&
+          peer->info.mode == "eager") {
+        eager = peer;
+      }
+    }
+    Finding probe = f;
+    probe.symptom = "slow";
+    if (eager != nullptr && shows(probe, r, eager, slow_ratio)) {
+      f.symptom = "slow";
+      f.ratio = *median(r) / *median(*eager);
+      char buf[160];
+      std::snprintf(buf, sizeof(buf), "median %.1f us compiled vs %.1f us eager (%.1fx)",
+                    *median(r) / 1e3, *median(*eager) / 1e3, *f.ratio);
+      f.detail = buf;
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
 BatchFacts analyze(
     const std::vector<model::CaseResult>& cases, double slow_ratio,
     const std::map<std::string, std::pair<std::vector<std::string>, size_t>>& ops_of) {
@@ -163,52 +211,14 @@ BatchFacts analyze(
     if (any_attempted && !any_ran) ++facts.rejected_by_all;
     const auto known = ops_of.find(graph);
     for (const auto* r : rs) {
-      const std::string backend = parse_case_id(r->info.id)->second;
-      Finding f;
-      f.backend = backend;
-      f.device = r->device;
+      Finding f = finding_of(*r, rs, any_ran, slow_ratio);
+      if (f.symptom.empty()) continue;
       f.graph = graph;
       if (known != ops_of.end()) {
         f.ops = known->second.first;
         f.nodes = known->second.second;
       }
-      const std::string message = first_line(r->error.message).substr(0, 300);
-      if (any_ran && (r->outcome == Outcome::kFail || r->outcome == Outcome::kCrash)) {
-        f.symptom = r->outcome == Outcome::kFail ? "raise" : "crash";
-        f.error_class = error_class(r->error.message);
-        f.detail = message;
-      } else if (any_ran && r->outcome == Outcome::kTimeout) {
-        f.symptom = "timeout";
-        f.detail = message;
-      } else if (r->outcome == Outcome::kMismatch) {
-        f.symptom = "mismatch";
-        f.detail = !r->numeric.message.empty() ? first_line(r->numeric.message) : message;
-        f.bound_eps = r->numeric.bound_eps;
-        for (const auto* peer : rs) {
-          if (peer != r && peer->device == r->device && peer->outcome == Outcome::kPass) {
-            ++f.agreeing;
-          }
-        }
-      } else if (r->info.mode == "compiled" && ran(r->outcome)) {
-        const model::CaseResult* eager = nullptr;
-        for (const auto* peer : rs) {
-          if (peer->device == r->device && peer->info.framework == r->info.framework &&
-              peer->info.mode == "eager") {
-            eager = peer;
-          }
-        }
-        Finding probe = f;
-        probe.symptom = "slow";
-        if (eager != nullptr && shows(probe, *r, eager, slow_ratio)) {
-          f.symptom = "slow";
-          f.ratio = *median(*r) / *median(*eager);
-          char buf[160];
-          std::snprintf(buf, sizeof(buf), "median %.1f us compiled vs %.1f us eager (%.1fx)",
-                        *median(*r) / 1e3, *median(*eager) / 1e3, *f.ratio);
-          f.detail = buf;
-        }
-      }
-      if (!f.symptom.empty()) facts.findings.push_back(std::move(f));
+      facts.findings.push_back(std::move(f));
     }
   }
   return facts;

@@ -221,9 +221,18 @@ class Build {
     return ok;
   }
 
+  static bool elementwise(const std::string& op) {
+    return is_unary(op) || is_binary(op) || op == "cast" || op == "greater" || op == "less" ||
+           op == "where" || op == "clamp";
+  }
+
   std::optional<Node> forward(const std::string& op) {
+    return elementwise(op) ? forward_elementwise(op) : forward_structured(op);
+  }
+
+  // unary, cast, binary, comparisons, where, clamp
+  std::optional<Node> forward_elementwise(const std::string& op) {
     const DType d = g_.dtype;
-    const DType fd = is_float(d) ? d : DType::kFloat32;
     if (is_unary(op)) {
       return make(op, {operand(op, 0, d, 1, 4)},
                   op == "leaky_relu" ? json{{"alpha", std::round(uniform(0.01, 0.5) * 100) / 100}}
@@ -282,6 +291,13 @@ class Build {
       hi = std::max(std::round(hi * 1000) / 1000, lo + 0.001);
       return make(op, {x}, {{"min", lo}, {"max", hi}});
     }
+    return std::nullopt;
+  }
+
+  // contractions, convolutions, pooling, reductions, normalisations, shape ops
+  std::optional<Node> forward_structured(const std::string& op) {
+    const DType d = g_.dtype;
+    const DType fd = is_float(d) ? d : DType::kFloat32;
     if (op == "matmul") {
       const auto a = operand(op, 0, fd, 2, 4);
       const Shape s = values_.at(a).shape;
@@ -539,6 +555,12 @@ class Build {
   }
 
   std::optional<Node> backward(const std::string& op, const Input& t, double scale) {
+    return elementwise(op) ? backward_elementwise(op, t, scale) : backward_structured(op, t, scale);
+  }
+
+  // A leaf's new producer, leaves in the op's preferred range (scaled down
+  // by `scale` when it is symmetric): unary, binary, cast, where, clamp.
+  std::optional<Node> backward_elementwise(const std::string& op, const Input& t, double scale) {
     const DType d = t.dtype;
     const Shape& s = t.shape;
     auto range = [&](size_t slot) {
@@ -570,6 +592,19 @@ class Build {
       if (d == DType::kInt32) return make(op, {leaf(s, d, range(0))}, {{"min", -4}, {"max", 4}});
       return make(op, {leaf(s, d, range(0))}, {{"min", -0.5 * scale}, {"max", 0.5 * scale}});
     }
+    return std::nullopt;
+  }
+
+  // matmul, softmax, layer_norm, reductions and shape ops; conv, pool,
+  // linear, batch_norm and comparisons grow forward only.
+  std::optional<Node> backward_structured(const std::string& op, const Input& t, double scale) {
+    const DType d = t.dtype;
+    const Shape& s = t.shape;
+    auto range = [&](size_t slot) {
+      Interval r = preferred(op, slot, d);
+      if (r.lo < 0 && d != DType::kInt32) r = {r.lo * scale, r.hi * scale};
+      return r;
+    };
     if (op == "matmul" && is_float(d) && s.size() >= 2) {
       const int64_t k = between(1, 8);
       Shape a = s;
@@ -596,6 +631,19 @@ class Build {
       big[static_cast<size_t>(axis)] = between(2, 6);
       return make(op, {leaf(big, d, range(0))}, {{"axes", {axis}}, {"keepdims", true}});
     }
+    return backward_shape(op, t, scale);
+  }
+
+  // reshape, transpose, slice, pad, squeeze, unsqueeze, expand, concat: a
+  // leaf of another shape whose values the op moves into the target's.
+  std::optional<Node> backward_shape(const std::string& op, const Input& t, double scale) {
+    const DType d = t.dtype;
+    const Shape& s = t.shape;
+    auto range = [&](size_t slot) {
+      Interval r = preferred(op, slot, d);
+      if (r.lo < 0 && d != DType::kInt32) r = {r.lo * scale, r.hi * scale};
+      return r;
+    };
     if (op == "reshape") {
       return make(op, {leaf(factor(numel(s), static_cast<int>(between(1, 4))), d, range(0))},
                   {{"shape", s}});

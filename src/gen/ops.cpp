@@ -216,46 +216,10 @@ Result infer_reduce(const std::vector<Type>& in, const json& a) {
   return Type{out, in[0].dtype};
 }
 
-Result infer_shape_op(std::string_view op, const std::vector<Type>& in, const json& a) {
+// slice, pad, unsqueeze, squeeze, expand: the shape changes, the values stay.
+Result infer_resize(std::string_view op, const std::vector<Type>& in, const json& a) {
   const auto& x = in[0].shape;
   const auto rank = static_cast<int64_t>(x.size());
-  if (op == "reshape") {
-    const auto shape = ints_attr(a, "shape");
-    if (shape.empty() || std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 1; })) {
-      return need("shape must be non-empty, every dim >= 1");
-    }
-    if (numel(shape) != numel(x)) return need("reshape must keep the element count");
-    return Type{shape, in[0].dtype};
-  }
-  if (op == "transpose") {
-    const auto perm = ints_attr(a, "perm");
-    auto sorted = perm;
-    std::sort(sorted.begin(), sorted.end());
-    for (int64_t i = 0; i < rank; ++i) {
-      if (sorted.size() != x.size() || sorted[static_cast<size_t>(i)] != i) {
-        return need("perm must be a permutation of the dims");
-      }
-    }
-    Shape out;
-    for (auto p : perm) out.push_back(x[static_cast<size_t>(p)]);
-    return Type{out, in[0].dtype};
-  }
-  if (op == "concat") {
-    const int64_t axis = int_attr(a, "axis");
-    if (axis < 0 || axis >= rank) return need("axis out of range");
-    Shape out = x;
-    for (size_t i = 1; i < in.size(); ++i) {
-      const auto& y = in[i].shape;
-      if (y.size() != x.size() || in[i].dtype != in[0].dtype) return need("operands differ");
-      for (int64_t d = 0; d < rank; ++d) {
-        if (d != axis && y[static_cast<size_t>(d)] != x[static_cast<size_t>(d)]) {
-          return need("operands differ off the axis");
-        }
-      }
-      out[static_cast<size_t>(axis)] += y[static_cast<size_t>(axis)];
-    }
-    return Type{out, in[0].dtype};
-  }
   if (op == "slice") {
     const int64_t axis = int_attr(a, "axis");
     const int64_t start = int_attr(a, "start");
@@ -314,19 +278,54 @@ Result infer_shape_op(std::string_view op, const std::vector<Type>& in, const js
   return Type{shape, in[0].dtype};
 }
 
-Result infer_checked(std::string_view op, const std::vector<Type>& in, const json& a) {
-  const OpSpec* spec = find_op(op);
-  if (spec == nullptr) return "unknown op '" + std::string(op) + "'";
-  if (static_cast<int>(in.size()) < spec->min_inputs ||
-      static_cast<int>(in.size()) > spec->max_inputs) {
-    return "takes " + std::to_string(spec->min_inputs) +
-           (spec->max_inputs != spec->min_inputs ? "-" + std::to_string(spec->max_inputs) : "") +
-           " inputs, got " + std::to_string(in.size());
+Result infer_shape_op(std::string_view op, const std::vector<Type>& in, const json& a) {
+  const auto& x = in[0].shape;
+  const auto rank = static_cast<int64_t>(x.size());
+  if (op == "reshape") {
+    const auto shape = ints_attr(a, "shape");
+    if (shape.empty() || std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 1; })) {
+      return need("shape must be non-empty, every dim >= 1");
+    }
+    if (numel(shape) != numel(x)) return need("reshape must keep the element count");
+    return Type{shape, in[0].dtype};
   }
+  if (op == "transpose") {
+    const auto perm = ints_attr(a, "perm");
+    auto sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    for (int64_t i = 0; i < rank; ++i) {
+      if (sorted.size() != x.size() || sorted[static_cast<size_t>(i)] != i) {
+        return need("perm must be a permutation of the dims");
+      }
+    }
+    Shape out;
+    for (auto p : perm) out.push_back(x[static_cast<size_t>(p)]);
+    return Type{out, in[0].dtype};
+  }
+  if (op == "concat") {
+    const int64_t axis = int_attr(a, "axis");
+    if (axis < 0 || axis >= rank) return need("axis out of range");
+    Shape out = x;
+    for (size_t i = 1; i < in.size(); ++i) {
+      const auto& y = in[i].shape;
+      if (y.size() != x.size() || in[i].dtype != in[0].dtype) return need("operands differ");
+      for (int64_t d = 0; d < rank; ++d) {
+        if (d != axis && y[static_cast<size_t>(d)] != x[static_cast<size_t>(d)]) {
+          return need("operands differ off the axis");
+        }
+      }
+      out[static_cast<size_t>(axis)] += y[static_cast<size_t>(axis)];
+    }
+    return Type{out, in[0].dtype};
+  }
+  return infer_resize(op, in, a);
+}
+
+// The elementwise family: unary ops, casts, binary ops and comparisons,
+// where, clamp; nullopt for any other op.
+std::optional<Result> infer_elementwise(std::string_view op, const std::vector<Type>& in,
+                                        const json& a) {
   const DType d = in[0].dtype;
-  if (op != "where" && !dtype_ok(spec->dtypes, d)) {
-    return "does not take " + std::string(to_string(d));
-  }
   if (kUnary.count(op) != 0) return in[0];
   if (op == "cast") {
     const auto to = a.is_object() && a.contains("to") && a["to"].is_string()
@@ -340,9 +339,10 @@ Result infer_checked(std::string_view op, const std::vector<Type>& in, const jso
   if (kBinary.count(op) != 0 || op == "greater" || op == "less") {
     if (in[1].dtype != d) return need("operand dtypes differ");
     auto s = broadcast(in[0].shape, in[1].shape);
-    if (!s)
+    if (!s) {
       return "shapes " + shape_text(in[0].shape) + " and " + shape_text(in[1].shape) +
              " do not broadcast";
+    }
     return Type{*s, op == "greater" || op == "less" ? DType::kBool : d};
   }
   if (op == "where") {
@@ -359,8 +359,13 @@ Result infer_checked(std::string_view op, const std::vector<Type>& in, const jso
     if (num_attr(a, "min") >= num_attr(a, "max")) return need("min must be below max");
     return in[0];
   }
+  return std::nullopt;
+}
+
+Result infer_matmul(std::string_view op, const std::vector<Type>& in) {
+  const DType d = in[0].dtype;
+  const auto& x = in[0].shape;
   if (op == "matmul") {
-    const auto& x = in[0].shape;
     const auto& y = in[1].shape;
     if (in[1].dtype != d) return need("operand dtypes differ");
     if (x.size() < 2 || x.size() > 4 || y.size() != x.size()) {
@@ -372,47 +377,62 @@ Result infer_checked(std::string_view op, const std::vector<Type>& in, const jso
     out.back() = y.back();
     return Type{out, d};
   }
-  if (op == "linear") {
-    const auto& x = in[0].shape;
-    const auto& w = in[1].shape;
-    const auto& b = in[2].shape;
-    if (in[1].dtype != d || in[2].dtype != d) return need("dtypes differ");
-    if (w.size() != 2 || b.size() != 1 || b[0] != w[0] || x.empty() || x.back() != w[1]) {
-      return need("needs x[..., K], weight[N, K], bias[N]");
-    }
-    Shape out = x;
-    out.back() = w[0];
-    return Type{out, d};
+  const auto& w = in[1].shape;  // linear
+  const auto& b = in[2].shape;
+  if (in[1].dtype != d || in[2].dtype != d) return need("dtypes differ");
+  if (w.size() != 2 || b.size() != 1 || b[0] != w[0] || x.empty() || x.back() != w[1]) {
+    return need("needs x[..., K], weight[N, K], bias[N]");
   }
-  if (op == "conv1d") return infer_conv(in, a, 1);
-  if (op == "conv2d") return infer_conv(in, a, 2);
-  if (op == "max_pool2d" || op == "avg_pool2d") return infer_pool(op, in, a);
-  if (op.substr(0, 7) == "reduce_") return infer_reduce(in, a);
+  Shape out = x;
+  out.back() = w[0];
+  return Type{out, d};
+}
+
+// softmax, log_softmax, layer_norm, batch_norm
+Result infer_normalizing(std::string_view op, const std::vector<Type>& in, const json& a) {
+  const auto rank = static_cast<int64_t>(in[0].shape.size());
   if (op == "softmax" || op == "log_softmax") {
     const int64_t axis = int_attr(a, "axis");
-    if (axis < 0 || axis >= static_cast<int64_t>(in[0].shape.size())) {
-      return need("axis out of range");
-    }
+    if (axis < 0 || axis >= rank) return need("axis out of range");
     return in[0];
   }
   if (op == "layer_norm") {
     const int64_t k = int_attr(a, "normalized_dims");
-    if (k < 1 || k > static_cast<int64_t>(in[0].shape.size())) {
-      return need("normalized_dims must be 1..rank");
-    }
+    if (k < 1 || k > rank) return need("normalized_dims must be 1..rank");
     if (num_attr(a, "eps") <= 0) return need("eps must be positive");
     return in[0];
   }
-  if (op == "batch_norm") {
-    const auto& x = in[0].shape;
-    if (x.size() < 2) return need("input must be [N, C, ...]");
-    for (size_t i = 1; i < 5; ++i) {
-      if (in[i].dtype != d || in[i].shape != Shape{x[1]}) {
-        return need("mean, var, weight and bias must be [C] of the input's dtype");
-      }
+  const auto& x = in[0].shape;  // batch_norm
+  if (x.size() < 2) return need("input must be [N, C, ...]");
+  for (size_t i = 1; i < 5; ++i) {
+    if (in[i].dtype != in[0].dtype || in[i].shape != Shape{x[1]}) {
+      return need("mean, var, weight and bias must be [C] of the input's dtype");
     }
-    if (num_attr(a, "eps") <= 0) return need("eps must be positive");
-    return in[0];
+  }
+  if (num_attr(a, "eps") <= 0) return need("eps must be positive");
+  return in[0];
+}
+
+Result infer_checked(std::string_view op, const std::vector<Type>& in, const json& a) {
+  const OpSpec* spec = find_op(op);
+  if (spec == nullptr) return "unknown op '" + std::string(op) + "'";
+  if (static_cast<int>(in.size()) < spec->min_inputs ||
+      static_cast<int>(in.size()) > spec->max_inputs) {
+    return "takes " + std::to_string(spec->min_inputs) +
+           (spec->max_inputs != spec->min_inputs ? "-" + std::to_string(spec->max_inputs) : "") +
+           " inputs, got " + std::to_string(in.size());
+  }
+  if (op != "where" && !dtype_ok(spec->dtypes, in[0].dtype)) {
+    return "does not take " + std::string(to_string(in[0].dtype));
+  }
+  if (auto r = infer_elementwise(op, in, a)) return *r;
+  if (op == "matmul" || op == "linear") return infer_matmul(op, in);
+  if (op == "conv1d") return infer_conv(in, a, 1);
+  if (op == "conv2d") return infer_conv(in, a, 2);
+  if (op == "max_pool2d" || op == "avg_pool2d") return infer_pool(op, in, a);
+  if (op.substr(0, 7) == "reduce_") return infer_reduce(in, a);
+  if (op == "softmax" || op == "log_softmax" || op == "layer_norm" || op == "batch_norm") {
+    return infer_normalizing(op, in, a);
   }
   return infer_shape_op(op, in, a);
 }

@@ -116,7 +116,7 @@ class OwnSolver final : public Solver {
     std::vector<std::vector<const Constraint*>> at(p.vars.size() + 1);
     for (const auto& c : p.constraints) {
       const int last = std::max(c.a.last_var(), c.b.last_var());
-      at[static_cast<size_t>(last + 1)].push_back(&c);
+      at[static_cast<size_t>(last) + 1].push_back(&c);
     }
     std::vector<int64_t> v(p.vars.size(), 0);
     auto ok = [&](size_t slot) {
@@ -171,8 +171,9 @@ class Z3Solver final : public Solver {
       if (r != z3::unsat || wish.empty()) return std::nullopt;
       const auto core = s.unsat_core();
       if (core.empty()) return std::nullopt;
-      const auto drop = core[static_cast<unsigned>(
-          std::uniform_int_distribution<unsigned>(0, core.size() - 1)(rng))];
+      const int pick =
+          std::uniform_int_distribution<int>(0, static_cast<int>(core.size()) - 1)(rng);
+      const auto drop = core[pick];
       wish.erase(std::remove_if(wish.begin(), wish.end(),
                                 [&](const z3::expr& w) { return z3::eq(w, drop); }),
                  wish.end());
