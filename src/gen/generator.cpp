@@ -234,9 +234,14 @@ class Build {
   std::optional<Node> forward_elementwise(const std::string& op) {
     const DType d = g_.dtype;
     if (is_unary(op)) {
-      return make(op, {operand(op, 0, d, 1, 4)},
-                  op == "leaky_relu" ? json{{"alpha", std::round(uniform(0.01, 0.5) * 100) / 100}}
-                                     : json::object());
+      // Draws in a fixed order (the attribute first, then the operand): the
+      // order of a call's arguments is unspecified, and a graph must not
+      // depend on the compiler.
+      const json attrs = op == "leaky_relu"
+                             ? json{{"alpha", std::round(uniform(0.01, 0.5) * 100) / 100}}
+                             : json::object();
+      const std::string x = operand(op, 0, d, 1, 4);
+      return make(op, {x}, attrs);
     }
     if (op == "cast") {
       const auto x = operand(op, 0, d, 1, 4);
@@ -554,6 +559,14 @@ class Build {
     return false;
   }
 
+  // The range of a new leaf for operand `slot` of `op`: the op's preferred
+  // range, scaled down by `scale` when it is symmetric.
+  static Interval leaf_range(const std::string& op, size_t slot, DType d, double scale) {
+    Interval r = preferred(op, slot, d);
+    if (r.lo < 0 && d != DType::kInt32) r = {r.lo * scale, r.hi * scale};
+    return r;
+  }
+
   std::optional<Node> backward(const std::string& op, const Input& t, double scale) {
     return elementwise(op) ? backward_elementwise(op, t, scale) : backward_structured(op, t, scale);
   }
@@ -563,11 +576,7 @@ class Build {
   std::optional<Node> backward_elementwise(const std::string& op, const Input& t, double scale) {
     const DType d = t.dtype;
     const Shape& s = t.shape;
-    auto range = [&](size_t slot) {
-      Interval r = preferred(op, slot, d);
-      if (r.lo < 0 && d != DType::kInt32) r = {r.lo * scale, r.hi * scale};
-      return r;
-    };
+    auto range = [&](size_t slot) { return leaf_range(op, slot, d, scale); };
     if (is_unary(op)) {
       if (!dtype_fits(op, d)) return std::nullopt;
       return make(op, {leaf(s, d, range(0))},
@@ -600,11 +609,7 @@ class Build {
   std::optional<Node> backward_structured(const std::string& op, const Input& t, double scale) {
     const DType d = t.dtype;
     const Shape& s = t.shape;
-    auto range = [&](size_t slot) {
-      Interval r = preferred(op, slot, d);
-      if (r.lo < 0 && d != DType::kInt32) r = {r.lo * scale, r.hi * scale};
-      return r;
-    };
+    auto range = [&](size_t slot) { return leaf_range(op, slot, d, scale); };
     if (op == "matmul" && is_float(d) && s.size() >= 2) {
       const int64_t k = between(1, 8);
       Shape a = s;
@@ -639,11 +644,7 @@ class Build {
   std::optional<Node> backward_shape(const std::string& op, const Input& t, double scale) {
     const DType d = t.dtype;
     const Shape& s = t.shape;
-    auto range = [&](size_t slot) {
-      Interval r = preferred(op, slot, d);
-      if (r.lo < 0 && d != DType::kInt32) r = {r.lo * scale, r.hi * scale};
-      return r;
-    };
+    auto range = [&](size_t slot) { return leaf_range(op, slot, d, scale); };
     if (op == "reshape") {
       return make(op, {leaf(factor(numel(s), static_cast<int>(between(1, 4))), d, range(0))},
                   {{"shape", s}});
