@@ -14,6 +14,7 @@
 #include "gen/ops.hpp"
 #include "gen/reduce.hpp"
 #include "os/process.hpp"
+#include "report/write.hpp"
 #include "run/lifecycle.hpp"
 #include "store/store.hpp"
 #include "util/error.hpp"
@@ -26,21 +27,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
-  return out;
-}
-
+// report::write_file_atomically, its folder created first.
 void write_text(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());
-  const fs::path tmp = p.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out) throw util::FatalError("cannot write " + p.string());
-  }
-  fs::rename(tmp, p);
+  report::write_file_atomically(p, text);
 }
 
 json read_json(const fs::path& p) {
@@ -180,6 +170,15 @@ class Campaign {
       findings_.push_back(finding_from_json(f));
     for (const auto& t : j.value("seen", json::array())) seen_.insert(t.get<std::string>());
     framework_of_ = j.value("frameworks", std::map<std::string, std::string>{});
+    for (size_t i = 0; i < batches_.size(); ++i) {  // the coverage of the graphs written so far
+      if (!fs::exists(batch_dir(i))) continue;
+      for (const auto& e : fs::directory_iterator(batch_dir(i))) {
+        try {
+          if (e.path().extension() == ".json") coverage_.add(gen::read_file(e.path().string()));
+        } catch (const gen::GraphError&) {
+        }
+      }
+    }
   }
 
   void save() const {
@@ -240,6 +239,7 @@ class Campaign {
       const std::string h = gen::hash(g);
       if (!hashes.insert(h).second) continue;
       write_text(dir / (h + ".json"), gen::to_json(g).dump(1) + "\n");
+      coverage_.add(g);
     }
     next_graph_ += count;
     batches_.push_back(
@@ -578,19 +578,7 @@ class Campaign {
     s["acceptance"] = acc;
     s["unavailable"] = unavailable;
     s["runs"] = runs;
-    // coverage of every graph run
-    gen::Coverage cov;
-    for (size_t i = 0; i < batches_.size(); ++i) {
-      const fs::path dir = batch_dir(i);
-      if (!fs::exists(dir)) continue;
-      for (const auto& e : fs::directory_iterator(dir)) {
-        if (e.path().extension() != ".json") continue;
-        try {
-          cov.add(gen::read_file(e.path().string()));
-        } catch (const gen::GraphError&) {
-        }
-      }
-    }
+    const gen::Coverage& cov = coverage_;
     json c = json::object();
     for (const auto& [op, n] : cov.nodes) {
       c[op] = {{"nodes", n},
@@ -613,6 +601,7 @@ class Campaign {
   std::vector<Finding> findings_;
   std::set<std::string> seen_;  // graph|backend|device already turned into findings
   std::map<std::string, std::string> framework_of_;  // backend -> framework
+  gen::Coverage coverage_;                           // of every graph the campaign generated
 };
 
 std::string new_id() {
@@ -705,8 +694,7 @@ Outcome start(const Options& o, const Where& w, const std::atomic<bool>& interru
   if (!o.backends.empty()) {  // unknown names fail before a campaign exists
     const fs::path sample = w.results_dir / "fuzz" / (".backends-" + util::new_run_id());
     gen::Generator g(o.gen);
-    write_text(sample / "sample.json", gen::to_json(g.generate(o.seed)).dump() + "\n");
-    fs::rename(sample / "sample.json", sample / (std::string(16, '0') + ".json"));
+    write_text(sample / (std::string(16, '0') + ".json"), gen::to_json(g.generate(o.seed)).dump());
     try {
       list(o, sample);
     } catch (...) {

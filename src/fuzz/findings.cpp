@@ -18,17 +18,26 @@ std::optional<double> median(const model::CaseResult& r) {
   return r.latency.stats->median_ns;
 }
 
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
-  return out;
-}
-
 std::string first_line(const std::string& s) {
   return s.substr(0, s.find('\n'));
 }
 
+// A compiled case's median over its eager twin's, when both ran and were timed.
+std::optional<double> compiled_ratio(const model::CaseResult& r, const model::CaseResult* eager) {
+  if (eager == nullptr || !ran(r.outcome) || !ran(eager->outcome)) return std::nullopt;
+  const auto a = median(r);
+  const auto b = median(*eager);
+  if (!a || !b || *b <= 0) return std::nullopt;
+  return *a / *b;
+}
+
 }  // namespace
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& x : items) out += (out.empty() ? "" : sep) + x;
+  return out;
+}
 
 std::string Finding::key() const {
   return symptom + "|" + backend + "|" + device + "|" + error_class;
@@ -116,10 +125,8 @@ bool shows(const Finding& f, const model::CaseResult& r, const model::CaseResult
   if (f.symptom == "timeout") return r.outcome == Outcome::kTimeout;
   if (f.symptom == "mismatch") return r.outcome == Outcome::kMismatch;
   if (f.symptom == "slow") {
-    if (eager == nullptr || !ran(r.outcome) || !ran(eager->outcome)) return false;
-    const auto a = median(r);
-    const auto b = median(*eager);
-    return a && b && *b > 0 && *a / *b > slow_ratio;
+    const auto ratio = compiled_ratio(r, eager);
+    return ratio && *ratio > slow_ratio;
   }
   return false;
 }
@@ -156,11 +163,10 @@ Finding finding_of(const model::CaseResult& r, const std::vector<const model::Ca
         eager = peer;
       }
     }
-    Finding probe = f;
-    probe.symptom = "slow";
-    if (eager != nullptr && shows(probe, r, eager, slow_ratio)) {
+    const auto ratio = compiled_ratio(r, eager);
+    if (ratio && *ratio > slow_ratio) {
       f.symptom = "slow";
-      f.ratio = *median(r) / *median(*eager);
+      f.ratio = ratio;
       char buf[160];
       std::snprintf(buf, sizeof(buf), "median %.1f us compiled vs %.1f us eager (%.1fx)",
                     *median(r) / 1e3, *median(*eager) / 1e3, *f.ratio);

@@ -58,6 +58,9 @@ struct Finding {
 nlohmann::json to_json(const Finding& f);
 Finding finding_from_json(const nlohmann::json& j);
 
+// `items` joined by `sep` (ops lists, in signatures and reports).
+std::string join(const std::vector<std::string>& items, const char* sep);
+
 // "fuzz/<hash>/<backend>" -> {hash, backend}; nullopt for another id.
 std::optional<std::pair<std::string, std::string>> parse_case_id(const std::string& id);
 

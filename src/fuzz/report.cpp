@@ -1,13 +1,13 @@
 #include "fuzz/report.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "gen/graph.hpp"
 #include "report/csv.hpp"
 #include "report/junit.hpp"
+#include "report/write.hpp"
 #include "util/error.hpp"
 
 namespace mudjack::fuzz {
@@ -15,12 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
-  return out;
-}
 
 std::string num(const std::optional<double>& v, const char* format) {
   if (!v) return "";
@@ -45,16 +39,6 @@ std::string verdict_hint(const Finding& f) {
     return "no other backend on this device agrees with the reference: suspect the tolerance";
   }
   return "";
-}
-
-void write(const fs::path& p, const std::string& text) {
-  const fs::path tmp = p.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out) throw util::FatalError("cannot write " + p.string());
-  }
-  fs::rename(tmp, p);
 }
 
 std::string esc(std::string_view s) {
@@ -253,11 +237,11 @@ void write_reports(const fs::path& dir, const json& summary, const std::vector<F
   all["format"] = "mudjack.fuzz-findings/1";
   all["findings"] = json::array();
   for (const auto& f : findings) all["findings"].push_back(to_json(f));
-  write(dir / "findings.json", all.dump(1) + "\n");
-  write(dir / "findings.csv", render_csv(findings));
-  write(dir / "summary.md", render_markdown(summary, findings));
-  write(dir / "junit.xml", render_junit(summary, findings));
-  write(dir / "report.html", render_html(dir, summary, findings));
+  report::write_file_atomically(dir / "findings.json", all.dump(1) + "\n");
+  report::write_file_atomically(dir / "findings.csv", render_csv(findings));
+  report::write_file_atomically(dir / "summary.md", render_markdown(summary, findings));
+  report::write_file_atomically(dir / "junit.xml", render_junit(summary, findings));
+  report::write_file_atomically(dir / "report.html", render_html(dir, summary, findings));
 }
 
 }  // namespace mudjack::fuzz
