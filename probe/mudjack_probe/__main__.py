@@ -25,7 +25,7 @@ import platform  # noqa: E402
 import time  # noqa: E402
 from typing import Any  # noqa: E402
 
-from . import PROTOCOL_MINOR, PROTOCOL_VERSION, __version__, api  # noqa: E402
+from . import PROTOCOL_MINOR, PROTOCOL_VERSION, __version__, api, network  # noqa: E402
 from .errors import MachineFault, machine_fault, one_line  # noqa: E402
 from .loading import load_suites  # noqa: E402
 
@@ -123,6 +123,7 @@ def main() -> int:
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a run parameter that suites read with api.param(NAME, default)")
     args = parser.parse_args()
+    network.guard()  # before any suite or framework loads
     try:
         api.set_params(api.parse_param_args(args.param))
     except ValueError as exc:

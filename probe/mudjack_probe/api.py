@@ -45,6 +45,9 @@ WIDE = {"float16": "float64", "bfloat16": "float64", "float32": "float64", "floa
 """The dtype a floating or complex case is widened to for its float64 reference."""
 
 MODES = ("eager", "compiled")
+# A whole model's further stages (suites/models, `mudjack_probe.models`): the
+# body itself autocasts, exports to ONNX Runtime or takes a training step.
+MODEL_STAGES = ("amp", "onnxruntime", "train")
 POLICIES = ("timed", "once")
 """How a case is run (docs/design.md, "run policy"): `timed` measures it
 (cold call, warm-up, adaptive blocks, rounds); `once` calls it once and
@@ -586,8 +589,8 @@ class Cases:
                 raise ValueError(f"{function}: claims name device kind {k!r}, not one of {DEVICE_KINDS}")
         grid_params = dict(params) if params else {}
         for m in mode:
-            if m not in MODES:
-                raise ValueError(f"{function}: mode {m!r} is not one of {MODES}")
+            if m not in MODES + MODEL_STAGES:
+                raise ValueError(f"{function}: mode {m!r} is not one of {MODES + MODEL_STAGES}")
 
         def register(body: Callable[[Ctx], Call]) -> Callable[[Ctx], Call]:
             keys = list(grid_params)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import api
+from . import api, models
 from .errors import MachineFault, machine_fault
 
 
@@ -55,7 +55,13 @@ def load_suites(dirs: list[str], framework: str | None) -> dict[str, api.CaseDef
                 raise ValueError(f"{path}: cannot be imported")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
-            _exec_suite_file(spec.loader, module, path)
+            try:
+                _exec_suite_file(spec.loader, module, path)
+            except ValueError as exc:
+                # A model script (labels on its first line) that does not
+                # import is its own cases' error; the other models still run.
+                if not models.declare_broken(str(path), exc):
+                    raise
     cases: dict[str, api.CaseDef] = {}
     for coll in api.collected():
         if framework and coll.framework != framework:

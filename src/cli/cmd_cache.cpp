@@ -1,12 +1,21 @@
 // mudjack cache: what MudJack keeps on disk, and pruning it. `prune`
 // drops saved outputs runs no longer need (--keep-outputs), or whole old
 // runs (--keep-last, --older-than-days); a run a live execution holds is
-// never touched.
+// never touched. `builds` lists the build cache (what the models suite
+// exported and compiled, envs::build_cache_dir()) and `clean-builds` empties
+// it, or only builds unused for some days.
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 
+#include <fnmatch.h>
+
+#include <fstream>
+#include <thread>
+
 #include "cli/commands.hpp"
+#include "envs/envs.hpp"
+#include "os/process.hpp"
 #include "run/lease.hpp"
 #include "run/retention.hpp"
 #include "util/error.hpp"
@@ -87,6 +96,169 @@ int prune(const PruneArgs& a) {
   return 0;
 }
 
+struct BuildArgs {
+  Common common;
+  std::optional<double> unused_days;  // clean-builds: only builds unused this long
+  std::string model = "*";            // clean-builds: only this model (a glob)
+  bool dry_run = false;
+};
+
+// One build of the cache: its folder's build.json (written by the probe,
+// mudjack_probe/models.py), or a compiler's own cache folder (no build.json).
+struct Build {
+  fs::path dir;
+  nlohmann::json info;  // null for a compiler cache folder
+  int64_t bytes = 0;
+};
+
+std::vector<Build> builds() {
+  std::vector<Build> out;
+  const fs::path root = envs::build_cache_dir();
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return out;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    if (!entry.is_directory(ec) || entry.path().filename().string().starts_with(".")) continue;
+    Build b{entry.path(), nullptr, run::disk_bytes(entry.path())};
+    std::ifstream in(entry.path() / "build.json");
+    if (in) b.info = nlohmann::json::parse(in, nullptr, false);
+    if (b.info.is_discarded()) b.info = nullptr;
+    out.push_back(std::move(b));
+  }
+  std::sort(out.begin(), out.end(), [](const Build& a, const Build& b) { return a.dir < b.dir; });
+  return out;
+}
+
+std::string age_text(double epoch_s) {
+  if (epoch_s <= 0) return "";
+  const auto now = std::chrono::duration<double>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  const double days = (now - epoch_s) / 86400;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, days < 1 ? "%.1f h ago" : "%.1f d ago", days < 1 ? days * 24 : days);
+  return buf;
+}
+
+int list_builds(const BuildArgs& a) {
+  const auto all = builds();
+  if (a.common.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& b : all) {
+      out.push_back({{"dir", b.dir.string()}, {"bytes", b.bytes}, {"build", b.info}});
+    }
+    std::printf("%s\n", out.dump(1).c_str());
+    return 0;
+  }
+  int64_t total = 0;
+  for (const auto& b : all) {
+    total += b.bytes;
+    if (b.info.is_null()) {
+      std::printf("%-22s %-9s compiler cache (%s)\n", b.dir.filename().c_str(),
+                  size_text(b.bytes).c_str(), b.dir.filename().c_str());
+      continue;
+    }
+    std::printf("%-22s %-9s %s %s %s %s, built in %.1f s, used %d times, last %s\n",
+                b.dir.filename().c_str(), size_text(b.bytes).c_str(),
+                b.info.value("model", "?").c_str(), b.info.value("stage", "?").c_str(),
+                b.info.value("dtype", "?").c_str(), b.info.value("shape", "?").c_str(),
+                b.info.value("build_s", 0.0), b.info.value("uses", 0),
+                age_text(b.info.value("last_used", 0.0)).c_str());
+  }
+  std::printf("%zu entries, %s in %s\n", all.size(), size_text(total).c_str(),
+              envs::build_cache_dir().c_str());
+  return 0;
+}
+
+int clean_builds(const BuildArgs& a) {
+  if (a.unused_days && !(*a.unused_days >= 0)) {
+    throw util::FatalError("--unused-days must be 0 or more");
+  }
+  const auto now = std::chrono::duration<double>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  int64_t freed = 0;
+  const bool filtered = a.model != "*" || a.unused_days;
+  for (const auto& b : builds()) {
+    if (b.info.is_null()) {
+      if (filtered) continue;  // a compiler's cache has no model or age of its own
+    } else {
+      if (::fnmatch(a.model.c_str(), b.info.value("model", "").c_str(), 0) != 0) continue;
+      if (a.unused_days && now - b.info.value("last_used", now) < *a.unused_days * 86400) continue;
+    }
+    std::printf("%s %s (%s)\n", a.dry_run ? "would remove" : "removed", b.dir.c_str(),
+                size_text(b.bytes).c_str());
+    freed += b.bytes;
+    if (a.dry_run) continue;
+    std::error_code ec;
+    fs::remove_all(b.dir, ec);
+    if (ec) throw util::FatalError("cannot remove " + b.dir.string() + ": " + ec.message());
+  }
+  std::printf("%s %s\n", a.dry_run ? "would free" : "freed", size_text(freed).c_str());
+  return 0;
+}
+
+struct PrebuildArgs {
+  Common common;
+  Selection sel;
+  int jobs = 0;  // 0: half the cores
+  int64_t seed = 0;
+};
+
+// Fills the build cache for the selected onnxruntime cases: their bodies
+// run (build, export; no call) in `jobs` processes of the torch probe
+// (mudjack_probe/prebuild.py), each line of what they did printed.
+int prebuild(const PrebuildArgs& a) {
+  auto s = settings(a.common);
+  std::vector<std::string> ids;
+  for (const auto& c : selected_cases(a.sel, s)) {
+    if (c.mode == "onnxruntime" && c.framework == "torch") ids.push_back(c.id);
+  }
+  if (ids.empty()) {
+    throw util::FatalError("nothing to build: the selection has no torch onnxruntime case");
+  }
+  const auto python = envs::resolve("torch", s.config.profile, s.python);
+  if (python.python.empty()) throw util::FatalError(python.missing_reason, 3);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = a.jobs > 0 ? a.jobs : std::max(1, cores / 2);
+  os::SpawnOptions o;
+  o.argv = {python.python.string(), "-u", "-m", "mudjack_probe.prebuild", "--framework", "torch",
+            "--seed", std::to_string(a.seed), "--jobs", std::to_string(jobs)};
+  for (const auto& ref : suites_of(a.sel)) o.argv.insert(o.argv.end(), {"--suite-dir", ref.dir.string()});
+  for (const auto& [name, value] : params_of(a.sel, s)) {
+    o.argv.insert(o.argv.end(), {"--param", name + "=" + value});
+  }
+  o.argv.insert(o.argv.end(), ids.begin(), ids.end());
+  o.env_set["PYTHONPATH"] = (envs::data_dir() / "probe").string();
+  for (const char* name : {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"}) {
+    o.env_set[name] = "1";
+  }
+  o.env_set["MUDJACK_BUILD_CACHE"] = envs::build_cache_dir().string();
+  o.stderr_tail_bytes = 8192;
+  std::string error;
+  auto child = os::Child::spawn(o, &error);
+  if (!child) throw util::FatalError("cannot start the torch probe: " + error);
+  std::fprintf(stderr, "building %zu exports in %d processes into %s\n", ids.size(), jobs,
+               envs::build_cache_dir().c_str());
+  int built = 0, failed = 0;
+  std::string line;
+  while (child->read_line(line, std::chrono::hours(24)) == os::Child::Read::kLine) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) continue;
+    const std::string status = j.value("status", "");
+    (status == "built" ? built : failed) += 1;
+    std::printf("%-8s %6.1f s  %s %s\n", status.c_str(), j.value("seconds", 0.0),
+                j.value("case", "").c_str(), j.value("message", "").c_str());
+    std::fflush(stdout);
+  }
+  const auto status = child->wait_or_kill(std::chrono::seconds(30));
+  if (status.exit_code != 0) {
+    throw util::FatalError("the prebuild probe ended with " + status.describe() + ": " +
+                           child->stderr_tail().substr(0, 400));
+  }
+  std::printf("%d built or reused, %d failed (their runs report why)\n", built, failed);
+  return 0;
+}
+
 }  // namespace
 
 Command cache_command() {
@@ -104,7 +276,32 @@ Command cache_command() {
             p->add_option("--older-than-days", a->older_than_days,
                           "Forget runs created more than D days ago");
             p->add_flag("--dry-run", a->dry_run, "Say what would go; remove nothing");
-            return [a] { return prune(*a); };
+            auto b = std::make_shared<BuildArgs>();
+            auto* l = c->add_subcommand("builds",
+                                        "List the build cache: ONNX exports and compiler caches "
+                                        "of the models suite");
+            l->add_flag("--json", b->common.json, "One JSON array");
+            auto* k = c->add_subcommand(
+                "clean-builds", "Empty the build cache, or only builds unused for some days");
+            k->add_option("--unused-days", b->unused_days,
+                          "Only builds last used more than D days ago");
+            k->add_option("--model", b->model, "Only this model's builds (a glob)");
+            k->add_flag("--dry-run", b->dry_run, "Say what would go; remove nothing");
+            auto pb = std::make_shared<PrebuildArgs>();
+            auto* m = c->add_subcommand(
+                "build",
+                "Fill the build cache before a run: the selected models' ONNX exports, in "
+                "parallel processes");
+            add_common(m, pb->common);
+            add_selection(m, pb->sel);
+            m->add_option("--jobs", pb->jobs, "Processes (default: half the cores)");
+            m->add_option("--seed", pb->seed, "The run's seed: the weights are baked in (default 0)");
+            return [a, b, l, k, pb, m] {
+              if (l->parsed()) return list_builds(*b);
+              if (k->parsed()) return clean_builds(*b);
+              if (m->parsed()) return prebuild(*pb);
+              return prune(*a);
+            };
           }};
 }
 

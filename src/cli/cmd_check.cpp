@@ -161,7 +161,7 @@ Command check_command() {
             c->add_option("--budget-ms", a->budget_ms, "Timing budget per case and round, ms");
             c->add_option("--dtype", a->fields.dtypes, "Only these dtypes (comma list)")
                 ->delimiter(',');
-            c->add_option("--mode", a->fields.modes, "Only eager or compiled")->delimiter(',');
+            c->add_option("--mode", a->fields.modes, "Only these modes (comma list)")->delimiter(',');
             return [a] { return check(*a); };
           }};
 }

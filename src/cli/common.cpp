@@ -161,7 +161,14 @@ void add_selection(CLI::App* app, Selection& sel) {
                   "Only cases of these dtypes, exactly (float16 never matches bfloat16; repeatable "
                   "or comma list)")
       ->delimiter(',');
-  app->add_option("--mode", sel.fields.modes, "Only eager or compiled cases")->delimiter(',');
+  app->add_option("--mode", sel.fields.modes,
+                  "Only cases of these modes: eager, compiled; a model's stages amp, onnxruntime, "
+                  "train (repeatable or comma list)")
+      ->delimiter(',');
+  app->add_option("--labels", sel.fields.labels,
+                  "Only cases with every one of these labels, key::value with globs in the value "
+                  "(task::Computer_Vision; repeatable or comma list)")
+      ->delimiter(',');
   app->add_option("--function", sel.fields.functions,
                   "Only these functions; shell globs such as 'torch.nn.*' (repeatable or comma "
                   "list)")
@@ -179,6 +186,7 @@ std::string narrowing(const Selection& sel, size_t selected, size_t listed) {
   add("--dtype", sel.fields.dtypes);
   add("--mode", sel.fields.modes);
   add("--function", sel.fields.functions);
+  add("--labels", sel.fields.labels);
   return how + (how.empty() ? "" : ": ") + std::to_string(selected) + " of " +
          std::to_string(listed) + " cases";
 }

@@ -53,6 +53,11 @@ fs::path cache_dir() {
   return fs::path(getenv_or("HOME", "/tmp")) / ".cache" / "mudjack";
 }
 
+fs::path build_cache_dir() {
+  if (auto env = getenv_or("MUDJACK_BUILD_CACHE", ""); !env.empty()) return env;
+  return cache_dir() / "builds";
+}
+
 fs::path env_dir(const std::string& framework, const std::string& profile) {
   auto pins = data_dir() / "envs" / profile / (framework + ".txt");
   auto digest = util::sha256_file_hex(pins);

@@ -23,6 +23,9 @@ inline const std::vector<std::string> kProfiles = {"current", "paper-2023"};
 std::filesystem::path data_dir();
 // $MUDJACK_CACHE_DIR, else $XDG_CACHE_HOME/mudjack, else $HOME/.cache/mudjack.
 std::filesystem::path cache_dir();
+// What model suites build (ONNX exports, compiler caches): $MUDJACK_BUILD_CACHE,
+// else cache_dir()/builds. Probes get it as MUDJACK_BUILD_CACHE.
+std::filesystem::path build_cache_dir();
 
 // The cached environment folder for a pin file; empty path if the pin file is absent.
 std::filesystem::path env_dir(const std::string& framework, const std::string& profile);

@@ -83,6 +83,15 @@ std::optional<Cause> parse_cause(std::string_view s) {
 std::string_view to_string(Check c) {
   return name_of(kCheckNames, c);
 }
+std::string modes_text() {
+  std::string out;
+  for (size_t i = 0; i < kModes.size(); ++i) {
+    if (i > 0) out += i + 1 == kModes.size() ? " or " : ", ";
+    out += kModes[i];
+  }
+  return out;
+}
+
 std::optional<Check> parse_check(std::string_view s) {
   return value_of(kCheckNames, s);
 }

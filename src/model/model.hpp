@@ -34,7 +34,7 @@ inline constexpr std::string_view kSchemaVersion = "1.4";
 // 1.5 each case's `latency.timing` (class, rounds, spread, drift,
 // disturbances) and the run's `rounds`; 1.6 the outcome `error` (the suite's
 // own code is wrong) and its count.
-inline constexpr std::string_view kResultsSchemaVersion = "1.7";
+inline constexpr std::string_view kResultsSchemaVersion = "1.8";
 
 // The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.
@@ -101,6 +101,14 @@ std::optional<Cause> parse_cause(std::string_view s);
 // "MAJOR.MINOR" (schema_version) -> (major, minor); nullopt if malformed.
 std::optional<std::pair<int, int>> parse_schema_version(std::string_view v);
 
+// How a case calls its function: eager or compiled; a whole model's case
+// (suites/models) also amp (autocast to bfloat16), onnxruntime (exported to
+// ONNX, run by ONNX Runtime) or train (forward, backward, an SGD step).
+inline constexpr std::array<std::string_view, 5> kModes = {"eager", "compiled", "amp",
+                                                            "onnxruntime", "train"};
+// "eager, compiled, amp, onnxruntime or train"
+std::string modes_text();
+
 // Static metadata of one case, as the probe's `list` reply declares it.
 struct CaseInfo {
   std::string id;  // <framework>/<function as listed>/<variant>
@@ -109,7 +117,7 @@ struct CaseInfo {
   std::string variant;
   std::string dtype;
   std::string shape;  // shape tag, e.g. "vec", "empty"
-  std::string mode;   // "eager" | "compiled"
+  std::string mode;   // one of kModes
   std::string compiler;
   nlohmann::json params = nlohmann::json::object();
   nlohmann::json requires_ = nlohmann::json::object();
@@ -118,6 +126,8 @@ struct CaseInfo {
   std::string successor;
   std::optional<double> rtol;
   std::optional<double> atol;
+  // Free tags; a model's labels are tags "key::value" (name::bert,
+  // task::Computer_Vision), which `--labels` selects on.
   std::vector<std::string> tags;
   // How many input elements each output element sums over, as the case
   // declared it (the accuracy bound grows as its square root); none: the

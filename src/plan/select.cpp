@@ -41,6 +41,40 @@ bool any_of(const std::vector<std::string>& wanted, const std::string& value, bo
                      [&](const auto& w) { return globs ? glob(w, value) : w == value; });
 }
 
+// Whether the case carries every wanted label ("key::value", the value a glob).
+bool has_labels(const model::CaseInfo& c, const std::vector<std::string>& wanted) {
+  return std::all_of(wanted.begin(), wanted.end(), [&](const std::string& w) {
+    return std::any_of(c.tags.begin(), c.tags.end(), [&](const std::string& t) { return glob(w, t); });
+  });
+}
+
+// A --labels value must be key::value, and some listed case must carry it.
+void check_labels(const std::vector<model::CaseInfo>& cases,
+                  const std::vector<std::string>& wanted) {
+  std::set<std::string> known;
+  for (const auto& c : cases) {
+    for (const auto& t : c.tags) {
+      if (t.find("::") != std::string::npos) known.insert(t);
+    }
+  }
+  for (const auto& w : wanted) {
+    const auto sep = w.find("::");
+    if (sep == std::string::npos || sep == 0 || sep + 2 == w.size()) {
+      throw util::FatalError("--labels " + w + ": a label is key::value (task::Computer_Vision)");
+    }
+    if (std::any_of(known.begin(), known.end(), [&](const auto& k) { return glob(w, k); })) {
+      continue;
+    }
+    std::string msg = "--labels " + w + ": no listed case has this label";
+    if (known.empty()) {
+      msg += " (the selected suites' cases have no labels; the models suite's do)";
+    } else if (auto near = util::nearest(w, {known.begin(), known.end()}, 4)) {
+      msg += "; did you mean " + *near + "?";
+    }
+    throw util::FatalError(msg);
+  }
+}
+
 }  // namespace
 
 std::vector<model::CaseInfo> select(const std::vector<model::CaseInfo>& cases,
@@ -55,17 +89,18 @@ std::vector<model::CaseInfo> select(const std::vector<model::CaseInfo>& cases,
     functions.insert(c.function);
   }
   for (const auto& m : fields.modes) {
-    if (m != "eager" && m != "compiled") {
-      throw util::FatalError("--mode " + m + ": a mode is eager or compiled");
+    if (std::find(model::kModes.begin(), model::kModes.end(), m) == model::kModes.end()) {
+      throw util::FatalError("--mode " + m + ": a mode is " + model::modes_text());
     }
   }
+  check_labels(cases, fields.labels);
   check_known("--dtype", fields.dtypes, dtypes, false);
   check_known("--mode", fields.modes, modes, false);
   check_known("--function", fields.functions, functions, true);
   std::vector<model::CaseInfo> out;
   for (const auto& c : cases) {
     if (any_of(fields.dtypes, c.dtype, false) && any_of(fields.modes, c.mode, false) &&
-        any_of(fields.functions, c.function, true)) {
+        any_of(fields.functions, c.function, true) && has_labels(c, fields.labels)) {
       out.push_back(c);
     }
   }

@@ -13,12 +13,18 @@ namespace mudjack::plan {
 
 struct Fields {
   std::vector<std::string> dtypes;     // exact ("float16" never matches "bfloat16")
-  std::vector<std::string> modes;      // eager | compiled
+  std::vector<std::string> modes;      // model::kModes
   std::vector<std::string> functions;  // fnmatch globs on CaseInfo::function
-  bool empty() const { return dtypes.empty() && modes.empty() && functions.empty(); }
+  // "key::value" labels (globs in the value: task::*Vision*); a case must
+  // carry every one (a model's labels are its tags).
+  std::vector<std::string> labels;
+  bool empty() const {
+    return dtypes.empty() && modes.empty() && functions.empty() && labels.empty();
+  }
 };
 
-// The cases matching every non-empty list of `fields` (any value of a list).
+// The cases matching every non-empty list of `fields` (any value of a list;
+// every label of `labels`).
 // FatalError for a value no listed case has, naming the nearest one there
 // ("--dtype fp16: no case has this dtype; did you mean float16?").
 std::vector<model::CaseInfo> select(const std::vector<model::CaseInfo>& cases,

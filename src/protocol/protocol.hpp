@@ -27,7 +27,7 @@ inline constexpr int kVersion = 1;
 // `kernels` (a kernel registry's prediction) in the result. A probe's hello
 // carries its minor as `protocol_minor` (absent: 0); every minor of version
 // 1 is accepted.
-inline constexpr int kMinorVersion = 6;
+inline constexpr int kMinorVersion = 7;
 
 // The longest one-line `engine_fault` kept (longer ones are cut).
 inline constexpr size_t kMaxFaultBytes = 500;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "report/models.hpp"
 #include "report/text.hpp"
 #include "util/version.hpp"
 #include "verdict/verdict.hpp"
@@ -25,32 +26,7 @@ using nlohmann::json;
 constexpr double kAxisMin = 0.01;
 constexpr double kAxisMax = 1000;
 
-std::string esc(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : valid_utf8(s)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string esc(std::string_view s) { return html_escape(s); }
 
 std::string fmt(const char* format, double v) {
   std::array<char, 64> buf{};
@@ -441,6 +417,7 @@ std::string to_html(const verdict::Judged& j) {
        " results · report by mudjack " + esc(util::version()) + "</p>\n";
   summary_section(h, j);
   heatmap_section(h, run, j.verdicts);
+  h += models_html(model_rows(j.cases));
   latency_section(h, j.verdicts);
   problems_section(h, j.verdicts);
   environment_section(h, run);

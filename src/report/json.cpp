@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "report/capability.hpp"
+#include "report/models.hpp"
 #include "util/error.hpp"
 #include "verdict/verdict.hpp"
 
@@ -510,6 +511,7 @@ json to_json(const verdict::Judged& judged) {
   doc["reasons"] = reasons_to_json(judged);
   if (!judged.claims.empty()) doc["claims"] = claims_to_json(judged);
   if (!judged.kernels.empty()) doc["kernels"] = kernels_to_json(judged);
+  if (auto rows = model_rows(judged.cases); !rows.empty()) doc["models"] = models_to_json(rows);
   return doc;
 }
 

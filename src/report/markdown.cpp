@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "report/capability.hpp"
+#include "report/models.hpp"
 #include "report/text.hpp"
 
 namespace mudjack::report {
@@ -17,18 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-// Escapes characters Markdown (and GitHub's tables) would interpret.
-std::string escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    if (std::string_view("\\`*_[]<>|~#").find(c) != std::string_view::npos) {
-      out += '\\';
-    }
-    out += c;
-  }
-  return out;
-}
+std::string escape(std::string_view s) { return markdown_escape(s); }
 
 // An inline code span that survives backticks in the text.
 std::string code(std::string_view s) {
@@ -353,7 +343,7 @@ std::string to_markdown(const verdict::Judged& j) {
   if (auto line = divergence_line(j); !line.empty()) out += "\n" + escape(line);
   if (auto line = lacking_line(j); !line.empty()) out += "\n" + escape(line);
   return out + claims_section(j) + kernels_section(j) + not_portable(j) +
-         capability_markdown(j.cases);
+         capability_markdown(j.cases) + models_markdown(model_rows(j.cases));
 }
 
 }  // namespace mudjack::report

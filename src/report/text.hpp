@@ -87,4 +87,9 @@ std::string failure_text(const model::CaseResult& r, size_t max_bytes = kMaxMess
 // machine labelled "h200"), or "" when the environment does not say.
 std::string device_model(const nlohmann::json& env, const std::string& id);
 
+// `s` with &, <, >, " and ' as HTML entities (invalid UTF-8 repaired).
+std::string html_escape(std::string_view s);
+// `s` with the characters Markdown (and GitHub's tables) would interpret escaped.
+std::string markdown_escape(std::string_view s);
+
 }  // namespace mudjack::report

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "envs/envs.hpp"
 #include "util/time.hpp"
 
 namespace mudjack::supervisor {
@@ -50,6 +51,15 @@ os::SpawnOptions spawn_options(const ProbeCommand& command) {
   o.env_set["PYTHONPATH"] = pythonpath;
   o.env_set["PYTHONDONTWRITEBYTECODE"] = "1";
   o.env_set["PYTHONFAULTHANDLER"] = "1";  // a segfault leaves a Python stack in stderr
+  // Probes never reach a hub: the model libraries' offline switches are on
+  // (the probe also refuses any connection that is not loopback), and what
+  // a model suite builds (ONNX exports, compiler caches) is kept in the build
+  // cache (`mudjack cache builds`).
+  for (const char* name : {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"}) {
+    o.env_set.emplace(name, "1");
+  }
+  o.env_set.emplace("HF_HUB_DISABLE_TELEMETRY", "1");
+  o.env_set.emplace("MUDJACK_BUILD_CACHE", envs::build_cache_dir().string());
   o.cpu_affinity = command.cpu_affinity;
   o.stderr_tail_bytes = 16384;
   return o;

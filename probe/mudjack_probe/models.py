@@ -1,0 +1,560 @@
+"""Whole models as cases: the `models` suite's machinery (suites/models).
+
+One script per model. Its first line is its labels, `# labels: name::bert
+author::huggingface task::Natural_Language_Processing framework::torch
+family::transformers-encoder` (every key of `LABEL_KEYS`, more allowed); the
+rest builds the model from a literal config with random weights and declares
+it with `torch_model(__file__, ...)` or `keras_model(__file__, ...)`.
+
+Each model is one function (its `name` label) with one case per stage
+(`STAGES`, the case's mode): `eager`; `compiled` (torch.compile, or for Keras
+the backend's compiler: jax.jit, tf.function with XLA, torch.compile);
+`amp` (autocast to bfloat16, a bfloat16 case); `onnxruntime` (exported to ONNX
+by torch's dynamo exporter and run by ONNX Runtime on the device's execution
+provider); `train` (forward, backward, one SGD step). Every stage's float64
+reference is the model run eagerly in float64 on the same inputs, so the
+accuracy oracle judges each stage against the same answer.
+
+Weights come from a fixed seed on the host (torch's CPU generator; NumPy for
+Keras, the same values on every backend), so every device and stage runs the
+same model. Exported ONNX files are kept in the build cache the engine names
+($MUDJACK_BUILD_CACHE; `mudjack cache builds`), keyed by the script, this
+module, the case's stage, shape and dtype, and the framework versions: a
+rerun loads the file instead of exporting again, and measures again. torch's
+Inductor and JAX's compilation caches live there too.
+
+Importing this module imports no framework: `mudjack list` reads the labels
+and declarations with a bare interpreter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .api import Call, Cases, Ctx, np, param
+from .errors import Unavailable
+
+STAGES = ("eager", "compiled", "amp", "onnxruntime", "train")
+LABEL_KEYS = ("name", "author", "task", "framework", "family")
+KERAS_BACKENDS = ("jax", "tensorflow", "torch")
+AMP_DTYPE = "bfloat16"
+TRAIN_LR = 1e-3
+_OPSET = 18
+
+
+def read_labels(path: str) -> dict[str, str]:
+    """The script's labels from its first line; ValueError naming what is wrong."""
+    with open(path, encoding="utf-8") as f:
+        first = f.readline().strip()
+    prefix = "# labels:"
+    if not first.startswith(prefix):
+        raise ValueError(f"{path}: the first line must be '{prefix} name::... author::... task::... framework::... family::...'")
+    labels: dict[str, str] = {}
+    for item in first[len(prefix):].split():
+        key, sep, value = item.partition("::")
+        if not sep or not key or not value:
+            raise ValueError(f"{path}: label {item!r} is not key::value")
+        labels[key] = value
+    missing = [k for k in LABEL_KEYS if k not in labels]
+    if missing:
+        raise ValueError(f"{path}: labels line lacks {', '.join(k + '::' for k in missing)}")
+    return labels
+
+
+# --- inputs ---------------------------------------------------------------------
+
+
+@dataclass
+class Inputs:
+    """A model's inputs: `tag` names them in the case id ("b1-s128"), `dims`
+    are recorded as the case's dims, `make(t)` builds the arguments on the
+    device (floating ones from `t.randn`, so the reference sees them widened),
+    `samples` is the batch size (throughput in samples/s)."""
+
+    tag: str
+    dims: tuple[int, ...]
+    make: Callable[[Ctx], tuple[Any, ...]]
+    samples: int
+
+
+def batch_size(default: int = 1) -> int:
+    return int(param("batch_size", default))
+
+
+def seq_length(default: int = 128) -> int:
+    return int(param("max_seq_length", default))
+
+
+def image_size(default: int = 224) -> tuple[int, int]:
+    return int(param("height", default)), int(param("width", default))
+
+
+def ids(t: Ctx, high: int, shape: Sequence[int]) -> Any:
+    """Token ids in [0, high) (int64), the same on every device."""
+    return t.from_numpy(t.numpy_rng().integers(0, high, size=tuple(shape), dtype=np.int64))
+
+
+def floats(t: Ctx, shape: Sequence[int]) -> Any:
+    """Standard normal float32 values (float64 in the reference run)."""
+    return t.randn(tuple(shape), dtype="float32")
+
+
+def text(vocab: int, batch: int | None = None, seq: int | None = None) -> Inputs:
+    b, s = batch or batch_size(), seq or seq_length()
+    return Inputs(f"b{b}-s{s}", (b, s), lambda t: (ids(t, vocab, (b, s)),), b)
+
+
+def image(channels: int = 3, size: tuple[int, int] | None = None, batch: int | None = None,
+          channels_last: bool = False) -> Inputs:
+    b = batch or batch_size()
+    h, w = size or image_size()
+    dims = (b, h, w, channels) if channels_last else (b, channels, h, w)
+    return Inputs(f"b{b}-{h}x{w}", dims, lambda t: (floats(t, dims),), b)
+
+
+def tensor(tag: str, dims: Sequence[int], samples: int = 1) -> Inputs:
+    """One float tensor of `dims` (audio samples, features, latents)."""
+    d = tuple(dims)
+    return Inputs(tag, d, lambda t: (floats(t, d),), samples)
+
+
+# --- the build cache ------------------------------------------------------------
+
+
+def _source_hash(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def build_dir() -> Path | None:
+    """The engine's build cache ($MUDJACK_BUILD_CACHE), or None without one."""
+    root = os.environ.get("MUDJACK_BUILD_CACHE", "")
+    return Path(root) if root else None
+
+
+def build_key(script: str, case: Any, seed: int, versions: dict[str, str]) -> str:
+    """What an artifact depends on: the script, this module, the case's
+    stage, shape, dims, parameters and dtype, the seed its weights are drawn
+    from, and the framework versions."""
+    facts = {"script": _source_hash(script), "models.py": _source_hash(__file__), "stage": case.mode, "seed": seed,
+             "shape": case.shape_name, "dims": list(case.shape), "params": {k: str(v) for k, v in case.params.items()},
+             "dtype": case.dtype, "versions": versions}
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:20]
+
+
+def cached_build(key: str, facts: dict[str, Any], make: Callable[[Path], None]) -> tuple[Path, float, bool]:
+    """The folder of build `key`: made by `make(folder)` when absent (into a
+    private folder renamed into place, so a crash or a second probe never
+    leaves half an artifact), reused when present. Returns (folder, seconds
+    spent, whether it was reused). Without a cache, builds into a temporary
+    folder every time."""
+    root = build_dir()
+    start = time.perf_counter()
+    if root is None:
+        folder = Path(tempfile.mkdtemp(prefix="mudjack-build-"))
+        make(folder)
+        return folder, time.perf_counter() - start, False
+    folder = root / key
+    if (folder / "build.json").is_file():
+        info = json.loads((folder / "build.json").read_text())
+        info["last_used"] = time.time()
+        info["uses"] = int(info.get("uses", 0)) + 1
+        _write_json(folder / "build.json", info)
+        return folder, time.perf_counter() - start, True
+    root.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(prefix=f".{key}.partial.", dir=root))
+    try:
+        make(partial)
+        spent = time.perf_counter() - start
+        size = sum(p.stat().st_size for p in partial.rglob("*") if p.is_file())
+        _write_json(partial / "build.json", {**facts, "key": key, "build_s": round(spent, 3), "bytes": size,
+                                             "created": time.time(), "last_used": time.time(), "uses": 0})
+        try:
+            partial.rename(folder)
+        except OSError:  # another probe finished the same build first: use its
+            shutil.rmtree(partial, ignore_errors=True)
+        return folder, spent, False
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+
+
+def _write_json(path: Path, value: dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(value, indent=1, sort_keys=True))
+    os.replace(tmp, path)
+
+
+def compiler_caches() -> None:
+    """Point torch Inductor's, Triton's and JAX's persistent caches into the
+    build cache, so a rerun's compiles reuse their artifacts."""
+    root = build_dir()
+    if root is None:
+        return
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(root / "torchinductor"))
+    os.environ.setdefault("TRITON_CACHE_DIR", str(root / "triton"))
+    os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(root / "jax"))
+
+
+# --- checks every model case makes --------------------------------------------
+
+
+def _finite(outs: list[Any], ins: list[Any]) -> bool:
+    return all(np.all(np.isfinite(np.asarray(o, dtype=np.float64))) for o in outs
+               if np.asarray(o).dtype.kind in "fc" or np.asarray(o).dtype.kind == "V")
+
+
+def _nonconstant(outs: list[Any], ins: list[Any]) -> bool:
+    """A model whose output does not depend on its input position (every
+    element equal) has lost its computation; random weights never give that."""
+    first = np.asarray(outs[0], dtype=np.float64).ravel()
+    return first.size < 2 or bool(np.ptp(first) > 0)
+
+
+def _checked(call: Call) -> Call:
+    return (call.check("every output is finite", _finite)
+            .check("the first output is not constant", _nonconstant))
+
+
+# --- torch ----------------------------------------------------------------------
+
+
+def first_tensor(out: Any) -> tuple[Any, ...]:
+    """The first tensor of a model's output (last_hidden_state, logits, ...)."""
+    import torch
+
+    if isinstance(out, torch.Tensor):
+        return (out,)
+    if hasattr(out, "to_tuple"):
+        out = out.to_tuple()
+    if isinstance(out, dict):
+        out = list(out.values())
+    if isinstance(out, (list, tuple)):
+        for item in out:
+            found = first_tensor(item)
+            if found:
+                return found
+    return ()
+
+
+def _positional(module: Any, *args: Any) -> Any:
+    return module(*args)
+
+
+@dataclass
+class TorchModel:
+    """A torch model: `build()` returns the module (random weights, CPU,
+    float32); `forward(module, *args)` calls it (default: positionally);
+    `pick(output)` is the tuple of tensors judged and exported (default: the
+    first tensor)."""
+
+    script: str
+    build: Callable[[], Any]
+    inputs: Inputs
+    forward: Callable[..., Any] = _positional
+    pick: Callable[[Any], tuple[Any, ...]] = first_tensor
+    stages: Sequence[str] = STAGES
+
+    def module(self, t: Ctx, dtype: Any) -> Any:
+        import torch
+
+        torch.manual_seed(t.seed)
+        m = self.build()
+        m.eval()
+        return m.to(device=t.device, dtype=dtype)
+
+    def body(self, t: Ctx) -> Call:
+        import torch
+
+        if t.mode == "onnxruntime" and not t.widen and t.device.type != "cpu":
+            _ort_provider(t)  # unavailable before any export work
+        args = self.inputs.make(t)
+        stage = "eager" if t.widen else t.mode
+        if stage == "train":
+            return self._train(t, args)
+        if stage == "onnxruntime":
+            return self._onnxruntime(t, args)
+        dtype = torch.float32 if stage == "amp" else t.dtype
+        m = self.module(t, dtype)
+        pick, forward = self.pick, self.forward
+        if stage == "amp":
+            kind = t.device.type
+
+            def fn(*a: Any) -> Any:
+                with torch.no_grad(), torch.autocast(kind, dtype=torch.bfloat16):
+                    return tuple(x.to(torch.bfloat16) for x in pick(forward(m, *a)))
+        else:
+            if stage == "compiled":
+                compiler_caches()
+
+            def fn(*a: Any) -> Any:
+                with torch.no_grad():
+                    return tuple(x.to(t.dtype) if x.is_floating_point() else x for x in pick(forward(m, *a)))
+        return _checked(t.call(fn, *args).work(self.inputs.samples, "sample"))
+
+    def _train(self, t: Ctx, args: tuple[Any, ...]) -> Call:
+        """Forward, a mean-square loss on the picked output, backward
+        (autograd), and one SGD step computed out of place, so every call
+        starts from the same weights: (loss, first and last updated weight)."""
+        import torch
+
+        m = self.module(t, t.dtype)
+        names = [n for n, p in m.named_parameters() if p.requires_grad]
+        params = dict(m.named_parameters())
+        pick, forward = self.pick, self.forward
+
+        def step(*a: Any) -> Any:
+            out = pick(forward(m, *a))[0]
+            loss = out.to(t.dtype).square().mean()
+            grads = torch.autograd.grad(loss, [params[n] for n in names], allow_unused=True)
+            new = [params[n] - TRAIN_LR * g if g is not None else params[n] for n, g in zip(names, grads)]
+            return loss.detach(), new[0].detach(), new[-1].detach()
+
+        return (t.call(step, *args).work(self.inputs.samples, "sample")
+                .check("the loss is finite", lambda outs, ins: bool(np.isfinite(np.asarray(outs[0], dtype=np.float64)).all())))
+
+    def _onnxruntime(self, t: Ctx, args: tuple[Any, ...]) -> Call:
+        import torch
+
+        providers = _ort_provider(t)
+        import onnxruntime as ort
+
+        m = self.module(t, torch.float32)
+        pick, forward = self.pick, self.forward
+
+        class Picked(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.model = m
+
+            def forward(self, *a: Any) -> Any:
+                return pick(forward(self.model, *a))
+
+        def export(folder: Path) -> None:
+            torch.onnx.export(Picked().eval(), tuple(a.cpu() for a in args), str(folder / "model.onnx"),
+                              dynamo=True, opset_version=_OPSET, external_data=True)
+
+        import onnx
+
+        versions = {"torch": torch.__version__, "onnx": onnx.__version__, "onnxscript": _version("onnxscript")}
+        labels = read_labels(self.script)
+        key = build_key(self.script, t.case, t.seed, versions)
+        folder, spent, reused = cached_build(key, {"model": labels["name"], "framework": "torch", "stage": "onnxruntime",
+                                                    "shape": t.case.shape_name, "dtype": t.dtype_name, "versions": versions,
+                                                    "script": os.path.basename(self.script)}, export)
+        session = ort.InferenceSession(str(folder / "model.onnx"), providers=providers)
+        names = [i.name for i in session.get_inputs()]
+
+        def run(*a: Any) -> Any:
+            return tuple(session.run(None, {n: x.numpy() for n, x in zip(names, a)}))
+
+        return (_checked(t.call(run, *args).work(self.inputs.samples, "sample"))
+                .metric("build_s", round(spent, 3), "s").metric("build_reused", int(reused)))
+
+    def declare(self) -> Cases:
+        labels = read_labels(self.script)
+        cases = Cases("torch")
+        tags = [f"{k}::{v}" for k, v in labels.items()]
+        shape = {self.inputs.tag: self.inputs.dims}
+        plain = [s for s in self.stages if s != "amp"]
+        note = f"{labels['author']} {labels['family']}; stages: {', '.join(self.stages)}"
+        if plain:
+            cases.case(labels["name"], dtype=["float32"], shape=shape, mode=plain, tags=tags, note=note)(self.body)
+        if "amp" in self.stages:
+            cases.case(labels["name"], dtype=[AMP_DTYPE], shape=shape, mode=["amp"], tags=tags, note=note)(self.body)
+        return cases
+
+
+def torch_model(script: str, build: Callable[[], Any], inputs: Inputs, **options: Any) -> Cases:
+    """Declare a torch model's cases (see `TorchModel`)."""
+    return TorchModel(script, build, inputs, **options).declare()
+
+
+def _version(module: str) -> str:
+    import importlib
+
+    try:
+        return str(importlib.import_module(module).__version__)
+    except ImportError:
+        return ""
+
+
+def _ort_provider(t: Ctx) -> list[str]:
+    """ONNX Runtime's execution provider for the case's device; Unavailable
+    with the reason where this installation has none."""
+    try:
+        import onnxruntime as ort
+    except ImportError as exc:
+        raise Unavailable(f"onnxruntime is not installed beside {t.adapter.name}: {exc}") from exc
+    kind = t.adapter.device_id.split(":")[0]
+    want = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider", "rocm": "ROCMExecutionProvider"}.get(kind)
+    have = ort.get_available_providers()
+    if want is None or want not in have:
+        raise Unavailable(f"onnxruntime {ort.__version__} has no execution provider for {t.adapter.device_id} "
+                          f"(it has {', '.join(have)}; the CUDA one comes with onnxruntime-gpu)")
+    if kind == "cpu":
+        return [want]
+    return [(want, {"device_id": int(t.adapter.device_id.split(":")[1])})]  # type: ignore[list-item]
+
+
+# --- Keras 3 --------------------------------------------------------------------
+
+
+def _keras(t: Ctx) -> Any:
+    os.environ.setdefault("KERAS_BACKEND", t.adapter.name)
+    import keras
+
+    if keras.backend.backend() != t.adapter.name:
+        raise Unavailable(f"keras runs on {keras.backend.backend()} in this process, not {t.adapter.name}")
+    return keras
+
+
+def _keras_device(t: Ctx) -> str:
+    kind, _, index = t.adapter.device_id.partition(":")
+    if t.adapter.name == "torch":
+        return t.adapter.device_id
+    return f"{'gpu' if kind == 'cuda' else kind}:{index or 0}"
+
+
+def keras_weights(model: Any, seed: int) -> list[Any]:
+    """The same weights on every backend: He-normal kernels from NumPy's
+    generator; vectors kept where their initializer is a constant (biases,
+    batch-norm statistics), else drawn small."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for w in model.get_weights():
+        w = np.asarray(w, dtype=np.float64)
+        if w.ndim >= 2:
+            fan_in = int(np.prod(w.shape[:-1]))
+            out.append(rng.standard_normal(w.shape) * np.sqrt(2.0 / max(fan_in, 1)))
+        elif w.size and np.all(w == w.flat[0]):
+            out.append(w)
+        else:
+            out.append(rng.uniform(-0.05, 0.05, w.shape))
+    return out
+
+
+@dataclass
+class KerasModel:
+    """A Keras 3 model, run on each backend (its case framework): `build(keras)`
+    returns the model; the same NumPy weights are set on every backend."""
+
+    script: str
+    build: Callable[[Any], Any]
+    inputs: Inputs
+    stages: Sequence[str] = ("eager", "compiled", "amp")
+
+    def model(self, t: Ctx, keras: Any, policy: str) -> Any:
+        keras.config.set_dtype_policy(policy)
+        try:
+            keras.utils.set_random_seed(t.seed)
+            m = self.build(keras)
+        finally:
+            keras.config.set_dtype_policy("float32")
+        m.set_weights(keras_weights(m, t.seed))
+        return m
+
+    def body(self, t: Ctx) -> Call:
+        keras = _keras(t)
+        stage = "eager" if t.widen else t.mode
+        with keras.device(_keras_device(t)):
+            args = self.inputs.make(t)
+            policy = {"amp": "mixed_bfloat16"}.get(stage, "float64" if t.widen else "float32")
+            m = self.model(t, keras, policy)
+            out_dtype = "float64" if t.widen else ("bfloat16" if stage == "amp" else "float32")
+
+            def fn(x: Any) -> Any:
+                return keras.ops.cast(m(x, training=False), out_dtype)
+
+            call = t.call(fn, *args)
+            if stage == "compiled":
+                call = t.call(self._compiled(t, keras, m, out_dtype), *args).self_compiled()
+        return _checked(call.work(self.inputs.samples, "sample"))
+
+    def _compiled(self, t: Ctx, keras: Any, m: Any, out_dtype: str) -> Callable[..., Any]:
+        """The backend's own compiler: jax.jit over the model's stateless call
+        (weights as arguments, not constants), tf.function with XLA, torch.compile."""
+        compiler_caches()
+        backend = t.adapter.name
+        if backend == "jax":
+            import jax
+
+            if os.environ.get("JAX_COMPILATION_CACHE_DIR"):
+                jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
+            trainable = [v.value for v in m.trainable_variables]
+            frozen = [v.value for v in m.non_trainable_variables]
+            jitted = jax.jit(lambda tv, ntv, x: keras.ops.cast(m.stateless_call(tv, ntv, x, training=False)[0], out_dtype))
+            return lambda x: jitted(trainable, frozen, x)
+        if backend == "tensorflow":
+            import tensorflow as tf
+
+            return tf.function(lambda x: keras.ops.cast(m(x, training=False), out_dtype), jit_compile=True)
+        import torch
+
+        return torch.compile(lambda x: keras.ops.cast(m(x, training=False), out_dtype))
+
+    def declare(self) -> list[Cases]:
+        labels = read_labels(self.script)
+        tags = [f"{k}::{v}" for k, v in labels.items()]
+        shape = {self.inputs.tag: self.inputs.dims}
+        note = f"Keras 3 {labels['family']} on the {{}} backend; the same weights on every backend"
+        out = []
+        for backend in KERAS_BACKENDS:
+            cases = Cases(backend)
+            plain = [s for s in self.stages if s != "amp"]
+            if plain:
+                cases.case(labels["name"], dtype=["float32"], shape=shape, mode=plain, tags=tags,
+                           note=note.format(backend))(self.body)
+            if "amp" in self.stages:
+                cases.case(labels["name"], dtype=[AMP_DTYPE], shape=shape, mode=["amp"], tags=tags,
+                           note=note.format(backend))(self.body)
+            out.append(cases)
+        return out
+
+
+def keras_model(script: str, build: Callable[[Any], Any], inputs: Inputs, **options: Any) -> list[Cases]:
+    """Declare a Keras model's cases on every backend (see `KerasModel`)."""
+    return KerasModel(script, build, inputs, **options).declare()
+
+
+# --- a script that does not import -------------------------------------------
+
+
+def declare_broken(path: str, error: BaseException) -> bool:
+    """A model script whose import failed (a syntax error, a bad labels line,
+    a declaration that raised) becomes one suite `error` case per framework
+    its labels name, `<framework>/<name>/float32-script-eager`, carrying the
+    error: the run reports it and every other model still runs. False when
+    the file has no labels line to name it by (not a model script)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline()
+    except OSError:
+        return False
+    if not first.startswith("# labels:"):
+        return False
+    labels = dict(item.partition("::")[::2] for item in first[len("# labels:"):].split() if "::" in item)
+    name = labels.get("name") or Path(path).stem
+    framework = labels.get("framework", "")
+    frameworks = list(KERAS_BACKENDS) if framework == "keras" else [framework or "torch"]
+    cause = error.__cause__ or error
+    detail = " ".join(str(cause).split())[:400]
+    message = f"{os.path.basename(path)} does not load: {type(cause).__name__}: {detail}"
+    for fw in frameworks:
+        cases = Cases(fw)
+
+        def body(t: Ctx) -> Call:
+            raise RuntimeError(message)
+
+        cases.case(name, shape={"script": ()}, tags=[f"{k}::{v}" for k, v in labels.items()],
+                   note=message)(body)
+        for case in cases._defs:
+            case.invalid = message
+    return True

@@ -1,0 +1,17 @@
+# labels: name::bert author::huggingface task::Natural_Language_Processing framework::torch family::transformers-encoder set::core set::tiny
+"""BERT (transformers BertModel), bert-base's literal config, random weights."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import text, torch_model
+
+
+def build():
+    import transformers
+
+    return transformers.BertModel(transformers.BertConfig(
+        vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+        intermediate_size=3072, max_position_embeddings=512))
+
+
+torch_model(__file__, build, text(vocab=30522))

@@ -1,0 +1,15 @@
+# labels: name::keras-mobilenet-v2 author::keras task::Computer_Vision framework::keras family::keras-applications set::core set::tiny
+"""MobileNetV2 (keras.applications, weights=None) on the JAX, TensorFlow and
+torch backends, with the same NumPy weights on each."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, keras_model, image_size
+
+
+def build(keras):
+    h, w = image_size()
+    return keras.applications.MobileNetV2(weights=None, input_shape=(h, w, 3), classifier_activation=None)
+
+
+keras_model(__file__, build, image(channels_last=True))

@@ -1,0 +1,15 @@
+# labels: name::resnet18 author::torchvision task::Computer_Vision framework::torch family::torchvision-classification set::core set::tiny
+"""ResNet-18 (torchvision.models.resnet18), random weights."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, torch_model
+
+
+def build():
+    import torchvision
+
+    return torchvision.models.resnet18(weights=None)
+
+
+torch_model(__file__, build, image())
