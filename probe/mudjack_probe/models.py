@@ -35,9 +35,10 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from .api import Call, Cases, Ctx, np, param
 from .errors import Unavailable
@@ -329,7 +330,7 @@ class TorchModel:
         m = self.module(t, torch.float32)
         pick, forward = self.pick, self.forward
 
-        class Picked(torch.nn.Module):
+        class Picked(torch.nn.Module):  # type: ignore[misc]
             def __init__(self) -> None:
                 super().__init__()
                 self.model = m
@@ -419,7 +420,7 @@ def _keras(t: Ctx) -> Any:
 def _keras_device(t: Ctx) -> str:
     kind, _, index = t.adapter.device_id.partition(":")
     if t.adapter.name == "torch":
-        return t.adapter.device_id
+        return str(t.adapter.device_id)
     return f"{'gpu' if kind == 'cuda' else kind}:{index or 0}"
 
 
@@ -429,8 +430,8 @@ def keras_weights(model: Any, seed: int) -> list[Any]:
     batch-norm statistics), else drawn small."""
     rng = np.random.default_rng(seed)
     out = []
-    for w in model.get_weights():
-        w = np.asarray(w, dtype=np.float64)
+    for weight in model.get_weights():
+        w = np.asarray(weight, dtype=np.float64)
         if w.ndim >= 2:
             fan_in = int(np.prod(w.shape[:-1]))
             out.append(rng.standard_normal(w.shape) * np.sqrt(2.0 / max(fan_in, 1)))
@@ -495,10 +496,12 @@ class KerasModel:
         if backend == "tensorflow":
             import tensorflow as tf
 
-            return tf.function(lambda x: keras.ops.cast(m(x, training=False), out_dtype), jit_compile=True)
+            compiled: Callable[..., Any] = tf.function(lambda x: keras.ops.cast(m(x, training=False), out_dtype), jit_compile=True)
+            return compiled
         import torch
 
-        return torch.compile(lambda x: keras.ops.cast(m(x, training=False), out_dtype))
+        compiled = torch.compile(lambda x: keras.ops.cast(m(x, training=False), out_dtype))
+        return compiled
 
     def declare(self) -> list[Cases]:
         labels = read_labels(self.script)

@@ -51,20 +51,18 @@ def _refuse(what: str, host: Any) -> None:
 def _hook(event: str, args: tuple[Any, ...]) -> None:
     if event in ("socket.connect", "socket.sendto") and len(args) >= 2:
         sock, address = args[0], args[1]
-        if getattr(sock, "family", None) in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple):
-            if not _loopback(address[0]):
-                _refuse("connection to", address[0])
-    elif event == "socket.getaddrinfo" and args:
-        if not _loopback(args[0]) and not _literal(args[0]):
-            _refuse("name lookup of", args[0])
+        inet = getattr(sock, "family", None) in (socket.AF_INET, socket.AF_INET6)
+        if inet and isinstance(address, tuple) and not _loopback(address[0]):
+            _refuse("connection to", address[0])
+    elif event == "socket.getaddrinfo" and args and not _loopback(args[0]) and not _literal(args[0]):
+        _refuse("name lookup of", args[0])
 
 
-_installed = False
+_installed: list[bool] = []
 
 
 def guard() -> None:
     """Install the hook once per process (audit hooks cannot be removed)."""
-    global _installed
     if not _installed:
         sys.addaudithook(_hook)
-        _installed = True
+        _installed.append(True)

@@ -4,7 +4,7 @@ torch backends, with the same NumPy weights on each."""
 
 from __future__ import annotations
 
-from mudjack_probe.models import image, keras_model, image_size
+from mudjack_probe.models import image, image_size, keras_model
 
 
 def build(keras):

@@ -1,0 +1,28 @@
+# labels: name::arma author::pyg task::Graph_Machine_Learning framework::torch family::pyg-gnn
+"""ARMA (torch_geometric.nn.ARMAConv, 3 stacks of 2 layers), two layers 64-128-16 with ReLU, random weights, on a
+random graph of 1000 nodes (64 features) and 8000 edges."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import Inputs, floats, ids, torch_model
+
+N, F, E = 1000, 64, 8000  # nodes, node features, directed edges of a random graph
+
+
+def build():
+    import torch
+    from torch_geometric.nn import ARMAConv
+
+    class ARMA(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = ARMAConv(F, 128, num_stacks=3, num_layers=2)
+            self.conv2 = ARMAConv(128, 16, num_stacks=3, num_layers=2, act=None)
+
+        def forward(self, x, edge_index):
+            return self.conv2(self.conv1(x, edge_index).relu(), edge_index)
+
+    return ARMA()
+
+
+torch_model(__file__, build, Inputs("n1000-e8000", (N, E), lambda t: (floats(t, (N, F)), ids(t, N, (2, E))), 1))

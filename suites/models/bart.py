@@ -1,0 +1,22 @@
+# labels: name::bart author::huggingface task::Natural_Language_Processing framework::torch family::transformers-encoder-decoder set::core
+"""BART (transformers BartModel), bart-base's literal config, random weights; judges the decoder's last_hidden_state."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import Inputs, batch_size, ids, seq_length, torch_model
+
+VOCAB = 50265
+
+
+def build():
+    import transformers
+
+    return transformers.BartModel(transformers.BartConfig(
+        vocab_size=VOCAB, d_model=768, encoder_layers=6, decoder_layers=6, encoder_attention_heads=12,
+        decoder_attention_heads=12, encoder_ffn_dim=3072, decoder_ffn_dim=3072, max_position_embeddings=1024,
+        activation_function="gelu", scale_embedding=False, use_cache=False))
+
+
+B, S = batch_size(), seq_length()
+torch_model(__file__, build, Inputs(f"b{B}-s{S}", (B, S), lambda t: (ids(t, VOCAB, (B, S)), ids(t, VOCAB, (B, 16))), B),
+            forward=lambda m, a, b: m(input_ids=a, decoder_input_ids=b, use_cache=False))

@@ -1,0 +1,28 @@
+# labels: name::chebnet author::pyg task::Graph_Machine_Learning framework::torch family::pyg-gnn
+"""ChebNet (torch_geometric.nn.ChebConv, K=3, symmetric normalization), two layers 64-128-16 with ReLU, random
+weights, on a random graph of 1000 nodes (64 features) and 8000 edges."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import Inputs, floats, ids, torch_model
+
+N, F, E = 1000, 64, 8000  # nodes, node features, directed edges of a random graph
+
+
+def build():
+    import torch
+    from torch_geometric.nn import ChebConv
+
+    class ChebNet(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = ChebConv(F, 128, K=3)
+            self.conv2 = ChebConv(128, 16, K=3)
+
+        def forward(self, x, edge_index):
+            return self.conv2(self.conv1(x, edge_index).relu(), edge_index)
+
+    return ChebNet()
+
+
+torch_model(__file__, build, Inputs("n1000-e8000", (N, E), lambda t: (floats(t, (N, F)), ids(t, N, (2, E))), 1))

@@ -1,0 +1,15 @@
+# labels: name::crossvit author::timm task::Computer_Vision framework::torch family::timm-classification
+"""CrossViT-Tiny (timm.create_model('crossvit_tiny_240', pretrained=False)), timm's built-in config, random weights, fixed 240x240 input; logits judged."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, torch_model
+
+
+def build():
+    import timm
+
+    return timm.create_model("crossvit_tiny_240", pretrained=False)
+
+
+torch_model(__file__, build, image(size=(240, 240)))

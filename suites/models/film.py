@@ -1,0 +1,28 @@
+# labels: name::film author::pyg task::Graph_Machine_Learning framework::torch family::pyg-gnn
+"""GNN-FiLM (torch_geometric.nn.FiLMConv, one relation), two layers 64-128-16 with ReLU, random weights, on a
+random graph of 1000 nodes (64 features) and 8000 edges."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import Inputs, floats, ids, torch_model
+
+N, F, E = 1000, 64, 8000  # nodes, node features, directed edges of a random graph
+
+
+def build():
+    import torch
+    from torch_geometric.nn import FiLMConv
+
+    class FiLM(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = FiLMConv(F, 128)
+            self.conv2 = FiLMConv(128, 16, act=None)
+
+        def forward(self, x, edge_index):
+            return self.conv2(self.conv1(x, edge_index).relu(), edge_index)
+
+    return FiLM()
+
+
+torch_model(__file__, build, Inputs("n1000-e8000", (N, E), lambda t: (floats(t, (N, F)), ids(t, N, (2, E))), 1))

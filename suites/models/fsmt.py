@@ -1,0 +1,23 @@
+# labels: name::fsmt author::huggingface task::Natural_Language_Processing framework::torch family::transformers-encoder-decoder
+"""FSMT (transformers FSMTModel): facebook/wmt19-en-de's architecture and vocabularies (42024 each) in a smaller literal config (d_model 512, 6+6 layers, 8 heads, FFN 2048 instead of 1024/16/8192), random weights; judges the decoder's last_hidden_state."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import Inputs, batch_size, ids, seq_length, torch_model
+
+VOCAB = 42024
+
+
+def build():
+    import transformers
+
+    return transformers.FSMTModel(transformers.FSMTConfig(
+        langs=["en", "de"], src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, d_model=512, encoder_layers=6,
+        decoder_layers=6, encoder_attention_heads=8, decoder_attention_heads=8, encoder_ffn_dim=2048,
+        decoder_ffn_dim=2048, max_position_embeddings=1024, activation_function="relu", scale_embedding=True,
+        tie_word_embeddings=False, use_cache=False))
+
+
+B, S = batch_size(), seq_length()
+torch_model(__file__, build, Inputs(f"b{B}-s{S}", (B, S), lambda t: (ids(t, VOCAB, (B, S)), ids(t, VOCAB, (B, 16))), B),
+            forward=lambda m, a, b: m(input_ids=a, decoder_input_ids=b, use_cache=False))

@@ -1,0 +1,30 @@
+# labels: name::gcn author::pyg task::Graph_Machine_Learning framework::torch family::pyg-gnn set::core
+"""GCN (torch_geometric.nn.GCNConv), three layers 64-128-128-16 with ReLU, random weights, on a random graph of
+1000 nodes (64 features) and 8000 edges."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import Inputs, floats, ids, torch_model
+
+N, F, E = 1000, 64, 8000  # nodes, node features, directed edges of a random graph
+
+
+def build():
+    import torch
+    from torch_geometric.nn import GCNConv
+
+    class GCN(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.convs = torch.nn.ModuleList([GCNConv(F, 128), GCNConv(128, 128), GCNConv(128, 16)])
+
+        def forward(self, x, edge_index):
+            for i, conv in enumerate(self.convs):
+                x = conv(x, edge_index)
+                x = x.relu() if i < len(self.convs) - 1 else x
+            return x
+
+    return GCN()
+
+
+torch_model(__file__, build, Inputs("n1000-e8000", (N, E), lambda t: (floats(t, (N, F)), ids(t, N, (2, E))), 1))

@@ -1,0 +1,21 @@
+# labels: name::gemma2 author::huggingface task::Natural_Language_Processing framework::torch family::transformers-decoder
+"""Gemma 2 (transformers Gemma2ForCausalLM, logits), a small literal config (gemma-2's layout: alternating sliding/full attention, logit soft-capping, sandwich norms; hidden 1024, 4 layers, intermediate 4096, 8 heads of 128, 4 KV heads, vocab 32000), random weights, use_cache=False."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import text, torch_model
+
+
+def build():
+    import transformers
+
+    return transformers.Gemma2ForCausalLM(transformers.Gemma2Config(
+        vocab_size=32000, hidden_size=1024, intermediate_size=4096, num_hidden_layers=4,
+        num_attention_heads=8, num_key_value_heads=4, head_dim=128, hidden_activation="gelu_pytorch_tanh",
+        max_position_embeddings=8192, rms_norm_eps=1e-6, query_pre_attn_scalar=128, sliding_window=4096,
+        layer_types=["sliding_attention", "full_attention"] * 2, final_logit_softcapping=30.0,
+        attn_logit_softcapping=50.0, rope_parameters={"rope_type": "default", "rope_theta": 10000.0},
+        tie_word_embeddings=True, use_cache=False))
+
+
+torch_model(__file__, build, text(vocab=32000))

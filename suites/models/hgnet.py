@@ -1,0 +1,15 @@
+# labels: name::hgnet author::timm task::Computer_Vision framework::torch family::timm-classification
+"""PP-HGNet-Tiny (timm.create_model('hgnet_tiny', pretrained=False)), timm's built-in config, random weights; logits judged."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, torch_model
+
+
+def build():
+    import timm
+
+    return timm.create_model("hgnet_tiny", pretrained=False)
+
+
+torch_model(__file__, build, image())

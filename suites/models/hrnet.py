@@ -1,0 +1,15 @@
+# labels: name::hrnet author::timm task::Computer_Vision framework::torch family::timm-classification
+"""HRNet-W18-Small (classification) (timm.create_model('hrnet_w18_small', pretrained=False)), timm's built-in config, random weights; logits judged."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, torch_model
+
+
+def build():
+    import timm
+
+    return timm.create_model("hrnet_w18_small", pretrained=False)
+
+
+torch_model(__file__, build, image())

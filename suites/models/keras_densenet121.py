@@ -1,0 +1,15 @@
+# labels: name::keras-densenet121 author::keras task::Computer_Vision framework::keras family::keras-applications set::core
+"""DenseNet-121 (keras.applications.DenseNet121, weights=None, logits) on the JAX, TensorFlow and torch backends,
+with the same NumPy weights on each."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, image_size, keras_model
+
+
+def build(keras):
+    h, w = image_size()
+    return keras.applications.DenseNet121(weights=None, input_shape=(h, w, 3), classifier_activation=None)
+
+
+keras_model(__file__, build, image(size=image_size(), channels_last=True))

@@ -1,0 +1,15 @@
+# labels: name::keras-xception author::keras task::Computer_Vision framework::keras family::keras-applications
+"""Xception (keras.applications.Xception, weights=None, logits) at its native 299x299 on the JAX, TensorFlow and
+torch backends, with the same NumPy weights on each."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, image_size, keras_model
+
+
+def build(keras):
+    h, w = image_size(299)
+    return keras.applications.Xception(weights=None, input_shape=(h, w, 3), classifier_activation=None)
+
+
+keras_model(__file__, build, image(size=image_size(299), channels_last=True))

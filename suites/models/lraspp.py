@@ -1,0 +1,15 @@
+# labels: name::lraspp author::torchvision task::Computer_Vision framework::torch family::torchvision-segmentation
+"""LR-ASPP-MobileNetV3-Large (torchvision.models.segmentation.lraspp_mobilenet_v3_large), random weights; judges out['out']."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, torch_model
+
+
+def build():
+    import torchvision
+
+    return torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)
+
+
+torch_model(__file__, build, image(), pick=lambda out: (out["out"],))

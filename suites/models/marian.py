@@ -1,0 +1,23 @@
+# labels: name::marian author::huggingface task::Natural_Language_Processing framework::torch family::transformers-encoder-decoder
+"""MarianMT (transformers MarianModel), Helsinki-NLP/opus-mt-en-de's literal config, random weights; judges the decoder's last_hidden_state."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import Inputs, batch_size, ids, seq_length, torch_model
+
+VOCAB = 58101
+
+
+def build():
+    import transformers
+
+    return transformers.MarianModel(transformers.MarianConfig(
+        vocab_size=VOCAB, decoder_vocab_size=VOCAB, d_model=512, encoder_layers=6, decoder_layers=6,
+        encoder_attention_heads=8, decoder_attention_heads=8, encoder_ffn_dim=2048, decoder_ffn_dim=2048,
+        max_position_embeddings=512, activation_function="swish", scale_embedding=True,
+        pad_token_id=58100, decoder_start_token_id=58100, use_cache=False))
+
+
+B, S = batch_size(), seq_length()
+torch_model(__file__, build, Inputs(f"b{B}-s{S}", (B, S), lambda t: (ids(t, VOCAB, (B, S)), ids(t, VOCAB, (B, 16))), B),
+            forward=lambda m, a, b: m(input_ids=a, decoder_input_ids=b, use_cache=False))

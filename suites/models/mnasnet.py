@@ -1,0 +1,15 @@
+# labels: name::mnasnet author::torchvision task::Computer_Vision framework::torch family::torchvision-classification
+"""MnasNet 1.0 (torchvision.models.mnasnet1_0), random weights; logits."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, torch_model
+
+
+def build():
+    import torchvision
+
+    return torchvision.models.mnasnet1_0(weights=None)
+
+
+torch_model(__file__, build, image())

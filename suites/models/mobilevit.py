@@ -1,0 +1,18 @@
+# labels: name::mobilevit author::huggingface task::Computer_Vision framework::torch family::transformers-vision
+"""MobileViT (transformers MobileViTModel), apple/mobilevit-small's literal config (so 256x256 inputs), random weights; judges last_hidden_state (the final feature map)."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, torch_model
+
+
+def build():
+    import transformers
+
+    return transformers.MobileViTModel(transformers.MobileViTConfig(
+        image_size=256, patch_size=2, hidden_sizes=[144, 192, 240],
+        neck_hidden_sizes=[16, 32, 64, 96, 128, 160, 640], num_attention_heads=4, mlp_ratio=2.0,
+        expand_ratio=4.0, hidden_act="silu", conv_kernel_size=3, output_stride=32))
+
+
+torch_model(__file__, build, image(size=(256, 256)))

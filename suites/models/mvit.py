@@ -1,0 +1,15 @@
+# labels: name::mvit author::torchvision task::Computer_Vision framework::torch family::torchvision-video
+"""MViT-V2-S (torchvision.models.video.mvit_v2_s), random weights; a 16-frame 224x224 clip, logits."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import tensor, torch_model
+
+
+def build():
+    import torchvision
+
+    return torchvision.models.video.mvit_v2_s(weights=None)
+
+
+torch_model(__file__, build, tensor("b1-16x224x224", (1, 3, 16, 224, 224)))

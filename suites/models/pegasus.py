@@ -1,0 +1,22 @@
+# labels: name::pegasus author::huggingface task::Natural_Language_Processing framework::torch family::transformers-encoder-decoder
+"""PEGASUS (transformers PegasusModel): pegasus-large's architecture (sinusoidal positions, pre-layer-norm) in a small literal config (d_model 512, 6+6 layers, 8 heads, FFN 2048, pegasus' vocab 96103), random weights; judges the decoder's last_hidden_state."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import Inputs, batch_size, ids, seq_length, torch_model
+
+VOCAB = 96103
+
+
+def build():
+    import transformers
+
+    return transformers.PegasusModel(transformers.PegasusConfig(
+        vocab_size=VOCAB, d_model=512, encoder_layers=6, decoder_layers=6, encoder_attention_heads=8,
+        decoder_attention_heads=8, encoder_ffn_dim=2048, decoder_ffn_dim=2048, max_position_embeddings=1024,
+        activation_function="relu", scale_embedding=True, use_cache=False))
+
+
+B, S = batch_size(), seq_length()
+torch_model(__file__, build, Inputs(f"b{B}-s{S}", (B, S), lambda t: (ids(t, VOCAB, (B, S)), ids(t, VOCAB, (B, 16))), B),
+            forward=lambda m, a, b: m(input_ids=a, decoder_input_ids=b, use_cache=False))

@@ -1,0 +1,15 @@
+# labels: name::pit author::timm task::Computer_Vision framework::torch family::timm-classification
+"""PiT-Ti (timm.create_model('pit_ti_224', pretrained=False)), timm's built-in config, random weights, fixed 224x224 input; logits judged."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, torch_model
+
+
+def build():
+    import timm
+
+    return timm.create_model("pit_ti_224", pretrained=False)
+
+
+torch_model(__file__, build, image(size=(224, 224)))

@@ -1,0 +1,19 @@
+# labels: name::qwen2 author::huggingface task::Natural_Language_Processing framework::torch family::transformers-decoder
+"""Qwen2 (transformers Qwen2ForCausalLM, logits), a small literal config (hidden 1024, 4 layers, intermediate 2816, 8 heads, 2 KV heads, QKV bias, vocab 32000), random weights, use_cache=False."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import text, torch_model
+
+
+def build():
+    import transformers
+
+    return transformers.Qwen2ForCausalLM(transformers.Qwen2Config(
+        vocab_size=32000, hidden_size=1024, intermediate_size=2816, num_hidden_layers=4,
+        num_attention_heads=8, num_key_value_heads=2, hidden_act="silu", max_position_embeddings=32768,
+        rms_norm_eps=1e-6, rope_parameters={"rope_type": "default", "rope_theta": 1000000.0},
+        tie_word_embeddings=True, use_cache=False))
+
+
+torch_model(__file__, build, text(vocab=32000))

@@ -1,0 +1,20 @@
+# labels: name::qwen3 author::huggingface task::Natural_Language_Processing framework::torch family::transformers-decoder
+"""Qwen3 (transformers Qwen3ForCausalLM, logits), a small literal config (hidden 1024, 4 layers, intermediate 3072, 8 heads of 128, 4 KV heads, QK RMSNorm, vocab 32000), random weights, use_cache=False."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import text, torch_model
+
+
+def build():
+    import transformers
+
+    return transformers.Qwen3ForCausalLM(transformers.Qwen3Config(
+        vocab_size=32000, hidden_size=1024, intermediate_size=3072, num_hidden_layers=4,
+        num_attention_heads=8, num_key_value_heads=4, head_dim=128, hidden_act="silu",
+        max_position_embeddings=40960, rms_norm_eps=1e-6, attention_bias=False,
+        rope_parameters={"rope_type": "default", "rope_theta": 1000000.0}, tie_word_embeddings=True,
+        use_cache=False))
+
+
+torch_model(__file__, build, text(vocab=32000))

@@ -1,0 +1,15 @@
+# labels: name::res2net author::timm task::Computer_Vision framework::torch family::timm-classification
+"""Res2Net-50 26w4s (timm.create_model('res2net50_26w_4s', pretrained=False)), timm's built-in config, random weights; logits judged."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, torch_model
+
+
+def build():
+    import timm
+
+    return timm.create_model("res2net50_26w_4s", pretrained=False)
+
+
+torch_model(__file__, build, image())

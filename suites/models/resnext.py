@@ -1,0 +1,15 @@
+# labels: name::resnext author::torchvision task::Computer_Vision framework::torch family::torchvision-classification set::core
+"""ResNeXt-50 32x4d (torchvision.models.resnext50_32x4d), random weights; logits."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, torch_model
+
+
+def build():
+    import torchvision
+
+    return torchvision.models.resnext50_32x4d(weights=None)
+
+
+torch_model(__file__, build, image())

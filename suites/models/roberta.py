@@ -1,0 +1,18 @@
+# labels: name::roberta author::huggingface task::Natural_Language_Processing framework::torch family::transformers-encoder set::core
+"""RoBERTa (transformers RobertaModel), roberta-base's literal config, random weights."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import text, torch_model
+
+
+def build():
+    import transformers
+
+    return transformers.RobertaModel(transformers.RobertaConfig(
+        vocab_size=50265, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+        intermediate_size=3072, max_position_embeddings=514, type_vocab_size=1,
+        layer_norm_eps=1e-5, pad_token_id=1, bos_token_id=0, eos_token_id=2))
+
+
+torch_model(__file__, build, text(vocab=50265))

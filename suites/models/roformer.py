@@ -1,0 +1,18 @@
+# labels: name::roformer author::huggingface task::Natural_Language_Processing framework::torch family::transformers-encoder
+"""RoFormer (transformers RoFormerModel), roformer_chinese_base's literal config, random weights."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import text, torch_model
+
+
+def build():
+    import transformers
+
+    return transformers.RoFormerModel(transformers.RoFormerConfig(
+        vocab_size=50000, embedding_size=768, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+        intermediate_size=3072, hidden_act="gelu", max_position_embeddings=1536, type_vocab_size=2,
+        rotary_value=False, layer_norm_eps=1e-12, pad_token_id=0))
+
+
+torch_model(__file__, build, text(vocab=50000))

@@ -1,0 +1,17 @@
+# labels: name::vit author::huggingface task::Computer_Vision framework::torch family::transformers-vision set::core
+"""ViT (transformers ViTModel), google/vit-base-patch16-224's literal config, random weights; judges last_hidden_state."""
+
+from __future__ import annotations
+
+from mudjack_probe.models import image, torch_model
+
+
+def build():
+    import transformers
+
+    return transformers.ViTModel(transformers.ViTConfig(
+        hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
+        image_size=224, patch_size=16, qkv_bias=True, layer_norm_eps=1e-12))
+
+
+torch_model(__file__, build, image())

@@ -1,0 +1,146 @@
+// Unit tests for whole models (suites/models) in the engine: selection by
+// label (--labels) and by a model stage (--mode), and the per model x device
+// x stage rows every report view shows.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "judged.hpp"
+#include "plan/select.hpp"
+#include "report/json.hpp"
+#include "report/markdown.hpp"
+#include "report/models.hpp"
+#include "util/error.hpp"
+
+namespace mudjack {
+namespace {
+
+model::CaseInfo model_case(const std::string& name, const std::string& task,
+                           const std::string& mode) {
+  model::CaseInfo c;
+  c.framework = "torch";
+  c.function = name;
+  c.dtype = mode == "amp" ? "bfloat16" : "float32";
+  c.shape = "b1-s128";
+  c.mode = mode;
+  c.variant = c.dtype + "-" + c.shape + "-" + mode;
+  c.id = "torch/" + name + "/" + c.variant;
+  c.tags = {"name::" + name, "task::" + task, "family::fam", "author::hf", "framework::torch"};
+  return c;
+}
+
+std::string fatal_message(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const util::FatalError& e) {
+    return e.what();
+  }
+  return "<no FatalError>";
+}
+
+std::vector<model::CaseInfo> corpus() {
+  return {model_case("bert", "Natural_Language_Processing", "eager"),
+          model_case("bert", "Natural_Language_Processing", "onnxruntime"),
+          model_case("resnet18", "Computer_Vision", "eager"),
+          model_case("resnet18", "Computer_Vision", "amp")};
+}
+
+TEST(ModelSelection, LabelsSelectEveryCaseCarryingThemAllWithGlobs) {
+  plan::Fields f;
+  f.labels = {"task::Computer_Vision"};
+  auto got = plan::select(corpus(), f);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].function, "resnet18");
+  f.labels = {"task::*Vision*", "name::resnet18"};
+  EXPECT_EQ(plan::select(corpus(), f).size(), 2u);
+  f.labels = {"task::Computer_Vision", "name::bert"};  // every label must match
+  EXPECT_TRUE(plan::select(corpus(), f).empty());
+}
+
+TEST(ModelSelection, AStageIsAModeAndAModeTypoIsRefused) {
+  plan::Fields f;
+  f.modes = {"onnxruntime"};
+  auto got = plan::select(corpus(), f);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].id, "torch/bert/float32-b1-s128-onnxruntime");
+  f.modes = {"onnx"};
+  EXPECT_NE(fatal_message([&] { plan::select(corpus(), f); }).find("a mode is eager, compiled"),
+            std::string::npos);
+}
+
+TEST(ModelSelection, AnUnknownOrMalformedLabelIsOneLineNamingTheNearest) {
+  plan::Fields f;
+  f.labels = {"task::Computer_Visoin"};
+  EXPECT_EQ(fatal_message([&] { plan::select(corpus(), f); }),
+            "--labels task::Computer_Visoin: no listed case has this label; did you mean "
+            "task::Computer_Vision?");
+  f.labels = {"Computer_Vision"};
+  EXPECT_NE(fatal_message([&] { plan::select(corpus(), f); }).find("a label is key::value"),
+            std::string::npos);
+  std::vector<model::CaseInfo> plain = {corpus()[0]};
+  plain[0].tags.clear();
+  f.labels = {"task::Audio"};
+  EXPECT_NE(fatal_message([&] { plan::select(plain, f); }).find("have no labels"),
+            std::string::npos);
+}
+
+model::CaseResult result(const model::CaseInfo& info, const std::string& device,
+                         model::Outcome outcome) {
+  model::CaseResult r;
+  r.info = info;
+  r.device = device;
+  r.outcome = outcome;
+  return r;
+}
+
+TEST(ModelReport, OneRowPerModelDeviceStageWithTheFactsOfEachView) {
+  const auto cs = corpus();
+  auto ok = result(cs[1], "cpu", model::Outcome::kPass);
+  ok.latency.stats = model::LatencyStats{};
+  ok.latency.stats->median_ns = 2e6;
+  ok.latency.cold_ns = 9'000'000;
+  ok.work = model::Work{1, "sample"};
+  ok.memory.peak_host_bytes = 64 << 20;
+  ok.metrics["build_s"] = model::Metric{12.5, "s"};
+  ok.metrics["build_reused"] = model::Metric{0, ""};
+  ok.numeric.error_eps = 3;
+  ok.numeric.bound_eps = 8192;
+  auto bad = result(cs[3], "cuda:0", model::Outcome::kMismatch);
+  bad.numeric.cause = model::Cause::kPrecisionDefault;
+  bad.error.message = "beyond its bound";
+  model::CaseResult plain = result(cs[0], "cpu", model::Outcome::kPass);
+  plain.info.tags.clear();  // not a model: no row
+  const auto rows = report::model_rows({ok, bad, plain});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].model, "resnet18");  // by task: Computer_Vision first
+  EXPECT_EQ(rows[0].stage, "amp");
+  EXPECT_FALSE(rows[0].build_s);
+  ASSERT_EQ(rows[1].model, "bert");
+  EXPECT_EQ(rows[1].stage, "onnxruntime");
+  ASSERT_TRUE(rows[1].build_s && rows[1].build_reused && rows[1].throughput);
+  EXPECT_EQ(*rows[1].build_s, 12.5);
+  EXPECT_FALSE(*rows[1].build_reused);
+  EXPECT_DOUBLE_EQ(rows[1].throughput->per_s, 500);
+
+  model::RunInfo run;
+  run.baseline = "cpu";
+  const auto j = testing::judged(run, {ok, bad}, {});
+  const auto doc = report::to_json(j);
+  ASSERT_TRUE(doc.contains("models"));
+  ASSERT_EQ(doc["models"].size(), 2u);
+  EXPECT_EQ(doc["models"][0]["cause"], "precision_default");
+  EXPECT_EQ(doc["models"][1]["peak_memory_bytes"], 64 << 20);
+  const auto md = report::to_markdown(j);
+  EXPECT_NE(md.find("## Models"), std::string::npos);
+  EXPECT_NE(md.find("onnxruntime on cpu: 1 of 1 ran"), std::string::npos);
+  EXPECT_NE(md.find("mismatch (precision\\_default)"), std::string::npos);
+  EXPECT_NE(report::models_html(rows).find("<h2 id=\"models\">"), std::string::npos);
+  EXPECT_EQ(report::models_markdown({}), "");
+  EXPECT_FALSE(report::to_json(testing::judged(run, {plain}, {})).contains("models"));
+}
+
+}  // namespace
+}  // namespace mudjack
