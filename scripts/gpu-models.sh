@@ -48,16 +48,16 @@ step() {
     grep -o 'run [0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{4\}' "$state/$name.err" "$state/$name.out" | head -1 |
       awk '{print $2}' >"$state/$name.run" || true
   fi
-  tail -3 "$state/$name.out" "$state/$name.err"
+  tail -n 3 "$state/$name.out" "$state/$name.err"
   if [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; then touch "$state/$name.done"; else return 1; fi
 }
 
 if [ ! -f "$state/prebuild.done" ]; then
   timeout -s INT "$(left)" "$bin" cache build --suite models --jobs 14 "${pythons[@]}" \
     >"$state/prebuild.out" 2>"$state/prebuild.err" && touch "$state/prebuild.done"
-  tail -3 "$state/prebuild.out" "$state/prebuild.err"
+  tail -n 3 "$state/prebuild.out" "$state/prebuild.err"
 fi
-common=(--suite models --device cpu,cuda:0 --timeout-s 600)
+common=(--suite models --device cpu --device cuda:0 --timeout-s 600)
 step corpus "${common[@]}" --mode eager,onnxruntime || exit 0
 step core "${common[@]}" --labels set::core --mode compiled,amp,train || exit 0
 echo "gpu-models: every step done"

@@ -18,7 +18,7 @@ trap 'rm -rf "$out"' EXIT
 export MUDJACK_BUILD_CACHE="$out/builds"
 # A suite error makes the run exit 1; the results are what this checks.
 "$bin" run --suite-dir tests/fixtures/suites/models-faults --framework torch --device cpu \
-  --memory-limit-mb 1500 --budget-ms 2 --rounds 1 --out "$out" >"$out/stdout.txt" 2>"$out/stderr.txt" || true
+  --memory-limit-mb 1500 --budget-ms 2 --rounds 1 --timeout-s 900 --out "$out" >"$out/stdout.txt" 2>"$out/stderr.txt" || true
 python3 - "$out" <<'PY'
 import glob, json, sys
 

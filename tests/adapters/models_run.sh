@@ -28,7 +28,7 @@ export MUDJACK_BUILD_CACHE="$out/builds"
 grep -q "^resnet18 .*task::Computer_Vision" "$out/list.txt" || { cat "$out/list.txt" >&2; exit 1; }
 if grep -q "^bert " "$out/list.txt"; then echo "list --labels task::Computer_Vision lists bert" >&2; exit 1; fi
 args=(--suite models --labels set::tiny --mode eager,onnxruntime,train,amp --device cpu
-  --param max_seq_length=16 --param height=64 --param width=64 --budget-ms 2 --rounds 1)
+  --param max_seq_length=16 --param height=64 --param width=64 --budget-ms 2 --rounds 1 --timeout-s 900)
 mkdir -p "$out/first" "$out/second"
 run_into "$bin" "$out/first" "${args[@]}"
 run_into "$bin" "$out/second" "${args[@]}" --mode onnxruntime
