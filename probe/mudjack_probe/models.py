@@ -339,8 +339,11 @@ class TorchModel:
                 return pick(forward(self.model, *a))
 
         def export(folder: Path) -> None:
-            torch.onnx.export(Picked().eval(), tuple(a.cpu() for a in args), str(folder / "model.onnx"),
-                              dynamo=True, opset_version=_OPSET, external_data=True)
+            try:
+                torch.onnx.export(Picked().eval(), tuple(a.cpu() for a in args), str(folder / "model.onnx"),
+                                  dynamo=True, opset_version=_OPSET, external_data=True)
+            except Exception as exc:  # the exporter's own words are in its innermost cause
+                raise ExportError(f"ONNX export failed: {type(exc).__name__}: {_root_cause(exc)}") from exc
 
         import onnx
 
@@ -376,6 +379,21 @@ class TorchModel:
 def torch_model(script: str, build: Callable[[], Any], inputs: Inputs, **options: Any) -> Cases:
     """Declare a torch model's cases (see `TorchModel`)."""
     return TorchModel(script, build, inputs, **options).declare()
+
+
+class ExportError(RuntimeError):
+    """torch's ONNX exporter refused the model (a finding about the exporter)."""
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost cause's first meaningful line: what the exporter met."""
+    seen = {id(exc)}
+    while exc.__cause__ is not None and id(exc.__cause__) not in seen:
+        exc = exc.__cause__
+        seen.add(id(exc))
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = f"{type(exc).__name__}: {lines[0] if lines else ''}"
+    return text[:300]
 
 
 def _version(module: str) -> str:

@@ -5,6 +5,7 @@
 // exported and compiled, envs::build_cache_dir()) and `clean-builds` empties
 // it, or only builds unused for some days.
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 
@@ -228,7 +229,11 @@ int prebuild(const PrebuildArgs& a) {
     o.argv.insert(o.argv.end(), {"--param", name + "=" + value});
   }
   o.argv.insert(o.argv.end(), ids.begin(), ids.end());
-  o.env_set["PYTHONPATH"] = (envs::data_dir() / "probe").string();
+  std::string pythonpath = (envs::data_dir() / "probe").string();
+  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing) {
+    pythonpath += ":" + std::string(existing);
+  }
+  o.env_set["PYTHONPATH"] = pythonpath;
   for (const char* name : {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"}) {
     o.env_set[name] = "1";
   }

@@ -1,5 +1,6 @@
 # labels: name::unet-2d author::diffusers task::Generative_AI framework::torch family::diffusers-unet
-"""UNet2DModel (diffusers), a small literal DDPM-style config (64x64 RGB, block channels 32-64-128-128, attention at 16x16), random weights."""
+"""UNet2DModel (diffusers), a small literal DDPM-style config (64x64 RGB, block channels 32-64-128-128,
+attention at 16x16), random weights."""
 
 from __future__ import annotations
 
