@@ -31,7 +31,7 @@ if [ -n "$wheels" ] && [ ! -f "$state/py/.done" ]; then
 fi
 export PYTHONPATH=$state/py${PYTHONPATH:+:$PYTHONPATH}
 # Also through a .pth in the user site, for children started with a PYTHONPATH of their own.
-site=$("$py" -m site --user-site)
+site=$("$py" -c "import site; print(site.getusersitepackages())")
 mkdir -p "$site" && echo "$state/py" >"$site/mudjack-models-extra.pth"
 pythons=(--python "torch=$py" --python "jax=$py" --python "numpy=$py" --python "tensorflow=$py")
 left() { echo $((end - $(date +%s))); }
