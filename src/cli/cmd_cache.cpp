@@ -5,8 +5,8 @@
 // exported and compiled, envs::build_cache_dir()) and `clean-builds` empties
 // it, or only builds unused for some days.
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 
 #include <fnmatch.h>
@@ -131,12 +131,12 @@ std::vector<Build> builds() {
 
 std::string age_text(double epoch_s) {
   if (epoch_s <= 0) return "";
-  const auto now = std::chrono::duration<double>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+  const auto now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   const double days = (now - epoch_s) / 86400;
   char buf[32];
-  std::snprintf(buf, sizeof buf, days < 1 ? "%.1f h ago" : "%.1f d ago", days < 1 ? days * 24 : days);
+  std::snprintf(buf, sizeof buf, days < 1 ? "%.1f h ago" : "%.1f d ago",
+                days < 1 ? days * 24 : days);
   return buf;
 }
 
@@ -174,9 +174,8 @@ int clean_builds(const BuildArgs& a) {
   if (a.unused_days && !(*a.unused_days >= 0)) {
     throw util::FatalError("--unused-days must be 0 or more");
   }
-  const auto now = std::chrono::duration<double>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+  const auto now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   int64_t freed = 0;
   const bool filtered = a.model != "*" || a.unused_days;
   for (const auto& b : builds()) {
@@ -222,9 +221,18 @@ int prebuild(const PrebuildArgs& a) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int jobs = a.jobs > 0 ? a.jobs : std::max(1, cores / 2);
   os::SpawnOptions o;
-  o.argv = {python.python.string(), "-u", "-m", "mudjack_probe.prebuild", "--framework", "torch",
-            "--seed", std::to_string(a.seed), "--jobs", std::to_string(jobs)};
-  for (const auto& ref : suites_of(a.sel)) o.argv.insert(o.argv.end(), {"--suite-dir", ref.dir.string()});
+  o.argv = {python.python.string(),
+            "-u",
+            "-m",
+            "mudjack_probe.prebuild",
+            "--framework",
+            "torch",
+            "--seed",
+            std::to_string(a.seed),
+            "--jobs",
+            std::to_string(jobs)};
+  for (const auto& ref : suites_of(a.sel))
+    o.argv.insert(o.argv.end(), {"--suite-dir", ref.dir.string()});
   for (const auto& [name, value] : params_of(a.sel, s)) {
     o.argv.insert(o.argv.end(), {"--param", name + "=" + value});
   }
@@ -300,7 +308,8 @@ Command cache_command() {
             add_common(m, pb->common);
             add_selection(m, pb->sel);
             m->add_option("--jobs", pb->jobs, "Processes (default: half the cores)");
-            m->add_option("--seed", pb->seed, "The run's seed: the weights are baked in (default 0)");
+            m->add_option("--seed", pb->seed,
+                          "The run's seed: the weights are baked in (default 0)");
             return [a, b, l, k, pb, m] {
               if (l->parsed()) return list_builds(*b);
               if (k->parsed()) return clean_builds(*b);

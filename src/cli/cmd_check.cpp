@@ -144,26 +144,27 @@ int check(const CheckArgs& a) {
 }  // namespace
 
 Command check_command() {
-  return {"check",
-          "Check your own function or torch module (FILE.py:NAME with NAME_inputs() beside it) on "
-          "every local device: accuracy against float64, latency",
-          [](CLI::App* c) -> std::function<int()> {
-            auto a = std::make_shared<CheckArgs>();
-            add_common(c, a->common);
-            c->add_option("target", a->target,
-                          "FILE.py:NAME, or FILE.py: the script is run and each torch module it "
-                          "calls is checked")
-                ->required();
-            c->add_flag("--quick", a->quick, "Eager only, the inputs' own dtype, one timing round");
-            c->add_option("--framework", a->framework,
-                          "The framework NAME uses (default: what FILE imports)");
-            c->add_option("--device", a->devices, "Only these devices (repeatable)");
-            c->add_option("--budget-ms", a->budget_ms, "Timing budget per case and round, ms");
-            c->add_option("--dtype", a->fields.dtypes, "Only these dtypes (comma list)")
-                ->delimiter(',');
-            c->add_option("--mode", a->fields.modes, "Only these modes (comma list)")->delimiter(',');
-            return [a] { return check(*a); };
-          }};
+  return {
+      "check",
+      "Check your own function or torch module (FILE.py:NAME with NAME_inputs() beside it) on "
+      "every local device: accuracy against float64, latency",
+      [](CLI::App* c) -> std::function<int()> {
+        auto a = std::make_shared<CheckArgs>();
+        add_common(c, a->common);
+        c->add_option("target", a->target,
+                      "FILE.py:NAME, or FILE.py: the script is run and each torch module it "
+                      "calls is checked")
+            ->required();
+        c->add_flag("--quick", a->quick, "Eager only, the inputs' own dtype, one timing round");
+        c->add_option("--framework", a->framework,
+                      "The framework NAME uses (default: what FILE imports)");
+        c->add_option("--device", a->devices, "Only these devices (repeatable)");
+        c->add_option("--budget-ms", a->budget_ms, "Timing budget per case and round, ms");
+        c->add_option("--dtype", a->fields.dtypes, "Only these dtypes (comma list)")
+            ->delimiter(',');
+        c->add_option("--mode", a->fields.modes, "Only these modes (comma list)")->delimiter(',');
+        return [a] { return check(*a); };
+      }};
 }
 
 }  // namespace mudjack::cli

@@ -105,7 +105,7 @@ std::optional<std::pair<int, int>> parse_schema_version(std::string_view v);
 // (suites/models) also amp (autocast to bfloat16), onnxruntime (exported to
 // ONNX, run by ONNX Runtime) or train (forward, backward, an SGD step).
 inline constexpr std::array<std::string_view, 5> kModes = {"eager", "compiled", "amp",
-                                                            "onnxruntime", "train"};
+                                                           "onnxruntime", "train"};
 // "eager, compiled, amp, onnxruntime or train"
 std::string modes_text();
 

@@ -44,7 +44,8 @@ bool any_of(const std::vector<std::string>& wanted, const std::string& value, bo
 // Whether the case carries every wanted label ("key::value", the value a glob).
 bool has_labels(const model::CaseInfo& c, const std::vector<std::string>& wanted) {
   return std::all_of(wanted.begin(), wanted.end(), [&](const std::string& w) {
-    return std::any_of(c.tags.begin(), c.tags.end(), [&](const std::string& t) { return glob(w, t); });
+    return std::any_of(c.tags.begin(), c.tags.end(),
+                       [&](const std::string& t) { return glob(w, t); });
   });
 }
 

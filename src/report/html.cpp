@@ -26,7 +26,9 @@ using nlohmann::json;
 constexpr double kAxisMin = 0.01;
 constexpr double kAxisMax = 1000;
 
-std::string esc(std::string_view s) { return html_escape(s); }
+std::string esc(std::string_view s) {
+  return html_escape(s);
+}
 
 std::string fmt(const char* format, double v) {
   std::array<char, 64> buf{};

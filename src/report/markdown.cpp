@@ -18,7 +18,9 @@ namespace {
 
 using nlohmann::json;
 
-std::string escape(std::string_view s) { return markdown_escape(s); }
+std::string escape(std::string_view s) {
+  return markdown_escape(s);
+}
 
 // An inline code span that survives backticks in the text.
 std::string code(std::string_view s) {

@@ -81,23 +81,28 @@ std::string number(double v, const char* format) {
 
 // The row's cells, in the order of kColumns.
 constexpr std::array<const char*, 10> kColumns = {
-    "model", "framework", "stage", "device", "outcome", "median (cold)",
-    "throughput", "peak memory", "error / bound (eps)", "build"};
+    "model",      "framework",   "stage",
+    "device",     "outcome",     "median (cold)",
+    "throughput", "peak memory", "error / bound (eps)",
+    "build"};
 
 std::vector<std::string> cells(const ModelRow& m) {
   std::string outcome(model::to_string(m.outcome));
-  if (m.cause != model::Cause::kNone) outcome += " (" + std::string(model::to_string(m.cause)) + ")";
+  if (m.cause != model::Cause::kNone)
+    outcome += " (" + std::string(model::to_string(m.cause)) + ")";
   if (!m.error.empty()) outcome += ": " + one_line(m.error, 120);
   std::string latency;
   if (m.median_ns) latency = util::format_ns(*m.median_ns);
-  if (m.cold_ns) latency += (latency.empty() ? "cold " : " (") + util::format_ns(*m.cold_ns) +
-                            (latency.starts_with("cold") ? "" : ")");
+  if (m.cold_ns)
+    latency += (latency.empty() ? "cold " : " (") + util::format_ns(*m.cold_ns) +
+               (latency.starts_with("cold") ? "" : ")");
   std::string divergence;
   if (m.error_eps && m.bound_eps) {
     divergence = number(*m.error_eps, "%.3g") + " / " + number(*m.bound_eps, "%.3g");
   }
   std::string build;
-  if (m.build_s) build = number(*m.build_s, "%.1f s") + (m.build_reused.value_or(false) ? " (cached)" : "");
+  if (m.build_s)
+    build = number(*m.build_s, "%.1f s") + (m.build_reused.value_or(false) ? " (cached)" : "");
   return {m.model + " " + m.dtype + " " + m.shape,
           m.framework,
           m.stage,
@@ -175,8 +180,8 @@ std::string models_markdown(const std::vector<ModelRow>& rows) {
   if (rows.empty()) return "";
   std::set<std::string> models;
   for (const auto& m : rows) models.insert(m.model);
-  std::string out = "\n## Models\n\n" + std::to_string(models.size()) +
-                    " models; per stage and device: ";
+  std::string out =
+      "\n## Models\n\n" + std::to_string(models.size()) + " models; per stage and device: ";
   const auto t = tallies(rows);
   for (size_t i = 0; i < t.size(); ++i) out += (i ? "; " : "") + t[i];
   out += ".\n";

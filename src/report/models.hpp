@@ -28,14 +28,14 @@ struct ModelRow {
   std::string task, family, author;
   std::string case_id;
   model::Outcome outcome = model::Outcome::kUnavailable;
-  std::string error;  // one line, empty on a pass
+  std::string error;                  // one line, empty on a pass
   std::optional<int64_t> peak_bytes;  // device memory where known, else host
   std::optional<double> median_ns, cold_ns;
   std::optional<model::Throughput> throughput;
   std::optional<double> error_eps, bound_eps;  // the accuracy oracle's figures
   model::Cause cause = model::Cause::kNone;
-  std::optional<double> build_s;       // export time (or the cached build's load)
-  std::optional<bool> build_reused;    // the build cache had it
+  std::optional<double> build_s;     // export time (or the cached build's load)
+  std::optional<bool> build_reused;  // the build cache had it
 };
 
 // The rows of every result whose case carries labels, ordered by model,

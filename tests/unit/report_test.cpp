@@ -447,16 +447,25 @@ TEST(ReportSchema, RequiredKeysMatchWhatToJsonWrites) {
   const json& defs = schema["$defs"];
   Fixture f;
   f.cases.push_back(full_case());
+  auto whole_model = full_case();  // a models-suite case: its labels are tags
+  whole_model.info.id += "-model";
+  whole_model.info.tags = {"name::m", "task::T", "family::f", "author::a", "framework::torch"};
+  whole_model.info.claims = json::object();
+  whole_model.extra.erase("kernels");
+  f.cases.insert(f.cases.begin(), whole_model);
   json doc = to_json(testing::judged(f.run, f.cases, f.verdicts));
   // Every key is in the schema; every key but the optional ones (schema
-  // 1.7: present when a case carries claims or a kernel prediction) is required.
+  // 1.7: present when a case carries claims or a kernel prediction; 1.8:
+  // models, when a case carries a model's labels) is required.
   const auto without = [](std::set<std::string> all, std::initializer_list<const char*> drop) {
     for (const char* d : drop) all.erase(d);
     return all;
   };
-  EXPECT_EQ(without(keys(doc), {"claims", "kernels"}), required(schema));
+  EXPECT_EQ(without(keys(doc), {"claims", "kernels", "models"}), required(schema));
   EXPECT_EQ(keys(doc), keys(schema["properties"]));
   EXPECT_EQ(keys(doc["run"]), required(schema["properties"]["run"]));
+  ASSERT_EQ(doc["models"].size(), 1u);
+  EXPECT_EQ(keys(doc["models"][0]), required(schema["properties"]["models"]["items"]));
   const json& c = doc["cases"].back();
   EXPECT_EQ(without(keys(c), {"policy", "claims"}), required(defs["case"]));
   EXPECT_EQ(keys(c), keys(defs["case"]["properties"]));
