@@ -160,7 +160,8 @@ TEST_F(Workflow, StructuredSelectionAndAFilteredRunSaysItsVerdictsCoverOnlyThat)
   EXPECT_TRUE(has(r.err, "--dtype fp16: no listed case has it; did you mean")) << r.err;
   r = mudjack({"list", "--suite", "paper", "--mode", "jit"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.err, "--mode jit: a mode is eager, compiled, amp, onnxruntime or train")) << r.err;
+  EXPECT_TRUE(has(r.err, "--mode jit: a mode is eager, compiled, amp, onnxruntime or train"))
+      << r.err;
 
   r = run({"--function", "mine.o*"});
   ASSERT_EQ(r.code, 0) << r.err;
