@@ -34,7 +34,7 @@ if [ -z "$py39" ]; then
 fi
 # Listing imports every suite file and the probe's api without any framework
 # (the fuzz suite with its fixture graphs: it has no cases without a folder).
-PYTHONPATH=probe "$py39" - suites/paper suites/capability suites/opinfo suites/jax-primitives suites/fuzz <<'EOF'
+PYTHONPATH=probe "$py39" - suites/paper suites/capability suites/opinfo suites/jax-primitives suites/fuzz suites/models <<'EOF'
 import sys
 
 from mudjack_probe import api
