@@ -209,7 +209,7 @@ def compiler_caches() -> None:
 
 def _finite(outs: list[Any], ins: list[Any]) -> bool:
     return all(np.all(np.isfinite(np.asarray(o, dtype=np.float64))) for o in outs
-               if np.asarray(o).dtype.kind in "fc" or np.asarray(o).dtype.kind == "V")
+               if np.asarray(o).dtype.kind in "fcV")  # "V": bfloat16 from ml_dtypes
 
 
 def _nonconstant(outs: list[Any], ins: list[Any]) -> bool:
@@ -494,9 +494,10 @@ class KerasModel:
             def fn(x: Any) -> Any:
                 return keras.ops.cast(m(x, training=False), out_dtype)
 
-            call = t.call(fn, *args)
             if stage == "compiled":
                 call = t.call(self._compiled(t, keras, m, out_dtype), *args).self_compiled()
+            else:
+                call = t.call(fn, *args)
         return _checked(call.work(self.inputs.samples, "sample"))
 
     def _compiled(self, t: Ctx, keras: Any, m: Any, out_dtype: str) -> Callable[..., Any]:

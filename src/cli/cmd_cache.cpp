@@ -6,7 +6,6 @@
 // it, or only builds unused for some days.
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 
 #include <fnmatch.h>
@@ -19,6 +18,7 @@
 #include "os/process.hpp"
 #include "run/lease.hpp"
 #include "run/retention.hpp"
+#include "supervisor/probe_session.hpp"
 #include "util/error.hpp"
 
 namespace mudjack::cli {
@@ -237,15 +237,7 @@ int prebuild(const PrebuildArgs& a) {
     o.argv.insert(o.argv.end(), {"--param", name + "=" + value});
   }
   o.argv.insert(o.argv.end(), ids.begin(), ids.end());
-  std::string pythonpath = (envs::data_dir() / "probe").string();
-  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing) {
-    pythonpath += ":" + std::string(existing);
-  }
-  o.env_set["PYTHONPATH"] = pythonpath;
-  for (const char* name : {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"}) {
-    o.env_set[name] = "1";
-  }
-  o.env_set["MUDJACK_BUILD_CACHE"] = envs::build_cache_dir().string();
+  supervisor::add_probe_environment(envs::data_dir() / "probe", o.env_set);
   o.stderr_tail_bytes = 8192;
   std::string error;
   auto child = os::Child::spawn(o, &error);

@@ -31,6 +31,26 @@ std::string format_bytes(int64_t bytes) {
 
 }  // namespace
 
+void add_probe_environment(const std::filesystem::path& probe_dir,
+                           std::map<std::string, std::string>& env) {
+  std::string pythonpath = probe_dir.string();
+  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing) {
+    pythonpath += ":" + std::string(existing);
+  }
+  env["PYTHONPATH"] = pythonpath;
+  env["PYTHONDONTWRITEBYTECODE"] = "1";
+  env["PYTHONFAULTHANDLER"] = "1";  // a segfault leaves a Python stack in stderr
+  // Probes never reach a hub: the model libraries' offline switches are on
+  // (the probe also refuses any connection that is not loopback), and what
+  // a model suite builds (ONNX exports, compiler caches) is kept in the build
+  // cache (`mudjack cache builds`).
+  for (const char* name : {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"}) {
+    env.emplace(name, "1");
+  }
+  env.emplace("HF_HUB_DISABLE_TELEMETRY", "1");
+  env.emplace("MUDJACK_BUILD_CACHE", envs::build_cache_dir().string());
+}
+
 os::SpawnOptions spawn_options(const ProbeCommand& command) {
   os::SpawnOptions o;
   o.argv = {command.python.string(), "-u",         "-m",
@@ -43,23 +63,8 @@ os::SpawnOptions spawn_options(const ProbeCommand& command) {
   for (const auto& [name, value] : command.params) {
     o.argv.insert(o.argv.end(), {"--param", name + "=" + value});
   }
-  std::string pythonpath = command.probe_dir.string();
-  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing) {
-    pythonpath += ":" + std::string(existing);
-  }
   o.env_set = command.env;
-  o.env_set["PYTHONPATH"] = pythonpath;
-  o.env_set["PYTHONDONTWRITEBYTECODE"] = "1";
-  o.env_set["PYTHONFAULTHANDLER"] = "1";  // a segfault leaves a Python stack in stderr
-  // Probes never reach a hub: the model libraries' offline switches are on
-  // (the probe also refuses any connection that is not loopback), and what
-  // a model suite builds (ONNX exports, compiler caches) is kept in the build
-  // cache (`mudjack cache builds`).
-  for (const char* name : {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"}) {
-    o.env_set.emplace(name, "1");
-  }
-  o.env_set.emplace("HF_HUB_DISABLE_TELEMETRY", "1");
-  o.env_set.emplace("MUDJACK_BUILD_CACHE", envs::build_cache_dir().string());
+  add_probe_environment(command.probe_dir, o.env_set);
   o.cpu_affinity = command.cpu_affinity;
   o.stderr_tail_bytes = 16384;
   return o;

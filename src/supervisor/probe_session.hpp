@@ -34,6 +34,11 @@ struct ProbeCommand {
   std::map<std::string, std::string> params;
 };
 
+// What every probe process's environment gets on top of the engine's: the
+// probe package first on PYTHONPATH, no bytecode files, a Python stack on a
+// crash, the model hubs' offline switches, and the build cache.
+void add_probe_environment(const std::filesystem::path& probe_dir,
+                           std::map<std::string, std::string>& env);
 os::SpawnOptions spawn_options(const ProbeCommand& command);
 
 class ProbeSession {
