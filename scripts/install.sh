@@ -2,7 +2,8 @@
 # Installs everything MudJack needs on this machine, then builds it:
 #   1. Debian packages for the engine and its tests (apt-get, as root or via sudo;
 #      chromium renders report.html in the tests);
-#   2. one Python environment per framework, from the exact pins in
+#   2. one Python environment per framework (pip without its wheel cache: the
+#      torch wheels alone are GBs), from the exact pins in
 #      envs/$MUDJACK_PROFILE/<framework>.txt, cached outside the checkout at
 #      $MUDJACK_CACHE_DIR/envs/<framework>-<profile>-<sha256 of pins, 16 hex>
 #      so every clone on the machine reuses them;
@@ -50,7 +51,7 @@ for fw in $frameworks; do
   tmp="$dir.partial.$$"
   rm -rf "$tmp"
   "$python" -m venv "$tmp"
-  if "$tmp/bin/python" -m pip install -q --no-input -r "$pins"; then
+  if "$tmp/bin/python" -m pip install -q --no-input --no-cache-dir -r "$pins"; then
     "$tmp/bin/python" -c 'import platform; print(platform.python_version())' > "$tmp/.mudjack-complete"
     rm -rf "$dir"
     mv "$tmp" "$dir"
@@ -71,7 +72,7 @@ for tool in "tools:tests/deploy/requirements.txt:the deploy_manifests tests" \
   tmp="$dir.partial.$$"
   rm -rf "$tmp"
   "$python" -m venv "$tmp"
-  if "$tmp/bin/python" -m pip install -q --no-input -r "$pins"; then
+  if "$tmp/bin/python" -m pip install -q --no-input --no-cache-dir -r "$pins"; then
     touch "$tmp/.mudjack-complete"
     rm -rf "$dir"
     mv "$tmp" "$dir"

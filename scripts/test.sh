@@ -4,6 +4,9 @@
 # probes, through CTest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Free disk first: the environments and three builds need several GB, and a
+# full disk otherwise shows up only as a failed link.
+df -h . | tail -n 1 | awk '{print "test: " $4 " free on " $6}' >&2
 scripts/install.sh
 scripts/lint.sh
 scripts/lint-shell.sh
