@@ -317,6 +317,48 @@ def section_fuzz() -> str:
     return "\n".join(out)
 
 
+MODELS = [("amd-epyc", RESULTS / "2026-11-27-amd-epyc-models" / "corpus"),
+          ("nvidia-h100", RESULTS / "2026-11-27-nvidia-h100-models" / "corpus"),
+          ("nvidia-h100", RESULTS / "2026-11-27-nvidia-h100-models" / "core")]
+MODEL_OUTCOMES = ["pass", "mismatch", "fail", "crash", "timeout", "error", "unavailable", "skip"]
+
+
+def _first_line(text: str, width: int = 160) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    line = line.replace("|", "\\|")
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def section_models() -> str:
+    """The models suite (results.json `models`, one row per model × device
+    × stage): per published run the outcome counts per stage and device,
+    then every row that did not pass with its error or the oracle's cause."""
+    counts = ["| machine | run | stage | device | rows | " + " | ".join(MODEL_OUTCOMES) + " |",
+              "|---|---|---|---|--:|" + "--:|" * len(MODEL_OUTCOMES)]
+    failures = ["| machine | model | framework | stage | device | outcome | error or cause |", "|---|---|---|---|---|---|---|"]
+    for label, folder in MODELS:
+        path = folder / "results.json.gz"
+        if not path.exists():
+            continue
+        rows = load(path).get("models", [])
+        by: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+        for r in rows:
+            by[(r["stage"], r["device"])][r["outcome"]] += 1
+        for (stage, device), n in sorted(by.items()):
+            cells = " | ".join(str(n[o]) for o in MODEL_OUTCOMES)
+            counts.append(f"| {label} | `{folder.name}` | {stage} | `{device}` | {sum(n.values())} | {cells} |")
+        for r in sorted(rows, key=lambda r: (r["model"], r["framework"], r["stage"], r["device"])):
+            if r["outcome"] in ("pass", "skip"):
+                continue
+            if r["outcome"] == "mismatch":
+                why = f"{r['cause']}: error {r['error_eps']:.3g} eps, bound {r['bound_eps']:.3g} eps" \
+                    if r.get("error_eps") is not None and r.get("bound_eps") is not None else str(r["cause"])
+            else:
+                why = _first_line(r.get("error") or "")
+            failures.append(f"| {label} | {r['model']} | {r['framework']} | {r['stage']} | `{r['device']}` | {r['outcome']} | {why} |")
+    return "\n".join(counts) + "\n\n" + "\n".join(failures) + "\n"
+
+
 def generate() -> dict[str, str]:
     docs = columns()
     run2 = [load(H200 / "run2" / d / "results.json.gz") for d in H200_RUNS["run2"]]
@@ -330,6 +372,7 @@ def generate() -> dict[str, str]:
         "agreement": section_agreement(),
         "surface": section_surface(),
         "fuzz": section_fuzz(),
+        "models": section_models(),
     }
 
 

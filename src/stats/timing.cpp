@@ -70,9 +70,14 @@ void first_round(model::Latency& latency, const RoundFacts& facts, std::string_v
   latency.stats = summarize(latency.samples_ns);
 }
 
+bool whole_model(const model::CaseInfo& info) {
+  return std::any_of(info.tags.begin(), info.tags.end(),
+                     [](const std::string& t) { return t.rfind("name::", 0) == 0; });
+}
+
 bool wants_rounds(const model::CaseResult& r) {
   const auto& t = r.latency.timing;
-  return t && t->bound == "host_bound" && r.info.mode != "compiled" &&
+  return t && t->bound == "host_bound" && r.info.mode != "compiled" && !whole_model(r.info) &&
          !r.latency.samples_ns.empty() &&
          (r.outcome == model::Outcome::kPass || r.outcome == model::Outcome::kMismatch);
 }

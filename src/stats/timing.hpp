@@ -40,9 +40,14 @@ RoundFacts take_round_facts(model::Latency& latency, nlohmann::json& extra);
 // events). Stats are recomputed.
 void first_round(model::Latency& latency, const RoundFacts& facts, std::string_view device);
 
+// Is this case a whole model (suites/models: its labels carry "name::")?
+bool whole_model(const model::CaseInfo& info);
+
 // Does this case get more rounds? Host-bound eager cases with samples do; a
 // compiled case does not (each round rebuilds the case, and rebuilding a
-// compiled function compiles it again).
+// compiled function compiles it again), nor does a whole model (a round
+// would build the model from its script again: seconds of weight
+// initialisation for calls that last milliseconds).
 bool wants_rounds(const model::CaseResult& r);
 
 // Adds a later round's samples and detector reading.

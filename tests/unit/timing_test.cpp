@@ -106,6 +106,18 @@ TEST(TimingRounds, OnlyPassingHostBoundEagerCasesGetMoreRounds) {
   EXPECT_FALSE(wants_rounds(r));  // device-bound: device events are steady
 }
 
+TEST(TimingRounds, AWholeModelGetsOneRoundBecauseARoundRebuildsIt) {
+  model::CaseResult r;
+  r.outcome = model::Outcome::kPass;
+  r.info.mode = "eager";
+  r.info.tags = {"task::Computer_Vision"};
+  r.latency = first(facts({100}, 100), "cpu");
+  EXPECT_TRUE(wants_rounds(r));  // a label alone does not make a model
+  r.info.tags.push_back("name::resnet18");
+  EXPECT_TRUE(whole_model(r.info));
+  EXPECT_FALSE(wants_rounds(r));
+}
+
 TEST(TimingFacts, TheProbesRawFieldsLeaveExtra) {
   model::Latency l;
   l.samples_ns = {3, 4};
