@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# One device call of the models runs (scripts/gpu-models.sh), on a lent GPU
+# machine, over a copy of the working tree with .device/ carried
+# (scripts/device-bundle.sh):
+#   scripts/gpu-models-call.sh SECONDS
+# Makes the copy a clean checkout of the bundled commit, does what is left of
+# the steps within SECONDS (state in build-gpu/, kept between calls on a warm
+# machine), and puts in $OUT each step's published run
+# (<step>-published.tgz: no raw samples), the machine's description and the
+# logs.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+secs=${1:?usage: gpu-models-call.sh SECONDS}
+out=${OUT:?OUT: the folder whose files come back}
+if [ ! -d .git ]; then cp -a .device/gitdir/.git .git; fi
+git checkout -qf HEAD && git clean -qfd
+echo "tree: $(git rev-parse --short HEAD), $(git status --porcelain | wc -l) paths changed"
+export LD_LIBRARY_PATH=$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export MUDJACK=$PWD/.device/mudjack
+state=$PWD/build-gpu
+mkdir -p "$state"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >"$out/nvidia-smi.csv" 2>&1
+"$MUDJACK" devices >"$out/devices.txt" 2>&1
+scripts/gpu-models.sh "$state" "$secs" "$PWD/.device/wheels"
+for step in corpus core; do
+  [ -s "$state/$step.run" ] || continue
+  run=$(cat "$state/$step.run")
+  rm -rf "$state/pub-$step"
+  if "$MUDJACK" report --out "$state/results" "$run" --publish "$state/pub-$step" \
+    >"$out/$step-publish.txt" 2>&1; then
+    tar -C "$state" -czf "$out/$step-published.tgz" "pub-$step"
+  fi
+  echo "$step: run $run, $([ -f "$state/$step.done" ] && echo complete || echo incomplete)"
+done
+tar -C "$state" -czf "$out/logs.tgz" --exclude=./results --exclude=./builds --exclude=./py \
+  --exclude='./pub-*' . 2>/dev/null
+ls -la "$state"
