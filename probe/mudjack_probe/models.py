@@ -195,13 +195,19 @@ def _write_json(path: Path, value: dict[str, Any]) -> None:
 
 def compiler_caches() -> None:
     """Point torch Inductor's, Triton's and JAX's persistent caches into the
-    build cache, so a rerun's compiles reuse their artifacts."""
+    build cache, so a rerun's compiles reuse their artifacts.
+
+    Set, not defaulted: Inductor writes its default into
+    TORCHINDUCTOR_CACHE_DIR the first time anything asks for its cache
+    folder, and reads the variable again on every later compile, so only an
+    assignment moves the compiles that follow. MUDJACK_BUILD_CACHE is the
+    one place to move them."""
     root = build_dir()
     if root is None:
         return
-    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(root / "torchinductor"))
-    os.environ.setdefault("TRITON_CACHE_DIR", str(root / "triton"))
-    os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(root / "jax"))
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(root / "torchinductor")
+    os.environ["TRITON_CACHE_DIR"] = str(root / "triton")
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = str(root / "jax")
 
 
 # --- checks every model case makes --------------------------------------------
