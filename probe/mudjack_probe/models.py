@@ -210,6 +210,21 @@ def compiler_caches() -> None:
     os.environ["JAX_COMPILATION_CACHE_DIR"] = str(root / "jax")
 
 
+def probe_cpu_isa() -> None:
+    """Inductor's once-per-process probe of the CPU's vector ISAs (it builds
+    and loads a test program per candidate ISA, each load in a new Python
+    that imports torch: 20-30 s on a 2-core VM, in every process, cached or
+    not) runs while a torch compiled case on the CPU is built, not in its
+    cold call: a model's compile time then does not depend on whether it
+    was the first to compile in its probe."""
+    try:
+        from torch._inductor import cpu_vec_isa
+
+        cpu_vec_isa.pick_vec_isa()
+    except Exception:  # a private API: without it, the cold call pays the probe
+        pass
+
+
 # --- checks every model case makes --------------------------------------------
 
 
@@ -302,6 +317,8 @@ class TorchModel:
         else:
             if stage == "compiled":
                 compiler_caches()
+                if t.device.type == "cpu":
+                    probe_cpu_isa()
 
             def fn(*a: Any) -> Any:
                 with torch.no_grad():
@@ -527,6 +544,8 @@ class KerasModel:
             return compiled
         import torch
 
+        if t.device.type == "cpu":
+            probe_cpu_isa()
         compiled = torch.compile(lambda x: keras.ops.cast(m(x, training=False), out_dtype))
         return compiled
 
