@@ -3,7 +3,9 @@
 // runs (--keep-last, --older-than-days); a run a live execution holds is
 // never touched. `builds` lists the build cache (what the models suite
 // exported and compiled, envs::build_cache_dir()) and `clean-builds` empties
-// it, or only builds unused for some days.
+// it, or only builds unused for some days, or the least recently used down to
+// a size (--keep-gb).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -11,6 +13,7 @@
 #include <fnmatch.h>
 
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "cli/commands.hpp"
@@ -101,6 +104,7 @@ struct BuildArgs {
   Common common;
   std::optional<double> unused_days;  // clean-builds: only builds unused this long
   std::string model = "*";            // clean-builds: only this model (a glob)
+  std::optional<double> keep_gb;      // clean-builds: least recently used first, down to this
   bool dry_run = false;
 };
 
@@ -170,15 +174,36 @@ int list_builds(const BuildArgs& a) {
   return 0;
 }
 
+// When a build was last used: its build.json's last_used, else (a
+// compiler's cache) the folder's modification time, in seconds since 1970.
+double last_used(const Build& b) {
+  if (!b.info.is_null()) return b.info.value("last_used", 0.0);
+  std::error_code ec;
+  const auto t = fs::last_write_time(b.dir, ec);
+  if (ec) return 0;
+  return std::chrono::duration<double>(std::chrono::file_clock::to_sys(t).time_since_epoch())
+      .count();
+}
+
 int clean_builds(const BuildArgs& a) {
   if (a.unused_days && !(*a.unused_days >= 0)) {
     throw util::FatalError("--unused-days must be 0 or more");
   }
+  if (a.keep_gb && !(*a.keep_gb >= 0)) throw util::FatalError("--keep-gb must be 0 or more");
   const auto now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   int64_t freed = 0;
   const bool filtered = a.model != "*" || a.unused_days;
-  for (const auto& b : builds()) {
+  auto all = builds();
+  int64_t total = 0;
+  for (const auto& b : all) total += b.bytes;
+  if (a.keep_gb) {  // least recently used first, until what is left fits
+    std::stable_sort(all.begin(), all.end(),
+                     [](const Build& x, const Build& y) { return last_used(x) < last_used(y); });
+  }
+  const auto keep_bytes = static_cast<int64_t>(a.keep_gb.value_or(0) * 1e9);
+  for (const auto& b : all) {
+    if (a.keep_gb && total - freed <= keep_bytes) break;
     if (b.info.is_null()) {
       if (filtered) continue;  // a compiler's cache has no model or age of its own
     } else {
@@ -291,6 +316,8 @@ Command cache_command() {
             k->add_option("--unused-days", b->unused_days,
                           "Only builds last used more than D days ago");
             k->add_option("--model", b->model, "Only this model's builds (a glob)");
+            k->add_option("--keep-gb", b->keep_gb,
+                          "Remove the least recently used builds until at most G GB are left");
             k->add_flag("--dry-run", b->dry_run, "Say what would go; remove nothing");
             auto pb = std::make_shared<PrebuildArgs>();
             auto* m = c->add_subcommand(

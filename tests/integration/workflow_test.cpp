@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -291,3 +293,84 @@ TEST_F(Workflow, OutputsKeptAreWhatFindingsNeedAndOldRunsPrune) {
 }
 
 }  // namespace
+
+namespace {
+
+// A build cache as the probe leaves it: one folder per build with its
+// build.json, and a compiler's cache folder without one.
+void fake_build(const fs::path& root, const std::string& key, const std::string& model,
+                double last_used, size_t bytes) {
+  fs::create_directories(root / key);
+  std::ofstream(root / key / "model.onnx") << std::string(bytes, 'x');
+  std::ofstream(root / key / "build.json") << json{
+      {"model", model},        {"stage", "onnxruntime"}, {"dtype", "float32"},
+      {"shape", "b1"},         {"build_s", 1.5},         {"uses", 2},
+      {"last_used", last_used}}.dump();
+}
+
+}  // namespace
+
+TEST_F(Cli, TheBuildCacheIsListedAndCleanedByModelAgeAndSize) {
+  const fs::path cache = dir_ / "builds";
+  ::setenv("MUDJACK_BUILD_CACHE", cache.c_str(), 1);
+  const double now = static_cast<double>(std::time(nullptr));
+  fake_build(cache, "aaaa", "bert", now - 10 * 86400, 300000);  // oldest
+  fake_build(cache, "bbbb", "resnet18", now - 3600, 200000);
+  fake_build(cache, "cccc", "gpt2", now - 60, 100000);  // newest
+  fs::create_directories(cache / "torchinductor");
+  std::ofstream(cache / "torchinductor" / "kernel.so") << std::string(5000, 'y');
+
+  auto r = mudjack({"cache", "builds"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "bert onnxruntime float32 b1")) << r.out;
+  EXPECT_TRUE(has(r.out, "compiler cache (torchinductor)")) << r.out;
+  EXPECT_TRUE(has(r.out, "4 entries")) << r.out;
+  r = mudjack({"cache", "builds", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::map<std::string, int64_t> bytes;
+  int64_t total = 0;
+  for (const auto& b : json::parse(r.out)) {
+    bytes[fs::path(b["dir"].get<std::string>()).filename().string()] = b["bytes"];
+    total += b["bytes"].get<int64_t>();
+  }
+  ASSERT_EQ(bytes.size(), 4u);
+
+  // --dry-run names what would go and removes nothing.
+  r = mudjack({"cache", "clean-builds", "--model", "resnet*", "--dry-run"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "would remove " + (cache / "bbbb").string())) << r.out;
+  EXPECT_TRUE(fs::exists(cache / "bbbb"));
+
+  // --keep-gb: the least recently used go first, only until the rest fits.
+  const double keep_gb = static_cast<double>(total - bytes["aaaa"]) / 1e9;
+  char arg[64];
+  std::snprintf(arg, sizeof arg, "%.9f", keep_gb);
+  r = mudjack({"cache", "clean-builds", "--keep-gb", arg});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(cache / "aaaa")) << r.out;
+  EXPECT_TRUE(fs::exists(cache / "bbbb")) << r.out;
+  EXPECT_TRUE(fs::exists(cache / "cccc")) << r.out;
+  EXPECT_TRUE(fs::exists(cache / "torchinductor")) << r.out;
+
+  // --unused-days: only builds unused that long; a compiler's cache has no age of its own.
+  fake_build(cache, "dddd", "vit", now - 5 * 86400, 1000);
+  r = mudjack({"cache", "clean-builds", "--unused-days", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(cache / "dddd")) << r.out;
+  EXPECT_TRUE(fs::exists(cache / "bbbb")) << r.out;
+  EXPECT_TRUE(fs::exists(cache / "torchinductor")) << r.out;
+
+  // Bad values: one line, exit 2, nothing removed.
+  for (const char* bad : {"--keep-gb", "--unused-days"}) {
+    r = mudjack({"cache", "clean-builds", bad, "-1"});
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.out << r.err;
+    EXPECT_TRUE(has(r.err, std::string(bad) + " must be 0 or more")) << r.err;
+  }
+  EXPECT_TRUE(fs::exists(cache / "cccc"));
+
+  // No filter: everything, compiler caches too.
+  r = mudjack({"cache", "clean-builds"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::is_empty(cache)) << r.out;
+  ::unsetenv("MUDJACK_BUILD_CACHE");
+}
