@@ -8,6 +8,7 @@
 
 #include "report/capability.hpp"
 #include "report/text.hpp"
+#include "stats/timing.hpp"
 #include "util/time.hpp"
 
 namespace mudjack::report {
@@ -136,8 +137,7 @@ std::vector<std::string> tallies(const std::vector<ModelRow>& rows) {
 std::vector<ModelRow> model_rows(const std::vector<model::CaseResult>& results) {
   std::vector<ModelRow> rows;
   for (const auto& r : results) {
-    const auto labels = labels_of(r.info);
-    if (labels.contains("name")) rows.push_back(row_of(r, labels));
+    if (stats::whole_model(r.info)) rows.push_back(row_of(r, labels_of(r.info)));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const ModelRow& a, const ModelRow& b) {
     return std::tie(a.task, a.model, a.framework, a.stage, a.device) <

@@ -38,7 +38,7 @@ struct ModelRow {
   std::optional<bool> build_reused;  // the build cache had it
 };
 
-// The rows of every result whose case carries labels, ordered by model,
+// The rows of every result that is a whole model (stats::whole_model), ordered by model,
 // framework, stage, device.
 std::vector<ModelRow> model_rows(const std::vector<model::CaseResult>& results);
 

@@ -41,6 +41,7 @@ RoundFacts take_round_facts(model::Latency& latency, nlohmann::json& extra);
 void first_round(model::Latency& latency, const RoundFacts& facts, std::string_view device);
 
 // Is this case a whole model (suites/models: its labels carry "name::")?
+// The one definition: the timing rounds and the reports' model rows use it.
 bool whole_model(const model::CaseInfo& info);
 
 // Does this case get more rounds? Host-bound eager cases with samples do; a
