@@ -25,7 +25,7 @@ cache=${MUDJACK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mudjack}
 say() { printf 'install: %s\n' "$*" >&2; }
 
 packages=(g++ cmake make pkg-config git nlohmann-json3-dev libsqlite3-dev libcli11-dev
-  libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libre2-dev libz3-dev
+  libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libre2-dev libz3-dev zlib1g-dev
   python3 python3-venv clang-format clang-tidy shellcheck chromium wrk)
 missing=()
 for p in "${packages[@]}"; do

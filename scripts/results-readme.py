@@ -331,32 +331,54 @@ def _first_line(text: str, width: int = 160) -> str:
 
 def section_models() -> str:
     """The models suite (results.json `models`, one row per model × device
-    × stage): per published run the outcome counts per stage and device,
-    then every row that did not pass with its error or the oracle's cause."""
+    × stage): per published run the outcome counts per stage and device and
+    whether the run completed, then every row that did not pass with its
+    error or the oracle's cause. Rows that say the same thing of many models
+    (one unavailable reason; a divergence the framework's full-precision
+    switch removes) are one line each, naming the models."""
     counts = ["| machine | run | stage | device | rows | " + " | ".join(MODEL_OUTCOMES) + " |",
               "|---|---|---|---|--:|" + "--:|" * len(MODEL_OUTCOMES)]
+    states: list[str] = []
     failures = ["| machine | model | framework | stage | device | outcome | error or cause |", "|---|---|---|---|---|---|---|"]
     for label, folder in MODELS:
         path = folder / "results.json.gz"
         if not path.exists():
             continue
-        rows = load(path).get("models", [])
+        doc = load(path)
+        rows = doc.get("models", [])
+        run = doc["run"]
+        pairs = len(doc["cases"])
+        states.append(f"- {label} `{folder.name}`: run `{run['id']}`, {run['state']}, "
+                      f"{pairs} case × device results, commit `{doc['environment']['machines'][0]['source']['commit'][:7]}`.")
         by: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
         for r in rows:
             by[(r["stage"], r["device"])][r["outcome"]] += 1
         for (stage, device), n in sorted(by.items()):
             cells = " | ".join(str(n[o]) for o in MODEL_OUTCOMES)
             counts.append(f"| {label} | `{folder.name}` | {stage} | `{device}` | {sum(n.values())} | {cells} |")
+        grouped: dict[tuple[str, str, str, str, str], list[str]] = defaultdict(list)
         for r in sorted(rows, key=lambda r: (r["model"], r["framework"], r["stage"], r["device"])):
             if r["outcome"] in ("pass", "skip"):
                 continue
+            if r["outcome"] == "unavailable":
+                key = (r["framework"], r["stage"], r["device"], "unavailable", _first_line(r.get("error") or "", 120))
+                grouped[key].append(r["model"])
+                continue
+            if r["outcome"] == "mismatch" and r.get("cause") == "precision_default":
+                grouped[(r["framework"], r["stage"], r["device"], "mismatch", "precision_default")].append(r["model"])
+                continue
             if r["outcome"] == "mismatch":
                 why = f"{r['cause']}: error {r['error_eps']:.3g} eps, bound {r['bound_eps']:.3g} eps" \
-                    if r.get("error_eps") is not None and r.get("bound_eps") is not None else str(r["cause"])
+                    if r.get("error_eps") is not None and r.get("bound_eps") is not None \
+                    else f"{r['cause']}: {_first_line(r.get('error') or '')}"
             else:
                 why = _first_line(r.get("error") or "")
             failures.append(f"| {label} | {r['model']} | {r['framework']} | {r['stage']} | `{r['device']}` | {r['outcome']} | {why} |")
-    return "\n".join(counts) + "\n\n" + "\n".join(failures) + "\n"
+        for (framework, stage, device, outcome, why), models in sorted(grouped.items()):
+            if why == "precision_default":
+                why = "precision_default: each agrees with the float64 model once the framework's full-precision switch is set"
+            failures.append(f"| {label} | {len(models)} models: {', '.join(models)} | {framework} | {stage} | `{device}` | {outcome} | {why} |")
+    return "\n".join(counts) + "\n\n" + "\n".join(states) + "\n\n" + "\n".join(failures) + "\n"
 
 
 def generate() -> dict[str, str]:

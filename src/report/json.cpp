@@ -1,11 +1,14 @@
 #include "report/json.hpp"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <optional>
 #include <sstream>
+
+#include <zlib.h>
 
 #include "report/capability.hpp"
 #include "report/models.hpp"
@@ -568,6 +571,35 @@ Results from_json(const json& doc, std::string_view source) {
   return out;
 }
 
+namespace {
+
+std::string gunzip(const std::string& data, const std::string& source) {
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) throw FatalError(source + ": zlib would not start");
+  std::string out;
+  std::array<char, 1 << 16> chunk{};
+  // zlib's API takes a mutable pointer; it only reads the input.
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));  // NOLINT
+  z.avail_in = static_cast<uInt>(data.size());
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    z.next_out = reinterpret_cast<Bytef*>(chunk.data());  // NOLINT
+    z.avail_out = chunk.size();
+    rc = inflate(&z, Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_STREAM_END) {
+      const std::string why =
+          z.msg != nullptr ? z.msg : (rc == Z_BUF_ERROR ? "truncated" : "corrupt");
+      inflateEnd(&z);
+      throw FatalError(source + " is not valid gzip: " + why);
+    }
+    out.append(chunk.data(), chunk.size() - z.avail_out);
+  }
+  inflateEnd(&z);
+  return out;
+}
+
+}  // namespace
+
 Results load_json(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
@@ -575,9 +607,15 @@ Results load_json(const std::filesystem::path& file) {
   }
   std::stringstream buf;
   buf << in.rdbuf();
+  std::string text = buf.str();
+  // Published runs are gzip-compressed (results.json.gz): read them as they are.
+  if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
+      static_cast<unsigned char>(text[1]) == 0x8b) {
+    text = gunzip(text, file.string());
+  }
   json doc;
   try {
-    doc = json::parse(buf.str());
+    doc = json::parse(text);
   } catch (const json::exception& e) {
     throw FatalError(file.string() + " is not valid JSON: " + e.what());
   }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include "report/csv.hpp"
 #include "report/json.hpp"
@@ -844,6 +845,29 @@ TEST_F(ReportWriteTest, LoadJsonReportsUnreadableFiles) {
   std::ofstream(dir_ / "v2.json") << R"({"schema_version": "2.0"})";
   EXPECT_EQ(fatal_message([&] { load_json(dir_ / "v2.json"); }),
             (dir_ / "v2.json").string() + " has schema 2.0; this mudjack reads 1.x");
+}
+
+TEST_F(ReportWriteTest, LoadJsonReadsAGzippedRunAndNamesABrokenOne) {
+  Fixture f;
+  write_all(dir_, testing::judged(f.run, f.cases, f.verdicts));
+  const std::string text = read_file(dir_ / "results.json");
+  const fs::path gz = dir_ / "results.json.gz";
+  gzFile out = gzopen(gz.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  ASSERT_EQ(gzwrite(out, text.data(), static_cast<unsigned>(text.size())),
+            static_cast<int>(text.size()));
+  ASSERT_EQ(gzclose(out), Z_OK);
+  Results back = load_json(gz);
+  EXPECT_EQ(back.run.id, f.run.id);
+  EXPECT_EQ(back.cases.size(), f.cases.size());
+
+  const std::string packed = read_file(gz);
+  std::ofstream(dir_ / "cut.json.gz", std::ios::binary) << packed.substr(0, packed.size() / 2);
+  EXPECT_EQ(fatal_message([&] { load_json(dir_ / "cut.json.gz"); }),
+            (dir_ / "cut.json.gz").string() + " is not valid gzip: truncated");
+  std::ofstream(dir_ / "junk.json.gz", std::ios::binary) << "\x1f\x8bjunk after the magic";
+  std::string msg = fatal_message([&] { load_json(dir_ / "junk.json.gz"); });
+  EXPECT_EQ(msg.rfind((dir_ / "junk.json.gz").string() + " is not valid gzip: ", 0), 0u) << msg;
 }
 
 TEST(ReportRender, UnknownFormatListsTheKnownOnes) {
