@@ -6,15 +6,19 @@
 # call does what is left of STEPS within SECONDS and stops the run cleanly
 # (SIGINT: the run is incomplete and resumes), so consecutive calls on a warm
 # machine continue where the last stopped:
-#   1. `prebuild`: every ONNX export of the corpus into the build cache,
-#      in parallel processes (mudjack cache build);
-#   2. `corpus`: every model, eager and onnxruntime, on cpu and cuda:0;
+#   1. `prebuild`: the corpus step's ONNX exports, and the core models'
+#      compiles on cpu and cuda:0, into the build cache, in parallel
+#      processes (mudjack cache build), so the runs measure warm builds;
+#   2. `corpus`: every model (or CORPUS_FILTER's), eager and onnxruntime, on
+#      cpu and cuda:0;
 #   3. `core`: the set::core models compiled, amp and train on cpu and cuda:0.
 #
 #   scripts/gpu-models.sh STATE_DIR SECONDS [WHEELS]
 #
-# Env: MUDJACK (binary, default build/mudjack). STATE_DIR keeps the build
-# cache (builds/), the results (results/) and which steps are done.
+# Env: MUDJACK (binary, default build/mudjack); CORPUS_FILTER (a --filter
+# regex: finish a corpus another run left incomplete); CASE_TIMEOUT_S (per
+# case, default 600). STATE_DIR keeps the build cache (builds/), the results
+# (results/) and which steps are done.
 set -euo pipefail
 state=${1:?usage: gpu-models.sh STATE_DIR SECONDS [WHEELS]}
 seconds=${2:?usage: gpu-models.sh STATE_DIR SECONDS [WHEELS]}
@@ -55,12 +59,19 @@ step() {
   if [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; then touch "$state/$name.done"; else return 1; fi
 }
 
+corpus=(--suite models)
+[ -n "${CORPUS_FILTER:-}" ] && corpus+=(--filter "$CORPUS_FILTER")
+devices=(--device cpu --device cuda:0)
 if [ ! -f "$state/prebuild.done" ]; then
-  timeout -s INT "$(left)" "$bin" cache build --suite models --jobs 14 "${pythons[@]}" \
-    >"$state/prebuild.out" 2>"$state/prebuild.err" && touch "$state/prebuild.done"
+  timeout -s INT "$(left)" "$bin" cache build "${corpus[@]}" --mode onnxruntime --jobs 14 "${pythons[@]}" \
+    >"$state/prebuild.out" 2>"$state/prebuild.err" &&
+    timeout -s INT "$(left)" "$bin" cache build --suite models --labels set::core --mode compiled \
+      "${devices[@]}" --jobs 14 "${pythons[@]}" >>"$state/prebuild.out" 2>>"$state/prebuild.err" &&
+    touch "$state/prebuild.done"
   tail -n 3 "$state/prebuild.out" "$state/prebuild.err"
 fi
-common=(--suite models --device cpu --device cuda:0 --timeout-s 600)
-step corpus "${common[@]}" --mode eager,onnxruntime || exit 0
+common=("${devices[@]}" --timeout-s "${CASE_TIMEOUT_S:-600}")
+step corpus "${corpus[@]}" "${common[@]}" --mode eager,onnxruntime || exit 0
+common=(--suite models "${common[@]}")
 step core "${common[@]}" --labels set::core --mode compiled,amp,train || exit 0
 echo "gpu-models: every step done"

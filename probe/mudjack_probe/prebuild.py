@@ -1,14 +1,18 @@
 """Fill the build cache before a run, several builds at once.
 
-`python -m mudjack_probe.prebuild --framework torch --suite-dir DIR --seed S
---jobs N [--param NAME=VALUE ...] CASE_ID ...` builds what each case's body
-builds (a model's ONNX export) into $MUDJACK_BUILD_CACHE, in N processes on
-the CPU, without calling or timing anything. The run that follows, with the
-same seed and parameters, finds every build in the cache (build_reused 1) and
-measures only. `mudjack cache build` runs this with the run's interpreter and
-environment. One JSON line per case on stdout: {case, status, seconds,
-message}; the exit code is 0 when every build succeeded or failed as the
-case would (a failed export is the case's finding, reported by the run).
+`python -m mudjack_probe.prebuild --framework torch --device D --suite-dir DIR
+--seed S --jobs N [--param NAME=VALUE ...] CASE_ID ...` builds what each case
+builds into $MUDJACK_BUILD_CACHE, in N processes, timing nothing: an
+`onnxruntime` case's body (the model's ONNX export, made on the CPU whatever
+D is), and a `compiled` case built and called once on device D, which fills
+the compilers' caches (Inductor's FX graphs and kernels, Triton's, AOT
+autograd's) that the run on D then reuses. The run that follows, with the
+same seed and parameters, finds every export in the cache (build_reused 1)
+and every compile warm, and measures. `mudjack cache build` runs this with
+the run's interpreter and environment. One JSON line per case on stdout:
+{case, status, seconds, message}; the exit code is 0 when every build
+succeeded or failed as the case would (a failed export or compile is the
+case's finding, reported by the run), 2 when device D cannot be selected.
 """
 
 from __future__ import annotations
@@ -23,11 +27,12 @@ from typing import Any
 
 from . import api, network
 from .errors import one_line
+from .runner import call_once
 
 _state: dict[str, Any] = {}
 
 
-def _init(framework: str, suite_dirs: list[str], params: dict[str, str], threads: int) -> None:
+def _init(framework: str, device: str, suite_dirs: list[str], params: dict[str, str], threads: int) -> None:
     network.guard()
     api.set_params(params)
     from . import adapters
@@ -35,9 +40,9 @@ def _init(framework: str, suite_dirs: list[str], params: dict[str, str], threads
 
     _state["cases"] = load_suites(suite_dirs, framework)
     adapter = adapters.load(framework)
-    adapter.select("cpu")
+    adapter.select(device)
     _state["adapter"] = adapter
-    if framework == "torch":
+    if framework == "torch" and threads > 0:
         import torch
 
         torch.set_num_threads(threads)
@@ -51,8 +56,11 @@ def _build(job: tuple[str, int]) -> dict[str, Any]:
         return {"case": case_id, "status": "unknown", "seconds": 0.0, "message": "no such case"}
     adapter = _state["adapter"]
     try:
-        with adapter.scope():
-            case.body(api.Ctx(adapter, case, seed))
+        if case.mode == "compiled":
+            call_once(adapter, case, seed)
+        else:
+            with adapter.scope():
+                case.body(api.Ctx(adapter, case, seed))
         status, message = "built", ""
     except Exception as exc:  # the run reports it as the case's outcome
         status, message = "failed", one_line(exc)
@@ -62,19 +70,34 @@ def _build(job: tuple[str, int]) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(prog="mudjack_probe.prebuild")
     parser.add_argument("--framework", default="torch")
+    parser.add_argument("--device", default="cpu", help="where compiled cases compile (cpu, cuda:0, ...)")
     parser.add_argument("--suite-dir", action="append", default=[])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="the framework's threads, as the run's lane will have them (0: its default)")
     parser.add_argument("cases", nargs="+")
     args = parser.parse_args()
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     params = api.parse_param_args(args.param)
+    from . import adapters
+
+    try:
+        adapters.load(args.framework).select(args.device)
+    except Exception as exc:
+        print(f"prebuild: cannot use device {args.device}: {one_line(exc)}", file=sys.stderr)
+        return 2
     jobs = min(args.jobs, len(args.cases))
-    threads = max(1, (os.cpu_count() or 1) // jobs)
+    if args.threads > 0:  # as the engine sets it for the run's cpu lane
+        os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    # One compile worker per process: N processes each with a pool as wide
+    # as the machine would hold N x cores Pythons that import torch.
+    os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
     context = multiprocessing.get_context("spawn")
-    with context.Pool(jobs, initializer=_init, initargs=(args.framework, args.suite_dir, params, threads)) as pool:
+    initargs = (args.framework, args.device, args.suite_dir, params, args.threads)
+    with context.Pool(jobs, initializer=_init, initargs=initargs) as pool:
         for record in pool.imap_unordered(_build, [(c, args.seed) for c in args.cases]):
             print(json.dumps(record), flush=True)
     return 0

@@ -22,6 +22,7 @@
 #include "run/lease.hpp"
 #include "run/retention.hpp"
 #include "supervisor/probe_session.hpp"
+#include "supervisor/supervisor.hpp"
 #include "util/error.hpp"
 
 namespace mudjack::cli {
@@ -227,35 +228,31 @@ struct PrebuildArgs {
   Selection sel;
   int jobs = 0;  // 0: half the cores
   int64_t seed = 0;
+  std::vector<std::string> devices;  // where compiled cases compile; default cpu
 };
 
-// Fills the build cache for the selected onnxruntime cases: their bodies
-// run (build, export; no call) in `jobs` processes of the torch probe
-// (mudjack_probe/prebuild.py), each line of what they did printed.
-int prebuild(const PrebuildArgs& a) {
-  auto s = settings(a.common);
-  std::vector<std::string> ids;
-  for (const auto& c : selected_cases(a.sel, s)) {
-    if (c.mode == "onnxruntime" && c.framework == "torch") ids.push_back(c.id);
-  }
-  if (ids.empty()) {
-    throw util::FatalError("nothing to build: the selection has no torch onnxruntime case");
-  }
-  const auto python = envs::resolve("torch", s.config.profile, s.python);
-  if (python.python.empty()) throw util::FatalError(python.missing_reason, 3);
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int jobs = a.jobs > 0 ? a.jobs : std::max(1, cores / 2);
+// One pass of the prebuild probe (mudjack_probe/prebuild.py) on one device:
+// `ids` built in `jobs` processes, each line of what they did printed.
+// False when interrupted (SIGINT, SIGTERM): the probe and its workers are
+// killed, and what they finished stays in the cache.
+bool prebuild_on(const std::string& device, const std::vector<std::string>& ids, int jobs,
+                 size_t threads, const PrebuildArgs& a, const Settings& s,
+                 const std::filesystem::path& python, int& built, int& failed) {
   os::SpawnOptions o;
-  o.argv = {python.python.string(),
+  o.argv = {python.string(),
             "-u",
             "-m",
             "mudjack_probe.prebuild",
             "--framework",
             "torch",
+            "--device",
+            device,
             "--seed",
             std::to_string(a.seed),
             "--jobs",
-            std::to_string(jobs)};
+            std::to_string(jobs),
+            "--threads",
+            std::to_string(threads)};
   for (const auto& ref : suites_of(a.sel))
     o.argv.insert(o.argv.end(), {"--suite-dir", ref.dir.string()});
   for (const auto& [name, value] : params_of(a.sel, s)) {
@@ -267,23 +264,74 @@ int prebuild(const PrebuildArgs& a) {
   std::string error;
   auto child = os::Child::spawn(o, &error);
   if (!child) throw util::FatalError("cannot start the torch probe: " + error);
-  std::fprintf(stderr, "building %zu exports in %d processes into %s\n", ids.size(), jobs,
-               envs::build_cache_dir().c_str());
-  int built = 0, failed = 0;
   std::string line;
-  while (child->read_line(line, std::chrono::hours(24)) == os::Child::Read::kLine) {
+  for (;;) {
+    const auto read = child->read_line(line, std::chrono::milliseconds(250));
+    if (read == os::Child::Read::kEof) break;
+    // Interrupted: `child` going out of scope kills its process group, the
+    // probe's worker processes with it.
+    if (interrupted().load()) return false;
+    if (read != os::Child::Read::kLine) continue;
     const auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) continue;
     const std::string status = j.value("status", "");
     (status == "built" ? built : failed) += 1;
-    std::printf("%-8s %6.1f s  %s %s\n", status.c_str(), j.value("seconds", 0.0),
-                j.value("case", "").c_str(), j.value("message", "").c_str());
+    std::printf("%-8s %6.1f s  %-7s %s %s\n", status.c_str(), j.value("seconds", 0.0),
+                device.c_str(), j.value("case", "").c_str(), j.value("message", "").c_str());
     std::fflush(stdout);
   }
   const auto status = child->wait_or_kill(std::chrono::seconds(30));
   if (status.exit_code != 0) {
-    throw util::FatalError("the prebuild probe ended with " + status.describe() + ": " +
-                           child->stderr_tail().substr(0, 400));
+    std::string tail = child->stderr_tail();
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
+    const auto last = tail.rfind('\n');
+    throw util::FatalError("the prebuild probe on " + device + " ended with " + status.describe() +
+                           ": " + (last == std::string::npos ? tail : tail.substr(last + 1)));
+  }
+  return true;
+}
+
+// Fills the build cache for the selected torch cases: `onnxruntime` cases'
+// exports once (on the CPU), and `compiled` cases compiled and called once
+// on each device, so that the compilers' caches are warm there.
+int prebuild(const PrebuildArgs& a) {
+  auto s = settings(a.common);
+  std::vector<std::string> exports, compiles;
+  for (const auto& c : selected_cases(a.sel, s)) {
+    if (c.framework != "torch") continue;
+    if (c.mode == "onnxruntime") exports.push_back(c.id);
+    if (c.mode == "compiled") compiles.push_back(c.id);
+  }
+  if (exports.empty() && compiles.empty()) {
+    throw util::FatalError(
+        "nothing to build: the selection has no torch onnxruntime or compiled case");
+  }
+  const auto python = envs::resolve("torch", s.config.profile, s.python);
+  if (python.python.empty()) throw util::FatalError(python.missing_reason, 3);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = a.jobs > 0 ? a.jobs : std::max(1, cores / 2);
+  const std::vector<std::string> devices =
+      a.devices.empty() ? std::vector<std::string>{"cpu"} : a.devices;
+  // A CPU compile is cached for the thread count it was built with: the one
+  // the run's cpu lane will have beside these accelerator lanes.
+  const auto accelerators = static_cast<size_t>(
+      std::count_if(devices.begin(), devices.end(), [](const auto& d) { return d != "cpu"; }));
+  const size_t threads = supervisor::cpu_lane_threads(accelerators);
+  int built = 0, failed = 0;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    std::vector<std::string> ids = compiles;
+    if (i == 0) ids.insert(ids.begin(), exports.begin(), exports.end());  // exports: once
+    if (ids.empty()) continue;
+    std::fprintf(stderr,
+                 "building %zu exports and %zu compiled cases on %s in %d processes into %s\n",
+                 i == 0 ? exports.size() : 0, compiles.size(), devices[i].c_str(), jobs,
+                 envs::build_cache_dir().c_str());
+    if (!prebuild_on(devices[i], ids, jobs, devices[i] == "cpu" ? threads : 0, a, s, python.python,
+                     built, failed)) {
+      std::fprintf(stderr, "mudjack: interrupted; %d built, %d failed, kept in the cache\n", built,
+                   failed);
+      return 130;
+    }
   }
   std::printf("%d built or reused, %d failed (their runs report why)\n", built, failed);
   return 0;
@@ -322,11 +370,14 @@ Command cache_command() {
             auto pb = std::make_shared<PrebuildArgs>();
             auto* m = c->add_subcommand(
                 "build",
-                "Fill the build cache before a run: the selected models' ONNX exports, in "
-                "parallel processes");
+                "Fill the build cache before a run: the selected models' ONNX exports, and "
+                "their compiled cases compiled once on each --device, in parallel processes");
             add_common(m, pb->common);
             add_selection(m, pb->sel);
             m->add_option("--jobs", pb->jobs, "Processes (default: half the cores)");
+            m->add_option("--device", pb->devices,
+                          "Where compiled cases compile (cpu, cuda:0, ...; repeatable; default "
+                          "cpu); exports are made once, on the CPU");
             m->add_option("--seed", pb->seed,
                           "The run's seed: the weights are baked in (default 0)");
             return [a, b, l, k, pb, m] {

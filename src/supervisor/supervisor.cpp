@@ -629,6 +629,24 @@ std::vector<model::CaseResult> Oracle::observe(model::CaseResult& r) {
   return changed;
 }
 
+LaneCores lane_cores(size_t cores, size_t accelerator_lanes) {
+  // An accelerator lane's probe enqueues work and compiles (XLA compiles on
+  // threads of its own): up to 4 cores each, half the machine at most, so
+  // its host work never waits for a core; the cpu lane gets the rest.
+  // Too few cores for that (fewer than 2 left to the cpu lane): the lanes
+  // run one after another, each with every core.
+  if (accelerator_lanes == 0) return {0, cores};
+  const size_t per = std::clamp<size_t>(cores / 2 / accelerator_lanes, 1, 4);
+  if (cores < accelerator_lanes * per + 2) return {per, cores};
+  return {per, cores - accelerator_lanes * per};
+}
+
+size_t cpu_lane_threads(size_t accelerator_lanes) {
+  const size_t cores = own_cpus().size();
+  const auto lanes = lane_cores(cores, accelerator_lanes);
+  return accelerator_lanes > 0 && lanes.cpu < cores ? lanes.cpu : 0;
+}
+
 bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_result,
              const std::atomic<bool>& interrupted, std::string* fault) {
   Shared shared(store, spec, on_result);
@@ -654,10 +672,7 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
   auto cpus = os::fastest_first(own_cpus());
   size_t accel = static_cast<size_t>(
       std::count_if(lanes.begin(), lanes.end(), [](const Lane& l) { return l.device != "cpu"; }));
-  // An accelerator lane's probe enqueues work and compiles (XLA compiles on
-  // threads of its own): up to 4 cores each, half the machine at most, so
-  // its host work never waits for a core; the cpu lane gets the rest.
-  const size_t per_accel = accel == 0 ? 0 : std::clamp<size_t>(cpus.size() / 2 / accel, 1, 4);
+  const size_t per_accel = lane_cores(cpus.size(), accel).accelerator;
   bool parallel = spec.parallel && lanes.size() > 1 && cpus.size() >= accel * per_accel + 2;
   size_t next_core = 0;
   for (auto& lane : lanes) {

@@ -109,6 +109,21 @@ class Oracle {
   std::map<std::string, std::map<std::string, model::CaseResult>> by_case_;
 };
 
+// Cores a run's lanes get when they run side by side: each accelerator
+// lane (enqueueing, compiling) up to 4, half the machine at most; the cpu
+// lane the rest, at least 2. When fewer are left the lanes run one after
+// another and `cpu` is every core.
+struct LaneCores {
+  size_t accelerator = 0;
+  size_t cpu = 0;
+};
+LaneCores lane_cores(size_t cores, size_t accelerator_lanes);
+// The OMP_NUM_THREADS a run gives its cpu lane beside `accelerator_lanes`
+// accelerator lanes on this process's cores, or 0 when it sets none (the
+// framework's default): what a compiled CPU kernel is built for (Inductor
+// bakes the thread count into its code and its cache key).
+size_t cpu_lane_threads(size_t accelerator_lanes);
+
 // Returns true when every pair got an outcome; false when interrupted or
 // stopped by an engine fault, whose one line (for the user: what failed, on
 // which framework, device and case) is then stored in *fault, when given

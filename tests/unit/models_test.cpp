@@ -13,6 +13,7 @@
 #include "report/json.hpp"
 #include "report/markdown.hpp"
 #include "report/models.hpp"
+#include "supervisor/supervisor.hpp"
 #include "util/error.hpp"
 
 namespace mudjack {
@@ -46,6 +47,23 @@ std::vector<model::CaseInfo> corpus() {
           model_case("bert", "Natural_Language_Processing", "onnxruntime"),
           model_case("resnet18", "Computer_Vision", "eager"),
           model_case("resnet18", "Computer_Vision", "amp")};
+}
+
+// `mudjack cache build` compiles a model's CPU graph for the threads the
+// run's cpu lane will have (Inductor keys its cache on them): one rule for
+// both, the lanes' cores.
+TEST(LaneCores, AcceleratorLanesTakeUpToFourCoresAndTheCpuLaneTheRest) {
+  using supervisor::lane_cores;
+  EXPECT_EQ(lane_cores(16, 1).accelerator, 4u);
+  EXPECT_EQ(lane_cores(16, 1).cpu, 12u);
+  EXPECT_EQ(lane_cores(16, 2).cpu, 8u);
+  EXPECT_EQ(lane_cores(8, 2).accelerator, 2u);
+  EXPECT_EQ(lane_cores(8, 2).cpu, 4u);
+  EXPECT_EQ(lane_cores(16, 0).accelerator, 0u);  // a cpu-only run: every core
+  EXPECT_EQ(lane_cores(16, 0).cpu, 16u);
+  EXPECT_EQ(lane_cores(3, 1).cpu, 2u);  // the cpu lane keeps at least 2
+  EXPECT_EQ(lane_cores(2, 1).cpu, 2u);  // too few: lanes in turn, each with every core
+  EXPECT_EQ(supervisor::cpu_lane_threads(0), 0u);  // no OMP_NUM_THREADS without lanes beside
 }
 
 TEST(ModelSelection, LabelsSelectEveryCaseCarryingThemAllWithGlobs) {
