@@ -12,11 +12,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 secs=${1:?usage: gpu-models-call.sh SECONDS}
 out=${OUT:?OUT: the folder whose files come back}
-if [ ! -d .git ]; then cp -a .device/gitdir/.git .git; fi
-git checkout -qf HEAD && git clean -qfd
-echo "tree: $(git rev-parse --short HEAD), $(git status --porcelain | wc -l) paths changed"
-export LD_LIBRARY_PATH=$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export MUDJACK=$PWD/.device/mudjack MUDJACK_DATA_DIR=$PWD
+# shellcheck source=scripts/device-env.sh
+. scripts/device-env.sh
 state=$PWD/build-gpu
 mkdir -p "$state"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >"$out/nvidia-smi.csv" 2>&1

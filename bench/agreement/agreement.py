@@ -117,6 +117,55 @@ def drift_normalized(case: dict[str, Any]) -> float | None:
     return float(statistics.median(r / d for r, d in zip(rounds, detector)))
 
 
+# Candidate estimators of a case's time from its rounds (latency.timing.rounds,
+# one median per round, and drift_ns, the detector beside each round), for
+# the `estimators` table of `pair`: which one two runs agree on best. MudJack
+# reports the first ("median of rounds").
+ESTIMATORS: dict[str, Any] = {
+    "median of rounds": lambda rounds, detector: statistics.median(rounds),
+    "min of rounds": lambda rounds, detector: min(rounds),
+    "first round only": lambda rounds, detector: rounds[0],
+    "median of rounds / detector": lambda rounds, detector: statistics.median(r / d for r, d in zip(rounds, detector)),
+    "min of rounds / detector": lambda rounds, detector: min(r / d for r, d in zip(rounds, detector)),
+}
+
+
+def rounds_of(case: dict[str, Any]) -> tuple[list[float], list[float]] | None:
+    """A case's round medians and detector readings, one each per round, all positive."""
+    t = timing_of(case)
+    rounds, detector = t.get("rounds") or [], t.get("drift_ns") or []
+    values = [*rounds, *detector]
+    if not rounds or len(rounds) != len(detector) or not all(isinstance(v, (int, float)) and v > 0 for v in values):
+        return None
+    return [float(r) for r in rounds], [float(d) for d in detector]
+
+
+def estimator_table(ta: dict[tuple[str, str], dict[str, Any]], tb: dict[tuple[str, str], dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per estimator and class: within 5% and 10%, as measured and after
+    dividing out the runs' whole shift (the median ratio over the class)."""
+    out = []
+    keys = [k for k in sorted(ta.keys() & tb.keys()) if rounds_of(ta[k]) and rounds_of(tb[k])]
+    for name, fn in ESTIMATORS.items():
+        for cls in sorted({bound_of(ta[k]) for k in keys}) + ["all"]:
+            ks = [k for k in keys if cls in ("all", bound_of(ta[k]))]
+            if not ks:
+                continue
+            ratios = []
+            for k in ks:
+                ra, rb = rounds_of(ta[k]), rounds_of(tb[k])
+                assert ra and rb
+                ratios.append(fn(*rb) / fn(*ra))
+            shift = statistics.median(ratios)
+            n = len(ratios)
+            out.append({"group": f"{name}: {cls}", "n": n,
+                        "within_5pct": sum(abs(x - 1) <= 0.05 for x in ratios) / n,
+                        "within_10pct": sum(abs(x - 1) <= 0.10 for x in ratios) / n,
+                        "median_ratio": shift,
+                        "unshifted_5pct": sum(abs(x / shift - 1) <= 0.05 for x in ratios) / n,
+                        "unshifted_10pct": sum(abs(x / shift - 1) <= 0.10 for x in ratios) / n})
+    return out
+
+
 def timed_cases(results: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     return {(c["id"], c.get("device", "")): c for c in results.get("cases", []) if median_of(c)}
 
@@ -207,6 +256,7 @@ def pair(args: argparse.Namespace) -> int:
         na, nb = drift_normalized(ta[(r["id"], r["device"])]), drift_normalized(tb[(r["id"], r["device"])])
         norm_rows.append({**r, "ratio": nb / na} if na and nb else r)
     long_rows = [r for r in rows if min(r["a_ns"], r["b_ns"]) >= LONG_NS]
+    estimators = estimator_table(ta, tb)
     report: dict[str, Any] = {
         "a": {"path": str(args.a), "timed": len(ta), "wall_s": wall_s(a), "drift": drift(a)},
         "b": {"path": str(args.b), "timed": len(tb), "wall_s": wall_s(b), "drift": drift(b)},
@@ -214,6 +264,7 @@ def pair(args: argparse.Namespace) -> int:
         "groups": grouped(rows),
         "groups_20us": grouped(long_rows),
         "groups_drift_normalized": grouped(norm_rows),
+        "estimators": estimators,
         "cases": rows,
     }
     cols = ["group", "n", "within_5pct", "within_10pct", "median_ratio", "unstable"]
@@ -225,6 +276,10 @@ def pair(args: argparse.Namespace) -> int:
     print_table(report["groups_20us"], cols, pct)
     print("\nratio B/A with host-bound cases normalized by the drift detector (each round over its detector reading)")
     print_table(report["groups_drift_normalized"], cols, pct)
+    print("\nestimators from each case's rounds (cases with a round median and a detector reading per round "
+          "in both runs); unshifted: after dividing out the median ratio of the class")
+    print_table(estimators, ["group", "n", "within_5pct", "within_10pct", "median_ratio", "unshifted_5pct", "unshifted_10pct"],
+                ("within_5pct", "within_10pct", "unshifted_5pct", "unshifted_10pct"))
     for name in ("a", "b"):
         print(f"\ndrift detector, run {name.upper()} (per-call ns of the fixed op beside each case and round)")
         print_table(report[name]["drift"], ["group", "n", "p10_ns", "p50_ns", "p90_ns", "p90_over_p10"])

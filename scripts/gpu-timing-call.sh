@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# One device call of the timing-agreement measurement (bench/agreement,
+# docs/design.md "Measuring latency honestly") on a lent GPU machine whose
+# system python3 has torch and jax, over a copy of the working tree with
+# .device/ carried (scripts/device-bundle.sh):
+#   scripts/gpu-timing-call.sh SECONDS
+# Consecutive calls on one warm machine (state in build-timing/) do, in turn:
+#   a, b    the torch and JAX paper suites on cpu and cuda:0, each run stopped
+#           cleanly after SECONDS (the wall-time target is 600 s) and
+#           published into $OUT (a.tgz, b.tgz: results.json.gz without raw
+#           samples, summary.md), then `agreement.py pair` of the two;
+#   timers  `agreement.py timers` on cuda:0 (MudJack against CUDA events and
+#           torch.utils.benchmark).
+# Always in $OUT: nvidia-smi.csv, devices.txt, and each step's log.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+secs=${1:?usage: gpu-timing-call.sh SECONDS}
+out=${OUT:?OUT: the folder whose files come back}
+# shellcheck source=scripts/device-env.sh
+. scripts/device-env.sh
+state=$PWD/build-timing
+mkdir -p "$state"
+py=$(command -v python3)
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv >"$out/nvidia-smi.csv" 2>&1
+"$MUDJACK" devices --python "torch=$py" --python "jax=$py" >"$out/devices.txt" 2>&1
+
+publish() {  # publish NAME: the run in $state/NAME into $out/NAME.tgz
+  local name=$1 run
+  run=$(grep -o 'run [0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{4\}' "$state/$name.err" | head -1 | awk '{print $2}')
+  [ -n "$run" ] || { echo "$name: no run id in its log"; return 1; }
+  rm -rf "$state/pub-$name"
+  "$MUDJACK" report --out "$state/$name" "$run" --publish "$state/pub-$name" >"$state/$name-publish.txt" 2>&1 || {
+    cat "$state/$name-publish.txt"
+    return 1
+  }
+  gzip -f "$state/pub-$name/results.json"
+  tar -C "$state/pub-$name" -czf "$out/$name.tgz" results.json.gz summary.md
+}
+
+for name in a b; do
+  [ -f "$state/$name.done" ] && continue
+  start=$(date +%s)
+  timeout -s INT "$secs" "$MUDJACK" run --framework torch,jax --device cpu --device cuda:0 \
+    --python "torch=$py" --python "jax=$py" --out "$state/$name" >"$state/$name.out" 2>"$state/$name.err"
+  echo "run $name: exit $?, $(($(date +%s) - start)) s; $(grep -c '^\[' "$state/$name.err") cases"
+  touch "$state/$name.done"
+  publish "$name"
+  cp "$state/$name.err" "$out/$name-progress.txt"
+  if [ "$name" = b ]; then
+    "$py" bench/agreement/agreement.py pair "$state/a" "$state/b" >"$out/pair.txt" 2>&1
+    tail -n 4 "$out/pair.txt"
+  fi
+  exit 0
+done
+if [ ! -f "$state/timers.done" ]; then
+  "$py" bench/agreement/agreement.py timers --mudjack "$MUDJACK" --device cuda:0 --python "$py" \
+    --out "$state/timers" >"$out/timers.txt" 2>&1
+  echo "timers: exit $?"
+  touch "$state/timers.done"
+  tail -n 25 "$out/timers.txt"
+  exit 0
+fi
+echo "gpu-timing: every step done"
