@@ -10,14 +10,10 @@
 # logs.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-secs=${1:?usage: gpu-models-call.sh SECONDS}
-out=${OUT:?OUT: the folder whose files come back}
+# shellcheck disable=SC2034  # read by device-env.sh
+state_dir=build-gpu
 # shellcheck source=scripts/device-env.sh
 . scripts/device-env.sh
-state=$PWD/build-gpu
-mkdir -p "$state"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >"$out/nvidia-smi.csv" 2>&1
-"$MUDJACK" devices >"$out/devices.txt" 2>&1
 scripts/gpu-models.sh "$state" "$secs" "$PWD/.device/wheels"
 for step in corpus core; do
   [ -s "$state/$step.run" ] || continue

@@ -14,15 +14,10 @@
 # Always in $OUT: nvidia-smi.csv, devices.txt, and each step's log.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-secs=${1:?usage: gpu-timing-call.sh SECONDS}
-out=${OUT:?OUT: the folder whose files come back}
+# shellcheck disable=SC2034  # read by device-env.sh
+state_dir=build-timing
 # shellcheck source=scripts/device-env.sh
 . scripts/device-env.sh
-state=$PWD/build-timing
-mkdir -p "$state"
-py=$(command -v python3)
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv >"$out/nvidia-smi.csv" 2>&1
-"$MUDJACK" devices --python "torch=$py" --python "jax=$py" >"$out/devices.txt" 2>&1
 
 publish() {  # publish NAME: the run in $state/NAME into $out/NAME.tgz
   local name=$1 run
