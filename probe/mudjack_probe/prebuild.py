@@ -10,7 +10,7 @@ autograd's) that the run on D then reuses. The run that follows, with the
 same seed and parameters, finds every export in the cache (build_reused 1)
 and every compile warm, and measures. `mudjack cache build` runs this with
 the run's interpreter and environment. One JSON line per case on stdout:
-{case, status, seconds, message}; the exit code is 0 when every build
+{case, status (built, failed, timeout), seconds, message}; the exit code is 0 when every build
 succeeded or failed as the case would (a failed export or compile is the
 case's finding, reported by the run), 2 when device D cannot be selected.
 """
@@ -21,6 +21,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from typing import Any
@@ -48,13 +49,26 @@ def _init(framework: str, device: str, suite_dirs: list[str], params: dict[str, 
         torch.set_num_threads(threads)
 
 
-def _build(job: tuple[str, int]) -> dict[str, Any]:
-    case_id, seed = job
+class BuildTimeout(Exception):
+    pass
+
+
+def _timed_out(signum: int, frame: Any) -> None:
+    raise BuildTimeout()
+
+
+def _build(job: tuple[str, int, float]) -> dict[str, Any]:
+    case_id, seed, timeout_s = job
     case = _state["cases"].get(case_id)
     start = time.perf_counter()
     if case is None:
         return {"case": case_id, "status": "unknown", "seconds": 0.0, "message": "no such case"}
     adapter = _state["adapter"]
+    # A build that runs past the deadline (Inductor has spent over 15 minutes
+    # simplifying one model's view sizes) is abandoned: SIGALRM raises in this
+    # worker's Python code, and the worker goes on with the next case.
+    signal.signal(signal.SIGALRM, _timed_out)
+    signal.setitimer(signal.ITIMER_REAL, timeout_s)
     try:
         if case.mode == "compiled":
             call_once(adapter, case, seed)
@@ -62,8 +76,12 @@ def _build(job: tuple[str, int]) -> dict[str, Any]:
             with adapter.scope():
                 case.body(api.Ctx(adapter, case, seed))
         status, message = "built", ""
+    except BuildTimeout:
+        status, message = "timeout", f"not built within {timeout_s:g} s"
     except Exception as exc:  # the run reports it as the case's outcome
         status, message = "failed", one_line(exc)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
     return {"case": case_id, "status": status, "seconds": round(time.perf_counter() - start, 2), "message": message}
 
 
@@ -75,12 +93,15 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--timeout-s", type=float, default=600.0, help="give up one build after this long")
     parser.add_argument("--threads", type=int, default=0,
                         help="the framework's threads, as the run's lane will have them (0: its default)")
     parser.add_argument("cases", nargs="+")
     args = parser.parse_args()
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
+    if args.timeout_s <= 0:
+        parser.error("--timeout-s must be positive")
     params = api.parse_param_args(args.param)
     from . import adapters
 
@@ -98,7 +119,7 @@ def main() -> int:
     context = multiprocessing.get_context("spawn")
     initargs = (args.framework, args.device, args.suite_dir, params, args.threads)
     with context.Pool(jobs, initializer=_init, initargs=initargs) as pool:
-        for record in pool.imap_unordered(_build, [(c, args.seed) for c in args.cases]):
+        for record in pool.imap_unordered(_build, [(c, args.seed, args.timeout_s) for c in args.cases]):
             print(json.dumps(record), flush=True)
     return 0
 

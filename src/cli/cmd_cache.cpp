@@ -229,6 +229,7 @@ struct PrebuildArgs {
   int jobs = 0;  // 0: half the cores
   int64_t seed = 0;
   std::vector<std::string> devices;  // where compiled cases compile; default cpu
+  double timeout_s = 600;            // one build's deadline
 };
 
 // One pass of the prebuild probe (mudjack_probe/prebuild.py) on one device:
@@ -252,7 +253,9 @@ bool prebuild_on(const std::string& device, const std::vector<std::string>& ids,
             "--jobs",
             std::to_string(jobs),
             "--threads",
-            std::to_string(threads)};
+            std::to_string(threads),
+            "--timeout-s",
+            std::to_string(a.timeout_s)};
   for (const auto& ref : suites_of(a.sel))
     o.argv.insert(o.argv.end(), {"--suite-dir", ref.dir.string()});
   for (const auto& [name, value] : params_of(a.sel, s)) {
@@ -375,6 +378,10 @@ Command cache_command() {
             add_common(m, pb->common);
             add_selection(m, pb->sel);
             m->add_option("--jobs", pb->jobs, "Processes (default: half the cores)");
+            m->add_option("--timeout-s", pb->timeout_s,
+                          "Give up one build after this long; the run then compiles or exports it "
+                          "itself (default 600)")
+                ->check(CLI::PositiveNumber);
             m->add_option("--device", pb->devices,
                           "Where compiled cases compile (cpu, cuda:0, ...; repeatable; default "
                           "cpu); exports are made once, on the CPU");

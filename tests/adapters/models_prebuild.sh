@@ -5,6 +5,8 @@
 #   - a device the framework does not see is one line naming it, exit 2;
 #   - SIGINT mid-build exits 130 and leaves no process behind (the probe's
 #     worker processes included);
+#   - a build past --timeout-s is given up with that reason, and the command
+#     goes on (exit 0);
 #   - the ONNX export and the compiled case are built, in two processes;
 #   - the run that follows reuses the export (build_reused) and finds its
 #     compile in Inductor's cache: no new FX graph is written, and both
@@ -52,6 +54,19 @@ if [ -n "$left" ]; then
   echo "cache build after SIGINT left processes behind: $left" >&2
   exit 1
 fi
+
+# A compile (tens of seconds here) past a 2 s deadline: given up, named, exit 0.
+MUDJACK_BUILD_CACHE="$out/deadline" "$bin" cache build "${sel[@]}" --mode compiled --jobs 1 --timeout-s 2 \
+  >"$out/deadline.out" 2>"$out/deadline.err" || {
+  echo "cache build --timeout-s 2 failed:" >&2
+  cat "$out/deadline.err" >&2
+  exit 1
+}
+grep -q "^timeout .*torch/resnet18/float32-b1-64x64-compiled not built within 2 s" "$out/deadline.out" || {
+  echo "cache build --timeout-s 2 did not give up the compile with its reason:" >&2
+  cat "$out/deadline.out" "$out/deadline.err" >&2
+  exit 1
+}
 
 "$bin" cache build "${sel[@]}" --jobs 2 >"$out/build.out" 2>"$out/build.err" || {
   echo "cache build failed:" >&2
