@@ -546,6 +546,9 @@ class KerasModel:
 
         if t.device.type == "cpu":
             probe_cpu_isa()
+        # One lambda's code object for every Keras model: compiled afresh each
+        # time, or Dynamo runs it eagerly from the ninth (TorchAdapter.compile).
+        torch._dynamo.reset()
         compiled = torch.compile(lambda x: keras.ops.cast(m(x, training=False), out_dtype))
         return compiled
 

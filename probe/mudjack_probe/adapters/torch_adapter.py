@@ -152,6 +152,15 @@ class TorchAdapter(Adapter):
             torch.cuda.synchronize(self.native_device)
 
     def compile(self, fn: Any) -> Any:
+        """torch.compile of one case, compiled afresh. Dynamo keeps what it
+        compiled on the function's code object and, after `recompile_limit`
+        (8) entries, runs that code eagerly without a word: every case whose
+        body shares a code object (a suite helper's closure, the models'
+        forward) ran eager from the ninth case of a probe on. Its in-memory
+        caches are therefore cleared first; the on-disk FX, AOT autograd and
+        Inductor caches stay. (Within one case, a code object that Dynamo
+        gives up on, like a graph break, stays eager, as torch.compile does.)"""
+        torch._dynamo.reset()
         return torch.compile(fn)
 
     def device_timer(self) -> CudaEventTimer | None:
