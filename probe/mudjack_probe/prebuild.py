@@ -49,8 +49,10 @@ def _init(framework: str, device: str, suite_dirs: list[str], params: dict[str, 
         torch.set_num_threads(threads)
 
 
-class BuildTimeout(Exception):
-    pass
+class BuildTimeout(BaseException):
+    """Raised by SIGALRM in the middle of a build: a BaseException, so that
+    the build's own `except Exception` (the exporter's wrapper, a compiler's
+    fallback) cannot take it for an error of its own and go on."""
 
 
 def _timed_out(signum: int, frame: Any) -> None:
