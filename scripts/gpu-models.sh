@@ -18,8 +18,8 @@
 # Env: MUDJACK (binary, default build/mudjack); CORPUS_FILTER (a --filter
 # regex: finish a corpus another run left incomplete); CASE_TIMEOUT_S (per
 # case and per prebuild, default 600: torch 2.11's Inductor did not compile
-# swin for the CPU within 900 s on a 2-core VM). STATE_DIR keeps the build cache (builds/), the results
-# (results/) and which steps are done.
+# swin for the CPU within 900 s on a 2-core VM). STATE_DIR keeps the build
+# cache (builds/), the results (results/) and which steps are done.
 set -euo pipefail
 state=${1:?usage: gpu-models.sh STATE_DIR SECONDS [WHEELS]}
 seconds=${2:?usage: gpu-models.sh STATE_DIR SECONDS [WHEELS]}

@@ -108,13 +108,10 @@ def drift_normalized(case: dict[str, Any]) -> float | None:
     detector calls). Cancels a host that changed speed between rounds or
     runs, as far as the case slows with the detector. None without one
     detector reading per round."""
-    t = timing_of(case)
-    rounds, detector = t.get("rounds") or [], t.get("drift_ns") or []
-    if t.get("bound") != "host_bound" or not rounds or len(rounds) != len(detector):
+    both = rounds_of(case)
+    if bound_of(case) != "host_bound" or both is None:
         return None
-    if not all(isinstance(d, (int, float)) and d > 0 for d in detector):
-        return None
-    return float(statistics.median(r / d for r, d in zip(rounds, detector)))
+    return float(ESTIMATORS["median of rounds / detector"](*both))
 
 
 # Candidate estimators of a case's time from its rounds (latency.timing.rounds,

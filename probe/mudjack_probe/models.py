@@ -542,14 +542,10 @@ class KerasModel:
 
             compiled: Callable[..., Any] = tf.function(lambda x: keras.ops.cast(m(x, training=False), out_dtype), jit_compile=True)
             return compiled
-        import torch
-
         if t.device.type == "cpu":
             probe_cpu_isa()
-        # One lambda's code object for every Keras model: compiled afresh each
-        # time, or Dynamo runs it eagerly from the ninth (TorchAdapter.compile).
-        torch._dynamo.reset()
-        compiled = torch.compile(lambda x: keras.ops.cast(m(x, training=False), out_dtype))
+        # The adapter's compile: every model compiled afresh (TorchAdapter.compile).
+        compiled = t.adapter.compile(lambda x: keras.ops.cast(m(x, training=False), out_dtype))
         return compiled
 
     def declare(self) -> list[Cases]:

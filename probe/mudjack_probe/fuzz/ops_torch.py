@@ -10,7 +10,6 @@ compiler traces is torch ops only.
 from __future__ import annotations
 
 import contextlib
-import types
 from typing import Any, Callable
 
 import numpy as np
@@ -40,11 +39,9 @@ def torch_function(graph: Graph) -> Callable[..., tuple[Any, ...]]:
             values[name] = out if out.dtype == dtype else out.to(dtype)
         return tuple(values[o] for o in outputs)
 
-    # torch.compile keeps what it compiled on the function's code object and
-    # recompiles one code object at most 8 times (recompile_limit), then runs
-    # it eagerly without a word: every graph's function gets a code object of
-    # its own, so a probe that runs many graphs compiles each.
-    return types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    # Each graph compiles afresh however many share this code object
+    # (TorchAdapter.compile).
+    return fn
 
 
 def _torch_op(node: Node) -> TorchStep:

@@ -133,11 +133,12 @@ def _numpy(t: Ctx, graph: Graph) -> Callable[..., Any]:
 
 
 CLEAR_EVERY = 200
-"""Every this many graphs a probe builds for torch or JAX, the compilers'
-caches are cleared (torch._dynamo.reset(), jax.clear_caches()): every graph
-compiles code of its own that nothing reuses, and a probe that runs
-thousands would keep it all. Cleared before a case is built, never between
-its calls (as suites/jax-primitives does)."""
+"""Every this many graphs a probe builds for JAX, its compile caches are
+cleared (jax.clear_caches()): every graph compiles code of its own that
+nothing reuses, and a probe that runs thousands would keep it all. Cleared
+before a case is built, never between its calls (as suites/jax-primitives
+does). torch needs no such step: its adapter clears Dynamo before every
+compile (TorchAdapter.compile)."""
 _BUILT = [0]
 
 
@@ -150,7 +151,6 @@ def _now_and_then(clear: Callable[[], None]) -> None:
 def _torch(t: Ctx, graph: Graph) -> Callable[..., Any]:
     from .ops_torch import torch_function
 
-    _now_and_then(t.fw._dynamo.reset)
     return torch_function(graph)
 
 
