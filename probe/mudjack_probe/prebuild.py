@@ -33,7 +33,22 @@ from .runner import call_once
 _state: dict[str, Any] = {}
 
 
+def _die_with_parent() -> None:
+    """A worker is killed when the probe that started it dies (Linux
+    PR_SET_PDEATHSIG), as the engine does for the probe: a probe killed
+    outright (its engine SIGKILLed) leaves no worker compiling on."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the engine's group kill still reaches them
+        pass
+    if os.getppid() == 1:  # the probe died before this line: go too
+        os._exit(1)
+
+
 def _init(framework: str, device: str, suite_dirs: list[str], params: dict[str, str], threads: int) -> None:
+    _die_with_parent()
     network.guard()
     api.set_params(params)
     from . import adapters

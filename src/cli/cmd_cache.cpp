@@ -383,8 +383,9 @@ Command cache_command() {
                           "itself (default 600)")
                 ->check(CLI::PositiveNumber);
             m->add_option("--device", pb->devices,
-                          "Where compiled cases compile (cpu, cuda:0, ...; repeatable; default "
-                          "cpu); exports are made once, on the CPU");
+                          "Where compiled cases compile (cpu, cuda:0, ...; repeatable or comma "
+                          "list; default cpu); exports are made once, on the CPU")
+                ->delimiter(',');
             m->add_option("--seed", pb->seed,
                           "The run's seed: the weights are baked in (default 0)");
             return [a, b, l, k, pb, m] {

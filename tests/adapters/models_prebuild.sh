@@ -4,7 +4,7 @@
 # machine's cpu, with one tiny model (resnet18 at 64x64):
 #   - a device the framework does not see is one line naming it, exit 2;
 #   - SIGINT mid-build exits 130 and leaves no process behind (the probe's
-#     worker processes included);
+#     worker processes included), and so does SIGKILL;
 #   - a build past --timeout-s is given up with that reason, and the command
 #     goes on (exit 0);
 #   - the ONNX export and the compiled case are built, in two processes;
@@ -52,6 +52,20 @@ sleep 1
 left=$(grep -l "MUDJACK_BUILD_CACHE=$out/interrupted" /proc/[0-9]*/environ 2>/dev/null || true)
 if [ -n "$left" ]; then
   echo "cache build after SIGINT left processes behind: $left" >&2
+  exit 1
+fi
+# Killed outright (SIGKILL, no cleanup of its own): the probe and its
+# workers still go (PR_SET_PDEATHSIG down the chain).
+MUDJACK_BUILD_CACHE="$out/killed" "$bin" cache build "${sel[@]}" --mode compiled --jobs 2 \
+  >"$out/kill.out" 2>"$out/kill.err" &
+pid=$!
+sleep 8
+kill -KILL "$pid"
+wait "$pid" || true
+sleep 2
+left=$(grep -l "MUDJACK_BUILD_CACHE=$out/killed" /proc/[0-9]*/environ 2>/dev/null || true)
+if [ -n "$left" ]; then
+  echo "cache build after SIGKILL left processes behind: $left" >&2
   exit 1
 fi
 
