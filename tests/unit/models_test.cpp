@@ -61,8 +61,8 @@ TEST(LaneCores, AcceleratorLanesTakeUpToFourCoresAndTheCpuLaneTheRest) {
   EXPECT_EQ(lane_cores(8, 2).cpu, 4u);
   EXPECT_EQ(lane_cores(16, 0).accelerator, 0u);  // a cpu-only run: every core
   EXPECT_EQ(lane_cores(16, 0).cpu, 16u);
-  EXPECT_EQ(lane_cores(3, 1).cpu, 2u);  // the cpu lane keeps at least 2
-  EXPECT_EQ(lane_cores(2, 1).cpu, 2u);  // too few: lanes in turn, each with every core
+  EXPECT_EQ(lane_cores(3, 1).cpu, 2u);             // the cpu lane keeps at least 2
+  EXPECT_EQ(lane_cores(2, 1).cpu, 2u);             // too few: lanes in turn, each with every core
   EXPECT_EQ(supervisor::cpu_lane_threads(0), 0u);  // no OMP_NUM_THREADS without lanes beside
 }
 
