@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds MudJack's container images with podman:
 #
-#   deploy/images/build.sh [--profile current|paper-2023] [--arch amd64|arm64]
+#   deploy/images/build.sh [--profile current|paper-2023|latest] [--arch amd64|arm64]
 #                          [--push REGISTRY] VARIANT...
 #   deploy/images/build.sh --list
 #
@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#variants[@]} -gt 0 ] || die "name at least one variant (--list shows them)"
-case $profile in current|paper-2023) ;; *) die "unknown profile $profile" ;; esac
+case $profile in current|paper-2023|latest) ;; *) die "unknown profile $profile" ;; esac
 command -v podman >/dev/null || die "podman is missing: run deploy/install.sh"
 
 # The build context: only what the image needs, copied from the working tree
@@ -59,10 +59,11 @@ base=localhost/mudjack-base:bookworm-$arch
 for variant in "${variants[@]}"; do
   row=$(awk -v v="$variant" '$1 == v' "$here/variants.txt")
   [ -n "$row" ] || die "unknown variant $variant (--list shows them)"
-  read -r _ arches need_current need_paper <<<"$row"
-  need=$need_current; [ "$profile" = paper-2023 ] && need=$need_paper
+  read -r _ arches need_current need_paper need_latest <<<"$row"
+  case $profile in current) need=$need_current ;; paper-2023) need=$need_paper ;; *) need=$need_latest ;; esac
   [[ ",$arches," == *",$arch,"* ]] || die "$variant is built for $arches, not $arch"
   [ "$need" != unsupported ] || die "$variant has no $profile build: see deploy/images/variants.txt"
+  [ "$need" != unpinned ] || die "$variant has no $profile pins (that profile is cpu only): see deploy/images/variants.txt"
   if [ "$need" != - ] && [ -z "${!need:-}" ]; then
     die "$variant ($profile) needs $need: the vendor's wheel index named in deploy/images/pins/$profile/$variant.txt"
   fi

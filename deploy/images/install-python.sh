@@ -7,6 +7,11 @@
 #               and Debian 12 has none. Bullseye comes from the same archives the
 #               image's own apt sources name (copied from the host by base.sh),
 #               pinned low so nothing else is taken from it.
+#   latest      python3.13 from Debian 13 (trixie): the newest releases (JAX
+#               0.12 among them) need Python >= 3.12 and Debian 12 has 3.11.
+#               Trixie's Python needs trixie's C library, so apt takes libc6
+#               and Python's other dependencies from trixie as well (a newer
+#               glibc and libstdc++ still run the engine built on Debian 12).
 set -eu
 profile=$1
 case $profile in
@@ -38,6 +43,26 @@ EOF
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends python3.9 python3.9-venv >/dev/null
     ln -sf /usr/bin/python3.9 /usr/local/bin/mudjack-python ;;
+  latest)
+    for f in /etc/apt/sources.list.d/host-*; do
+      sed 's/\bbookworm\b/trixie/g; s/\bbookworm-/trixie-/g' "$f" \
+        > "/etc/apt/sources.list.d/latest-trixie-${f##*/host-}"
+    done
+    # Nothing comes from trixie unless asked for (priority 100); -t trixie
+    # asks for python3.13 and lets apt take what it depends on (libc6 among
+    # them) from there.
+    cat > /etc/apt/preferences.d/latest-trixie <<'EOF'
+Package: *
+Pin: release n=trixie
+Pin-Priority: 100
+
+Package: *
+Pin: release n=trixie-security
+Pin-Priority: 100
+EOF
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends -t trixie python3.13 python3.13-venv >/dev/null
+    ln -sf /usr/bin/python3.13 /usr/local/bin/mudjack-python ;;
   *) echo "install-python.sh: unknown profile $profile" >&2; exit 2 ;;
 esac
 mudjack-python --version

@@ -63,7 +63,7 @@ Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
     auto v = node->value<std::string>();
     if (!v) bad(path, "profile must be a string");
     if (std::find(envs::kProfiles.begin(), envs::kProfiles.end(), *v) == envs::kProfiles.end()) {
-      bad(path, "unknown profile '" + *v + "'; known: current, paper-2023");
+      bad(path, "unknown profile '" + *v + "'; known: " + envs::profile_names());
     }
     c.profile = *v;
   }

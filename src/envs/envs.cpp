@@ -11,6 +11,12 @@
 namespace mudjack::envs {
 namespace fs = std::filesystem;
 
+std::string profile_names() {
+  std::string out;
+  for (const auto& p : kProfiles) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
 namespace {
 
 std::string getenv_or(const char* name, const std::string& fallback) {

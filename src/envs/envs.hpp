@@ -16,7 +16,12 @@ namespace mudjack::envs {
 
 inline const std::vector<std::string> kFrameworks = {"numpy", "torch", "jax", "tensorflow",
                                                      "onnxruntime"};
-inline const std::vector<std::string> kProfiles = {"current", "paper-2023"};
+// current: this machine's pins (scripts/install.sh); paper-2023: the study's
+// releases; latest: the newest releases the package index offers. The last two
+// need other Pythons than Debian 12's and are built only in container images.
+inline const std::vector<std::string> kProfiles = {"current", "paper-2023", "latest"};
+// "current, paper-2023, latest", for messages.
+std::string profile_names();
 
 // The folder holding probe/, suites/, envs/ and schemas/: $MUDJACK_DATA_DIR,
 // else the source tree the binary was built from, else <exe>/../share/mudjack.

@@ -47,9 +47,13 @@ def module(name: str) -> Any:
 
 
 def numpy_dtype(name: str) -> Any:
-    """The numpy dtype of a dtype name; bfloat16 through ml_dtypes (installed with TensorFlow)."""
+    """The numpy dtype of a dtype name; bfloat16 through ml_dtypes (installed with TensorFlow
+    since 2.12), else TensorFlow's own numpy bfloat16 type (2.11 and earlier)."""
     if name == "bfloat16":
-        return module("ml_dtypes").bfloat16
+        try:
+            return module("ml_dtypes").bfloat16
+        except ModuleNotFoundError:
+            return module("tensorflow").bfloat16.as_numpy_dtype
     return np.dtype(name)
 
 

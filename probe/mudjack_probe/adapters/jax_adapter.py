@@ -45,6 +45,12 @@ _DTYPES: dict[str, Any] = {
 }
 
 
+def _is_key(dtype: Any) -> bool:
+    """A typed PRNG key array (jax.dtypes.prng_key, absent before JAX 0.4.16)."""
+    key = getattr(jax.dtypes, "prng_key", None)
+    return key is not None and bool(jnp.issubdtype(dtype, key))
+
+
 def _gpus() -> list[Any]:
     try:
         return list(jax.devices("gpu"))
@@ -108,7 +114,7 @@ class JaxAdapter(Adapter):
         return jax.device_put(host, self.native_device)
 
     def float_kind(self, value: Any) -> str:
-        if not isinstance(value, jax.Array) or jnp.issubdtype(value.dtype, jax.dtypes.prng_key):
+        if not isinstance(value, jax.Array) or _is_key(value.dtype):
             return ""
         if jnp.issubdtype(value.dtype, jnp.complexfloating):
             return "c"
@@ -142,7 +148,7 @@ class JaxAdapter(Adapter):
         for leaf in flatten(out):
             item = leaf
             if isinstance(item, jax.Array):
-                if jnp.issubdtype(item.dtype, jax.dtypes.prng_key):
+                if _is_key(item.dtype):
                     item = jax.random.key_data(item)
                 arr = np.asarray(item)
                 name = str(item.dtype)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..errors import UnsupportedDtype
+from ..errors import Unavailable, UnsupportedDtype
 from .base import Adapter, cpu_record, cuda_record, flatten
 
 _DTYPES: dict[str, torch.dtype] = {
@@ -159,7 +159,10 @@ class TorchAdapter(Adapter):
         forward) ran eager from the ninth case of a probe on. Its in-memory
         caches are therefore cleared first; the on-disk FX, AOT autograd and
         Inductor caches stay. (Within one case, a code object that Dynamo
-        gives up on, like a graph break, stays eager, as torch.compile does.)"""
+        gives up on, like a graph break, stays eager, as torch.compile does.)
+        torch.compile came with torch 2.0: before it, the case is unavailable."""
+        if not hasattr(torch, "compile"):
+            raise Unavailable(f"torch.compile does not exist in torch {torch.__version__} (added in 2.0)")
         torch._dynamo.reset()
         return torch.compile(fn)
 
