@@ -52,6 +52,27 @@ trap 'rm -rf "$context"' EXIT
   deploy/images "$context"/)
 find "$context" -name __pycache__ -prune -exec rm -rf {} +
 revision=$(git -C "$root" describe --always --dirty --tags 2>/dev/null || echo unknown)
+# source.json: the commit and whether the tree differed from it (a tracked
+# change, or an untracked file under probe/, suites/, src/ or envs/: the rule
+# the engine applies to a checkout), which runs in the image record.
+python3 - "$root" "$context/source.json" <<'PY'
+import json, subprocess, sys
+root, target = sys.argv[1], sys.argv[2]
+def git(*args):
+    return subprocess.run(["git", "-C", root, *args], capture_output=True, text=True, check=False)
+head = git("rev-parse", "HEAD")
+if head.returncode != 0:
+    doc = {"commit": None, "dirty": None, "why_unknown": "the image was built from a tree without git"}
+else:
+    changed = None
+    for line in git("status", "--porcelain=v1", "--untracked-files=all").stdout.splitlines():
+        path = line[3:]
+        if not line.startswith("??") or path.startswith(("probe/", "suites/", "src/", "envs/")):
+            changed = path
+            break
+    doc = {"commit": head.stdout.strip(), "dirty": changed is not None, "changed": changed}
+json.dump(doc, open(target, "w"))
+PY
 
 "$here/base.sh" --arch "$arch"
 base=localhost/mudjack-base:bookworm-$arch

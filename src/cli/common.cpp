@@ -21,7 +21,8 @@ std::atomic<bool>& interrupted() {
 void add_common(CLI::App* app, Common& c) {
   app->add_option("--config", c.config, "Settings file (default ./mudjack.toml if present)");
   app->add_option("--out", c.out, "Results folder (default ./mudjack-results)");
-  app->add_option("--profile", c.profile, "Pinned framework versions: current | paper-2023 | latest");
+  app->add_option("--profile", c.profile,
+                  "Pinned framework versions: current | paper-2023 | latest");
   app->add_option("--python", c.python, "Interpreter for a framework: FRAMEWORK=PATH (repeatable)");
   app->add_flag("--json", c.json, "Machine-readable output on stdout");
 }

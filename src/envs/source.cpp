@@ -1,6 +1,7 @@
 #include "envs/source.hpp"
 
 #include <chrono>
+#include <fstream>
 #include <vector>
 
 #include "os/process.hpp"
@@ -56,10 +57,40 @@ bool counts_untracked(const std::string& path) {
 
 }  // namespace
 
+SourceState recorded_source_state(const std::filesystem::path& file) {
+  SourceState s;
+  s.from = file.string();
+  std::ifstream in(file);
+  if (!in) {
+    s.why_unknown = "cannot read " + file.string();
+    return s;
+  }
+  const auto doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const bool ok = doc.is_object() && doc.contains("commit") && doc["commit"].is_string() &&
+                  doc["commit"].get<std::string>().size() == 40 && doc.contains("dirty") &&
+                  doc["dirty"].is_boolean();
+  if (!ok && doc.is_object() && doc.contains("why_unknown") && doc["why_unknown"].is_string()) {
+    s.why_unknown = doc["why_unknown"].get<std::string>() + " (" + file.string() + ")";
+    return s;
+  }
+  if (!ok) {
+    s.why_unknown = file.string() + " is not {\"commit\": <40 hex>, \"dirty\": true|false, ...}";
+    return s;
+  }
+  s.commit = doc["commit"].get<std::string>();
+  s.dirty = doc["dirty"].get<bool>();
+  if (doc.contains("changed") && doc["changed"].is_string()) s.changed = doc["changed"];
+  return s;
+}
+
 SourceState source_state(const std::filesystem::path& dir) {
   SourceState s;
+  s.from = "git";
   auto head = git(dir, {"rev-parse", "HEAD"});
   if (!head.error.empty() || head.lines.empty()) {
+    std::error_code ec;
+    if (std::filesystem::exists(dir / "source.json", ec))
+      return recorded_source_state(dir / "source.json");
     s.why_unknown = head.error.empty() ? "git rev-parse printed nothing" : head.error;
     return s;
   }
@@ -86,7 +117,8 @@ nlohmann::json to_json(const SourceState& s) {
   return {{"commit", s.commit.empty() ? json(nullptr) : json(s.commit)},
           {"dirty", s.dirty ? json(*s.dirty) : json(nullptr)},
           {"changed", s.changed.empty() ? json(nullptr) : json(s.changed)},
-          {"why_unknown", s.why_unknown.empty() ? json(nullptr) : json(s.why_unknown)}};
+          {"why_unknown", s.why_unknown.empty() ? json(nullptr) : json(s.why_unknown)},
+          {"from", s.from.empty() ? json(nullptr) : json(s.from)}};
 }
 
 std::optional<std::string> unpublishable(const nlohmann::json& source) {

@@ -18,13 +18,21 @@ struct SourceState {
   std::optional<bool> dirty;  // nullopt when unknown
   std::string changed;        // dirty: the first changed path
   std::string why_unknown;    // one line, when commit or dirty is unknown
+  std::string from;           // "git", or the source.json it was read from
 };
 
 // Asks git (on PATH) about `dir`: HEAD, and whether a tracked file differs
 // from it or an untracked file lies under probe/, suites/, src/ or envs/
-// (what a run reads or is built from). Unknown, with the reason, when `dir`
-// is not a git checkout or git cannot run; each git call is given 10 s.
+// (what a run reads or is built from); each git call is given 10 s. Where
+// `dir` is no git checkout or git cannot run, `dir`/source.json is read
+// instead when present: {"commit", "dirty", "changed"}, written by
+// deploy/images/build.sh from the tree an image was built from (an image has
+// no .git and no git). Unknown, with the reason, otherwise.
 SourceState source_state(const std::filesystem::path& dir);
+
+// The source state recorded in a source.json (see source_state); unknown,
+// with the reason, when the file is unreadable or malformed.
+SourceState recorded_source_state(const std::filesystem::path& file);
 
 // {commit, dirty, changed, why_unknown}: null for what is unknown.
 nlohmann::json to_json(const SourceState& s);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace mudjack::envs {
 namespace {
@@ -70,6 +71,37 @@ TEST_F(Source, CleanThenDirtyThenUnknown) {
             0u);
   EXPECT_EQ(*unpublishable(nlohmann::json()),
             "it records no source state (made before MudJack recorded it)");
+}
+
+// An image has no .git: the source.json its build wrote beside the suites
+// says which tree it came from, and a clean one may be published.
+TEST_F(Source, AnImageReadsTheStateItsBuildRecorded) {
+  const std::string commit(40, 'a');
+  write("source.json", R"({"commit": ")" + commit + R"(", "dirty": false, "changed": null})");
+  auto clean = source_state(dir_);
+  EXPECT_EQ(clean.commit, commit);
+  ASSERT_TRUE(clean.dirty.has_value());
+  EXPECT_FALSE(*clean.dirty);
+  EXPECT_EQ(clean.from, (dir_ / "source.json").string());
+  EXPECT_EQ(to_json(clean)["from"], (dir_ / "source.json").string());
+  EXPECT_EQ(unpublishable(to_json(clean)), std::nullopt);
+
+  write("source.json", R"({"commit": ")" + commit +
+                           R"(", "dirty": true, "changed": "probe/mudjack_probe/api.py"})");
+  auto dirty = source_state(dir_);
+  ASSERT_TRUE(unpublishable(to_json(dirty)).has_value());
+  EXPECT_NE(unpublishable(to_json(dirty))->find("probe/mudjack_probe/api.py differs"),
+            std::string::npos);
+
+  const std::vector<std::string> malformed = {"{", R"({"commit": "abc", "dirty": false})",
+                                              R"({"commit": ")" + commit + R"("})"};
+  for (const auto& bad : malformed) {
+    write("source.json", bad);
+    auto unknown = source_state(dir_);
+    EXPECT_FALSE(unknown.dirty.has_value()) << bad;
+    EXPECT_NE(unknown.why_unknown.find("source.json is not"), std::string::npos) << bad;
+    EXPECT_TRUE(unpublishable(to_json(unknown)).has_value());
+  }
 }
 
 }  // namespace
