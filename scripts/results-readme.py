@@ -383,6 +383,52 @@ def section_models() -> str:
     return "\n".join(counts) + "\n\n" + "\n".join(states) + "\n\n" + "\n".join(failures) + "\n"
 
 
+AXIS = RESULTS / "2026-11-27-intel-xeon-version-axis"
+AXIS_VERDICTS = ["portable", "unverified", "partial_failure", "complete_failure", "divergent", "unavailable"]
+
+
+def section_version_axis() -> str:
+    """The version axis (scripts/version-axis.sh and version-axis.py, bisects
+    by scripts/bisect-release.py): per profile and framework the release that
+    ran and its verdict counts; per framework and pair of profiles the
+    functions fixed, broken, added, removed, changed numerically and timed
+    beyond noise; every fixed and broken function with the error on its
+    failing side; and the bisected releases."""
+    if not (AXIS / "axis.json").exists():
+        return f"Not published yet: `{AXIS.relative_to(ROOT)}/axis.json` is missing.\n"
+    axis = json.loads((AXIS / "axis.json").read_text(encoding="utf-8"))
+    runs = ["| profile | framework | release | Python | run | mudjack | seconds | " + " | ".join(v.replace("_", " ") for v in AXIS_VERDICTS) + " |",
+            "|---|---|---|---|---|---|--:|" + "--:|" * len(AXIS_VERDICTS)]
+    for profile in ("paper-2023", "current", "latest"):
+        for fw, env in sorted(axis["profiles"].get(profile, {}).items()):
+            cells = " | ".join(str(env["verdicts"].get(v, 0)) for v in AXIS_VERDICTS)
+            runs.append(f"| {profile} | {fw} | {env['version']} | {env['python']} | `{env['run']}` | {env['revision']} "
+                        f"| {env['seconds']} | {cells} |")
+    pairs = ["| framework | from | to | fixed | broken | added | removed | numeric | functions slower | functions faster | cases slower / faster / inside noise |",
+             "|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|"]
+    details = ["| framework | from → to | change | function | verdicts | error on the failing side |", "|---|---|---|---|---|---|"]
+    for p in axis["pairs"]:
+        lat = p["latency"]
+        pairs.append(f"| {p['framework']} | {p['from']} ({p['from_version']}) | {p['to']} ({p['to_version']}) "
+                     f"| {len(p['fixed'])} | {len(p['broken'])} | {len(p['added'])} | {len(p['removed'])} | {len(p['numeric'])} "
+                     f"| {lat['functions_slower']} | {lat['functions_faster']} "
+                     f"| {lat['cases']['regression']} / {lat['cases']['improvement']} / {lat['cases']['inside_noise']} |")
+        for change in ("fixed", "broken", "added", "removed", "numeric"):
+            for e in p[change]:
+                why = _first_line(e.get("error") or e.get("reason") or "", 200)
+                details.append(f"| {p['framework']} | {p['from']} → {p['to']} | {change} | `{e['function']}` "
+                               f"| {e['old'].replace('_', ' ')} → {e['new'].replace('_', ' ')} | {why} |")
+    bisects = ["| framework | function | between | changed in | last release before | releases tried (class) |",
+               "|---|---|---|---|---|---|"]
+    for path in sorted((AXIS / "bisect").glob("*.json")):
+        b = json.loads(path.read_text(encoding="utf-8"))
+        tried = ", ".join(f"{t['version']} ({t['class']})" for t in b["tried"])
+        bisects.append(f"| {b['framework']} | `{b['function']}` | {b['old']} – {b['new']} | {b.get('changed_in') or '–'} "
+                       f"| {b.get('last_before') or '–'} | {tried} |")
+    return ("\n".join(runs) + "\n\n" + "\n".join(pairs) + "\n\n" + "\n".join(details) + "\n\n"
+            + "\n".join(bisects) + "\n")
+
+
 def generate() -> dict[str, str]:
     docs = columns()
     run2 = [load(H200 / "run2" / d / "results.json.gz") for d in H200_RUNS["run2"]]
@@ -397,6 +443,7 @@ def generate() -> dict[str, str]:
         "surface": section_surface(),
         "fuzz": section_fuzz(),
         "models": section_models(),
+        "version-axis": section_version_axis(),
     }
 
 
