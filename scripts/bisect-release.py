@@ -94,6 +94,13 @@ class Bisect:
     def image(self, profile: str) -> str:
         return f"localhost/mudjack:{self.fw}-cpu-{profile}-{self.arch}"
 
+    def own_version(self, profile: str) -> Version | None:
+        """The framework release the image's own environment holds (its pip-freeze.txt)."""
+        done = podman(["run", "--rm", "--network", "none", "--entrypoint", "sh", self.image(profile), "-c",
+                       "cat /opt/mudjack/cache/envs/*/pip-freeze.txt"])
+        m = re.search(rf"^{PACKAGE[self.fw]}==(\S+)$", done.stdout, re.M)
+        return Version(m.group(1)) if m else None
+
     def requirements(self, version: Version, python: str) -> list[str]:
         reqs = [f"{PACKAGE[self.fw]}=={version}"]
         if self.fw == "jax":
@@ -108,8 +115,10 @@ class Bisect:
             return self.tried[key]
         env = f"/bisect/envs/{self.fw}-{version}-py{python}"
         image = self.image(profile)
-        say(f"{self.fw} {version}: building its environment in {image}")
-        done = podman(["run", "--rm", "--network", "host", "--user", "0", "-v", f"{self.out}:/bisect",
+        own = self.own_version(profile) == version
+        python_flag = [] if own else ["--python", f"{self.fw}={env}/bin/python"]
+        say(f"{self.fw} {version}: " + ("the image's own environment" if own else f"building its environment in {image}"))
+        done = subprocess.CompletedProcess([], 0, "", "") if own else podman(["run", "--rm", "--network", "host", "--user", "0", "-v", f"{self.out}:/bisect",
                        "--entrypoint", "sh", image, "-c",
                        f"test -x {env}/bin/python || {{ mudjack-python -m venv {env}.tmp && "
                        f"{env}.tmp/bin/pip install -q --no-input {' '.join(repr(r) for r in self.requirements(version, python))} "
@@ -123,7 +132,7 @@ class Bisect:
         done = podman(["run", "--rm", "--network", "none", "--user", "0", "-v", f"{self.out}:/bisect",
                        "--entrypoint", "/opt/mudjack/bin/mudjack", image, "run", "--config",
                        "/etc/mudjack/mudjack.toml", "--suite", "paper", "--framework", self.fw, "--device", "cpu",
-                       "--filter", self.filter, "--python", f"{self.fw}={env}/bin/python", "--budget-ms", "5",
+                       "--filter", self.filter, *python_flag, "--budget-ms", "5",
                        "--out", "/bisect"])
         m = re.search(r"^run (\S+) \(complete\)", done.stdout, re.M)
         if not m:

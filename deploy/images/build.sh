@@ -2,7 +2,7 @@
 # Builds MudJack's container images with podman:
 #
 #   deploy/images/build.sh [--profile current|paper-2023|latest] [--arch amd64|arm64]
-#                          [--push REGISTRY] VARIANT...
+#                          [--engine PATH] [--push REGISTRY] VARIANT...
 #   deploy/images/build.sh --list
 #
 # VARIANT is <framework>-<accelerator> from deploy/images/variants.txt
@@ -15,6 +15,11 @@
 # environment (the pin file says which index); the build refuses to start
 # without it. (The host's own PIP_* settings never reach the image.)
 #
+# --engine PATH puts an engine already built from this tree on a Debian 12
+# host of the same architecture (build/mudjack) in the image instead of
+# compiling one in stage 1, which takes most of an hour on two cores; it is
+# stripped on the way in. Runs record their source tree either way.
+#
 # Podman reads deploy/containers.conf (runc, ulimits, host network) unless
 # CONTAINERS_CONF is set. RUN steps use the host network.
 set -euo pipefail
@@ -25,6 +30,7 @@ export CONTAINERS_CONF=${CONTAINERS_CONF:-$root/deploy/containers.conf}
 profile=current
 arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
 push=""
+engine=""
 variants=()
 say() { printf 'build: %s\n' "$*" >&2; }
 die() { say "$*"; exit 2; }
@@ -34,6 +40,7 @@ while [ $# -gt 0 ]; do
     --profile) profile=$2; shift 2 ;;
     --arch) arch=$2; shift 2 ;;
     --push) push=$2; shift 2 ;;
+    --engine) engine=$2; shift 2 ;;
     --list) grep -v '^#' "$here/variants.txt"; exit 0 ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     -*) die "unknown option $1" ;;
@@ -51,6 +58,14 @@ trap 'rm -rf "$context"' EXIT
 (cd "$root" && cp -r --parents CMakeLists.txt src bench probe suites schemas envs intolerable.toml \
   deploy/images "$context"/)
 find "$context" -name __pycache__ -prune -exec rm -rf {} +
+mkdir -p "$context/prebuilt"
+if [ -n "$engine" ]; then
+  [ -x "$engine" ] || die "--engine $engine is not an executable"
+  strip -o "$context/prebuilt/mudjack" "$engine"
+  say "engine: $engine ($("$engine" --version 2>&1 | head -1)), not compiled here"
+else
+  : >"$context/prebuilt/mudjack"  # the unused engine-prebuilt stage's COPY finds a file
+fi
 revision=$(git -C "$root" describe --always --dirty --tags 2>/dev/null || echo unknown)
 # source.json: the commit and whether the tree differed from it (a tracked
 # change, or an untracked file under probe/, suites/, src/ or envs/: the rule
@@ -96,6 +111,7 @@ for variant in "${variants[@]}"; do
     -f "$here/Containerfile" -t "$tag" \
     --build-arg BASE="$base" --build-arg FRAMEWORK="$framework" --build-arg ACCEL="$accel" \
     --build-arg PROFILE="$profile" --build-arg REVISION="$revision" \
+    --build-arg ENGINE="$([ -n "$engine" ] && echo prebuilt || echo source)" \
     --build-arg PIP_EXTRA_INDEX_URL="${MUDJACK_PIP_EXTRA_INDEX_URL:-}" \
     --build-arg PIP_FIND_LINKS="${MUDJACK_PIP_FIND_LINKS:-}" \
     "$context"
