@@ -397,12 +397,12 @@ def section_version_axis() -> str:
     if not (AXIS / "axis.json").exists():
         return f"Not published yet: `{AXIS.relative_to(ROOT)}/axis.json` is missing.\n"
     axis = json.loads((AXIS / "axis.json").read_text(encoding="utf-8"))
-    runs = ["| profile | framework | release | Python | run | mudjack | seconds | " + " | ".join(v.replace("_", " ") for v in AXIS_VERDICTS) + " |",
+    runs = ["| profile | framework | release | Python | run | commit | seconds | " + " | ".join(v.replace("_", " ") for v in AXIS_VERDICTS) + " |",
             "|---|---|---|---|---|---|--:|" + "--:|" * len(AXIS_VERDICTS)]
     for profile in ("paper-2023", "current", "latest"):
         for fw, env in sorted(axis["profiles"].get(profile, {}).items()):
             cells = " | ".join(str(env["verdicts"].get(v, 0)) for v in AXIS_VERDICTS)
-            runs.append(f"| {profile} | {fw} | {env['version']} | {env['python']} | `{env['run']}` | {env['revision']} "
+            runs.append(f"| {profile} | {fw} | {env['version']} | {env['python']} | `{env['run']}` | `{env['commit'][:7]}` "
                         f"| {env['seconds']} | {cells} |")
     pairs = ["| framework | from | to | fixed | broken | added | removed | numeric | functions slower | functions faster | cases slower / faster / inside noise |",
              "|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|"]

@@ -68,6 +68,8 @@ def environment(doc: dict[str, Any], fw: str) -> dict[str, Any]:
     info = machine["frameworks"].get(fw, {})
     return {"version": info.get("version", ""), "python": info.get("python", ""),
             "cpu": machine.get("cpu_model", ""), "revision": machine.get("mudjack_revision", ""),
+            "commit": (machine.get("source") or {}).get("commit") or "",
+            "dirty": (machine.get("source") or {}).get("dirty"),
             "run": doc["run"]["id"]}
 
 

@@ -6,8 +6,8 @@
 #
 #   paper-2023  the study's releases (envs/paper-2023/), in the image
 #               localhost/mudjack:<framework>-cpu-paper-2023-<arch>
-#   current     this checkout's pins (envs/current/), on the host
-#               (scripts/install.sh builds them)
+#   current     this checkout's pins (envs/current/), on the host with this
+#               checkout's suites and probe (scripts/install.sh builds them)
 #   latest      the newest releases (envs/latest/), in the image
 #               localhost/mudjack:<framework>-cpu-latest-<arch>
 #
@@ -47,7 +47,7 @@ for profile in paper-2023 current latest; do
     start=$(date +%s)
     if [ "$profile" = current ]; then
       say "$profile $fw: on the host"
-      "$mudjack" run --suite paper --framework "$fw" --device cpu --profile current \
+      MUDJACK_DATA_DIR=$root "$mudjack" run --suite paper --framework "$fw" --device cpu --profile current \
         --out "$out/$profile" >"$log" 2>&1 || true
     else
       image=localhost/mudjack:$fw-cpu-$profile-$arch
