@@ -125,7 +125,9 @@ def _bf16_round(x: Any) -> Any:
     with np.errstate(over="ignore", invalid="ignore"):
         f = np.asarray(x, dtype=np.float64).astype(np.float32)
     bits = f.view(np.uint32).astype(np.uint64)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    # uint64 constants: NumPy 1.x promotes uint64 with a Python int to float64
+    one, half, shift = np.uint64(1), np.uint64(0x7FFF), np.uint64(16)
+    rounded = ((bits + half + ((bits >> shift) & one)) >> shift) << shift
     out = rounded.astype(np.uint32).view(np.float32)
     out = np.where(np.isnan(f), np.float32(np.nan), out)
     return out.astype(np.float64)
