@@ -393,7 +393,8 @@ def section_version_axis() -> str:
     ran and its verdict counts; per framework and pair of profiles the
     functions fixed, broken, added, removed, changed numerically and timed
     beyond noise; every fixed and broken function with the error on its
-    failing side; and the bisected releases."""
+    failing side; per function the cases fixed and newly failing (a function
+    can gain cases without changing its verdict); and the bisected releases."""
     if not (AXIS / "axis.json").exists():
         return f"Not published yet: `{AXIS.relative_to(ROOT)}/axis.json` is missing.\n"
     axis = json.loads((AXIS / "axis.json").read_text(encoding="utf-8"))
@@ -418,6 +419,10 @@ def section_version_axis() -> str:
                 why = _first_line(e.get("error") or e.get("reason") or "", 200)
                 details.append(f"| {p['framework']} | {p['from']} → {p['to']} | {change} | `{e['function']}` "
                                f"| {e['old'].replace('_', ' ')} → {e['new'].replace('_', ' ')} | {why} |")
+    outcomes = ["| framework | from → to | function | cases fixed | cases newly failing |", "|---|---|---|--:|--:|"]
+    for p in axis["pairs"]:
+        for o in p["latency"].get("outcomes", []):
+            outcomes.append(f"| {p['framework']} | {p['from']} → {p['to']} | `{o['function']}` | {o['fixed']} | {o['new_failure']} |")
     bisects = ["| framework | function | between | changed in | last release before | releases tried (class) |",
                "|---|---|---|---|---|---|"]
     for path in sorted((AXIS / "bisect").glob("*.json")):
@@ -426,7 +431,7 @@ def section_version_axis() -> str:
         bisects.append(f"| {b['framework']} | `{b['function']}` | {b['old']} – {b['new']} | {b.get('changed_in') or '–'} "
                        f"| {b.get('last_before') or '–'} | {tried} |")
     return ("\n".join(runs) + "\n\n" + "\n".join(pairs) + "\n\n" + "\n".join(details) + "\n\n"
-            + "\n".join(bisects) + "\n")
+            + "\n".join(outcomes) + "\n\n" + "\n".join(bisects) + "\n")
 
 
 def generate() -> dict[str, str]:

@@ -12,6 +12,9 @@ current -> latest, paper-2023 -> latest), per function on the CPU:
   added     unavailable in the older release (the API did not exist), attempted
             in the newer; removed: the reverse
   numeric   divergent in one release and not in the other, both running
+  outcomes  per function, cases that failed in the older release and pass in
+            the newer (fixed) or the reverse (new_failure), from `mudjack
+            compare`: a function can gain cases without changing its verdict
   latency   cases `mudjack compare` found slower or faster beyond the U test,
             the 1.2x threshold and both runs' own noise, and the function's
             geometric-mean ratio newer / older
@@ -82,7 +85,12 @@ def latency(mudjack: str, a: Path, b: Path) -> dict[str, Any]:
     slower = [f for f in doc["functions"] if f["changes"].get("regression", 0) > f["changes"].get("improvement", 0)]
     faster = [f for f in doc["functions"] if f["changes"].get("improvement", 0) > f["changes"].get("regression", 0)]
     top = sorted((f for f in doc["functions"] if f.get("ratio")), key=lambda f: f["ratio"])
-    return {"cases": {k: doc["counts"].get(k, 0) for k in ("regression", "improvement", "inside_noise", "unchanged")},
+    outcomes = [{"function": f["function"].split("/", 1)[1], "fixed": f["changes"].get("fixed", 0),
+                 "new_failure": f["changes"].get("new_failure", 0)}
+                for f in doc["functions"] if f["changes"].get("fixed", 0) or f["changes"].get("new_failure", 0)]
+    return {"cases": {k: doc["counts"].get(k, 0) for k in ("regression", "improvement", "inside_noise", "unchanged",
+                                                           "fixed", "new_failure")},
+            "outcomes": outcomes,
             "functions_slower": len(slower), "functions_faster": len(faster),
             "fastest": [brief(f) for f in top if f["ratio"] < 1][:5],
             "slowest": [brief(f) for f in reversed(top) if f["ratio"] > 1][:5]}
