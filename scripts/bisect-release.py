@@ -45,6 +45,9 @@ def final(text: str) -> bool:
 
 
 PACKAGE = {"torch": "torch", "jax": "jax", "tensorflow": "tensorflow"}
+# The package whose wheels decide which Pythons a release runs on: jax itself
+# is pure Python, its compiled half jaxlib is released with the same numbers.
+WHEELS = {"torch": "torch", "jax": "jaxlib", "tensorflow": "tensorflow"}
 IMAGES = (("3.9", "paper-2023"), ("3.13", "latest"))
 ROOT = Path(__file__).resolve().parent.parent
 CONF = {"CONTAINERS_CONF": str(ROOT / "deploy" / "containers.conf")}
@@ -104,7 +107,7 @@ class Bisect:
     def requirements(self, version: Version, python: str) -> list[str]:
         reqs = [f"{PACKAGE[self.fw]}=={version}"]
         if self.fw == "jax":
-            reqs.append(f"jaxlib<={version}")
+            reqs.append(f"jaxlib=={version}")
         if python == "3.9":  # the releases a 3.9 Python can take predate NumPy 2 or accept 1.x
             reqs.append("numpy<2")
         return reqs
@@ -158,7 +161,7 @@ def main() -> int:
     ap.add_argument("--arch", default="amd64")
     args = ap.parse_args()
     old, new = Version(args.old), Version(args.new)
-    by_python = {py: set(releases(PACKAGE[args.framework], py)) for py, _ in IMAGES}
+    by_python = {py: set(releases(WHEELS[args.framework], py)) for py, _ in IMAGES}
     candidates = sorted(v for v in set().union(*by_python.values()) if old <= v <= new)
     if len(candidates) < 2:
         raise SystemExit(f"bisect: fewer than two releases of {args.framework} between {old} and {new} on the index")
