@@ -186,8 +186,6 @@ def section_agreement() -> str:
              "|---|---|---|--:|--:|--:|--:|--:|--:|--:|"]
     pairs = [("run1, run2: cpu and cuda:0 lanes in parallel", H200 / "run1" / d / "results.json.gz", H200 / "run2" / d / "results.json.gz")
              for d in H200_RUNS["run1"]]
-    pairs.append(("cuda-alone a, b: cuda:0 only, serial", H200 / "cuda-alone" / "a" / "results.json.gz",
-                  H200 / "cuda-alone" / "b" / "results.json.gz"))
     for what, path_a, path_b in pairs:
         a = load(path_a)
         b = load(path_b)
