@@ -11,8 +11,9 @@
 #   latest      the newest releases (envs/latest/), in the image
 #               localhost/mudjack:<framework>-cpu-latest-<arch>
 #
-# A missing image is built first (deploy/images/build.sh; deploy/install.sh
-# installs podman). Containers run with no network (--network none) and the
+# A missing image is built first, with this checkout's engine
+# (deploy/images/build.sh --engine build/mudjack; deploy/install.sh installs
+# podman). Containers run with no network (--network none) and the
 # engine inside them writes to OUT/<profile>/, a results folder of its own.
 # Each (profile, framework) is one run, listed in OUT/runs.tsv when it
 # completes; running the script again skips those, so an interrupted axis
@@ -53,7 +54,7 @@ for profile in paper-2023 current latest; do
       image=localhost/mudjack:$fw-cpu-$profile-$arch
       if ! podman image exists "$image"; then
         say "$profile $fw: building $image"
-        deploy/images/build.sh --profile "$profile" "$fw-cpu"
+        deploy/images/build.sh --engine "$mudjack" --profile "$profile" "$fw-cpu"
       fi
       say "$profile $fw: in $image"
       chmod 777 "$out/$profile"

@@ -55,8 +55,8 @@ command -v podman >/dev/null || die "podman is missing: run deploy/install.sh"
 # (uncommitted changes included), so build/ and results never travel.
 context=$(mktemp -d "${TMPDIR:-/var/tmp}/mudjack-context.XXXXXX")
 trap 'rm -rf "$context"' EXIT
-(cd "$root" && cp -r --parents CMakeLists.txt src bench probe suites schemas envs intolerable.toml \
-  deploy/images "$context"/)
+copied=(CMakeLists.txt src bench probe suites schemas envs intolerable.toml deploy/images)
+(cd "$root" && cp -r --parents "${copied[@]}" "$context"/)
 find "$context" -name __pycache__ -prune -exec rm -rf {} +
 mkdir -p "$context/prebuilt"
 if [ -n "$engine" ]; then
@@ -67,27 +67,15 @@ else
   : >"$context/prebuilt/mudjack"  # the unused engine-prebuilt stage's COPY finds a file
 fi
 revision=$(git -C "$root" describe --always --dirty --tags 2>/dev/null || echo unknown)
-# source.json: the commit and whether the tree differed from it (a tracked
-# change, or an untracked file under probe/, suites/, src/ or envs/: the rule
-# the engine applies to a checkout), which runs in the image record.
-python3 - "$root" "$context/source.json" <<'PY'
-import json, subprocess, sys
-root, target = sys.argv[1], sys.argv[2]
-def git(*args):
-    return subprocess.run(["git", "-C", root, *args], capture_output=True, text=True, check=False)
-head = git("rev-parse", "HEAD")
-if head.returncode != 0:
-    doc = {"commit": None, "dirty": None, "why_unknown": "the image was built from a tree without git"}
-else:
-    changed = None
-    for line in git("status", "--porcelain=v1", "--untracked-files=all").stdout.splitlines():
-        path = line[3:]
-        if not line.startswith("??") or path.startswith(("probe/", "suites/", "src/", "envs/")):
-            changed = path
-            break
-    doc = {"commit": head.stdout.strip(), "dirty": changed is not None, "changed": changed}
-json.dump(doc, open(target, "w"))
-PY
+# source.json: the commit and whether what the image copies (the paths
+# above) differed from it, tracked or untracked; runs in the image record it.
+if commit=$(git -C "$root" rev-parse HEAD 2>/dev/null); then
+  changed=$(git -C "$root" status --porcelain=v1 --untracked-files=all -- "${copied[@]}" | head -1 | cut -c4-)
+  if [ -n "$changed" ]; then state="true, \"changed\": \"$changed\""; else state="false, \"changed\": null"; fi
+  printf '{"commit": "%s", "dirty": %s}\n' "$commit" "$state"
+else
+  printf '{"commit": null, "dirty": null, "why_unknown": "the image was built from a tree without git"}\n'
+fi >"$context/source.json"
 
 "$here/base.sh" --arch "$arch"
 base=localhost/mudjack-base:bookworm-$arch

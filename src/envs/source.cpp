@@ -55,8 +55,6 @@ bool counts_untracked(const std::string& path) {
   return false;
 }
 
-}  // namespace
-
 SourceState recorded_source_state(const std::filesystem::path& file) {
   SourceState s;
   s.from = file.string();
@@ -82,6 +80,8 @@ SourceState recorded_source_state(const std::filesystem::path& file) {
   if (doc.contains("changed") && doc["changed"].is_string()) s.changed = doc["changed"];
   return s;
 }
+
+}  // namespace
 
 SourceState source_state(const std::filesystem::path& dir) {
   SourceState s;

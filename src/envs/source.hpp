@@ -25,14 +25,11 @@ struct SourceState {
 // from it or an untracked file lies under probe/, suites/, src/ or envs/
 // (what a run reads or is built from); each git call is given 10 s. Where
 // `dir` is no git checkout or git cannot run, `dir`/source.json is read
-// instead when present: {"commit", "dirty", "changed"}, written by
+// instead when present (unknown, with the reason, when it is malformed):
+// {"commit", "dirty", "changed"}, written by
 // deploy/images/build.sh from the tree an image was built from (an image has
 // no .git and no git). Unknown, with the reason, otherwise.
 SourceState source_state(const std::filesystem::path& dir);
-
-// The source state recorded in a source.json (see source_state); unknown,
-// with the reason, when the file is unreadable or malformed.
-SourceState recorded_source_state(const std::filesystem::path& file);
 
 // {commit, dirty, changed, why_unknown}: null for what is unknown.
 nlohmann::json to_json(const SourceState& s);
