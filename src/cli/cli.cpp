@@ -39,7 +39,11 @@ std::vector<Command> commands() {
 constexpr const char* kExitCodes =
     "Exit codes: 0 run completed (whatever the verdicts), 1 --fail-on matched, a suite error, or "
     "compare found a regression or new failure, 2 bad usage or input, 3 nothing could be "
-    "attempted (doctor: something is missing), 130 interrupted.";
+    "attempted (doctor: something is missing), 130 interrupted.\n"
+    "Words: a failing case is a failure where its dtype is claimed on the device and "
+    "`unsupported` (never a failure) where not; a divergence's cause is own_check (the case's "
+    "own check failed), full_precision, precision_default or baseline_wrong (the oracle); a pass "
+    "was checked by a reference, a property, the baseline, or none (unverified).";
 
 // "unknown command 'rn'; did you mean 'run'?" for a first word that is no
 // command; nullopt when it is one (or a flag, left to CLI11).

@@ -65,11 +65,12 @@ constexpr std::array<std::pair<Check, std::string_view>, 4> kCheckNames{{
     {Check::kBaseline, "baseline"},
 }};
 
-constexpr std::array<std::pair<Cause, std::string_view>, 4> kCauseNames{{
+constexpr std::array<std::pair<Cause, std::string_view>, 5> kCauseNames{{
     {Cause::kNone, ""},
     {Cause::kFullPrecision, "full_precision"},
     {Cause::kPrecisionDefault, "precision_default"},
     {Cause::kBaselineWrong, "baseline_wrong"},
+    {Cause::kOwnCheck, "own_check"},
 }};
 
 }  // namespace

@@ -33,8 +33,10 @@ inline constexpr std::string_view kSchemaVersion = "1.4";
 // `bound_eps`/`reference`, the verdict rows' `causes` and `lacks_dtype`);
 // 1.5 each case's `latency.timing` (class, rounds, spread, drift,
 // disturbances) and the run's `rounds`; 1.6 the outcome `error` (the suite's
-// own code is wrong) and its count.
-inline constexpr std::string_view kResultsSchemaVersion = "1.8";
+// own code is wrong) and its count; 1.9 the verdict rows' `unsupported`
+// (dtypes not claimed on the device, never failures) in place of
+// `lacks_dtype`, and the run's `portability_gaps`.
+inline constexpr std::string_view kResultsSchemaVersion = "1.9";
 
 // The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.
@@ -220,9 +222,14 @@ struct OutputRef {
 };
 
 // Why a device's answer diverges (docs/design.md, "cause").
-enum class Cause { kNone, kFullPrecision, kPrecisionDefault, kBaselineWrong };
-inline constexpr std::array<Cause, 3> kCauses = {Cause::kFullPrecision, Cause::kPrecisionDefault,
-                                                 Cause::kBaselineWrong};
+// kOwnCheck (results 1.9): the case's own check failed (a property or a
+// reference of its own), not the oracle: a wrong answer, never a precision
+// story. It is set when a run is judged (verdict::judge), for a mismatch the
+// oracle gave no cause; the precision causes come only from the oracle.
+// kCauses lists them worst first: a row's cause() is the first present.
+enum class Cause { kNone, kFullPrecision, kPrecisionDefault, kBaselineWrong, kOwnCheck };
+inline constexpr std::array<Cause, 4> kCauses = {Cause::kOwnCheck, Cause::kFullPrecision,
+                                                 Cause::kPrecisionDefault, Cause::kBaselineWrong};
 
 struct Numeric {
   std::optional<double> max_abs_err;
@@ -272,6 +279,16 @@ struct CaseResult {
   double wall_s = 0;                                // wall time the engine spent on this case
 };
 
+// A dtype a device does not support for a function, as its verdict row
+// lists it: the dtype, why it is not claimed (the framework's op database,
+// its kernel registry, or a typed rejection), and how many cases failed so.
+struct Unsupported {
+  std::string dtype;
+  std::string reason;
+  int cases = 0;
+  bool operator==(const Unsupported&) const = default;
+};
+
 struct VerdictRow {
   std::string framework;
   std::string function;
@@ -299,13 +316,15 @@ struct VerdictRow {
   // precision_default, baseline_wrong; cases the oracle gave no cause
   // (an output count or dtype that differs) count as full_precision.
   std::map<Cause, int> causes;
-  // Grid dtypes whose cases failed on every device that tried them (at least
-  // two): the function lacks the dtype. Those cases count apart, not as this
-  // device's failures, unless nothing else of the function was attempted.
-  std::vector<std::string> lacks_dtype;
+  // Dtypes this device does not support for the function (schema 1.9): its
+  // failing cases whose dtype is not claimed here (verdict.hpp, "Claims").
+  // They are never failures; when they are all the function attempted, the
+  // verdict is `unavailable` with their reasons.
+  std::vector<Unsupported> unsupported;
 
-  // The divergence's cause for the headline: the worst present (full_precision
-  // outranks precision_default outranks baseline_wrong); kNone when none.
+  // The divergence's cause for the headline: the worst present (own_check
+  // outranks full_precision outranks precision_default outranks
+  // baseline_wrong); kNone when none.
   Cause cause() const {
     for (Cause c : kCauses) {
       if (auto it = causes.find(c); it != causes.end() && it->second > 0) return c;

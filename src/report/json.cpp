@@ -255,7 +255,16 @@ model::VerdictRow verdict_from_json(const json& v, std::string_view source) {
       }
     }
   }
-  row.lacks_dtype = list<std::string>(v, "lacks_dtype");  // 1.4
+  if (auto it = v.find("unsupported"); it != v.end() && it->is_array()) {  // 1.9
+    for (const auto& u : *it) {
+      if (!u.is_object()) continue;
+      row.unsupported.push_back({u.value("dtype", ""), u.value("reason", ""), u.value("cases", 0)});
+    }
+  }
+  // 1.4-1.8: dtypes that failed on every device, the rule before claims.
+  for (const auto& dtype : list<std::string>(v, "lacks_dtype")) {
+    row.unsupported.push_back({dtype, "failed on every device (judged before results 1.9)", 0});
+  }
   return row;
 }
 
@@ -351,6 +360,14 @@ json case_to_json(const model::CaseResult& r) {
   return c;
 }
 
+json unsupported_to_json(const std::vector<model::Unsupported>& unsupported) {
+  json out = json::array();
+  for (const auto& u : unsupported) {
+    out.push_back({{"dtype", u.dtype}, {"reason", u.reason}, {"cases", u.cases}});
+  }
+  return out;
+}
+
 json verdict_to_json(const model::VerdictRow& v) {
   json flags = json::array();
   for (auto f : v.flags) {
@@ -380,7 +397,7 @@ json verdict_to_json(const model::VerdictRow& v) {
        v.successor_verdict ? json(model::to_string(*v.successor_verdict)) : json(nullptr)},
       {"causes", std::move(causes)},
       {"cause", model::to_string(v.cause())},
-      {"lacks_dtype", v.lacks_dtype},
+      {"unsupported", unsupported_to_json(v.unsupported)},
   };
 }
 
@@ -407,6 +424,21 @@ json reasons_to_json(const verdict::Judged& judged) {
     }
   }
   return reasons;
+}
+
+// Cases that work on one device and not another (schema 1.9).
+json gaps_to_json(const verdict::Judged& judged) {
+  json out = json::array();
+  for (const auto& g : judged.gaps) {
+    out.push_back({{"framework", g.framework},
+                   {"function", g.function},
+                   {"case", g.case_id},
+                   {"device", g.device},
+                   {"works_on", g.works_on},
+                   {"what", g.what},
+                   {"reason", g.reason}});
+  }
+  return out;
 }
 
 json run_to_json(const model::RunInfo& run) {
@@ -512,6 +544,7 @@ json to_json(const verdict::Judged& judged) {
   doc["verdicts"] = std::move(vs);
   doc["counts"] = counts_to_json(judged);
   doc["reasons"] = reasons_to_json(judged);
+  doc["portability_gaps"] = gaps_to_json(judged);
   if (!judged.claims.empty()) doc["claims"] = claims_to_json(judged);
   if (!judged.kernels.empty()) doc["kernels"] = kernels_to_json(judged);
   if (auto rows = model_rows(judged.cases); !rows.empty()) doc["models"] = models_to_json(rows);

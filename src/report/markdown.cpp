@@ -313,6 +313,27 @@ std::string kernels_section(const verdict::Judged& j) {
   return out;
 }
 
+// Cases that work on one device and not on another: per device, up to
+// kClaimExamples items (results.json's `portability_gaps` has them all).
+std::string gaps_section(const verdict::Judged& j) {
+  if (j.gaps.empty()) return "";
+  std::map<std::string, std::vector<const verdict::Gap*>> by_device;
+  for (const auto& g : j.gaps) by_device[g.device].push_back(&g);
+  std::string out =
+      "\n## Portability gaps (" + std::to_string(j.gaps.size()) +
+      ")\n\nCases that passed on one device and did not on another: code that works there "
+      "does not here. Counted beside the failure rate, never in a verdict; `unsupported` ones "
+      "are not claimed on the device.\n\n";
+  for (const auto& [device, gaps] : by_device) {
+    out += "- " + code(device) + ": " + std::to_string(gaps.size()) + "\n";
+    out += capped_items(gaps, "portability_gaps", [](const verdict::Gap& g) {
+      return code(g.case_id) + " passes on " + code(g.works_on) + ", " + g.what + " here" +
+             (g.reason.empty() ? "" : " — " + escape(one_line(g.reason)));
+    });
+  }
+  return out;
+}
+
 std::string not_portable(const verdict::Judged& j) {
   std::vector<const model::VerdictRow*> bad;
   for (const auto& v : j.verdicts) {
@@ -343,8 +364,8 @@ std::string to_markdown(const verdict::Judged& j) {
   }
   if (auto missing = listed_missing_line(j); !missing.empty()) out += "\n" + escape(missing);
   if (auto line = divergence_line(j); !line.empty()) out += "\n" + escape(line);
-  if (auto line = lacking_line(j); !line.empty()) out += "\n" + escape(line);
-  return out + claims_section(j) + kernels_section(j) + not_portable(j) +
+  if (auto line = apart_lines(j); !line.empty()) out += "\n" + escape(line);
+  return out + claims_section(j) + kernels_section(j) + gaps_section(j) + not_portable(j) +
          capability_markdown(j.cases) + models_markdown(model_rows(j.cases));
 }
 

@@ -120,9 +120,11 @@ std::string to_terminal(const verdict::Judged& judged, const std::filesystem::pa
       if (tally.functions == 0) continue;
       out += padded(framework, 11, false) + " " + padded(device, width, false);
       for (auto v : kVerdictOrder) {
-        // The headline counts full_precision divergences; the rest are listed below.
+        // The headline counts wrong answers (own_check, full_precision
+        // divergences); the precision-setting ones are listed below.
         const int n = v == model::Verdict::kDivergent
-                          ? tally.divergent_causes.at(model::Cause::kFullPrecision)
+                          ? tally.divergent_causes.at(model::Cause::kOwnCheck) +
+                                tally.divergent_causes.at(model::Cause::kFullPrecision)
                           : tally.count(v);
         out += " " + padded(std::to_string(n), 11, true);
       }
@@ -134,7 +136,7 @@ std::string to_terminal(const verdict::Judged& judged, const std::filesystem::pa
   }
   out += listed_missing_line(judged);
   out += divergence_line(judged);
-  out += lacking_line(judged);
+  out += apart_lines(judged);
   out += claims_lines(judged);
   out += "reports: " + run_dir.string() +
          "/{results.json,results.csv,junit.xml,summary.md,report.html}\n";

@@ -224,25 +224,35 @@ std::string divergence_line(const verdict::Judged& judged) {
     }
   }
   if (parts.empty()) return "";
-  return "divergent functions by cause (the table counts full_precision): " + parts + "\n";
+  return "divergent functions by cause (the table counts own_check and full_precision): " + parts + "\n";
 }
 
-// "failed on every device (the function lacks the dtype; not counted as
-// failures): torch on cpu: 4 functions; ...\n", or nothing.
-std::string lacking_line(const verdict::Judged& judged) {
-  std::string parts;
+// "unsupported dtypes (not claimed on the device; never failures): torch on
+// cpu: 4 functions (12 cases); ...\n" and "portability gaps (passed on
+// another device, not here): torch on cuda:0: 3 cases\n", or nothing.
+std::string apart_lines(const verdict::Judged& judged) {
+  std::string unsupported;
+  std::string gaps;
   for (const auto& [framework, by_device] : judged.tallies) {
     for (const auto& [device, tally] : by_device) {
-      if (tally.lacking_dtype == 0) continue;
-      parts += std::string(parts.empty() ? "" : "; ") + framework + " on " + device + ": " +
-               std::to_string(tally.lacking_dtype) +
-               (tally.lacking_dtype == 1 ? " function" : " functions");
+      if (tally.unsupported_functions > 0) {
+        unsupported += std::string(unsupported.empty() ? "" : "; ") + framework + " on " + device +
+                       ": " + std::to_string(tally.unsupported_functions) +
+                       (tally.unsupported_functions == 1 ? " function (" : " functions (") +
+                       std::to_string(tally.unsupported_cases) + " cases)";
+      }
+      if (tally.gaps > 0) {
+        gaps += std::string(gaps.empty() ? "" : "; ") + framework + " on " + device + ": " +
+                std::to_string(tally.gaps) + (tally.gaps == 1 ? " case" : " cases");
+      }
     }
   }
-  if (parts.empty()) return "";
-  return "cases that failed on every device (the function lacks the dtype; not portability "
-         "failures): " +
-         parts + "\n";
+  std::string out;
+  if (!unsupported.empty()) {
+    out += "unsupported dtypes (not claimed on the device; never failures): " + unsupported + "\n";
+  }
+  if (!gaps.empty()) out += "portability gaps (passed on another device, not here): " + gaps + "\n";
+  return out;
 }
 
 std::string claims_lines(const verdict::Judged& judged) {

@@ -33,11 +33,10 @@ inline constexpr std::array<model::Verdict, 7> kVerdictOrder = {
 // (torch on cpu: 2, successor portable 2; ...)\n". Empty when there are none.
 std::string listed_missing_line(const verdict::Judged& judged);
 
-// The divergent functions per framework and device by cause, and the
-// functions with cases that failed on every device (VerdictRow::lacks_dtype);
-// one line each, empty when there are none.
-std::string divergence_line(const verdict::Judged& judged);
-std::string lacking_line(const verdict::Judged& judged);
+// The counts apart from the failure rate, one line each, or "": functions
+// with unsupported dtypes (VerdictRow::unsupported) and portability gaps
+// (Judged::gaps), per framework and device.
+std::string apart_lines(const verdict::Judged& judged);
 // Claimed versus actual support (verdict/claims.hpp), one line per
 // framework and device: "claimed vs actual, torch on cuda:0: 4210 agree,
 // 12 claimed but failing (e.g. linalg.svd float16), 40 working but

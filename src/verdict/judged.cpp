@@ -37,8 +37,10 @@ void count(Judged& j) {
       if (v.successor_verdict == model::Verdict::kPortable) ++t.successor_portable;
     }
     if (v.verdict == model::Verdict::kDivergent) ++t.divergent_causes[v.cause()];
-    if (!v.lacks_dtype.empty()) ++t.lacking_dtype;
+    if (!v.unsupported.empty()) ++t.unsupported_functions;
+    for (const auto& u : v.unsupported) t.unsupported_cases += u.cases;
   }
+  for (const auto& g : j.gaps) ++tally_of(j, g.framework, g.device).gaps;
 }
 
 }  // namespace
@@ -54,6 +56,21 @@ const CaseRatio* Judged::ratio_of(const model::CaseResult& r) const {
 
 namespace {
 
+// A mismatch the oracle gave no cause, where one of the case's own checks
+// failed: the check's verdict, own_check.
+void name_own_check_causes(std::vector<model::CaseResult>& cases) {
+  for (auto& r : cases) {
+    if (r.outcome != model::Outcome::kMismatch || r.numeric.cause != model::Cause::kNone) continue;
+    const auto checks = r.extra.find("checks");
+    if (checks == r.extra.end() || !checks->is_array()) continue;
+    if (std::any_of(checks->begin(), checks->end(), [](const nlohmann::json& c) {
+          return c.is_object() && c.contains("ok") && c["ok"] == false;
+        })) {
+      r.numeric.cause = model::Cause::kOwnCheck;
+    }
+  }
+}
+
 Judged assemble_checked(model::RunInfo run, std::vector<model::CaseResult> cases,
                         std::vector<model::VerdictRow> verdicts, std::vector<model::Check> checked,
                         const Options& options) {
@@ -63,6 +80,7 @@ Judged assemble_checked(model::RunInfo run, std::vector<model::CaseResult> cases
   j.verdicts = std::move(verdicts);
   j.options = options;
   j.ratios = case_ratios(j.cases, options);
+  j.gaps = portability_gaps(j.cases, options);
   count(j);
   j.checked = std::move(checked);
   j.claims = verdict::claims(j.cases);
@@ -74,12 +92,14 @@ Judged assemble_checked(model::RunInfo run, std::vector<model::CaseResult> cases
 
 Judged assemble(model::RunInfo run, std::vector<model::CaseResult> cases,
                 std::vector<model::VerdictRow> verdicts, const Options& options) {
+  name_own_check_causes(cases);
   auto checked = checks_of(cases);
   return assemble_checked(std::move(run), std::move(cases), std::move(verdicts), std::move(checked),
                           options);
 }
 
 Judged judge(model::RunInfo run, std::vector<model::CaseResult> cases, const Options& options) {
+  name_own_check_causes(cases);
   auto checked = checks_of(cases);
   auto verdicts = compute(cases, checked, options);
   return assemble_checked(std::move(run), std::move(cases), std::move(verdicts), std::move(checked),

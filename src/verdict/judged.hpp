@@ -36,8 +36,14 @@ struct Tally {
   // Divergent functions by their cause (VerdictRow::cause()); the headline
   // counts the full_precision ones.
   std::map<model::Cause, int> divergent_causes;
-  // Functions with cases that failed on every device (VerdictRow::lacks_dtype).
-  int lacking_dtype = 0;
+  // Functions with dtypes this device does not support (VerdictRow::unsupported),
+  // and the cases behind them: never in the failure rate.
+  int unsupported_functions = 0;
+  int unsupported_cases = 0;
+  // Portability gaps on this device (portability_gaps()): cases that passed
+  // on another device of the machine and not here; counted beside the
+  // failure rate, never in it.
+  int gaps = 0;
 
   int count(model::Outcome o) const { return outcomes.at(o); }
   int count(model::Verdict v) const { return verdicts.at(v); }
@@ -67,6 +73,8 @@ struct Judged {
   std::vector<ClaimRow> claims;
   // Kernel registry predictions against outcomes (claims.hpp, TensorFlow).
   std::vector<KernelRow> kernels;
+  // Cases that work on one device and not on another (portability_gaps()).
+  std::vector<Gap> gaps;
 
   // nullptr when the case has no ratio (the baseline itself, or not timed).
   const CaseRatio* ratio_of(const model::CaseResult& r) const;

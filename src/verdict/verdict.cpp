@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "stats/stats.hpp"
+#include "verdict/claims.hpp"
 
 namespace mudjack::verdict {
 namespace {
@@ -99,32 +100,23 @@ struct Counts {
   int mismatched = 0;
   int unavailable = 0;
   int skipped = 0;
-  int lacking = 0;  // failed on every device: the function lacks the dtype
+  int unsupported = 0;  // failed where the dtype is not claimed: never failures
 };
 
-// Case ids (per machine of a merged run: "label/" prefix, else "") that
-// failed (the framework raised) on every device that attempted them, where
-// at least two did: the function lacks that dtype, whatever the chip.
-using Everywhere = std::set<std::pair<std::string, std::string>>;
-
-std::string machine_of(const std::string& device) {
-  const auto slash = device.find('/');
-  return slash == std::string::npos ? "" : device.substr(0, slash + 1);
+std::string first_line_of(const std::string& s, size_t max_chars = 160) {
+  return s.substr(0, std::min(s.find('\n'), max_chars));
 }
 
-Everywhere failing_everywhere(const std::vector<CaseResult>& results) {
-  std::map<std::pair<std::string, std::string>, std::pair<int, int>> tries;  // attempted, failed
-  for (const auto& r : results) {
-    if (!attempted(r.outcome)) continue;
-    auto& [tried, fails] = tries[{machine_of(r.device), r.info.id}];
-    ++tried;
-    if (r.outcome == Outcome::kFail) ++fails;
+// The kernel registry's prediction for `kind` in a result's extra.kernels
+// ({"cpu": {"kernels": bool, "missing": [op, ...]}, "gpu": ...}), if any.
+const nlohmann::json* kernel_prediction(const CaseResult& r, const std::string& kind) {
+  const auto k = r.extra.find("kernels");
+  if (k == r.extra.end() || !k->is_object()) return nullptr;
+  const auto p = k->find(kind == "cuda" ? "gpu" : kind);
+  if (p == k->end() || !p->is_object() || !p->contains("kernels") || !(*p)["kernels"].is_boolean()) {
+    return nullptr;
   }
-  Everywhere out;
-  for (const auto& [key, counts] : tries) {
-    if (counts.first >= 2 && counts.second == counts.first) out.insert(key);
-  }
-  return out;
+  return &*p;
 }
 
 // "diverged (2 full_precision, 1 baseline_wrong)".
@@ -143,6 +135,17 @@ std::string diverged_text(const model::VerdictRow& row) {
 std::string unchecked_text(const Counts& n) {
   return std::to_string(n.unchecked) + " of " + std::to_string(n.passed) +
          (n.passed == 1 ? " pass" : " passes") + " checked by nothing";
+}
+
+// "2 unsupported (bfloat16: rejected by type: ...; float16: not claimed on cpu)".
+std::string unsupported_text(const model::VerdictRow& row) {
+  int cases = 0;
+  std::string parts;
+  for (const auto& u : row.unsupported) {
+    cases += u.cases;
+    parts += (parts.empty() ? "" : "; ") + u.dtype + ": " + u.reason;
+  }
+  return std::to_string(cases) + " unsupported (" + parts + ")";
 }
 
 // The one-line reason: why the verdict, then what each flag adds.
@@ -169,6 +172,10 @@ std::string explain(const model::VerdictRow& row, const Counts& n,
   }
   switch (row.verdict) {
     case Verdict::kUnavailable: {
+      if (!row.unsupported.empty()) {
+        reason = "no dtype it tried is supported here: " + unsupported_text(row);
+        break;
+      }
       reason = "no case could be attempted";
       std::string parts;
       if (n.unavailable > 0) {
@@ -216,37 +223,35 @@ std::string explain(const model::VerdictRow& row, const Counts& n,
       reason += "; " + unchecked_text(n);
     }
   }
-  if (!row.lacks_dtype.empty()) {
-    std::string dtypes;
-    for (const auto& d : row.lacks_dtype) dtypes += (dtypes.empty() ? "" : ", ") + d;
-    reason += "; " + std::to_string(n.lacking) + " failed on every device (lacks " + dtypes + ")";
+  if (!row.unsupported.empty() && row.verdict != Verdict::kUnavailable) {
+    reason += "; " + unsupported_text(row);
   }
   return reason;
 }
 
-// Counts of the group's outcomes; the failing and mismatching case ids, sorted.
-// Cases that failed on every device count apart (row.lacks_dtype), unless
-// they are all the group attempted.
+// One more unsupported case of `dtype`: the first reason seen is kept.
+void note_unsupported(const std::string& dtype, const std::string& why, model::VerdictRow& row) {
+  for (auto& u : row.unsupported) {
+    if (u.dtype == dtype) {
+      ++u.cases;
+      return;
+    }
+  }
+  row.unsupported.push_back({dtype, why, 1});
+}
+
+// Counts of the group's outcomes; the failing and mismatching case ids,
+// sorted. Failing cases whose dtype is not claimed here count apart
+// (row.unsupported), never as failures.
 Counts count_cases(const std::vector<const CaseResult*>& cases,
-                   const std::vector<model::Check>& checks, const Everywhere& everywhere,
-                   model::VerdictRow& row) {
+                   const std::vector<model::Check>& checks, model::VerdictRow& row) {
   Counts n;
-  auto lacking = [&](const CaseResult* r) {
-    return r->outcome == Outcome::kFail && everywhere.contains({machine_of(r->device), r->info.id});
-  };
-  const auto attempted_count = std::count_if(
-      cases.begin(), cases.end(), [](const CaseResult* r) { return attempted(r->outcome); });
-  const auto lacking_count = std::count_if(cases.begin(), cases.end(), lacking);
-  const bool apart = lacking_count > 0 && lacking_count < attempted_count;
   for (size_t i = 0; i < cases.size(); ++i) {
     const CaseResult* r = cases[i];
     ++n.cases;
-    if (apart && lacking(r)) {
-      ++n.lacking;
-      if (std::find(row.lacks_dtype.begin(), row.lacks_dtype.end(), r->info.dtype) ==
-          row.lacks_dtype.end()) {
-        row.lacks_dtype.push_back(r->info.dtype);
-      }
+    if (auto why = unsupported_reason(*r)) {
+      ++n.unsupported;
+      note_unsupported(r->info.dtype, *why, row);
       continue;
     }
     if (r->outcome == Outcome::kPass) {
@@ -270,7 +275,8 @@ Counts count_cases(const std::vector<const CaseResult*>& cases,
   }
   std::sort(row.failing.begin(), row.failing.end());
   std::sort(row.mismatching.begin(), row.mismatching.end());
-  std::sort(row.lacks_dtype.begin(), row.lacks_dtype.end());
+  std::sort(row.unsupported.begin(), row.unsupported.end(),
+            [](const auto& a, const auto& b) { return a.dtype < b.dtype; });
   row.cases = n.cases;
   row.unchecked = n.unchecked;
   return n;
@@ -350,13 +356,13 @@ void listed_missing(const std::vector<const CaseResult*>& cases, const Counts& n
 model::VerdictRow judge_group(const std::vector<const CaseResult*>& cases,
                               const std::vector<model::Check>& checks,
                               const std::unordered_map<std::string, const CaseResult*>* baseline,
-                              const Everywhere& everywhere, const Options& options) {
+                              const Options& options) {
   const CaseResult& first = *cases.front();
   model::VerdictRow row;
   row.framework = first.info.framework;
   row.function = first.info.function;
   row.device = first.device;
-  const Counts n = count_cases(cases, checks, everywhere, row);
+  const Counts n = count_cases(cases, checks, row);
   latency_ratio(cases, baseline, options, row);
   const double threshold = options.threshold(row.function, row.device);
   // With raw samples, only an interval wholly above the threshold is
@@ -371,6 +377,52 @@ model::VerdictRow judge_group(const std::vector<const CaseResult*>& cases,
 }
 
 }  // namespace
+
+std::optional<std::string> unsupported_reason(const model::CaseResult& r) {
+  if (r.outcome != Outcome::kFail) return std::nullopt;
+  const std::string kind = device_kind(r.device);
+  if (auto c = r.info.claims.find(kind); c != r.info.claims.end() && c->is_boolean()) {
+    if (c->get<bool>()) return std::nullopt;
+    return "not claimed on " + kind + " by " + r.info.framework + "'s op database";
+  }
+  if (const auto* p = kernel_prediction(r, kind)) {
+    if ((*p)["kernels"].get<bool>()) return std::nullopt;
+    std::string missing;
+    for (const auto& op : p->value("missing", nlohmann::json::array())) {
+      if (op.is_string()) missing += (missing.empty() ? "" : ", ") + op.get<std::string>();
+    }
+    return "no " + r.info.dtype + " kernel registered on " + kind +
+           (missing.empty() ? "" : " (" + first_line_of(missing, 80) + ")");
+  }
+  if (!r.info.grid || r.error.kind != model::ErrorKind::kUnsupportedDtype) return std::nullopt;
+  return "rejected by type: " + first_line_of(r.error.message);
+}
+
+std::vector<Gap> portability_gaps(const std::vector<model::CaseResult>& results,
+                                  const Options& options) {
+  // (machine, case id) -> a device where it passed, the baseline preferred
+  std::map<std::pair<std::string, std::string>, std::string> passed_on;
+  for (const auto& r : results) {
+    if (r.outcome != Outcome::kPass) continue;
+    auto& where = passed_on[{options.baseline_for(r.device), r.info.id}];
+    if (where.empty() || r.device == options.baseline_for(r.device)) where = r.device;
+  }
+  std::vector<Gap> gaps;
+  for (const auto& r : results) {
+    if (!failed(r.outcome)) continue;
+    const auto it = passed_on.find({options.baseline_for(r.device), r.info.id});
+    if (it == passed_on.end()) continue;
+    const auto why = unsupported_reason(r);
+    gaps.push_back({r.info.framework, r.info.function, r.info.id, r.device, it->second,
+                    why ? "unsupported" : std::string(model::to_string(r.outcome)),
+                    why ? *why : first_line_of(r.error.message)});
+  }
+  std::sort(gaps.begin(), gaps.end(), [](const Gap& a, const Gap& b) {
+    return std::tie(a.framework, a.function, a.case_id, a.device) <
+           std::tie(b.framework, b.function, b.case_id, b.device);
+  });
+  return gaps;
+}
 
 std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& results,
                                        const Options& options) {
@@ -395,7 +447,6 @@ std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& res
       baselines[r.device][r.info.id] = &r;
     }
   }
-  const Everywhere everywhere = failing_everywhere(results);
   std::vector<model::VerdictRow> rows;
   rows.reserve(groups.size());
   for (const auto& [key, cases] : groups) {
@@ -404,7 +455,7 @@ std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& res
     const auto it = baselines.find(base);
     rows.push_back(judge_group(cases, group_checks[key],
                                device == base || it == baselines.end() ? nullptr : &it->second,
-                               everywhere, options));
+                               options));
   }
   return rows;
 }

@@ -41,11 +41,16 @@
 // successor's cases did; VerdictRow::successor names the successor and
 // successor_verdict holds the verdict its cases earned, so a report counts
 // "listed name missing; successor portable" apart and never as portable.
-// A dtype the function lacks: a case that failed (the framework raised) on
-// every device that attempted it, where at least two did (per machine of a
-// merged run), says nothing about portability. Such cases are left out of
-// the counts above, their dtypes listed in VerdictRow::lacks_dtype, unless
-// they are all the group attempted (then they count as failures as usual).
+// Claims: a device's verdict depends only on that device's outcomes and
+// what is claimed for it, never on how many devices ran (one device or many,
+// the same verdict). A case that failed (the framework raised: outcome
+// `fail`) is `unsupported` rather than a failure when its dtype is not
+// claimed on its device (unsupported_reason): it is left out of the counts
+// above and listed in VerdictRow::unsupported with the reason; when every
+// attempted case is unsupported, the verdict is `unavailable`. A crash or a
+// timeout is always a failure: a framework that does not support a dtype
+// says so. Cross-device facts ("passes on A, not on B") are
+// portability_gaps(), a separate view that changes no verdict.
 // Divergences carry their causes (VerdictRow::causes, from each mismatch's
 // Numeric::cause; a mismatch without one counts as full_precision); the
 // verdict is `divergent` whatever the cause.
@@ -56,6 +61,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -96,6 +102,36 @@ inline constexpr std::array<std::string_view, 8> kPaperReasons = {
     "not implemented", "type",  "timeout",     "memory",
     "float precision", "crash", "unavailable", "other"};
 std::string_view paper_reason(const model::CaseResult& r);
+
+// Why case `r`'s dtype is not claimed on its device, when `r` failed there
+// and it is not; nullopt when it is claimed (the failure counts). Claim
+// sources, first that speaks:
+//   1. the framework's own op database for the device kind (CaseInfo::claims:
+//      OpInfo's dtypes, JAX's harness limitations);
+//   2. a kernel registry's prediction for the device kind (the result's
+//      extra.kernels: TensorFlow's registered kernels);
+//   3. otherwise the suite's declaration: dtypes the author declared are
+//      claimed; a dtype the grid added (CaseInfo::grid) is claimed unless the
+//      framework or adapter rejected it by type (ErrorKind::kUnsupportedDtype).
+std::optional<std::string> unsupported_reason(const model::CaseResult& r);
+
+// A portability gap: a case that passed on one device (works_on) and did not
+// on another of the same machine: it failed, crashed or timed out there, or
+// is unsupported there (`what` says which, `reason` the first line of why).
+// The paper's sense: code that works on A does not on B. Never a verdict
+// change; views list them beside the failure rate.
+struct Gap {
+  std::string framework;
+  std::string function;
+  std::string case_id;
+  std::string device;    // where it does not work
+  std::string works_on;  // a device where it passed (the baseline first)
+  std::string what;      // "unsupported", or the outcome: "fail", "crash", "timeout"
+  std::string reason;
+};
+// Sorted by framework, function, case id, device.
+std::vector<Gap> portability_gaps(const std::vector<model::CaseResult>& results,
+                                  const Options& options);
 
 // Latency of one case on one device against the same case on its baseline
 // device: ratio of medians with its 95% percentile-bootstrap interval (when

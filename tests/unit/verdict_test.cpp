@@ -505,39 +505,114 @@ TEST(VerdictChecked, AMissingListedNameIsUnavailableWithItsSuccessorsVerdict) {
 namespace mudjack::verdict {
 namespace {
 
-// A dtype the function lacks (its case fails on every device) counts apart;
-// a case that fails on one device only is a portability failure.
-TEST(VerdictLacksDtype, ACaseFailingOnEveryDeviceIsNotAPortabilityFailure) {
-  auto results = make_all(
-      {{"sort", "float32", "cpu"},
-       {"sort", "float32", "cuda:0"},
-       {"sort", "complex64", "cpu", Outcome::kFail, std::nullopt, ErrorKind::kUnsupportedDtype},
-       {"sort", "complex64", "cuda:0", Outcome::kFail, std::nullopt, ErrorKind::kUnsupportedDtype},
-       {"sort", "int8", "cpu"},
-       {"sort", "int8", "cuda:0", Outcome::kFail, std::nullopt, ErrorKind::kNotImplemented}});
-  for (auto& r : results) r.info.dtype = r.info.variant;
-  auto rows = compute(results, Options{});
-  ASSERT_EQ(rows.size(), 2U);
-  const auto& cpu = rows[0].device == "cpu" ? rows[0] : rows[1];
-  const auto& cuda = rows[0].device == "cpu" ? rows[1] : rows[0];
-  EXPECT_EQ(cpu.verdict, Verdict::kPortable) << cpu.reason;
-  EXPECT_EQ(cpu.lacks_dtype, (std::vector<std::string>{"complex64"}));
-  EXPECT_NE(cpu.reason.find("failed on every device (lacks complex64)"), std::string::npos)
-      << cpu.reason;
-  EXPECT_EQ(cuda.verdict, Verdict::kPartialFailure);
-  EXPECT_EQ(cuda.failing, (std::vector<std::string>{"torch/sort/int8"}));
-  EXPECT_NE(cuda.reason.find("failed: not_implemented x1;"), std::string::npos) << cuda.reason;
-  EXPECT_EQ(cuda.reason.find("unsupported"), std::string::npos) << cuda.reason;
+// A device's verdict depends only on its own outcomes and claims: the same
+// cpu cases judged alone and beside a second device give the same cpu row.
+std::vector<CaseResult> sort_on(const std::vector<std::string>& devices) {
+  std::vector<Case> specs;
+  for (const auto& d : devices) {
+    specs.push_back({"sort", "float32", d});
+    specs.push_back(
+        {"sort", "complex64", d, Outcome::kFail, std::nullopt, ErrorKind::kUnsupportedDtype});
+    specs.push_back({"sort", "int8", d, d == "cpu" ? Outcome::kPass : Outcome::kFail,
+                     std::nullopt, ErrorKind::kNotImplemented});
+  }
+  auto results = make_all(specs);
+  for (auto& r : results) {
+    r.info.dtype = r.info.variant;
+    r.info.grid = r.info.dtype != "float32";  // float32 declared by hand, the rest by the grid
+  }
+  return results;
 }
 
-TEST(VerdictLacksDtype, OnOneDeviceAFailureIsAFailure) {
+TEST(VerdictClaims, AGridDtypeRejectedByTypeIsUnsupportedOnOneDeviceAsOnTwo) {
+  const auto alone = compute(sort_on({"cpu"}), Options{});
+  const auto beside = compute(sort_on({"cpu", "cuda:0"}), Options{});
+  ASSERT_EQ(alone.size(), 1U);
+  ASSERT_EQ(beside.size(), 2U);
+  const auto& cpu = alone[0];
+  EXPECT_EQ(cpu.verdict, Verdict::kPortable) << cpu.reason;
+  ASSERT_EQ(cpu.unsupported.size(), 1U);
+  EXPECT_EQ(cpu.unsupported[0].dtype, "complex64");
+  EXPECT_EQ(cpu.unsupported[0].cases, 1);
+  EXPECT_EQ(cpu.unsupported[0].reason.rfind("rejected by type: ", 0), 0U) << cpu.reason;
+  const auto& cpu_beside = row_for(beside, "sort", "cpu");
+  EXPECT_EQ(cpu_beside.verdict, cpu.verdict);
+  EXPECT_EQ(cpu_beside.reason, cpu.reason);
+  EXPECT_EQ(cpu_beside.unsupported, cpu.unsupported);
+  // int8 fails on cuda:0 with no typed rejection: a failure there.
+  const auto& cuda = row_for(beside, "sort", "cuda:0");
+  EXPECT_EQ(cuda.verdict, Verdict::kPartialFailure) << cuda.reason;
+  EXPECT_EQ(cuda.failing, (std::vector<std::string>{"torch/sort/int8"}));
+  EXPECT_NE(cuda.reason.find("1 unsupported (complex64: rejected by type"), std::string::npos)
+      << cuda.reason;
+}
+
+TEST(VerdictClaims, HandDeclaredDtypesAreClaimedEvenWhenRejectedByType) {
+  auto results = sort_on({"cpu"});
+  for (auto& r : results) r.info.grid = false;
+  const auto rows = compute(results, Options{});
+  EXPECT_EQ(rows[0].verdict, Verdict::kPartialFailure) << rows[0].reason;
+  EXPECT_TRUE(rows[0].unsupported.empty());
+}
+
+TEST(VerdictClaims, TheFrameworksOwnClaimsDecidePerDeviceKind) {
   auto results = make_all(
-      {{"sort", "float32", "cpu"},
-       {"sort", "complex64", "cpu", Outcome::kFail, std::nullopt, ErrorKind::kUnsupportedDtype}});
-  auto rows = compute(results, Options{});
-  ASSERT_EQ(rows.size(), 1U);
-  EXPECT_EQ(rows[0].verdict, Verdict::kPartialFailure);
-  EXPECT_TRUE(rows[0].lacks_dtype.empty());
+      {{"erf", "float32", "cpu"},
+       {"erf", "float16", "cpu", Outcome::kFail, std::nullopt, ErrorKind::kOther},
+       {"erf", "float16", "cuda:0", Outcome::kFail, std::nullopt, ErrorKind::kOther}});
+  for (auto& r : results) {
+    r.info.dtype = r.info.variant;
+    r.info.claims = {{"cpu", r.info.dtype == "float32"}, {"cuda", true}};
+  }
+  const auto rows = compute(results, Options{});
+  const auto& cpu = row_for(rows, "erf", "cpu");
+  EXPECT_EQ(cpu.verdict, Verdict::kPortable) << cpu.reason;
+  ASSERT_EQ(cpu.unsupported.size(), 1U);
+  EXPECT_EQ(cpu.unsupported[0].reason, "not claimed on cpu by torch's op database");
+  // Claimed on cuda, failing there: a failure, whatever the error kind.
+  EXPECT_EQ(row_for(rows, "erf", "cuda:0").verdict, Verdict::kCompleteFailure);
+}
+
+TEST(VerdictClaims, ARegistryWithoutTheKernelMakesItUnsupportedAndACrashIsAlwaysAFailure) {
+  auto results = make_all(
+      {{"tf.sort", "float32", "cpu"},
+       {"tf.sort", "bfloat16", "cpu", Outcome::kFail, std::nullopt, ErrorKind::kOther},
+       {"tf.sort", "int8", "cpu", Outcome::kCrash}});
+  for (auto& r : results) r.info.dtype = r.info.variant;
+  results[1].extra["kernels"] = {{"cpu", {{"kernels", false}, {"missing", {"TopKV2"}}}}};
+  results[2].extra["kernels"] = {{"cpu", {{"kernels", false}, {"missing", {"TopKV2"}}}}};
+  const auto row = row_for(compute(results, Options{}), "tf.sort", "cpu");
+  EXPECT_EQ(row.verdict, Verdict::kPartialFailure) << row.reason;
+  ASSERT_EQ(row.unsupported.size(), 1U);
+  EXPECT_EQ(row.unsupported[0].reason, "no bfloat16 kernel registered on cpu (TopKV2)");
+}
+
+TEST(VerdictClaims, EveryAttemptedDtypeUnsupportedIsUnavailableWithTheReasons) {
+  auto results = make_all(
+      {{"bitwise_and", "bfloat16", "cpu", Outcome::kFail, std::nullopt,
+        ErrorKind::kUnsupportedDtype},
+       {"bitwise_and", "float16", "cpu", Outcome::kFail, std::nullopt,
+        ErrorKind::kUnsupportedDtype}});
+  for (auto& r : results) {
+    r.info.dtype = r.info.variant;
+    r.info.grid = true;
+  }
+  const auto row = row_for(compute(results, Options{}), "bitwise_and", "cpu");
+  EXPECT_EQ(row.verdict, Verdict::kUnavailable);
+  EXPECT_EQ(row.reason.rfind("no dtype it tried is supported here: 2 unsupported (bfloat16: ", 0),
+            0U)
+      << row.reason;
+}
+
+TEST(VerdictClaims, PortabilityGapsAreCasesThatPassOnOneDeviceAndNotAnother) {
+  const auto gaps = portability_gaps(sort_on({"cpu", "cuda:0"}), Options{});
+  ASSERT_EQ(gaps.size(), 1U);
+  EXPECT_EQ(gaps[0].case_id, "torch/sort/int8");
+  EXPECT_EQ(gaps[0].device, "cuda:0");
+  EXPECT_EQ(gaps[0].works_on, "cpu");
+  EXPECT_EQ(gaps[0].what, "fail");
+  // complex64 fails on both: no gap, on either device.
+  EXPECT_TRUE(portability_gaps(sort_on({"cpu"}), Options{}).empty());
 }
 
 TEST(VerdictCauses, DivergencesAreCountedByCause) {
