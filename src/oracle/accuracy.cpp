@@ -167,6 +167,11 @@ Error measure(const Array& x, const Array& r, double eps, double bound,
             loosen->atol + loosen->rtol * std::fabs(r.values[i])) {
       err = 0;
     }
+    if (std::isfinite(x.values[i]) && std::isfinite(r.values[i])) {
+      const double diff = std::fabs(x.values[i] - r.values[i]);
+      e.max_abs = std::max(e.max_abs, diff);
+      if (r.values[i] != 0) e.max_rel = std::max(e.max_rel, diff / std::fabs(r.values[i]));
+    }
     if (err > bound) ++e.beyond;
     if (err > e.eps || (i == 0 && err == 0)) {
       if (err > e.eps) e.eps = err;

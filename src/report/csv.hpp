@@ -20,7 +20,12 @@ namespace mudjack::report {
 
 // The last six (results 1.1) come from report/capability.hpp: work, throughput
 // at the median, metrics as "name=value unit; ...", and the case's params as JSON.
-inline constexpr std::array<std::string_view, 27> kCsvColumns = {
+// error_eps and bound_eps (results 1.9): the oracle's error against the
+// float64 reference and the bound it was judged by; max_abs_err and
+// max_rel_err the largest absolute and relative errors (against the
+// reference where the oracle judged, else the baseline). Empty where nothing
+// was compared.
+inline constexpr std::array<std::string_view, 30> kCsvColumns = {
     "run_id",          "case_id",     "framework",
     "function",        "variant",     "device",
     "dtype",           "shape",       "mode",
@@ -28,6 +33,7 @@ inline constexpr std::array<std::string_view, 27> kCsvColumns = {
     "cold_ns",         "median_ns",   "p10_ns",
     "p90_ns",          "n",           "peak_device_bytes",
     "peak_host_bytes", "max_abs_err", "max_rel_err",
+    "error_eps",       "bound_eps",   "cause",
     "work_amount",     "work_unit",   "throughput_per_s",
     "throughput_unit", "metrics",     "params",
 };

@@ -448,11 +448,17 @@ struct Judged {
   std::string message;
 };
 
-void note_error(model::Numeric& n, double device, std::optional<double> base, double bound) {
+// The device's error against the reference (in eps, and absolute and
+// relative: the largest over outputs), its bound, and the baseline's error.
+void note_error(model::Numeric& n, const oracle::Error& e, std::optional<double> base,
+                double bound) {
+  const double device = e.eps;
   if (!n.error_eps || device > *n.error_eps) {
     n.error_eps = device;
     n.bound_eps = bound;
   }
+  n.max_abs_err = std::max(n.max_abs_err.value_or(0.0), e.max_abs);
+  n.max_rel_err = std::max(n.max_rel_err.value_or(0.0), e.max_rel);
   if (base && (!n.baseline_error_eps || *base > *n.baseline_error_eps)) n.baseline_error_eps = base;
 }
 
@@ -501,7 +507,7 @@ bool judge_alone(model::CaseResult& r) {
     const double bound = oracle::alone_bound(r.outputs[i].dtype, k);
     auto e = oracle::measure_files(r.outputs[i].path, refs[i], *eps, bound, case_tolerance(r.info));
     r.numeric.reference = "float64 on " + r.device;
-    note_error(r.numeric, e.eps, std::nullopt, bound);
+    note_error(r.numeric, e, std::nullopt, bound);
     if (e.eps > bound) {
       merge(r, device_wrong(r, i, refs[i], *eps, bound, e, against), i);
       ok = false;
@@ -520,7 +526,7 @@ Judged judge_output(model::CaseResult& d, const model::CaseResult& base, size_t 
   const double bound = base_ok ? oracle::device_bound(k, eb.eps) : alone;
   auto ed = oracle::measure_files(d.outputs[i].path, ref, eps, bound, case_tolerance(d.info));
   d.numeric.reference = "float64 on " + base.device;
-  note_error(d.numeric, ed.eps, eb.eps, bound);
+  note_error(d.numeric, ed, eb.eps, bound);
   if (ed.eps > bound && !base_ok &&
       oracle::compare_files(d.outputs[i].path, base.outputs[i].path,
                             oracle::default_tolerance(dtype))
@@ -590,8 +596,9 @@ bool Oracle::compare(model::CaseResult& d, const model::CaseResult& base) {
     merge(d, j, i);
     equal = equal && j.ok;
   }
-  d.numeric.max_abs_err = max_abs;
-  d.numeric.max_rel_err = max_rel;
+  // With the reference's errors (note_error) where the oracle judged.
+  d.numeric.max_abs_err = std::max(max_abs, d.numeric.max_abs_err.value_or(0.0));
+  d.numeric.max_rel_err = std::max(max_rel, d.numeric.max_rel_err.value_or(0.0));
   return equal;
 }
 
