@@ -9,6 +9,16 @@ class Unavailable(Exception):
     """The API under test does not exist in the installed framework version."""
 
 
+class NameMissing(Unavailable):
+    """The callable a case names does not exist in the installed version: the
+    probe reports `missing_name` (protocol 1.8), so a function whose listed
+    name is missing is told apart from one unavailable for another reason."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
 class Skip(Exception):
     """A declared requirement is not met here (e.g. two devices)."""
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, cast
 import numpy as np
 
 from .api import WIDE, Call, CaseDef, Check, Ctx, Metric
-from .errors import MachineFault, Skip, SuiteError, Unavailable, UnsupportedDtype, one_line
+from .errors import MachineFault, NameMissing, Skip, SuiteError, Unavailable, UnsupportedDtype, one_line
 
 
 @dataclass
@@ -275,6 +275,8 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
         return result
     except Unavailable as exc:
         result.update(status="unavailable", error={"kind": "other", "message": str(exc)})
+        if isinstance(exc, NameMissing):
+            result["missing_name"] = exc.name
         return result
     except Skip as exc:
         result.update(status="skip", error={"kind": "other", "message": str(exc)})

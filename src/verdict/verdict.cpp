@@ -339,13 +339,40 @@ void classify(const Counts& n, bool intolerable, model::VerdictRow& row) {
   }
 }
 
+// The callable a case reported missing (protocol 1.8 `missing_name`), or "".
+// Results of older probes carry no such field: there, only a message that
+// begins "<the function's own name> does not exist" says so (never another
+// reason, such as "torch.compile does not exist").
+std::string missing_name(const CaseResult& r) {
+  if (r.outcome != Outcome::kUnavailable) return "";
+  if (auto it = r.extra.find("missing_name"); it != r.extra.end()) {
+    return it->is_string() ? it->get<std::string>() : "";
+  }
+  return r.error.message.starts_with(r.info.function + " does not exist") ? r.info.function : "";
+}
+
 // A listed name that does not exist here (see the header): the row becomes
-// `unavailable`, keeping what the successor earned.
+// `unavailable`, keeping what the successor earned. A successor that is
+// missing says so in the reason and changes nothing else.
 void listed_missing(const std::vector<const CaseResult*>& cases, const Counts& n,
                     model::VerdictRow& row) {
   const CaseResult& first = *cases.front();
-  if (first.info.successor.empty() || n.unavailable == 0 || n.attempted == 0) return;
-  row.successor = first.info.successor;
+  const std::string& successor = first.info.successor;
+  if (successor.empty()) return;
+  bool listed_gone = false;
+  std::string successor_gone;
+  for (const CaseResult* r : cases) {
+    const auto name = missing_name(*r);
+    if (name.empty()) continue;
+    if (name == successor || name.starts_with(successor + ".")) {
+      successor_gone = name;
+    } else {
+      listed_gone = true;
+    }
+  }
+  if (!successor_gone.empty()) row.reason += "; successor " + successor_gone + " missing here";
+  if (!listed_gone || n.attempted == 0) return;
+  row.successor = successor;
   row.successor_verdict = row.verdict;
   row.verdict = Verdict::kUnavailable;
   row.reason = "listed name missing; successor " + row.successor + " " +

@@ -36,9 +36,12 @@
 //   intolerable_latency  intolerable (under partial_failure or divergent)
 //   unverified           some pass checked by nothing (under any verdict above it)
 // A listed name that is missing: when the group's cases declare a successor
-// (CaseInfo::successor) and some of them are unavailable, the listed name
-// does not exist here. The verdict is then `unavailable`, whatever the
-// successor's cases did; VerdictRow::successor names the successor and
+// (CaseInfo::successor) and one of them reports the listed callable missing
+// (the probe's `missing_name`, protocol 1.8: never inferred from an
+// unavailable case with another reason), the listed name does not exist
+// here. The verdict is then `unavailable`, whatever the successor's cases
+// did; a missing successor only adds "successor X missing here" to the
+// reason. VerdictRow::successor names the successor and
 // successor_verdict holds the verdict its cases earned, so a report counts
 // "listed name missing; successor portable" apart and never as portable.
 // Claims: a device's verdict depends only on that device's outcomes and

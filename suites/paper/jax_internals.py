@@ -22,10 +22,11 @@ cases = Cases("jax")
 
 
 def _resolve(dotted: str):
-    """The object at a dotted path, or raise Unavailable naming what is missing."""
+    """The object at a dotted path, or raise NameMissing naming what is missing
+    (Unavailable when no module of the path imports)."""
     import importlib
 
-    from mudjack_probe.errors import Unavailable
+    from mudjack_probe.errors import NameMissing, Unavailable
 
     parts = dotted.split(".")
     for i in range(len(parts), 0, -1):
@@ -37,7 +38,8 @@ def _resolve(dotted: str):
             if not hasattr(obj, attr):
                 import jax
 
-                raise Unavailable(f"{'.'.join(parts[: i + j + 1])} does not exist in jax {jax.__version__}")
+                missing = ".".join(parts[: i + j + 1])
+                raise NameMissing(missing, f"{missing} does not exist in jax {jax.__version__}")
             obj = getattr(obj, attr)
         return obj
     raise Unavailable(f"{dotted}: no importable module")
@@ -84,9 +86,10 @@ def partial_eval_module(t: Ctx):
     pe = _resolve("jax._src.interpreters.partial_eval")
     op = getattr(pe, t.p.op, None)
     if op is None:
-        from mudjack_probe.errors import Unavailable
+        from mudjack_probe.errors import NameMissing
 
-        raise Unavailable(f"jax._src.interpreters.partial_eval.{t.p.op} does not exist in jax {jax.__version__}")
+        raise NameMissing(f"jax._src.interpreters.partial_eval.{t.p.op}",
+                          f"jax._src.interpreters.partial_eval.{t.p.op} does not exist in jax {jax.__version__}")
     f = _pe_f(jnp)
     x, y = t.randn(), t.randn()
     core = jax.core
@@ -159,10 +162,11 @@ def partial_eval_successor(t: Ctx):
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or s == "small") and (m == "eager" or (d == "float32" and s != "scalar")),
     grid="small",
-    successor="jax.make_jaxpr",
+    successor="jax._src.interpreters.partial_eval.trace_to_jaxpr_dynamic",
     note="the paper prints trace_to_jax_pr_dynamic, a typo for trace_to_jaxpr_dynamic (no release has the "
-    "typo'd name). listed: partial_eval.trace_to_jaxpr_dynamic(lu.wrap_init(f, debug_info=...), in_avals), "
-    "resolved at run time (unavailable where it or its calling convention is gone); successor: jax.make_jaxpr. "
+    "typo'd name). As every paper typo (docs/suite-format.md): listed tries the name as printed (missing: "
+    "listed name missing); successor is the corrected name, partial_eval.trace_to_jaxpr_dynamic(lu.wrap_init(f, "
+    "debug_info=...), in_avals), resolved at run time (unavailable where it or its calling convention is gone). "
     "Both return the jaxpr as ints (equations, inputs, outputs, constants) and its value at the input "
     "through jax.core.eval_jaxpr, f(x, y) = sin(x)*2*y + cos(x) (integers and bool: f = x*2*y + x, exact)",
 )
@@ -176,32 +180,24 @@ def trace_to_jaxpr_dynamic(t: Ctx):
     ref = (lambda u, v: u * 2 * v + u) if is_int else _pe_ref
     x, y = t.randn(), t.randn()
 
-    if t.p.api == "successor":
-
-        def run(a, b):
-            closed = jax.make_jaxpr(f)(a, b)
-            counts = [len(closed.jaxpr.eqns), len(closed.jaxpr.invars), len(closed.jaxpr.outvars), len(closed.consts)]
-            return jnp.asarray(np.array(counts, dtype=np.int64)), jax.core.eval_jaxpr(closed.jaxpr, closed.consts, a, b)[0]
-
+    if t.p.api == "listed":  # the name as printed: no release has it
+        trace = _resolve("jax._src.interpreters.partial_eval.trace_to_jax_pr_dynamic")
     else:
-        pe = _resolve("jax._src.interpreters.partial_eval")
-        trace = getattr(pe, "trace_to_jax_pr_dynamic", None) or getattr(pe, "trace_to_jaxpr_dynamic", None)
-        if trace is None:
-            raise Unavailable(f"neither trace_to_jax_pr_dynamic nor trace_to_jaxpr_dynamic in jax {jax.__version__}")
-        lu = _resolve("jax._src.linear_util")
-        api_util = _resolve("jax._src.api_util")
-        import inspect
+        trace = _resolve("jax._src.interpreters.partial_eval.trace_to_jaxpr_dynamic")
+    lu = _resolve("jax._src.linear_util")
+    api_util = _resolve("jax._src.api_util")
+    import inspect
 
-        if "debug_info" not in inspect.signature(lu.wrap_init).parameters or not hasattr(api_util, "debug_info"):
-            raise Unavailable(f"jax {jax.__version__}: lu.wrap_init has no debug_info parameter; calling convention changed")
+    if "debug_info" not in inspect.signature(lu.wrap_init).parameters or not hasattr(api_util, "debug_info"):
+        raise Unavailable(f"jax {jax.__version__}: lu.wrap_init has no debug_info parameter; calling convention changed")
 
-        def run(a, b):
-            flat = lambda *args: [f(*args)]  # noqa: E731 - the traced function takes and returns flat lists
-            wrapped = lu.wrap_init(flat, debug_info=api_util.debug_info("mudjack", flat, (a, b), {}))
-            traced = trace(wrapped, [jax.typeof(a), jax.typeof(b)] if hasattr(jax, "typeof") else [jax.core.get_aval(a), jax.core.get_aval(b)])
-            jaxpr, consts = traced[0], traced[2] if len(traced) > 2 else []
-            counts = [len(jaxpr.eqns), len(jaxpr.invars), len(jaxpr.outvars), len(consts)]
-            return jnp.asarray(np.array(counts, dtype=np.int64)), jax.core.eval_jaxpr(jaxpr, consts, a, b)[0]
+    def run(a, b):
+        flat = lambda *args: [f(*args)]  # noqa: E731 - the traced function takes and returns flat lists
+        wrapped = lu.wrap_init(flat, debug_info=api_util.debug_info("mudjack", flat, (a, b), {}))
+        traced = trace(wrapped, [jax.typeof(a), jax.typeof(b)] if hasattr(jax, "typeof") else [jax.core.get_aval(a), jax.core.get_aval(b)])
+        jaxpr, consts = traced[0], traced[2] if len(traced) > 2 else []
+        counts = [len(jaxpr.eqns), len(jaxpr.invars), len(jaxpr.outvars), len(consts)]
+        return jnp.asarray(np.array(counts, dtype=np.int64)), jax.core.eval_jaxpr(jaxpr, consts, a, b)[0]
 
     return t.call(run, x, y).reference(
         "2 inputs, 1 output; evaluates to f(x, y)",
@@ -242,7 +238,7 @@ _AVAL_ARGS = {
 def get_aval(t: Ctx):
     jax = t.fw
     jnp = jax.numpy
-    from mudjack_probe.errors import Unavailable
+    from mudjack_probe.errors import NameMissing, Unavailable
 
     if t.p.api == "listed":
         fn = None
@@ -253,7 +249,8 @@ def get_aval(t: Ctx):
             except Unavailable:
                 continue
         if fn is None:
-            raise Unavailable(f"jax._src.core.get_aval (and jax.core.get_aval) do not exist in jax {jax.__version__}; successor jax.typeof")
+            raise NameMissing("jax._src.core.get_aval",
+                              f"jax._src.core.get_aval (and jax.core.get_aval) do not exist in jax {jax.__version__}; successor jax.typeof")
     else:
         fn = _resolve("jax.typeof")
     arg = t.p.arg

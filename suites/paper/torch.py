@@ -477,11 +477,12 @@ def lbgfs(t: Ctx):
     successor="torch.optim.LBFGS",
 )
 def lbgfs_as_listed(t: Ctx):
-    from mudjack_probe.errors import Unavailable
+    from mudjack_probe.errors import NameMissing
 
     torch = t.fw
     if not hasattr(torch.optim, "LBGFS"):
-        raise Unavailable(f"torch.optim.LBGFS does not exist in torch {torch.__version__} (a typo for torch.optim.LBFGS)")
+        raise NameMissing("torch.optim.LBGFS",
+                          f"torch.optim.LBGFS does not exist in torch {torch.__version__} (a typo for torch.optim.LBFGS)")
     return t.call(lambda: _flag(t, True))
 
 

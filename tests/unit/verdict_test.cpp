@@ -483,6 +483,7 @@ TEST(VerdictChecked, AMissingListedNameIsUnavailableWithItsSuccessorsVerdict) {
   auto results = make_all({{"torch.optim.LBGFS", "as-listed", "cpu", Outcome::kUnavailable},
                            {"torch.optim.LBGFS", "small", "cpu"}});
   for (auto& r : results) r.info.successor = "torch.optim.LBFGS";
+  results[0].extra["missing_name"] = "torch.optim.LBGFS";
   const auto row = row_for(compute(results, Options{}), "torch.optim.LBGFS", "cpu");
   EXPECT_EQ(row.verdict, Verdict::kUnavailable);
   EXPECT_EQ(row.successor, "torch.optim.LBFGS");
@@ -497,6 +498,32 @@ TEST(VerdictChecked, AMissingListedNameIsUnavailableWithItsSuccessorsVerdict) {
   const auto present = row_for(compute(results, Options{}), "torch.optim.LBGFS", "cpu");
   EXPECT_EQ(present.verdict, Verdict::kPortable);
   EXPECT_TRUE(present.successor.empty());
+}
+
+TEST(VerdictChecked, OnlyAMissingListedNameMakesTheRowListedNameMissing) {
+  // torch.triangular_solve under torch 1.12: its compiled cases are
+  // unavailable because torch.compile does not exist; the name does.
+  auto results = make_all({{"torch.triangular_solve", "compiled", "cpu", Outcome::kUnavailable},
+                           {"torch.triangular_solve", "eager", "cpu"}});
+  for (auto& r : results) r.info.successor = "torch.linalg.solve_triangular";
+  results[0].error.message = "torch.compile does not exist in torch 1.12.1";
+  auto row = row_for(compute(results, Options{}), "torch.triangular_solve", "cpu");
+  EXPECT_EQ(row.verdict, Verdict::kPortable) << row.reason;
+  EXPECT_TRUE(row.successor.empty());
+  // jax._src.core.get_aval under jax 0.4.13: the listed name passes, the
+  // successor is what is missing, on its own row's reason.
+  results[0].extra["missing_name"] = "torch.linalg.solve_triangular";
+  row = row_for(compute(results, Options{}), "torch.triangular_solve", "cpu");
+  EXPECT_EQ(row.verdict, Verdict::kPortable) << row.reason;
+  EXPECT_NE(row.reason.find("successor torch.linalg.solve_triangular missing here"),
+            std::string::npos)
+      << row.reason;
+  // An older probe's result: only a message naming the function itself counts.
+  results[0].extra.erase("missing_name");
+  results[0].error.message = "torch.triangular_solve does not exist in torch 9.0";
+  row = row_for(compute(results, Options{}), "torch.triangular_solve", "cpu");
+  EXPECT_EQ(row.verdict, Verdict::kUnavailable) << row.reason;
+  EXPECT_EQ(row.successor, "torch.linalg.solve_triangular");
 }
 
 }  // namespace
