@@ -31,9 +31,10 @@ Conventions of these files:
   answer satisfies where no unique answer exists (U and V of an SVD, LU
   factors, einsum paths, rbg random draws).
 - Internal names (jax._src.*, jax.core.*) are resolved in the case body. Cases
-  with api=listed test the listed name (the paper's typo corrected) and are
-  `unavailable` where it no longer exists; cases with api=successor test the
-  documented public successor.
+  with api=listed test the listed name as printed (a typo included) and are
+  `unavailable` with `missing_name` where it does not exist; cases with
+  api=successor test the successor (a typo's corrected name, else the
+  documented public successor).
 Importing these files must not import jax (nor numpy): bodies get jax as `t.fw`.
 """
 
