@@ -173,7 +173,9 @@ class Check:
     the framework under test (NumPy/SciPy in float64, an analytic answer);
     "property" tests something the right answer must satisfy (orthogonal
     factors, a sorted order, a sample mean). Either must be able to fail on a
-    wrong answer: a check that cannot fail is no check."""
+    wrong answer: a check that cannot fail is no check. "sanity" (`.sanity`)
+    is what any wrong answer of the right shape passes: it fails a case, but
+    a pass it alone checked is unverified."""
 
     name: str
     fn: Callable[..., bool]
@@ -209,6 +211,14 @@ class Call:
     def check(self, name: str, fn: Callable[..., bool]) -> Call:
         """Add a property check (see `Check`)."""
         self.checks.append(Check(name, fn))
+        return self
+
+    def sanity(self, name: str, fn: Callable[..., bool]) -> Call:
+        """Add a sanity property: one any wrong answer of the right shape
+        passes (every output finite, the first output not constant). A failing
+        one fails the case like any check, but a pass checked only by sanity
+        properties is `unverified`: they are not evidence the answer is right."""
+        self.checks.append(Check(name, fn, "sanity"))
         return self
 
     def reference(self, name: str, fn: Callable[..., bool]) -> Call:

@@ -241,8 +241,8 @@ def _nonconstant(outs: list[Any], ins: list[Any]) -> bool:
 
 
 def _checked(call: Call) -> Call:
-    return (call.check("every output is finite", _finite)
-            .check("the first output is not constant", _nonconstant))
+    return (call.sanity("every output is finite", _finite)
+            .sanity("the first output is not constant", _nonconstant))
 
 
 # --- torch ----------------------------------------------------------------------

@@ -43,7 +43,8 @@ constexpr const char* kExitCodes =
     "Words: a failing case is a failure where its dtype is claimed on the device and "
     "`unsupported` (never a failure) where not; a divergence's cause is own_check (the case's "
     "own check failed), full_precision, precision_default or baseline_wrong (the oracle); a pass "
-    "was checked by a reference, a property, the baseline, or none (unverified).";
+    "was checked by a reference, a property, the baseline, float64 (the oracle against its own "
+    "widened run) or none (unverified).";
 
 // "unknown command 'rn'; did you mean 'run'?" for a first word that is no
 // command; nullopt when it is one (or a flag, left to CLI11).

@@ -71,14 +71,20 @@ std::string cell(const std::optional<double>& v, const char* format) {
   return buf;
 }
 
+// One row per case; CHECKED is how a pass was checked, in the words of
+// summary.md, report.html, results.csv and the Python API (model::Check).
 void print_table(const verdict::Judged& judged) {
-  std::printf("%-8s %-9s %-9s %-9s %10s %10s %10s %12s %-12s %s\n", "DEVICE", "MODE", "DTYPE",
-              "OUTCOME", "ERROR_EPS", "BOUND_EPS", "MAX_REL", "MEDIAN", "CLASS", "NOISE");
-  for (const auto& r : judged.cases) {
+  std::printf("%-8s %-9s %-9s %-9s %-9s %10s %10s %10s %12s %-12s %s\n", "DEVICE", "MODE", "DTYPE",
+              "OUTCOME", "CHECKED", "ERROR_EPS", "BOUND_EPS", "MAX_REL", "MEDIAN", "CLASS", "NOISE");
+  for (size_t i = 0; i < judged.cases.size(); ++i) {
+    const auto& r = judged.cases[i];
     const auto& t = r.latency.timing;
+    const std::string checked =
+        r.outcome == model::Outcome::kPass ? std::string(model::to_string(judged.checked[i])) : "-";
     std::printf(
-        "%-8s %-9s %-9s %-9s %10s %10s %10s %12s %-12s %s\n", r.device.c_str(), r.info.mode.c_str(),
-        r.info.dtype.c_str(), std::string(model::to_string(r.outcome)).c_str(),
+        "%-8s %-9s %-9s %-9s %-9s %10s %10s %10s %12s %-12s %s\n", r.device.c_str(),
+        r.info.mode.c_str(), r.info.dtype.c_str(), std::string(model::to_string(r.outcome)).c_str(),
+        checked.c_str(),
         cell(r.numeric.error_eps, "%.3g").c_str(), cell(r.numeric.bound_eps, "%.3g").c_str(),
         cell(r.numeric.max_rel_err, "%.2e").c_str(),
         r.latency.stats ? util::format_ns(r.latency.stats->median_ns).c_str() : "-",

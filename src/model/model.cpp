@@ -58,11 +58,12 @@ constexpr std::array<std::pair<Verdict, std::string_view>, 7> kVerdictNames{{
     {Verdict::kPortable, "portable"},
 }};
 
-constexpr std::array<std::pair<Check, std::string_view>, 4> kCheckNames{{
+constexpr std::array<std::pair<Check, std::string_view>, 5> kCheckNames{{
     {Check::kNone, "none"},
     {Check::kReference, "reference"},
     {Check::kProperty, "property"},
     {Check::kBaseline, "baseline"},
+    {Check::kFloat64, "float64"},
 }};
 
 constexpr std::array<std::pair<Cause, std::string_view>, 5> kCauseNames{{

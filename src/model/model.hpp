@@ -75,10 +75,13 @@ inline constexpr std::array<Verdict, 7> kVerdicts = {
 
 // How a pass's answer was checked (docs/design.md: checked): `reference`, a
 // host computation independent of the framework under test; `property`, the
-// case's own checks; `baseline`, agreement with the baseline device's
-// outputs where that baseline pass was itself checked; `none`, nothing
-// looked at the answer.
-enum class Check { kNone, kReference, kProperty, kBaseline };
+// case's own checks (sanity properties, which any wrong answer of the right
+// shape passes, do not count); `baseline`, agreement with the baseline
+// device's outputs where that baseline pass was itself checked; `float64`
+// (results 1.9), the accuracy oracle's judgement against the case's own
+// widened run (weaker than an independent reference: the same code at
+// float64); `none`, nothing looked at the answer: only `none` is unverified.
+enum class Check { kNone, kReference, kProperty, kBaseline, kFloat64 };
 
 // The framework's failures: fail, crash, timeout, mismatch (not a pass, a
 // case that could not be attempted here, or the suite's own error).

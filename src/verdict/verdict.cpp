@@ -494,11 +494,15 @@ model::Check own_check(const model::CaseResult& r) {
     return model::Check::kNone;
   }
   bool reference = false;
+  bool property = false;
   for (const auto& c : *checks) {
     if (!c.is_object() || !c.value("ok", false)) return model::Check::kNone;
-    reference = reference || c.value("kind", "") == "reference";
+    const auto kind = c.value("kind", "property");
+    reference = reference || kind == "reference";
+    property = property || kind != "sanity";  // a sanity property checks nothing
   }
-  return reference ? model::Check::kReference : model::Check::kProperty;
+  if (reference) return model::Check::kReference;
+  return property ? model::Check::kProperty : model::Check::kNone;
 }
 
 std::vector<model::Check> checks_of(const std::vector<model::CaseResult>& results) {
@@ -517,6 +521,15 @@ std::vector<model::Check> checks_of(const std::vector<model::CaseResult>& result
     }
     auto base = own.find({r.info.id, r.numeric.compared_with});
     if (base != own.end() && base->second != model::Check::kNone) out[i] = model::Check::kBaseline;
+  }
+  // What nothing else checked, the accuracy oracle may have: judged against
+  // the case's own float64 run (its error in eps is recorded).
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    if (out[i] == model::Check::kNone && r.outcome == Outcome::kPass && r.numeric.error_eps &&
+        std::isfinite(*r.numeric.error_eps) && !r.numeric.reference.empty()) {
+      out[i] = model::Check::kFloat64;
+    }
   }
   return out;
 }
