@@ -48,7 +48,8 @@ std::string csv_field(std::string_view raw) {
   return out;
 }
 
-std::string to_csv(const std::vector<model::CaseResult>& cases) {
+std::string to_csv(const std::vector<model::CaseResult>& cases,
+                   const std::vector<model::Check>& checked) {
   std::string out;
   const auto row = [&out](const auto& fields) {
     bool first = true;
@@ -62,8 +63,12 @@ std::string to_csv(const std::vector<model::CaseResult>& cases) {
     out += "\r\n";
   };
   row(kCsvColumns);
-  for (const auto& r : cases) {
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& r = cases[i];
     const auto& s = r.latency.stats;
+    const std::string check = i < checked.size() && r.outcome == model::Outcome::kPass
+                                  ? std::string(model::to_string(checked[i]))
+                                  : "";
     auto tp = throughput_of(r);
     const std::array<std::string, kCsvColumns.size()> fields = {
         r.run_id,
@@ -90,6 +95,7 @@ std::string to_csv(const std::vector<model::CaseResult>& cases) {
         num(r.numeric.error_eps),
         num(r.numeric.bound_eps),
         std::string(model::to_string(r.numeric.cause)),
+        check,
         r.work ? num(r.work->amount) : "",
         r.work ? r.work->unit : "",
         tp ? num(tp->per_s) : "",

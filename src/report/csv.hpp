@@ -25,7 +25,7 @@ namespace mudjack::report {
 // max_rel_err the largest absolute and relative errors (against the
 // reference where the oracle judged, else the baseline). Empty where nothing
 // was compared.
-inline constexpr std::array<std::string_view, 30> kCsvColumns = {
+inline constexpr std::array<std::string_view, 31> kCsvColumns = {
     "run_id",          "case_id",     "framework",
     "function",        "variant",     "device",
     "dtype",           "shape",       "mode",
@@ -34,12 +34,15 @@ inline constexpr std::array<std::string_view, 30> kCsvColumns = {
     "p90_ns",          "n",           "peak_device_bytes",
     "peak_host_bytes", "max_abs_err", "max_rel_err",
     "error_eps",       "bound_eps",   "cause",
+    "checked",
     "work_amount",     "work_unit",   "throughput_per_s",
     "throughput_unit", "metrics",     "params",
 };
 
-// The whole file: header row then one row per result, in the given order.
-std::string to_csv(const std::vector<model::CaseResult>& cases);
+// The whole file: header row then one row per result, in the given order;
+// `checked` parallel to `cases` (verdict::Judged::checked), empty for "".
+std::string to_csv(const std::vector<model::CaseResult>& cases,
+                   const std::vector<model::Check>& checked = {});
 
 // One field, quoted if RFC 4180 requires it.
 std::string csv_field(std::string_view value);

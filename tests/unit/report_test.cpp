@@ -553,7 +553,7 @@ TEST(ReportCsv, QuotesCommasQuotesAndNewlines) {
   EXPECT_EQ(text.rfind("run_id,case_id,framework,function,variant,device,dtype,shape,mode,"
                        "outcome,error_kind,error_message,cold_ns,median_ns,p10_ns,p90_ns,n,"
                        "peak_device_bytes,peak_host_bytes,max_abs_err,max_rel_err,error_eps,bound_eps,"
-                       "cause,work_amount,"
+                       "cause,checked,work_amount,"
                        "work_unit,throughput_per_s,throughput_unit,metrics,params\r\n",
                        0),
             0u);
