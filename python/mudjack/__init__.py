@@ -54,9 +54,13 @@ class Row:
     timing_class: str  # device_bound | host_bound
     spread: float | None  # the spread of its timing rounds (noise), None with one round
     message: str
+    # How a pass was checked, in the words of every view: reference, property,
+    # baseline, float64 (the oracle against its own widened run), none.
+    checked: str = ""
 
 
-_HEAD = ("device", "mode", "dtype", "outcome", "error (eps)", "bound (eps)", "median", "class", "noise")
+_HEAD = ("device", "mode", "dtype", "outcome", "checked", "error (eps)", "bound (eps)", "median", "class",
+         "noise")
 
 
 @dataclass
@@ -73,7 +77,8 @@ class CheckResult:
     def _cells(self) -> list[list[str]]:
         def num(v: float | None, fmt: str) -> str:
             return "-" if v is None else format(v, fmt)
-        return [[r.device, r.mode, r.dtype, r.outcome, num(r.error_eps, ".3g"), num(r.bound_eps, ".3g"),
+        return [[r.device, r.mode, r.dtype, r.outcome, r.checked or "-", num(r.error_eps, ".3g"),
+                 num(r.bound_eps, ".3g"),
                  "-" if r.median_ns is None else f"{r.median_ns / 1e3:.1f} us", r.timing_class or "-",
                  "-" if r.spread is None else f"{100 * r.spread:.1f}%"] for r in self.rows]
 
@@ -180,5 +185,6 @@ def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[
         rows.append(Row(c["device"], c["mode"], c["dtype"], c["outcome"], numeric.get("error_eps"),
                         numeric.get("bound_eps"), latency.get("median_ns"), timing.get("bound", ""),
                         timing.get("spread") if len(rounds) > 1 else None,
-                        (c.get("error") or {}).get("message", "")))
+                        (c.get("error") or {}).get("message", ""),
+                        c.get("checked", "") if c["outcome"] == "pass" else ""))
     return CheckResult(rows, doc.get("verdicts", []), doc["run"]["id"], doc)
