@@ -350,8 +350,33 @@ std::string not_portable(const verdict::Judged& j) {
 
 }  // namespace
 
+// `mudjack check`'s per-case table, as the terminal prints it: device, mode,
+// dtype, outcome, how a pass was checked, error and bound in eps.
+std::string check_table(const verdict::Judged& j) {
+  if (j.run.suite != "check" || j.cases.empty()) return "";
+  std::string out =
+      "\n## Cases\n\n| device | mode | dtype | outcome | checked | error (eps) | bound (eps) |\n"
+      "|---|---|---|---|---|---:|---:|\n";
+  const auto eps = [](const std::optional<double>& v) {
+    if (!v) return std::string("-");
+    std::array<char, 32> buf{};
+    std::snprintf(buf.data(), buf.size(), "%.3g", *v);
+    return std::string(buf.data());
+  };
+  for (size_t i = 0; i < j.cases.size(); ++i) {
+    const auto& r = j.cases[i];
+    const bool pass = r.outcome == model::Outcome::kPass;
+    out += "| " + code(r.device) + " | " + escape(r.info.mode) + " | " + escape(r.info.dtype) +
+           " | " + std::string(model::to_string(r.outcome)) + " | " +
+           (pass ? std::string(model::to_string(j.checked[i])) : "-") + " | " +
+           eps(r.numeric.error_eps) + " | " + eps(r.numeric.bound_eps) + " |\n";
+  }
+  return out;
+}
+
 std::string to_markdown(const verdict::Judged& j) {
   std::string out = header(j);
+  out += check_table(j);
   for (const auto& [framework, by_device] : j.tallies) {
     std::vector<std::string> order;
     for (const auto& [device, tally] : by_device) order.push_back(device);
