@@ -263,6 +263,7 @@ bool prebuild_on(const std::string& device, const std::vector<std::string>& ids,
   }
   o.argv.insert(o.argv.end(), ids.begin(), ids.end());
   supervisor::add_probe_environment(envs::data_dir() / "probe", o.env_set);
+  o.env_keep = supervisor::probe_may_inherit;
   o.stderr_tail_bytes = 8192;
   std::string error;
   auto child = os::Child::spawn(o, &error);

@@ -3,6 +3,7 @@
 #include "run/options.hpp"
 #include "server/server.hpp"
 #include "util/error.hpp"
+#include "util/redact.hpp"
 
 namespace mudjack::cli {
 namespace fs = std::filesystem;
@@ -59,6 +60,7 @@ int serve(const ServeArgs& a) {
   server::ServeOptions o = a.o;
   o.token = server::resolve_token(
       a.token_file ? std::optional<fs::path>(*a.token_file) : std::nullopt, a.o.no_auth);
+  util::add_secret(o.token);  // redacted from whatever a probe prints
   if (a.port_file) o.port_file = fs::path(*a.port_file);
   for (const auto& n : a.suites) o.suites.push_back(plan::resolve_suite(n));
   for (const auto& d : a.suite_dirs) o.suites.push_back(plan::suite_from_dir(d));
@@ -100,6 +102,16 @@ void add_http_flags(CLI::App* c, ServeArgs& a) {
       ->check(CLI::Range(5, 4096));
   c->add_option("--max-body-bytes", a.o.max_body_bytes, "Largest request body (default 65536)")
       ->check(CLI::Range(64, 64 << 20));
+  c->add_option(
+       "--max-head-bytes", a.o.max_head_bytes,
+       "Largest request head: request line, headers, blank line (default 32768; 431 beyond)")
+      ->check(CLI::Range(1024, 1 << 20));
+  c->add_option("--max-header-lines", a.o.max_header_lines,
+                "Most header lines in a request (default 100; 431 beyond)")
+      ->check(CLI::Range(8, 10000));
+  c->add_option("--max-line-bytes", a.o.max_line_bytes,
+                "Longest request or header line (default 8192; 431 beyond)")
+      ->check(CLI::Range(256, 1 << 20));
   c->add_option("--max-queued", a.o.max_queued,
                 "Runs that may wait in the queue; POST /v1/runs answers 429 beyond (default 64)")
       ->check(CLI::Range(1, 100000));

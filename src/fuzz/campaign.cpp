@@ -17,6 +17,7 @@
 #include "report/write.hpp"
 #include "run/lifecycle.hpp"
 #include "store/store.hpp"
+#include "supervisor/probe_session.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
 
@@ -477,6 +478,7 @@ class Campaign {
       so.argv.push_back(std::to_string(*f.bound_eps));
     }
     so.env_set["PYTHONPATH"] = (envs::data_dir() / "probe").string();
+    so.env_keep = supervisor::probe_may_inherit;
     std::string error;
     auto child = os::Child::spawn(so, &error);
     if (!child) {
@@ -501,10 +503,18 @@ class Campaign {
       f.standalone_output = "not run on its own: the campaign's budget was spent";
       return;
     }
-    // run on its own: its framework and NumPy only, no MudJack on the path
+    run_script(f, dir, python.python);
+  }
+
+  // repro.py run on its own: its framework and NumPy only, no MudJack on the
+  // path, for at most 120 s; what it measured and whether it reproduced.
+  static void run_script(Finding& f, const fs::path& dir, const fs::path& python) {
+    std::string error;
+    std::string line;
     os::SpawnOptions run;
-    run.argv = {python.python.string(), (dir / "repro.py").string()};
+    run.argv = {python.string(), (dir / "repro.py").string()};
     run.env_unset = {"PYTHONPATH"};
+    run.env_keep = supervisor::probe_may_inherit;
     run.cwd = dir;
     run.stderr_tail_bytes = 4096;
     auto script_run = os::Child::spawn(run, &error);

@@ -77,7 +77,7 @@ struct ExecPlan {
     for (char** e = environ; *e; ++e) {
       std::string_view kv(*e);
       auto key = std::string(kv.substr(0, kv.find('=')));
-      bool drop = options.env_set.count(key) > 0;
+      bool drop = options.env_set.count(key) > 0 || (options.env_keep && !options.env_keep(key));
       for (const auto& u : options.env_unset) drop = drop || u == key;
       if (!drop) env_strings.emplace_back(kv);
     }

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -29,6 +30,9 @@ struct SpawnOptions {
   std::vector<std::string> argv;               // argv[0] is looked up on PATH
   std::map<std::string, std::string> env_set;  // added to / replacing the parent's environment
   std::vector<std::string> env_unset;
+  // When set, only the parent's variables it keeps are inherited (env_set is
+  // added regardless). Called before fork, on the spawning thread.
+  std::function<bool(std::string_view name)> env_keep;
   std::filesystem::path cwd;      // empty: inherit
   std::vector<int> cpu_affinity;  // empty: inherit
   size_t stderr_tail_bytes = 8192;

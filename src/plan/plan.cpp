@@ -130,6 +130,10 @@ Discovery discover(const std::vector<std::string>& frameworks, const std::string
                          error.substr(0, error.find('\n'));
         return;
       }
+      if (!session && error.starts_with(supervisor::kCannotLoad)) {
+        found[i].runtime.engine_fault = error.substr(0, error.find('\n'));
+        return;
+      }
       if (!session) {
         found[i].runtime.unavailable =
             fws[i] + " probe failed to start: " + error.substr(0, error.find('\n'));
@@ -209,6 +213,7 @@ nlohmann::json environment_json(const Discovery& d) {
       for (const auto& dev : h->second.devices) f["devices"].push_back(dev.id);
     }
     if (!rt.unavailable.empty()) f["unavailable"] = rt.unavailable;
+    if (!rt.engine_fault.empty()) f["engine_fault"] = rt.engine_fault;
     m["frameworks"][fw] = f;
   }
   m["devices"] = json::array();

@@ -251,6 +251,18 @@ Reply RunManager::submit_resume(const std::string& run_id, Slot& slot) {
       return {409, {{"error", "run '" + run_id + "' was not made from this server's suites"}}};
     }
   }
+  // Nor one whose parameters name a path the operator did not set: resuming
+  // it would read or run what another command named.
+  const auto stored_params = stored->options.value("params", json::object());
+  for (const auto& [param, value] : stored_params.items()) {
+    const auto own = defaults_.params.find(param);
+    if (names_path(catalog_, param) && (own == defaults_.params.end() || !value.is_string() ||
+                                        value.get<std::string>() != own->second)) {
+      return {409,
+              {{"error", "run '" + run_id + "' names a path in its parameter '" + param +
+                             "'; this server resumes only runs whose paths its operator set"}}};
+    }
+  }
   // Another process (a `mudjack run --resume`) executing it owns it.
   if (auto holder = run::lease_holder(store_, run_id)) return {409, {{"error", *holder}}};
   auto prepared = run::reopen(store_, run_id);

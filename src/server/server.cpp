@@ -43,18 +43,41 @@ std::string read_text(const fs::path& file) {
   return ss.str();
 }
 
-// What the server offers: every suite's cases, listed once.
+// The path parameter a suite with no cases would need to have any (`check`'s
+// `target`, `fuzz`'s `graphs`), or "" when the suite has cases or reads none.
+std::string driven_by_path(const std::vector<model::CaseInfo>& cases, const json& read) {
+  if (!cases.empty() || !read.is_object()) return "";
+  for (const auto& [name, info] : read.items()) {
+    if (info.is_object() && info.value("path", false)) return name;
+  }
+  return "";
+}
+
+// What the server offers: every suite's cases, listed once. A suite whose
+// cases come only from a path parameter runs whatever that path names: it is
+// offered only where the operator set the path (mudjack.toml's params), and
+// naming it with `--suite` otherwise is an error.
 Catalog load_catalog(const ServeOptions& o, const plan::Discovery& discovery) {
   Catalog c;
   auto refs = o.suites;
-  if (refs.empty()) {
+  const bool named = !refs.empty();
+  if (!named) {
     for (const auto& name : plan::known_suites()) refs.push_back(plan::resolve_suite(name));
   }
   auto python = envs::listing_interpreter(o.defaults.profile, o.defaults.python);
   for (const auto& ref : refs) {
     if (c.suites.count(ref.name)) throw FatalError("two suites are named '" + ref.name + "'");
+    json read;
+    auto cases = plan::list_cases({ref}, python, o.defaults.params, &read);
+    if (auto param = driven_by_path(cases, read); !param.empty()) {
+      if (!named) continue;
+      throw FatalError("suite '" + ref.name + "' runs only what its parameter '" + param +
+                       "' names, and a server never takes a path from a request; set " + param +
+                       " in mudjack.toml's [params] to offer it");
+    }
     c.suites[ref.name] = ref.dir;
-    c.cases[ref.name] = plan::list_cases({ref}, python, o.defaults.params);
+    c.cases[ref.name] = std::move(cases);
+    c.params[ref.name] = std::move(read);
   }
   c.frameworks = o.frameworks.empty() ? envs::kFrameworks : o.frameworks;
   for (const auto& d : discovery.devices) c.devices.push_back(d.id);
@@ -81,6 +104,7 @@ IntakeLimits intake_limits(const ServeOptions& o) {
   IntakeLimits l;
   l.max_head_bytes = o.max_head_bytes;
   l.max_header_lines = o.max_header_lines;
+  l.max_line_bytes = o.max_line_bytes;
   l.max_body_bytes = o.max_body_bytes;
   l.max_connections = o.max_connections;
   l.request_timeout = o.request_timeout;

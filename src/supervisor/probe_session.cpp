@@ -1,9 +1,11 @@
 #include "supervisor/probe_session.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 
 #include "envs/envs.hpp"
+#include "util/redact.hpp"
 #include "util/time.hpp"
 
 namespace mudjack::supervisor {
@@ -12,14 +14,16 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
+// The last lines of a probe's stderr, secrets redacted (util/redact.hpp):
+// every stderr tail a result or an error carries comes through here.
 std::string last_lines(const std::string& text, size_t max_lines) {
   size_t start = text.size();
   for (size_t lines = 0; start > 0 && lines <= max_lines; ++lines) {
     auto nl = text.rfind('\n', start - 1);
-    if (nl == std::string::npos) return text;
+    if (nl == std::string::npos) return util::redact(text);
     start = nl;
   }
-  return start < text.size() ? text.substr(start + 1) : std::string();
+  return util::redact(start < text.size() ? text.substr(start + 1) : std::string());
 }
 
 std::string format_bytes(int64_t bytes) {
@@ -51,6 +55,29 @@ void add_probe_environment(const std::filesystem::path& probe_dir,
   env.emplace("MUDJACK_BUILD_CACHE", envs::build_cache_dir().string());
 }
 
+bool probe_may_inherit(std::string_view name) {
+  static constexpr std::array<std::string_view, 5> kSecretWords = {"TOKEN", "SECRET", "PASSW",
+                                                                   "CREDENTIAL", "KEY"};
+  for (auto word : kSecretWords) {
+    if (name.find(word) != std::string_view::npos) return false;
+  }
+  static constexpr std::array<std::string_view, 12> kNames = {
+      "PATH", "HOME",   "USER", "LOGNAME",         "LANG",       "LANGUAGE",
+      "TZ",   "TMPDIR", "TERM", "LD_LIBRARY_PATH", "PYTHONPATH", "VIRTUAL_ENV"};
+  static constexpr std::array<std::string_view, 28> kPrefixes = {
+      "LC_",       "MUDJACK_", "CUDA_", "NVIDIA_", "CUDNN_",        "NCCL_",   "CUBLAS",
+      "XLA_",      "JAX_",     "TF_",   "TORCH",   "PYTORCH_",      "TRITON_", "PJRT_",
+      "TPU_",      "ROCM_",    "HIP_",  "HSA_",    "OMP_",          "MKL_",    "KMP_",
+      "OPENBLAS_", "ONEDNN_",  "DNNL_", "HF_",     "TRANSFORMERS_", "KERAS_",  "XDG_"};
+  for (auto n : kNames) {
+    if (name == n) return true;
+  }
+  for (auto p : kPrefixes) {
+    if (name.starts_with(p)) return true;
+  }
+  return false;
+}
+
 os::SpawnOptions spawn_options(const ProbeCommand& command) {
   os::SpawnOptions o;
   o.argv = {command.python.string(), "-u",         "-m",
@@ -65,6 +92,7 @@ os::SpawnOptions spawn_options(const ProbeCommand& command) {
   }
   o.env_set = command.env;
   add_probe_environment(command.probe_dir, o.env_set);
+  o.env_keep = probe_may_inherit;
   o.cpu_affinity = command.cpu_affinity;
   o.stderr_tail_bytes = 16384;
   return o;
@@ -104,7 +132,7 @@ std::unique_ptr<ProbeSession> ProbeSession::start(const ProbeCommand& command, c
     return nullptr;
   }
   if (!hello.value->engine_fault.empty()) {
-    *error = "probe cannot load on this machine: " + hello.value->engine_fault;
+    *error = std::string(kCannotLoad) + hello.value->engine_fault;
     s->stop();
     return nullptr;
   }
@@ -126,6 +154,7 @@ ProbeSession::Wait ProbeSession::wait_line(std::string& line, milliseconds timeo
     if (left.count() <= 0) return Wait::kTimeout;
     switch (child_->read_line(line, std::min(left, limits_.poll))) {
       case os::Child::Read::kLine:
+        line = util::redact(std::move(line));  // every protocol line the engine reads
         return Wait::kLine;
       case os::Child::Read::kEof:
         return Wait::kDied;

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/model.hpp"
@@ -37,8 +38,18 @@ struct ProbeCommand {
 // What every probe process's environment gets on top of the engine's: the
 // probe package first on PYTHONPATH, no bytecode files, a Python stack on a
 // crash, the model hubs' offline switches, and the build cache.
+// How ProbeSession::start's error begins when the probe reported an engine
+// fault in its hello (the framework is installed but cannot load here).
+inline constexpr std::string_view kCannotLoad = "probe cannot load on this machine: ";
+
 void add_probe_environment(const std::filesystem::path& probe_dir,
                            std::map<std::string, std::string>& env);
+// Whether a probe inherits the engine's variable `name`: an allow-list (the
+// system's basics, locale, and the prefixes the frameworks, compilers and
+// accelerator runtimes read, MUDJACK_ among them), never a name that looks
+// like a secret (TOKEN, SECRET, PASSWORD, CREDENTIAL, KEY: MUDJACK_TOKEN, a
+// cloud key). Every process the engine starts for Python uses it.
+bool probe_may_inherit(std::string_view name);
 os::SpawnOptions spawn_options(const ProbeCommand& command);
 
 class ProbeSession {

@@ -42,6 +42,11 @@ struct FrameworkRuntime {
   std::string framework;
   std::filesystem::path python;  // empty: unavailable
   std::string unavailable;       // reason, when python is empty or the framework cannot start
+  // Set when the framework is installed but its probe reports an engine fault
+  // (it fails to import, it cannot map its libraries): python stays set, so
+  // the run's lanes meet the fault themselves and stop the run, storing no
+  // outcome that blames the framework.
+  std::string engine_fault;
 };
 
 struct RunSpec {
