@@ -802,18 +802,18 @@ std::vector<std::string> publish(const std::string& id, const Where& w, const fs
   }
   std::vector<std::string> notes;
   const fs::path findings = dir / "findings";
-  make_real_dir(dest);
+  std::error_code ec;
+  fs::create_directories(dest, ec);  // `dest` itself may be a link, as --out may
+  const bool bundles = fs::is_directory(fs::symlink_status(findings, ec));
+  if (is_link(findings)) {
+    notes.push_back(findings.string() + " is a symbolic link: its bundles were not published");
+  }
+  if (bundles) make_real_dir(dest / "findings");  // refused before any file is written
   for (const char* name : {"findings.json", "findings.csv", "summary.md", "junit.xml",
                            "report.html", "campaign.json"}) {
     publish_file(dir / name, dest / name, notes);
   }
-  std::error_code ec;
-  if (is_link(findings)) {
-    notes.push_back(findings.string() + " is a symbolic link: its bundles were not published");
-    return notes;
-  }
-  if (!fs::is_directory(findings, ec)) return notes;
-  make_real_dir(dest / "findings");
+  if (!bundles) return notes;
   for (const auto& e : fs::directory_iterator(findings)) {
     if (!e.is_directory(ec) || e.is_symlink(ec)) {
       notes.push_back(e.path().string() + " is not a folder (a link?): not published");

@@ -72,7 +72,7 @@ TEST_F(Cli, PruneKeepsRunsALeaseOrAServerQueueHoldsAndDryRunListsTheRealRun) {
   auto real = mudjack({"cache", "prune", "--out", out.string(), "--keep-last", "0"});
   ASSERT_EQ(real.code, 0) << real.err;
   EXPECT_EQ(as_done(dry.out), real.out);
-  EXPECT_TRUE(has(real.out, "removed run r-dead (2026-01-02T00:00:00Z, 1 files, 1000 B)"))
+  EXPECT_TRUE(has(real.out, "removed run r-dead (2026-01-02T00:00:00Z, 1 files, 1000.0 B)"))
       << real.out;
   EXPECT_TRUE(has(real.out, "kept run r-queued: queued")) << real.out;
   EXPECT_TRUE(has(real.out, "kept run r-live: being executed now")) << real.out;
@@ -108,7 +108,7 @@ TEST_F(Cli, PruneNeverDeletesThroughALinkInARunFolder) {
   auto real = mudjack({"cache", "prune", "--out", out.string(), "--keep-outputs", "none"});
   ASSERT_EQ(real.code, 0) << real.err;
   EXPECT_EQ(as_done(dry.out), real.out);
-  EXPECT_TRUE(has(real.out, "removed 1 output files of run r-mixed (1000 B)")) << real.out;
+  EXPECT_TRUE(has(real.out, "removed 1 output files of run r-mixed (1000.0 B)")) << real.out;
   EXPECT_FALSE(has(real.out, "r-linked")) << real.out;
   EXPECT_FALSE(fs::exists(out / "runs" / "r-mixed" / "artifacts"));
   EXPECT_EQ(fs::file_size(elsewhere / "precious.npy"), 5000u);
@@ -183,6 +183,7 @@ TEST_F(Cli, FuzzPublishFollowsNoLinkOnEitherSide) {
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "is a symbolic link")) << r.err;
   EXPECT_TRUE(fs::is_empty(dir_ / "victim-dir"));
+  EXPECT_FALSE(fs::exists(dest2 / "findings.json")) << "refused only after writing";
 }
 
 }  // namespace
