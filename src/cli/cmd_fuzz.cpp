@@ -78,7 +78,9 @@ int fuzz_main(const FuzzArgs& a) {
   const fuzz::Say say = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   if (a.publish) {
     if (a.to.empty()) throw util::FatalError("--publish needs --to DIR");
-    fuzz::publish(*a.publish, where, a.to);
+    for (const auto& note : fuzz::publish(*a.publish, where, a.to)) {
+      std::fprintf(stderr, "mudjack: note: %s\n", note.c_str());
+    }
     std::printf("published campaign %s to %s\n", a.publish->c_str(), a.to.c_str());
     return 0;
   }

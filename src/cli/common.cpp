@@ -1,8 +1,10 @@
 #include "cli/common.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 
@@ -61,11 +63,16 @@ void ensure_writable(const fs::path& dir) {
     throw util::FatalError("results folder " + dir.string() +
                            " cannot be created: " + (ec ? ec.message() : "not a folder"));
   }
+  // Created new (O_EXCL) and never through a link planted at its name: a
+  // leftover or a link is unlinked as itself and the creation tried again.
   auto probe = dir / (".mudjack-write-test-" + std::to_string(::getpid()));
-  std::ofstream f(probe);
-  if (!f) throw util::FatalError("results folder " + dir.string() + " is not writable");
-  f.close();
-  fs::remove(probe, ec);
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::open(probe.c_str(), kFlags, 0600);
+  if (fd < 0 && errno == EEXIST && ::unlink(probe.c_str()) == 0)
+    fd = ::open(probe.c_str(), kFlags, 0600);
+  if (fd < 0) throw util::FatalError("results folder " + dir.string() + " is not writable");
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 }  // namespace

@@ -1,6 +1,11 @@
 #include "fuzz/campaign.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -619,6 +624,51 @@ std::string new_id() {
   return "fz-" + id;
 }
 
+bool is_link(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_symlink(fs::symlink_status(p, ec));
+}
+
+// A destination folder publish creates: never one reached through a link,
+// which would put the evidence (and its overwrites) somewhere else.
+void make_real_dir(const fs::path& dir) {
+  if (is_link(dir)) {
+    throw util::FatalError("will not publish through " + dir.string() +
+                           ": it is a symbolic link; remove it or publish elsewhere");
+  }
+  std::error_code ec;
+  fs::create_directory(dir, ec);
+  if (!fs::is_directory(fs::symlink_status(dir, ec))) {
+    throw util::FatalError("cannot create " + dir.string() + ": not a folder");
+  }
+}
+
+// Copies the regular file `from` (absent: nothing) to `to`. The source is
+// opened with O_NOFOLLOW, so a link there (to a secret beside the campaign)
+// is skipped with a note; the destination is a new file renamed into place.
+void publish_file(const fs::path& from, const fs::path& to, std::vector<std::string>& notes) {
+  const int fd = ::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP) notes.push_back(from.string() + " is a symbolic link: not published");
+    return;
+  }
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  std::string content;
+  char buf[65536];
+  ssize_t n = 0;
+  while (regular && (n = ::read(fd, buf, sizeof buf)) > 0) {
+    content.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  if (!regular) {
+    notes.push_back(from.string() + " is not a regular file: not published");
+    return;
+  }
+  if (n < 0) throw util::FatalError("cannot read " + from.string());
+  report::write_file_atomically(to, content);
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Options& o) {
@@ -743,7 +793,7 @@ Outcome resume(const std::string& id, double budget_s, int64_t max_graphs, const
   return out;
 }
 
-void publish(const std::string& id, const Where& w, const fs::path& dest) {
+std::vector<std::string> publish(const std::string& id, const Where& w, const fs::path& dest) {
   const fs::path dir = w.results_dir / "fuzz" / id;
   if (!fs::exists(dir / "campaign.json")) {
     throw util::FatalError("unknown fuzz campaign '" + id + "': no " +
@@ -760,24 +810,32 @@ void publish(const std::string& id, const Where& w, const fs::path& dest) {
       throw util::FatalError("campaign " + id + " cannot be published: run " + run + ": " + *why);
     }
   }
-  fs::create_directories(dest);
+  std::vector<std::string> notes;
+  const fs::path findings = dir / "findings";
+  std::error_code ec;
+  fs::create_directories(dest, ec);  // `dest` itself may be a link, as --out may
+  const bool bundles = fs::is_directory(fs::symlink_status(findings, ec));
+  if (is_link(findings)) {
+    notes.push_back(findings.string() + " is a symbolic link: its bundles were not published");
+  }
+  if (bundles) make_real_dir(dest / "findings");  // refused before any file is written
   for (const char* name : {"findings.json", "findings.csv", "summary.md", "junit.xml",
                            "report.html", "campaign.json"}) {
-    if (fs::exists(dir / name)) {
-      fs::copy_file(dir / name, dest / name, fs::copy_options::overwrite_existing);
+    publish_file(dir / name, dest / name, notes);
+  }
+  if (!bundles) return notes;
+  for (const auto& e : fs::directory_iterator(findings)) {
+    if (!e.is_directory(ec) || e.is_symlink(ec)) {
+      notes.push_back(e.path().string() + " is not a folder (a link?): not published");
+      continue;
+    }
+    const fs::path to = dest / "findings" / e.path().filename();
+    make_real_dir(to);
+    for (const char* name : {"graph.json", "original.json", "finding.json", "repro.py"}) {
+      publish_file(e.path() / name, to / name, notes);
     }
   }
-  if (fs::exists(dir / "findings")) {
-    for (const auto& e : fs::directory_iterator(dir / "findings")) {
-      fs::create_directories(dest / "findings" / e.path().filename());
-      for (const char* name : {"graph.json", "original.json", "finding.json", "repro.py"}) {
-        if (fs::exists(e.path() / name)) {
-          fs::copy_file(e.path() / name, dest / "findings" / e.path().filename() / name,
-                        fs::copy_options::overwrite_existing);
-        }
-      }
-    }
-  }
+  return notes;
 }
 
 Replay replay(const fs::path& bundle, const Where& w, const Options& base,

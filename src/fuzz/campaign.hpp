@@ -87,8 +87,15 @@ Outcome resume(const std::string& id, double budget_s, int64_t max_graphs, const
 // Evidence for others: the campaign's reports and findings bundles (graph,
 // original, finding, script) copied to `dest`, without its graphs and the
 // reducer's store. FatalError, before copying anything, when a run of the
-// campaign was made from a dirty or unknown source tree.
-void publish(const std::string& id, const Where& w, const std::filesystem::path& dest);
+// campaign was made from a dirty or unknown source tree. No link is
+// followed on either side: a source entry that is a symbolic link is skipped
+// (returned as one note line each); each file is written to a new temporary
+// file renamed into place (report::write_file_atomically), so a link planted
+// at a destination name is replaced, never written through; a destination
+// folder below `dest` that is a link is a FatalError. `dest` itself may be
+// a link, as the results folder may.
+std::vector<std::string> publish(const std::string& id, const Where& w,
+                                 const std::filesystem::path& dest);
 
 struct Replay {
   bool shows = false;
