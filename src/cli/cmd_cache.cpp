@@ -21,6 +21,7 @@
 #include "envs/envs.hpp"
 #include "os/process.hpp"
 #include "run/lease.hpp"
+#include "run/options.hpp"
 #include "run/retention.hpp"
 #include "supervisor/probe_session.hpp"
 #include "supervisor/supervisor.hpp"

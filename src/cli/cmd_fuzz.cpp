@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/numbers.hpp"
 #include "fuzz/campaign.hpp"
+#include "run/options.hpp"
 #include "util/error.hpp"
 
 namespace mudjack::cli {

@@ -127,9 +127,9 @@ run::RunOptions run_options(const Options& o, const fs::path& graphs,
 // flag is also the budget's end, the normal end of a campaign, so a stop is a
 // value: nullopt, and the batch stays incomplete for --resume. Whether a
 // signal raised it is the caller's to say (Campaign::go).
-std::optional<plan::Discovery> discover(const run::RunOptions& options,
-                                        const std::vector<model::CaseInfo>& cases,
-                                        const std::atomic<bool>& stop) {
+std::optional<plan::Discovery> discover_in_budget(const run::RunOptions& options,
+                                                  const std::vector<model::CaseInfo>& cases,
+                                                  const std::atomic<bool>& stop) {
   if (stop) return std::nullopt;
   try {
     return run::discover(options, cases, stop);
@@ -151,7 +151,7 @@ std::vector<model::CaseResult> run_cases(
   std::set<std::string> frameworks;
   for (const auto& c : cases) frameworks.insert(c.framework);
   options.frameworks.assign(frameworks.begin(), frameworks.end());
-  const auto discovery = discover(options, cases, stop);
+  const auto discovery = discover_in_budget(options, cases, stop);
   if (!discovery) {
     if (completed != nullptr) *completed = false;
     return {};
@@ -280,7 +280,8 @@ class Campaign {
       auto prepared = run::reopen(*store, prior);
       if (prepared.work.empty()) {
         completed = true;
-      } else if (auto discovery = discover(prepared.options, prepared.cases, deadline.stop())) {
+      } else if (auto discovery =
+                     discover_in_budget(prepared.options, prepared.cases, deadline.stop())) {
         run::resume(*store, prepared, *discovery, "running");
         const run::Place place{w_.results_dir, w_.intolerable};
         std::string fault;

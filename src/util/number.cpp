@@ -64,11 +64,15 @@ bool int_syntax(std::string_view s) {
 }
 
 // The finite double `s` spells (syntax already checked), or nullopt when it
-// overflows or underflows a double (from_chars: result_out_of_range).
+// overflows or underflows a double (from_chars: result_out_of_range) or lands
+// among the subnormals, which no flag needs and which lose digits.
 std::optional<double> to_double(std::string_view s) {
   double x = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(x)) return std::nullopt;
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(x) ||
+      std::fpclassify(x) == FP_SUBNORMAL) {
+    return std::nullopt;
+  }
   return x;
 }
 
