@@ -19,9 +19,11 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/numbers.hpp"
 #include "envs/envs.hpp"
 #include "os/process.hpp"
 #include "run/lease.hpp"
+#include "run/options.hpp"
 #include "run/retention.hpp"
 #include "supervisor/probe_session.hpp"
 #include "supervisor/supervisor.hpp"
@@ -30,6 +32,11 @@
 namespace mudjack::cli {
 namespace {
 namespace fs = std::filesystem;
+
+// A count of runs, and an age in days (about 2,700 years at most: the
+// seconds it makes stay far inside a time_t).
+constexpr util::IntRange kCountRange{0, 1'000'000'000};
+constexpr util::Range kDaysRange{0, 1e6, true};
 
 struct PruneArgs {
   Common common;
@@ -392,9 +399,10 @@ Command cache_command() {
             p->add_option("--keep-outputs", a->keep_outputs,
                           "Outputs of complete runs to keep: failing (default: what the oracle's "
                           "findings and repro need), all, none");
-            p->add_option("--keep-last", a->keep_last, "Forget every run but the newest N");
-            p->add_option("--older-than-days", a->older_than_days,
-                          "Forget runs created more than D days ago");
+            add_number(p, "--keep-last", a->keep_last, kCountRange,
+                       "Forget every run but the newest N");
+            add_number(p, "--older-than-days", a->older_than_days, kDaysRange,
+                       "Forget runs created more than D days ago");
             p->add_flag("--dry-run", a->dry_run, "Say what would go; remove nothing");
             auto b = std::make_shared<BuildArgs>();
             auto* l = c->add_subcommand("builds",
@@ -403,11 +411,11 @@ Command cache_command() {
             l->add_flag("--json", b->common.json, "One JSON array");
             auto* k = c->add_subcommand(
                 "clean-builds", "Empty the build cache, or only builds unused for some days");
-            k->add_option("--unused-days", b->unused_days,
-                          "Only builds last used more than D days ago");
+            add_number(k, "--unused-days", b->unused_days, kDaysRange,
+                       "Only builds last used more than D days ago");
             k->add_option("--model", b->model, "Only this model's builds (a glob)");
-            k->add_option("--keep-gb", b->keep_gb,
-                          "Remove the least recently used builds until at most G GB are left");
+            add_number(k, "--keep-gb", b->keep_gb, util::Range{0, 1e9, true},
+                       "Remove the least recently used builds until at most G GB are left");
             k->add_flag("--dry-run", b->dry_run, "Say what would go; remove nothing");
             auto pb = std::make_shared<PrebuildArgs>();
             auto* m = c->add_subcommand(
@@ -416,17 +424,17 @@ Command cache_command() {
                 "their compiled cases compiled once on each --device, in parallel processes");
             add_common(m, pb->common);
             add_selection(m, pb->sel);
-            m->add_option("--jobs", pb->jobs, "Processes (default: half the cores)");
-            m->add_option("--timeout-s", pb->timeout_s,
-                          "Give up one build after this long; the run then compiles or exports it "
-                          "itself (default 600)")
-                ->check(CLI::PositiveNumber);
+            add_number(m, "--jobs", pb->jobs, util::IntRange{1, 4096},
+                       "Processes (default: half the cores)");
+            add_number(m, "--timeout-s", pb->timeout_s, run::kTimeoutRangeS,
+                       "Give up one build after this long; the run then compiles or exports it "
+                       "itself (default 600)");
             m->add_option("--device", pb->devices,
                           "Where compiled cases compile (cpu, cuda:0, ...; repeatable or comma "
                           "list; default cpu); exports are made once, on the CPU")
                 ->delimiter(',');
-            m->add_option("--seed", pb->seed,
-                          "The run's seed: the weights are baked in (default 0)");
+            add_number(m, "--seed", pb->seed, run::kSeedRange,
+                       "The run's seed: the weights are baked in (default 0)");
             return [a, b, l, k, pb, m] {
               if (l->parsed()) return list_builds(*b);
               if (k->parsed()) return clean_builds(*b);

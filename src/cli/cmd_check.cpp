@@ -2,13 +2,14 @@
 // checked on every local device without writing a suite (the built-in
 // suite `check`, probe/mudjack_probe/checking.py), judged and timed like any
 // case, printed as one short table with error sizes.
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <regex>
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/numbers.hpp"
 #include "cli/progress.hpp"
 #include "envs/envs.hpp"
 #include "report/write.hpp"
@@ -30,21 +31,42 @@ struct CheckArgs {
   plan::Fields fields;  // --dtype, --mode
 };
 
+// Whether `line` is an import of `module` ("import torch", "from torch.nn
+// import X", indented or not). By hand, line by line: std::regex recursed per
+// character, and a file of 60,000 blank lines overflowed the stack.
+bool imports_module(std::string_view line, std::string_view module) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f'; };
+  size_t i = 0;
+  while (i < line.size() && blank(line[i])) ++i;
+  const auto word = [&](std::string_view w) {
+    if (line.substr(i, w.size()) != w) return false;
+    i += w.size();
+    return true;
+  };
+  if (!word("import") && !word("from")) return false;
+  const size_t spaces = i;
+  while (i < line.size() && blank(line[i])) ++i;
+  if (i == spaces || !word(module)) return false;
+  if (i == line.size()) return true;
+  const auto c = static_cast<unsigned char>(line[i]);
+  return !(std::isalnum(c) || c == '_');  // "torchvision" is not "torch"
+}
+
 // The framework a file imports first in this order (torch, jax, tensorflow),
 // else numpy: whose interpreter can import it.
 std::string framework_of(const fs::path& file) {
   std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string source = text.str();
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
   const std::vector<std::pair<std::string, std::string>> known = {{"torch", "torch"},
                                                                   {"jax", "jax"},
                                                                   {"flax", "jax"},
                                                                   {"tensorflow", "tensorflow"},
                                                                   {"keras", "tensorflow"}};
   for (const auto& [module, framework] : known) {
-    const std::regex imports("(^|\n)\\s*(import|from)\\s+" + module + "\\b");
-    if (std::regex_search(source, imports)) return framework;
+    for (const auto& line : lines) {
+      if (imports_module(line, module)) return framework;
+    }
   }
   return "numpy";
 }
@@ -159,7 +181,8 @@ Command check_command() {
         c->add_option("--framework", a->framework,
                       "The framework NAME uses (default: what FILE imports)");
         c->add_option("--device", a->devices, "Only these devices (repeatable)");
-        c->add_option("--budget-ms", a->budget_ms, "Timing budget per case and round, ms");
+        add_number(c, "--budget-ms", a->budget_ms, run::kBudgetRangeMs,
+                   "Timing budget per case and round, ms");
         c->add_option("--dtype", a->fields.dtypes, "Only these dtypes (comma list)")
             ->delimiter(',');
         c->add_option("--mode", a->fields.modes, "Only these modes (comma list)")->delimiter(',');

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -129,7 +128,25 @@ run::RunOptions run_options(const Options& o, const fs::path& graphs,
   return r;
 }
 
-// One run over `cases` (already listed from `graphs`); its judged cases.
+// run::discover under the campaign's stop flag. Discovery answers a raised
+// flag with FatalError "interrupted" (exit 130), meant for a signal; here the
+// flag is also the budget's end, the normal end of a campaign, so a stop is a
+// value: nullopt, and the batch stays incomplete for --resume. Whether a
+// signal raised it is the caller's to say (Campaign::go).
+std::optional<plan::Discovery> discover_in_budget(const run::RunOptions& options,
+                                                  const std::vector<model::CaseInfo>& cases,
+                                                  const std::atomic<bool>& stop) {
+  if (stop) return std::nullopt;
+  try {
+    return run::discover(options, cases, stop);
+  } catch (const util::FatalError& e) {
+    if (stop && e.exit_code() == 130) return std::nullopt;
+    throw;
+  }
+}
+
+// One run over `cases` (already listed from `graphs`); its judged cases. None,
+// and *completed false, when `stop` came before the run was made.
 std::vector<model::CaseResult> run_cases(
     const Options& o, const fs::path& graphs, const std::vector<model::CaseInfo>& cases,
     const std::vector<std::string>& devices, const fs::path& results_dir,
@@ -140,12 +157,16 @@ std::vector<model::CaseResult> run_cases(
   std::set<std::string> frameworks;
   for (const auto& c : cases) frameworks.insert(c.framework);
   options.frameworks.assign(frameworks.begin(), frameworks.end());
-  auto discovery = run::discover(options, cases, stop);
-  auto prepared = run::create(*store, options, cases, discovery, "running");
+  const auto discovery = discover_in_budget(options, cases, stop);
+  if (!discovery) {
+    if (completed != nullptr) *completed = false;
+    return {};
+  }
+  auto prepared = run::create(*store, options, cases, *discovery, "running");
   if (created) created(prepared.info.id);  // recorded before anything runs: resumable
   const run::Place place{results_dir, intolerable};
   std::string fault;
-  const bool done = run::execute(*store, prepared, discovery, place, nullptr, stop, &fault);
+  const bool done = run::execute(*store, prepared, *discovery, place, nullptr, stop, &fault);
   auto judged = run::finish(*store, prepared.info.id, done, place);
   if (!fault.empty()) throw util::FatalError("fuzz run " + prepared.info.id + ": " + fault);
   if (completed != nullptr) *completed = done;
@@ -226,6 +247,7 @@ class Campaign {
   }
 
   size_t unique() const { return findings_.size(); }
+  const Options& options() const { return o_; }
 
  private:
   fs::path batch_dir(size_t i) const {
@@ -264,13 +286,13 @@ class Campaign {
       auto prepared = run::reopen(*store, prior);
       if (prepared.work.empty()) {
         completed = true;
-      } else {
-        auto discovery = run::discover(prepared.options, prepared.cases, deadline.stop());
-        run::resume(*store, prepared, discovery, "running");
+      } else if (auto discovery =
+                     discover_in_budget(prepared.options, prepared.cases, deadline.stop())) {
+        run::resume(*store, prepared, *discovery, "running");
         const run::Place place{w_.results_dir, w_.intolerable};
         std::string fault;
         completed =
-            run::execute(*store, prepared, discovery, place, nullptr, deadline.stop(), &fault);
+            run::execute(*store, prepared, *discovery, place, nullptr, deadline.stop(), &fault);
         run::finish(*store, prior, completed, place);
         if (!fault.empty()) throw util::FatalError("fuzz run " + prior + ": " + fault);
       }
@@ -619,6 +641,32 @@ class Campaign {
   gen::Coverage coverage_;                           // of every graph the campaign generated
 };
 
+// A campaign.json is a file anyone who can write the results folder can
+// edit, so what it says is never a program to run: the interpreters a resumed
+// campaign uses are this invocation's (--python and mudjack.toml over the
+// cached environments), and a stored --python map that differs is refused
+// rather than followed or silently replaced (the batches would no longer be
+// one campaign). A stored profile must be one this engine knows: it names a
+// folder of environments.
+void check_stored_interpreters(const Options& stored,
+                               const std::map<std::string, std::string>& python,
+                               const fs::path& file) {
+  if (std::find(envs::kProfiles.begin(), envs::kProfiles.end(), stored.profile) ==
+      envs::kProfiles.end()) {
+    throw util::FatalError(file.string() + ": unknown profile '" + stored.profile +
+                           "'; known: " + envs::profile_names());
+  }
+  if (stored.python == python) return;
+  std::string asked;
+  for (const auto& [framework, path] : stored.python) {
+    asked += (asked.empty() ? "" : " ") + std::string("--python ") + framework + "=" + path;
+  }
+  throw util::FatalError(file.string() + " names interpreters (" +
+                         (asked.empty() ? std::string("none") : asked) +
+                         ") that differ from this invocation's; resume with the same --python "
+                         "flags (or mudjack.toml [python]) as the campaign was started with");
+}
+
 std::string new_id() {
   std::string id = util::new_run_id();
   return "fz-" + id;
@@ -726,26 +774,13 @@ Options options_from_json(const nlohmann::json& j) {
 
 std::optional<std::string> invalid(const Options& o) {
   if (auto why = gen::invalid(o.gen)) return why;
-  if (o.batch < 1 || o.batch > 10000) return "--batch must be 1 to 10000";
-  if (!(o.slow_ratio > 1) || o.slow_ratio > 1e6) return "--slow-ratio must be above 1";
-  if (!(o.budget_s > 0)) return "--budget must be positive";
-  if (o.max_graphs < 0) return "--graphs must not be negative";
-  if (o.seed < 0) return "--seed must not be negative";
-  if (!(o.timeout_s > 0) || o.timeout_s > 86400) return "--timeout-s must be in (0, 86400]";
+  if (auto why = util::out_of_range("--batch", int64_t{o.batch}, kBatchRange)) return why;
+  if (auto why = util::out_of_range("--slow-ratio", o.slow_ratio, kSlowRatioRange)) return why;
+  if (auto why = util::out_of_range("--budget", o.budget_s, kBudgetRangeS)) return why;
+  if (auto why = util::out_of_range("--graphs", o.max_graphs, kGraphsRange)) return why;
+  if (auto why = util::out_of_range("--seed", o.seed, run::kSeedRange)) return why;
+  if (auto why = util::out_of_range("--timeout-s", o.timeout_s, run::kTimeoutRangeS)) return why;
   return std::nullopt;
-}
-
-std::optional<double> parse_duration(const std::string& text) {
-  static const std::regex kDuration(
-      "(?:([0-9]+(?:\\.[0-9]+)?)h)?(?:([0-9]+(?:\\.[0-9]+)?)m)?(?:([0-9]+(?:\\.[0-9]+)?)s?)?");
-  std::smatch m;
-  if (text.empty() || !std::regex_match(text, m, kDuration)) return std::nullopt;
-  double s = 0;
-  if (m[1].matched) s += std::stod(m[1]) * 3600;
-  if (m[2].matched) s += std::stod(m[2]) * 60;
-  if (m[3].matched) s += std::stod(m[3]);
-  if (!m[1].matched && !m[2].matched && !m[3].matched) return std::nullopt;
-  return s;
 }
 
 Outcome start(const Options& o, const Where& w, const std::atomic<bool>& interrupted,
@@ -776,7 +811,8 @@ Outcome start(const Options& o, const Where& w, const std::atomic<bool>& interru
   return out;
 }
 
-Outcome resume(const std::string& id, double budget_s, int64_t max_graphs, const Where& w,
+Outcome resume(const std::string& id, double budget_s, int64_t max_graphs,
+               const std::map<std::string, std::string>& python, const Where& w,
                const std::atomic<bool>& interrupted, const Say& say) {
   Outcome out;
   out.id = id;
@@ -787,6 +823,7 @@ Outcome resume(const std::string& id, double budget_s, int64_t max_graphs, const
   }
   Campaign c(id, out.dir, Options{}, w, say);
   c.load();
+  check_stored_interpreters(c.options(), python, out.dir / "campaign.json");
   say("fuzz " + id + ": resumed; folder " + out.dir.string());
   out.completed = c.go(budget_s, max_graphs, interrupted);
   out.findings = c.unique();

@@ -182,6 +182,16 @@ std::string error_message(const httplib::Request& req, int status, const ServeOp
     case 404:
       return "no such endpoint: " + req.method + " " + req.path + " (see /v1/openapi.json)";
     case 413:
+      // The intake refuses bodies over max_body_bytes before cpp-httplib
+      // sees them, so a 413 from cpp-httplib is its own compiled limit on
+      // form bodies (what `curl -d` sends): name that one.
+      if (req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0) {
+        return "form-encoded request body (Content-Type: application/x-www-form-urlencoded, "
+               "what curl -d sends) larger than " +
+               std::to_string(CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH) +
+               " bytes; send JSON with Content-Type: application/json (up to " +
+               std::to_string(o.max_body_bytes) + " bytes)";
+      }
       return "request body larger than " + std::to_string(o.max_body_bytes) + " bytes";
     case 400:
       return "malformed HTTP request";
