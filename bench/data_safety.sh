@@ -129,16 +129,15 @@ while :; do
   while kill -0 "$engine" 2>/dev/null && [ "$(date +%s%3N)" -lt "$deadline" ]; do
     sleep 0.05
   done
-  if ! kill -KILL "$engine" 2>/dev/null; then  # it ended before its moment
-    code=0
-    wait "$engine" || code=$?
-    engine=""
+  after=$(python3 -c "print(f'{($(date +%s%3N) - $start) / 1000:.1f}')")
+  kill -KILL "$engine" 2>/dev/null || true
+  code=0
+  wait "$engine" 2>/dev/null || code=$?
+  engine=""
+  if [ "$code" -ne 137 ]; then  # it ended before its moment
     echo "# the run ended (exit $code) before kill $session"
     break
   fi
-  wait "$engine" 2>/dev/null || true
-  engine=""
-  after=$(python3 -c "print(f'{($(date +%s%3N) - $start) / 1000:.1f}')")
   [ -n "$id" ] || id=$(run_id)
   held="-"
   stored="-"
