@@ -18,17 +18,20 @@
 #
 #   bench/data_safety.sh [KILLS]      # default 20
 #
-# SEED (default 1) draws the moments: each kill comes KILL_MIN_S..KILL_MAX_S
-# (default 3..15) seconds after its (re)start. MUDJACK=path/to/mudjack tests
-# another build; OUT=folder keeps the results folder and the logs.
+# SEED (default 1) draws the moments, spread over the run's work (first
+# rounds and later rounds alike): kill k comes once the probes have started
+# a number of requests drawn uniformly from 1..REQUESTS (default 260; the
+# run makes about 90 * 3), sorted, plus 0..2 s; a kill whose number was
+# reached before its session started comes 1..3 s after the start.
+# MUDJACK=path/to/mudjack tests another build; OUT=folder keeps the results
+# folder and the logs.
 # Targets: 0 lost, 0 duplicated, at most 1 case re-run per kill.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${MUDJACK:-build/mudjack}
 kills=${1:-20}
 seed=${SEED:-1}
-lo=${KILL_MIN_S:-3}
-hi=${KILL_MAX_S:-15}
+span=${REQUESTS:-260}
 tmp=${OUT:-$(mktemp -d)}
 mkdir -p "$tmp"
 engine=""
@@ -98,11 +101,14 @@ run_id() {
     python3 -c 'import json,sys; r=json.load(sys.stdin); print(r[0]["id"] if r else "")' || true
 }
 
-read -r -a delays <<<"$(python3 -c "import random; r = random.Random($seed)
-print(' '.join(str(round(r.uniform($lo, $hi) * 1000)) for _ in range($kills)))")"
+read -r -a marks <<<"$(python3 -c "import random; r = random.Random($seed)
+print(' '.join(str(n) for n in sorted(r.randint(1, $span) for _ in range($kills))))")"
+read -r -a delays <<<"$(python3 -c "import random; r = random.Random($seed + 1)
+print(' '.join(str(round(r.uniform(0, 2) * 1000)) for _ in range($kills)))")"
+started() { grep -c '^start' "$requests" || true; }
 echo "# $(date -u +%FT%TZ) $(nproc) cores; $(uname -r); $("$bin" --version 2>/dev/null | head -1)"
-echo "# paper suite, numpy, default rounds; $kills kills, seed $seed, ${lo}..${hi} s after each start"
-printf '%-5s %8s %7s %12s  %s\n' kill after_s stored held:rounds "in flight"
+echo "# paper suite, numpy, default rounds; $kills kills, seed $seed, at requests: ${marks[*]}"
+printf '%-5s %8s %8s %7s %12s  %s\n' kill requests after_s stored held:rounds "in flight"
 : >"$tmp/kills.txt"
 id=""
 begin=$(date +%s%3N)
@@ -125,7 +131,13 @@ while :; do
     [ "$code" -le 1 ] || { echo "final resume exited $code:"; tail -5 "$tmp/engine.log"; exit 1; }
     break
   fi
-  deadline=$((start + delays[session - 1]))
+  mark=${marks[session - 1]}
+  if [ "$(started)" -ge "$mark" ]; then
+    deadline=$((start + 1000 + delays[session - 1]))
+  else
+    while kill -0 "$engine" 2>/dev/null && [ "$(started)" -lt "$mark" ]; do sleep 0.05; done
+    deadline=$(($(date +%s%3N) + delays[session - 1]))
+  fi
   while kill -0 "$engine" 2>/dev/null && [ "$(date +%s%3N)" -lt "$deadline" ]; do
     sleep 0.05
   done
@@ -158,7 +170,7 @@ print(", ".join(left) or "-")
 EOF
 )
   echo "$session $after" >>"$tmp/kills.txt"
-  printf '%-5s %8s %7s %12s  %s\n' "$session" "$after" "$stored" "$held" "$flight"
+  printf '%-5s %8s %8s %7s %12s  %s\n' "$session" "$(started)" "$after" "$stored" "$held" "$flight"
 done
 total=$((($(date +%s%3N) - begin) / 1000))
 [ -n "$id" ] || id=$(run_id)
@@ -220,7 +232,28 @@ for pair, f in final.items():
     later = max(0, len(f["rounds"]) - 1) + (1 if f["round_failed"] else 0)
     rerun_requests += max(0, starts[(pair, "0")] - 1) + max(0, starts[(pair, "1")] - later)
 kills = [line.split() for line in open(os.path.join(tmp, "kills.txt"))]
-per_kill = [len(in_flight[int(k)] | stored_redone[int(k)]) for k, _ in kills]
+# Requests each kill wasted, by pair: those its session (and the ones before)
+# started beyond the requests the store had kept by the kill (a request the
+# probe had answered that the engine had not stored yet is one of them).
+started_by = collections.defaultdict(collections.Counter)  # session -> pair -> starts
+for line in open(requests_path, encoding="utf-8"):
+    what, session, device, timing, case = line.split(maxsplit=4)
+    if what == "start":
+        started_by[int(session)][f"{case.strip()} {device}"] += 1
+wasted = collections.defaultdict(set)  # kill -> pairs
+total_started, before = collections.Counter(), collections.Counter()
+for k, _ in kills:
+    k = int(k)
+    total_started.update(started_by[k])
+    snap = json.load(open(os.path.join(tmp, f"snap-{k}.json"))) if os.path.exists(
+        os.path.join(tmp, f"snap-{k}.json")) else {"results": {}, "held": {}}
+    for pair, n in total_started.items():
+        kept = snap["held"][pair]["rounds"] if pair in snap["held"] else (
+            max(1, len(snap["results"][pair]["rounds"])) if pair in snap["results"] else 0)
+        if n - kept > before[pair]:
+            wasted[k].add(pair)
+        before[pair] = max(before[pair], n - kept)
+per_kill = [len(wasted[int(k)] | stored_redone[int(k)]) for k, _ in kills]
 rounds = collections.Counter(len(f["rounds"]) for f in final.values())
 n = max(1, len(kills))
 print()
@@ -234,6 +267,7 @@ print(f"{'requests run again (in flight at a kill)':<40} {rerun_requests} "
       f"({sum(len(s) for s in in_flight.values())})")
 print(f"{'cases run again per kill (max, mean)':<40} {max(per_kill, default=0)}, "
       f"{sum(per_kill) / n:.2f}")
+print("cases run again, by kill:", " ".join(str(x) for x in per_kill))
 for pair in sorted(lost)[:5]:
     print("  lost:", pair)
 for pair in sorted(duplicated)[:5]:
