@@ -17,6 +17,10 @@ int64_t default_memory_limit_bytes() {
   return static_cast<int64_t>(pages) * page * 3 / 4;
 }
 
+int64_t memory_limit_of(const RunOptions& options) {
+  return options.memory_limit_bytes > 0 ? options.memory_limit_bytes : default_memory_limit_bytes();
+}
+
 namespace {
 
 std::string number_text(double x) {

@@ -17,6 +17,7 @@
 
 #include "envs/envs.hpp"
 #include "report/write.hpp"
+#include "run/options.hpp"
 #include "server/http.hpp"
 #include "server/intake.hpp"
 #include "server/routes.hpp"
@@ -54,7 +55,8 @@ Catalog load_catalog(const ServeOptions& o, const plan::Discovery& discovery) {
   for (const auto& ref : refs) {
     if (c.suites.count(ref.name)) throw FatalError("two suites are named '" + ref.name + "'");
     c.suites[ref.name] = ref.dir;
-    c.cases[ref.name] = plan::list_cases({ref}, python, o.defaults.params);
+    c.cases[ref.name] = plan::list_cases({ref}, python, o.defaults.params, nullptr,
+                                         run::memory_limit_of(o.defaults));
   }
   c.frameworks = o.frameworks.empty() ? envs::kFrameworks : o.frameworks;
   for (const auto& d : discovery.devices) c.devices.push_back(d.id);
