@@ -323,10 +323,15 @@ ExitStatus Child::kill() {
   return *status_;
 }
 
+void Child::walk_tree() {
+  if (!status_ && !tree_->uses_cgroup()) tree_->members();
+}
+
 ExitStatus Child::wait_or_kill(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     drain_stderr();
+    walk_tree();
     if (auto s = try_wait()) return *s;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

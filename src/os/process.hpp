@@ -79,6 +79,10 @@ class Child {
   // shared pages split once the sum of resident sets is above
   // `confirm_above` (ProcessTree::memory_bytes); 0 if it is gone.
   int64_t tree_memory_bytes(int64_t confirm_above);
+  // Walks the tree now (the /proc way knows it only through a living
+  // leader): before the leader may exit by itself (a shutdown request), so
+  // what it leaves behind is still killed. Nothing to do for a cgroup.
+  void walk_tree();
   // Whether the tree is a cgroup (else a /proc walk).
   bool tree_in_cgroup() const { return tree_->uses_cgroup(); }
 

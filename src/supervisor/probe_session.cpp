@@ -271,6 +271,7 @@ std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
     case Wait::kLine:
       break;
   }
+  child_->walk_tree();  // between cases the tree is at rest: know all of it
   auto parsed = protocol::parse_result(line, info.id);
   if (!parsed.ok()) {
     return finish(died(std::move(r), "probe broke the protocol: " + parsed.error));
@@ -295,6 +296,7 @@ std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
 void ProbeSession::stop() {
   if (!alive_) return;
   alive_ = false;
+  child_->walk_tree();  // the probe is idle: what it started is all there
   if (child_->write_line(protocol::shutdown_request())) {
     child_->wait_or_kill(milliseconds(5000));
   } else {

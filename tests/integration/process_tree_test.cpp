@@ -109,13 +109,13 @@ TEST_P(ProcessTree, ASetsidGrandchildDiesWithTheProbe) {
   EXPECT_EQ(cases["tree.setsid_child_left_behind"]["outcome"], "pass") << cases.dump();
   EXPECT_EQ(cases["tree.setsid_child_then_hang"]["outcome"], "timeout") << cases.dump();
   auto pids = noted_pids();
-  ASSERT_EQ(pids.size(), 2u);
+  ASSERT_GE(pids.size(), 2u) << "a passing case runs again for its timing rounds";
   for (pid_t pid : pids) EXPECT_TRUE(ends(pid)) << "pid " << pid << " outlived its probe";
 }
 
 INSTANTIATE_TEST_SUITE_P(Ways, ProcessTree, ::testing::Values(Way::kProcWalk, Way::kDetected),
-                         [](const auto& info) {
-                           return info.param == Way::kProcWalk ? "ProcWalk" : "Detected";
+                         [](const auto& p) {
+                           return p.param == Way::kProcWalk ? "ProcWalk" : "Detected";
                          });
 
 TEST_F(Cli, AListingOverTheMemoryLimitIsRefusedNamingTheLimit) {

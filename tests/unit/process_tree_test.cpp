@@ -44,7 +44,9 @@ class Tree : public ::testing::TestWithParam<bool> {
       const auto& support = cgroup_support();
       EXPECT_EQ(c->tree_in_cgroup(), support.unavailable.empty()) << support.unavailable;
     }
-    if (c && !GetParam()) EXPECT_FALSE(c->tree_in_cgroup());
+    if (c && !GetParam()) {
+      EXPECT_FALSE(c->tree_in_cgroup());
+    }
     return c;
   }
 
@@ -183,7 +185,7 @@ TEST(CgroupSupport, AKilledEnginesLeftoversAreKilledByTheNextEngine) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ways, Tree, ::testing::Values(false, true),
-                         [](const auto& info) { return info.param ? "Cgroup" : "ProcWalk"; });
+                         [](const auto& p) { return p.param ? "Cgroup" : "ProcWalk"; });
 
 }  // namespace
 }  // namespace mudjack::os
