@@ -14,6 +14,7 @@
 #include "envs/envs.hpp"
 #include "report/write.hpp"
 #include "run/lifecycle.hpp"
+#include "run/options.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
 
@@ -28,7 +29,8 @@ struct CheckArgs {
   std::vector<std::string> devices;
   bool quick = false;
   std::optional<double> budget_ms;
-  plan::Fields fields;  // --dtype, --mode
+  std::optional<double> memory_limit_mb;  // over mudjack.toml's run.memory_limit_mb
+  plan::Fields fields;                    // --dtype, --mode
 };
 
 // Whether `line` is an import of `module` ("import torch", "from torch.nn
@@ -80,6 +82,16 @@ run::RunOptions options_of(const CheckArgs& a, const Settings& s, const std::str
   o.python = s.python;
   o.params = {{"target", a.target}, {"quick", a.quick ? "true" : "false"}};
   o.budget_ms = a.budget_ms.value_or(o.budget_ms);
+  // Checked before anything runs, in the range `mudjack run` takes.
+  if (a.memory_limit_mb) {
+    if (auto why =
+            run::out_of_range("--memory-limit-mb", *a.memory_limit_mb, run::kMemoryLimitRangeMb)) {
+      throw util::FatalError(*why);
+    }
+  }
+  if (auto mb = a.memory_limit_mb ? a.memory_limit_mb : s.config.memory_limit_mb) {
+    o.memory_limit_bytes = run::mb_to_bytes(*mb);
+  }
   o.rounds = a.quick ? 1 : o.rounds;
   o.command = invocation();
   if (auto why = run::invalid(o)) throw util::FatalError(*why);
@@ -135,7 +147,8 @@ int check(const CheckArgs& a) {
   for (const auto& fw : envs::kFrameworks) options.python.try_emplace(fw, python.python.string());
   std::vector<model::CaseInfo> cases;
   try {
-    cases = plan::list_cases(options.suites, python, options.params);
+    cases = plan::list_cases(options.suites, python, options.params, nullptr,
+                             run::memory_limit_of(options));
   } catch (const util::FatalError& e) {  // the target's own one line, without the suite's frame
     const std::string what = e.what();
     const std::string mark = "CheckTargetError: ";
@@ -183,6 +196,9 @@ Command check_command() {
         c->add_option("--device", a->devices, "Only these devices (repeatable)");
         add_number(c, "--budget-ms", a->budget_ms, run::kBudgetRangeMs,
                    "Timing budget per case and round, ms");
+        add_number(c, "--memory-limit-mb", a->memory_limit_mb, run::kMemoryLimitRangeMb,
+                   "Resident memory limit per probe and the processes it starts, listing "
+                   "included (default 3/4 of RAM)");
         c->add_option("--dtype", a->fields.dtypes, "Only these dtypes (comma list)")
             ->delimiter(',');
         c->add_option("--mode", a->fields.modes, "Only these modes (comma list)")->delimiter(',');

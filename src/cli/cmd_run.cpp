@@ -151,7 +151,7 @@ Started start(const RunArgs& a, const Settings& s, store::Store& store) {
   }
   auto options = options_of(a, s);
   size_t listed = 0;
-  auto cases = selected_cases(a.sel, s, &listed);
+  auto cases = selected_cases(a.sel, s, &listed, run::memory_limit_of(options));
   options.narrowed = narrowing(a.sel, cases.size(), listed);
   if (a.last_failed) cases = last_failed(cases, listed, s, store, options.narrowed);
   if (cases.empty()) throw util::FatalError("no cases match the selection");

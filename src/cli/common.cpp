@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "envs/envs.hpp"
+#include "run/options.hpp"
 #include "util/error.hpp"
 #include "verdict/intolerable.hpp"
 
@@ -256,12 +257,16 @@ void check_config_params(const Settings& s, const std::vector<plan::SuiteRef>& s
 
 }  // namespace
 
-std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s,
-                                            size_t* listed) {
+std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s, size_t* listed,
+                                            int64_t memory_limit_bytes) {
   auto refs = suites_of(sel);
   const auto python = envs::listing_interpreter(s.config.profile, s.python);
+  if (memory_limit_bytes <= 0) {
+    memory_limit_bytes = s.config.memory_limit_mb ? run::mb_to_bytes(*s.config.memory_limit_mb)
+                                                  : run::default_memory_limit_bytes();
+  }
   nlohmann::json read;
-  auto cases = plan::list_cases(refs, python, params_of(sel, s), &read);
+  auto cases = plan::list_cases(refs, python, params_of(sel, s), &read, memory_limit_bytes);
   plan::check_params(plan::parse_params(sel.params), read);
   check_config_params(s, refs, read, python);
   if (listed != nullptr) *listed = cases.size();

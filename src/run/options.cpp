@@ -15,6 +15,10 @@ int64_t default_memory_limit_bytes() {
   return static_cast<int64_t>(pages) * page * 3 / 4;
 }
 
+int64_t memory_limit_of(const RunOptions& options) {
+  return options.memory_limit_bytes > 0 ? options.memory_limit_bytes : default_memory_limit_bytes();
+}
+
 int64_t mb_to_bytes(double mb) {
   return static_cast<int64_t>(mb * 1048576);
 }

@@ -57,6 +57,9 @@ struct RunOptions {
 
 // 3/4 of this machine's RAM: the memory limit when none is given.
 int64_t default_memory_limit_bytes();
+// The limit a run's probes get, its listing probe included: the options'
+// own, else the default.
+int64_t memory_limit_of(const RunOptions& options);
 
 // The range of every numeric run option, whoever sets it: flags (cli/cmd_run),
 // mudjack.toml (cli/config), a POST /v1/runs body (server/request), a stored

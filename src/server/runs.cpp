@@ -7,6 +7,7 @@
 #include "report/json.hpp"
 #include "report/write.hpp"
 #include "run/lease.hpp"
+#include "run/options.hpp"
 #include "server/http_error.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
@@ -158,7 +159,7 @@ std::vector<model::CaseInfo> RunManager::cases_for(const RunRequest& request) co
   nlohmann::json read;
   auto listed =
       plan::list_cases(options.suites, envs::listing_interpreter(options.profile, options.python),
-                       options.params, &read);
+                       options.params, &read, run::memory_limit_of(options));
   plan::check_params(plan::params_from_json(request.params), read);
   Catalog with_params = catalog_;
   with_params.cases.clear();

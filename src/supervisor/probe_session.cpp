@@ -118,6 +118,11 @@ std::unique_ptr<ProbeSession> ProbeSession::start(const ProbeCommand& command, c
       *error = "interrupted";
       return nullptr;
     case Wait::kMemory:
+      s->child_->kill();
+      *error = "probe's resident memory " + format_bytes(s->peak_rss_bytes_) +
+               " exceeded the probe limit of " + format_bytes(limits.memory_limit_bytes) +
+               " before it said hello; probe killed\n" + last_lines(s->child_->stderr_tail(), 20);
+      return nullptr;
     case Wait::kDied: {
       auto status = s->child_->kill();
       *error = "probe exited before hello (" + status.describe() + ")\n" +
@@ -161,12 +166,25 @@ ProbeSession::Wait ProbeSession::wait_line(std::string& line, milliseconds timeo
       case os::Child::Read::kTimeout:
         break;
     }
-    if (limits_.memory_limit_bytes > 0) {
-      int64_t rss = child_->rss_bytes();
-      peak_rss_bytes_ = std::max(peak_rss_bytes_, rss);
-      if (rss > limits_.memory_limit_bytes) return Wait::kMemory;
+    if (limits_.memory_limit_bytes > 0 && memory_over_limit()) {
+      over_memory_ = true;
+      return Wait::kMemory;
     }
   }
+}
+
+// The whole tree is counted every kTreeCheck (a /proc walk reads every
+// process's stat); the probe's own resident set, cheap, at every poll, so a
+// probe over the limit by itself is caught as fast as before.
+bool ProbeSession::memory_over_limit() {
+  constexpr auto kTreeCheck = milliseconds(100);
+  const int64_t limit = limits_.memory_limit_bytes;
+  const auto now = Clock::now();
+  if (child_->rss_bytes() <= limit && now - last_tree_check_ < kTreeCheck) return false;
+  last_tree_check_ = now;
+  const int64_t bytes = child_->tree_memory_bytes(limit);
+  peak_rss_bytes_ = std::max(peak_rss_bytes_, bytes);
+  return bytes > limit;
 }
 
 std::optional<std::vector<model::CaseInfo>> ProbeSession::list(const std::string& framework,
@@ -179,7 +197,11 @@ std::optional<std::vector<model::CaseInfo>> ProbeSession::list(const std::string
   std::string line;
   if (wait_line(line, limits_.start_timeout) != Wait::kLine) {
     child_->kill();
-    *error = "probe did not answer the list request\n" + last_lines(child_->stderr_tail(), 20);
+    *error = over_memory_ ? "the listing probe's resident memory " + format_bytes(peak_rss_bytes_) +
+                                " exceeded the probe limit of " +
+                                format_bytes(limits_.memory_limit_bytes) + "; probe killed"
+                          : "probe did not answer the list request";
+    *error += "\n" + last_lines(child_->stderr_tail(), 20);
     return std::nullopt;
   }
   auto cases = protocol::parse_cases(line, params_read);
@@ -264,7 +286,8 @@ std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
     case Wait::kMemory: {
       auto crashed =
           died(std::move(r), "resident memory " + format_bytes(peak_rss_bytes_) +
-                                 " exceeded the probe limit of " +
+                                 " (the probe and the processes it started) exceeded the "
+                                 "probe limit of " +
                                  format_bytes(limits_.memory_limit_bytes) + "; probe killed");
       crashed.error.kind = model::ErrorKind::kOutOfMemory;
       return finish(std::move(crashed));
@@ -277,6 +300,7 @@ std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
     case Wait::kLine:
       break;
   }
+  child_->walk_tree();  // between cases the tree is at rest: know all of it
   auto parsed = protocol::parse_result(line, info.id);
   if (!parsed.ok()) {
     return finish(died(std::move(r), "probe broke the protocol: " + parsed.error));
@@ -301,6 +325,7 @@ std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
 void ProbeSession::stop() {
   if (!alive_) return;
   alive_ = false;
+  child_->walk_tree();  // the probe is idle: what it started is all there
   if (child_->write_line(protocol::shutdown_request())) {
     child_->wait_or_kill(milliseconds(5000));
   } else {

@@ -57,7 +57,9 @@ class ProbeSession {
   struct Limits {
     std::chrono::milliseconds start_timeout{180'000};  // import + device init
     std::chrono::milliseconds case_timeout{120'000};
-    int64_t memory_limit_bytes = 0;  // resident set; 0 = no limit
+    // Resident bytes of the probe and every process it started
+    // (os::Child::tree_memory_bytes); 0 = no limit.
+    int64_t memory_limit_bytes = 0;
     std::chrono::milliseconds poll{50};
     // A gap between two polls longer than poll + stall_jump is time the
     // engine could not observe (it was stopped, or its machine paused): the
@@ -74,6 +76,10 @@ class ProbeSession {
 
   const protocol::Hello& hello() const { return hello_; }
   bool alive() const { return alive_; }
+  // Whether the probe was killed for its memory; peak_memory_bytes() is the
+  // count that went over the limit.
+  bool over_memory() const { return over_memory_; }
+  int64_t peak_memory_bytes() const { return peak_rss_bytes_; }
 
   // Lists the cases of the probe's suites; nullopt + *error on failure.
   // `params_read`, when given, receives the run parameters the suites read
@@ -105,6 +111,7 @@ class ProbeSession {
 
   enum class Wait { kLine, kTimeout, kDied, kMemory, kInterrupted };
   Wait wait_line(std::string& line, std::chrono::milliseconds timeout);
+  bool memory_over_limit();
   model::CaseResult died(model::CaseResult r, const std::string& why);
 
   std::unique_ptr<os::Child> child_;
@@ -112,7 +119,9 @@ class ProbeSession {
   const std::atomic<bool>& interrupted_;
   protocol::Hello hello_;
   bool alive_ = true;
-  int64_t peak_rss_bytes_ = 0;
+  int64_t peak_rss_bytes_ = 0;  // of the whole tree
+  bool over_memory_ = false;
+  std::chrono::steady_clock::time_point last_tree_check_{};
 };
 
 }  // namespace mudjack::supervisor
