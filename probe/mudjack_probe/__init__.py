@@ -3,5 +3,5 @@
 PROTOCOL_VERSION = 1
 # Additions within version 1 (schemas/probe-protocol-v1.md): 1.1 adds
 # `engine_fault`; 1.2 adds `device_unusable` to result and `kind` to each check.
-PROTOCOL_MINOR = 7
+PROTOCOL_MINOR = 8
 __version__ = "0.1.0"

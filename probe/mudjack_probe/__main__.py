@@ -10,6 +10,7 @@ channel.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 
@@ -63,21 +64,40 @@ def _load_adapter(framework: str, device: str, hello: dict[str, Any]) -> Any:
         from . import adapters
 
         adapter = adapters.load(framework)
+    except Exception as exc:  # whatever the import raised is the reason
+        _import_failed(framework, exc, hello)
+        return None
+    try:
         hello["framework_version"] = adapter.version()
         hello["devices"] = adapter.devices()
         if device:
             adapter.select(device)
         return adapter
-    except Exception as exc:  # not installed, device not visible, driver broken: say so, do not die silently
+    except Exception as exc:  # device not visible, driver broken: say so, do not die silently
         fault = machine_fault(exc)
         if fault is not None:
             hello["engine_fault"] = f"{framework} cannot load on this machine: {fault}"
             hello["unavailable"] = hello["engine_fault"]
-        elif isinstance(exc, ImportError):
-            hello["unavailable"] = f"{framework} is not installed in {sys.executable}: {exc}"
         else:
             hello["unavailable"] = f"{framework} could not start on {device or 'this machine'}: {type(exc).__name__}: {exc}"
         return None
+
+
+def _import_failed(framework: str, exc: BaseException, hello: dict[str, Any]) -> None:
+    """A framework that is not installed is `unavailable` (its cases say so);
+    one that is installed but fails to import is broken here, not missing:
+    an `engine_fault` with the reason, so the run stops instead of storing
+    outcomes that blame the framework."""
+    fault = machine_fault(exc)
+    if fault is not None:
+        hello["engine_fault"] = f"{framework} cannot load on this machine: {fault}"
+    elif importlib.util.find_spec(framework) is None:
+        hello["unavailable"] = f"{framework} is not installed in {sys.executable}: {exc}"
+        return
+    else:
+        hello["engine_fault"] = (f"{framework} is installed in {sys.executable} but fails to import: "
+                                 f"{one_line(exc)}")
+    hello["unavailable"] = hello["engine_fault"]
 
 
 def _pin_main_thread(adapter: Any) -> None:

@@ -410,9 +410,9 @@ class Ctx:
     def call(self, fn: Callable[..., Any], *args: Any) -> Call:
         return Call(fn, args)
 
-    def param(self, name: str, default: T) -> T:
+    def param(self, name: str, default: T, *, path: bool = False) -> T:
         """A run parameter (`mudjack run --param NAME=VALUE`); see `param`."""
-        return param(name, default)
+        return param(name, default, path=path)
 
 
 _ALL: list[Cases] = []
@@ -486,14 +486,18 @@ def _convert(name: str, text: str, default: Any) -> Any:
     raise TypeError(f"param {name}: default of type {type(default).__name__} is not supported")
 
 
-def param(name: str, default: T) -> T:
+def param(name: str, default: T, *, path: bool = False) -> T:
     """The value of run parameter `name`, converted to the type of `default`
     (int, float, bool, str, or a tuple of one of those from a comma-separated
     list); `default` when the run did not set it. ValueError if the value does
-    not convert."""
+    not convert. `path=True` declares that the value names a file, folder or
+    program on the machine: `mudjack serve` refuses such a parameter from a
+    request (a request never names what the server reads or runs)."""
     text = _PARAMS.get(name)
     value = default if text is None else _convert(name, text, default)
     _READ[name] = {"type": _type_name(default), "default": _jsonable(default), "value": _jsonable(value)}
+    if path:
+        _READ[name]["path"] = True
     return value
 
 

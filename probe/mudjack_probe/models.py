@@ -169,7 +169,7 @@ def cached_build(key: str, facts: dict[str, Any], make: Callable[[Path], None]) 
         info["uses"] = int(info.get("uses", 0)) + 1
         _write_json(folder / "build.json", info)
         return folder, time.perf_counter() - start, True
-    root.mkdir(parents=True, exist_ok=True)
+    _mark_cache(root)
     partial = Path(tempfile.mkdtemp(prefix=f".{key}.partial.", dir=root))
     try:
         make(partial)
@@ -185,6 +185,15 @@ def cached_build(key: str, facts: dict[str, Any], make: Callable[[Path], None]) 
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
+
+
+def _mark_cache(root: Path) -> None:
+    """Creates the build cache and marks it as MudJack's: `mudjack cache
+    clean-builds` deletes the compilers' cache folders (torchinductor,
+    triton, jax) only in a folder that carries this mark or one of our
+    builds, so a mis-set MUDJACK_BUILD_CACHE never costs someone's files."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / ".mudjack-build-cache").touch(exist_ok=True)
 
 
 def _write_json(path: Path, value: dict[str, Any]) -> None:
@@ -205,6 +214,7 @@ def compiler_caches() -> None:
     root = build_dir()
     if root is None:
         return
+    _mark_cache(root)
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(root / "torchinductor")
     os.environ["TRITON_CACHE_DIR"] = str(root / "triton")
     os.environ["JAX_COMPILATION_CACHE_DIR"] = str(root / "jax")

@@ -69,6 +69,7 @@ class CheckResult:
     verdicts: list[dict[str, Any]]
     run_id: str
     raw: dict[str, Any] = field(repr=False)
+    folder: str | None = None  # the kept temporary folder (check(keep=True)), else None
 
     @property
     def ok(self) -> bool:
@@ -145,14 +146,32 @@ def _imports(fn: types.FunctionType, done: set[str]) -> str:
 
 def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[str] | None = None,
           modes: list[str] | None = None, quick: bool = False, budget_ms: float | None = None,
-          out: str | None = None) -> CheckResult:
+          out: str | None = None, keep: bool = False) -> CheckResult:
     """Checks `fn(*inputs)` on every local device (or `devices`), in the
     floating dtypes of the grid (or `dtypes`) and eager and compiled (or
     `modes`); `quick`: eager, the inputs' dtype, one timing round. Returns
-    one Row per case. CheckError for bad input, with the engine's one line."""
+    one Row per case. CheckError for bad input, with the engine's one line.
+
+    The target, its pickled inputs and (without `out`) the results go to a
+    temporary `mudjack-check-*` folder that is removed when the check ends,
+    also when it fails; `keep=True` keeps it (its path: CheckResult.folder)."""
     own = getattr(fn, "__name__", "")
     name = own if isinstance(fn, types.FunctionType) and own.isidentifier() else "target"
     folder = Path(tempfile.mkdtemp(prefix="mudjack-check-"))
+    try:
+        result = _check_in(folder, fn, name, inputs, devices=devices, dtypes=dtypes, modes=modes,
+                           quick=quick, budget_ms=budget_ms, out=out)
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    result.folder = str(folder) if keep else None
+    return result
+
+
+def _check_in(folder: Path, fn: Any, name: str, inputs: tuple[Any, ...], *,
+              devices: list[str] | None, dtypes: list[str] | None, modes: list[str] | None,
+              quick: bool, budget_ms: float | None, out: str | None) -> CheckResult:
+    """check()'s work in `folder`, which the caller removes."""
     try:
         data = pickle.dumps(inputs)
     except Exception as exc:

@@ -1,11 +1,13 @@
 // mudjack cache: what MudJack keeps on disk, and pruning it. `prune`
 // drops saved outputs runs no longer need (--keep-outputs), or whole old
-// runs (--keep-last, --older-than-days); a run a live execution holds is
-// never touched. `builds` lists the build cache (what the models suite
+// runs (--keep-last, --older-than-days); a run something still uses (a live
+// execution, a server's queue: run::in_use) is never touched, and nothing is
+// deleted through a link (run/retention.hpp). `builds` lists the build cache (what the models suite
 // exported and compiled, envs::build_cache_dir()) and `clean-builds` empties
 // it, or only builds unused for some days, or the least recently used down to
 // a size (--keep-gb).
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -17,9 +19,11 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/numbers.hpp"
 #include "envs/envs.hpp"
 #include "os/process.hpp"
 #include "run/lease.hpp"
+#include "run/options.hpp"
 #include "run/retention.hpp"
 #include "supervisor/probe_session.hpp"
 #include "supervisor/supervisor.hpp"
@@ -29,6 +33,11 @@ namespace mudjack::cli {
 namespace {
 namespace fs = std::filesystem;
 
+// A count of runs, and an age in days (about 2,700 years at most: the
+// seconds it makes stay far inside a time_t).
+constexpr util::IntRange kCountRange{0, 1'000'000'000};
+constexpr util::Range kDaysRange{0, 1e6, true};
+
 struct PruneArgs {
   Common common;
   std::string keep_outputs = "failing";
@@ -37,22 +46,24 @@ struct PruneArgs {
   bool dry_run = false;
 };
 
-// Seconds since the epoch of an ISO 8601 UTC time ("2026-11-26T22:22:51.427Z"); 0 if unreadable.
-int64_t epoch_of(const std::string& iso) {
-  std::tm tm{};
-  if (::strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%S", &tm) == nullptr) return 0;
-  return static_cast<int64_t>(::timegm(&tm));
-}
-
-// Whole runs to forget: beyond the newest `keep_last`, or older than the limit.
-bool too_old(const PruneArgs& a, size_t index, const model::RunInfo& r) {
-  if (a.keep_last && index >= static_cast<size_t>(*a.keep_last)) return true;
-  if (!a.older_than_days) return false;
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
-  const int64_t created = epoch_of(r.created_at);
-  return created > 0 && static_cast<double>(now - created) > *a.older_than_days * 86400;
+// Prune's listing, the same words for a dry run and the real one but the
+// verb: a dry run lists exactly what the real run removes.
+void print_entry(const run::PruneEntry& e, bool dry_run) {
+  const char* verb = dry_run ? "would remove" : "removed";
+  switch (e.what) {
+    case run::PruneEntry::What::kRun:
+      std::printf("%s run %s (%s, %lld files, %s)\n", verb, e.run_id.c_str(), e.created_at.c_str(),
+                  static_cast<long long>(e.removed.files), size_text(e.removed.bytes).c_str());
+      return;
+    case run::PruneEntry::What::kOutputs:
+      std::printf("%s %lld output files of run %s (%s)\n", verb,
+                  static_cast<long long>(e.removed.files), e.run_id.c_str(),
+                  size_text(e.removed.bytes).c_str());
+      return;
+    case run::PruneEntry::What::kKept:
+      std::printf("kept run %s: %s\n", e.run_id.c_str(), e.why.c_str());
+      return;
+  }
 }
 
 int prune(const PruneArgs& a) {
@@ -68,35 +79,14 @@ int prune(const PruneArgs& a) {
   auto s = settings(a.common);
   open_existing_store(s.results_dir);  // a missing database is an error, never a new one
   auto store = open_store(s.results_dir);
-  const auto runs = store->list_runs();  // newest first
+  const auto entries =
+      run::prune_runs(*store, s.results_dir, {*keep, a.keep_last, a.older_than_days, a.dry_run});
   int64_t freed = 0;
-  const char* verb = a.dry_run ? "would remove" : "removed";
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const auto& r = runs[i];
-    if (run::lease_holder(*store, r.id)) continue;  // running now
-    const fs::path dir = s.results_dir / "runs" / r.id;
-    if (too_old(a, i, r)) {
-      const auto bytes = run::disk_bytes(dir);
-      std::printf("%s run %s (%s, %s)\n", verb, r.id.c_str(), r.created_at.c_str(),
-                  size_text(bytes).c_str());
-      freed += bytes;
-      if (a.dry_run) continue;
-      store->delete_run(r.id);
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-      continue;
-    }
-    if (r.state != "complete" || *keep == run::Keep::kAll) continue;
-    if (a.dry_run) continue;
-    const auto pruned = run::prune_outputs(dir, store->results(r.id), *keep);
-    if (pruned.bytes > 0) {
-      std::printf("%s %lld output files of run %s (%s)\n", verb,
-                  static_cast<long long>(pruned.files), r.id.c_str(),
-                  size_text(pruned.bytes).c_str());
-    }
-    freed += pruned.bytes;
+  for (const auto& e : entries) {
+    print_entry(e, a.dry_run);
+    freed += e.removed.bytes;
   }
-  std::printf("%s %s in %s\n", a.dry_run ? "would free about" : "freed", size_text(freed).c_str(),
+  std::printf("%s %s in %s\n", a.dry_run ? "would free" : "freed", size_text(freed).c_str(),
               s.results_dir.c_str());
   return 0;
 }
@@ -117,20 +107,69 @@ struct Build {
   int64_t bytes = 0;
 };
 
-std::vector<Build> builds() {
-  std::vector<Build> out;
+// The cache's entries MudJack made, the only ones `clean-builds` may delete
+// (MUDJACK_BUILD_CACHE may be mis-set to a folder of other things):
+//  - a build: a real folder (not a link) holding a build.json, a regular
+//    file, whose JSON object's "key" is the folder's name (the probe names
+//    each build folder by its key);
+//  - a compiler's cache: a real folder named as the probe names them
+//    (compiler_caches(): torchinductor, triton, jax), and only in a cache
+//    MudJack's probe marked as its own (kMarker) or that holds one of its
+//    builds, so that a `jax` checkout in a mis-set folder is never taken.
+// Anything else (dot names included: a build the probe is still writing) is
+// not MudJack's and is left; `builds` only counts it.
+constexpr const char* kMarker = ".mudjack-build-cache";
+constexpr std::array<std::string_view, 3> kCompilerCaches = {"torchinductor", "triton", "jax"};
+
+struct Cache {
+  std::vector<Build> builds;
+  size_t unknown = 0;  // entries that are not MudJack's
+};
+
+nlohmann::json build_info(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(dir / "build.json", ec))) return nullptr;
+  std::ifstream in(dir / "build.json");
+  auto info = nlohmann::json::parse(in, nullptr, false);
+  if (!info.is_object() || info.value("key", "") != dir.filename().string()) return nullptr;
+  return info;
+}
+
+Cache builds() {
+  Cache out;
   const fs::path root = envs::build_cache_dir();
   std::error_code ec;
   if (!fs::is_directory(root, ec)) return out;
+  std::vector<fs::path> compilers;
   for (const auto& entry : fs::directory_iterator(root, ec)) {
-    if (!entry.is_directory(ec) || entry.path().filename().string().starts_with(".")) continue;
-    Build b{entry.path(), nullptr, run::disk_bytes(entry.path())};
-    std::ifstream in(entry.path() / "build.json");
-    if (in) b.info = nlohmann::json::parse(in, nullptr, false);
-    if (b.info.is_discarded()) b.info = nullptr;
-    out.push_back(std::move(b));
+    const std::string name = entry.path().filename().string();
+    if (name == kMarker) continue;
+    std::error_code st_ec;
+    if (name.starts_with(".") || !fs::is_directory(entry.symlink_status(st_ec))) {
+      ++out.unknown;
+      continue;
+    }
+    auto info = build_info(entry.path());
+    if (!info.is_null()) {
+      out.builds.push_back({entry.path(), std::move(info), run::disk_bytes(entry.path())});
+    } else if (std::find(kCompilerCaches.begin(), kCompilerCaches.end(), name) !=
+               kCompilerCaches.end()) {
+      compilers.push_back(entry.path());
+    } else {
+      ++out.unknown;
+    }
   }
-  std::sort(out.begin(), out.end(), [](const Build& a, const Build& b) { return a.dir < b.dir; });
+  const bool ours =
+      fs::is_regular_file(fs::symlink_status(root / kMarker, ec)) || !out.builds.empty();
+  for (const auto& dir : compilers) {
+    if (ours) {
+      out.builds.push_back({dir, nullptr, run::disk_bytes(dir)});
+    } else {
+      ++out.unknown;
+    }
+  }
+  std::sort(out.builds.begin(), out.builds.end(),
+            [](const Build& a, const Build& b) { return a.dir < b.dir; });
   return out;
 }
 
@@ -146,7 +185,8 @@ std::string age_text(double epoch_s) {
 }
 
 int list_builds(const BuildArgs& a) {
-  const auto all = builds();
+  const auto cache = builds();
+  const auto& all = cache.builds;
   if (a.common.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& b : all) {
@@ -172,6 +212,9 @@ int list_builds(const BuildArgs& a) {
   }
   std::printf("%zu entries, %s in %s\n", all.size(), size_text(total).c_str(),
               envs::build_cache_dir().c_str());
+  if (cache.unknown > 0) {
+    std::printf("%zu other entries there are not MudJack's builds: never removed\n", cache.unknown);
+  }
   return 0;
 }
 
@@ -195,7 +238,7 @@ int clean_builds(const BuildArgs& a) {
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   int64_t freed = 0;
   const bool filtered = a.model != "*" || a.unused_days;
-  auto all = builds();
+  auto all = builds().builds;
   int64_t total = 0;
   for (const auto& b : all) total += b.bytes;
   if (a.keep_gb) {  // least recently used first, until what is left fits
@@ -211,13 +254,15 @@ int clean_builds(const BuildArgs& a) {
       if (::fnmatch(a.model.c_str(), b.info.value("model", "").c_str(), 0) != 0) continue;
       if (a.unused_days && now - b.info.value("last_used", now) < *a.unused_days * 86400) continue;
     }
+    // Removed without following a link below it, as prune removes a run.
+    const auto removed = run::remove_tree(b.dir, a.dry_run);
     std::printf("%s %s (%s)\n", a.dry_run ? "would remove" : "removed", b.dir.c_str(),
-                size_text(b.bytes).c_str());
-    freed += b.bytes;
-    if (a.dry_run) continue;
+                size_text(removed.bytes).c_str());
+    freed += removed.bytes;
     std::error_code ec;
-    fs::remove_all(b.dir, ec);
-    if (ec) throw util::FatalError("cannot remove " + b.dir.string() + ": " + ec.message());
+    if (!a.dry_run && fs::exists(fs::symlink_status(b.dir, ec))) {
+      throw util::FatalError("cannot remove " + b.dir.string() + ": something in it stayed");
+    }
   }
   std::printf("%s %s\n", a.dry_run ? "would free" : "freed", size_text(freed).c_str());
   return 0;
@@ -263,6 +308,7 @@ bool prebuild_on(const std::string& device, const std::vector<std::string>& ids,
   }
   o.argv.insert(o.argv.end(), ids.begin(), ids.end());
   supervisor::add_probe_environment(envs::data_dir() / "probe", o.env_set);
+  o.env_keep = supervisor::probe_may_inherit;
   o.stderr_tail_bytes = 8192;
   std::string error;
   auto child = os::Child::spawn(o, &error);
@@ -353,9 +399,10 @@ Command cache_command() {
             p->add_option("--keep-outputs", a->keep_outputs,
                           "Outputs of complete runs to keep: failing (default: what the oracle's "
                           "findings and repro need), all, none");
-            p->add_option("--keep-last", a->keep_last, "Forget every run but the newest N");
-            p->add_option("--older-than-days", a->older_than_days,
-                          "Forget runs created more than D days ago");
+            add_number(p, "--keep-last", a->keep_last, kCountRange,
+                       "Forget every run but the newest N");
+            add_number(p, "--older-than-days", a->older_than_days, kDaysRange,
+                       "Forget runs created more than D days ago");
             p->add_flag("--dry-run", a->dry_run, "Say what would go; remove nothing");
             auto b = std::make_shared<BuildArgs>();
             auto* l = c->add_subcommand("builds",
@@ -364,11 +411,11 @@ Command cache_command() {
             l->add_flag("--json", b->common.json, "One JSON array");
             auto* k = c->add_subcommand(
                 "clean-builds", "Empty the build cache, or only builds unused for some days");
-            k->add_option("--unused-days", b->unused_days,
-                          "Only builds last used more than D days ago");
+            add_number(k, "--unused-days", b->unused_days, kDaysRange,
+                       "Only builds last used more than D days ago");
             k->add_option("--model", b->model, "Only this model's builds (a glob)");
-            k->add_option("--keep-gb", b->keep_gb,
-                          "Remove the least recently used builds until at most G GB are left");
+            add_number(k, "--keep-gb", b->keep_gb, util::Range{0, 1e9, true},
+                       "Remove the least recently used builds until at most G GB are left");
             k->add_flag("--dry-run", b->dry_run, "Say what would go; remove nothing");
             auto pb = std::make_shared<PrebuildArgs>();
             auto* m = c->add_subcommand(
@@ -377,17 +424,17 @@ Command cache_command() {
                 "their compiled cases compiled once on each --device, in parallel processes");
             add_common(m, pb->common);
             add_selection(m, pb->sel);
-            m->add_option("--jobs", pb->jobs, "Processes (default: half the cores)");
-            m->add_option("--timeout-s", pb->timeout_s,
-                          "Give up one build after this long; the run then compiles or exports it "
-                          "itself (default 600)")
-                ->check(CLI::PositiveNumber);
+            add_number(m, "--jobs", pb->jobs, util::IntRange{1, 4096},
+                       "Processes (default: half the cores)");
+            add_number(m, "--timeout-s", pb->timeout_s, run::kTimeoutRangeS,
+                       "Give up one build after this long; the run then compiles or exports it "
+                       "itself (default 600)");
             m->add_option("--device", pb->devices,
                           "Where compiled cases compile (cpu, cuda:0, ...; repeatable or comma "
                           "list; default cpu); exports are made once, on the CPU")
                 ->delimiter(',');
-            m->add_option("--seed", pb->seed,
-                          "The run's seed: the weights are baked in (default 0)");
+            add_number(m, "--seed", pb->seed, run::kSeedRange,
+                       "The run's seed: the weights are baked in (default 0)");
             return [a, b, l, k, pb, m] {
               if (l->parsed()) return list_builds(*b);
               if (k->parsed()) return clean_builds(*b);

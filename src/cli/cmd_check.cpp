@@ -2,17 +2,19 @@
 // checked on every local device without writing a suite (the built-in
 // suite `check`, probe/mudjack_probe/checking.py), judged and timed like any
 // case, printed as one short table with error sizes.
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <regex>
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/numbers.hpp"
 #include "cli/progress.hpp"
 #include "envs/envs.hpp"
 #include "report/write.hpp"
 #include "run/lifecycle.hpp"
+#include "run/options.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
 
@@ -27,24 +29,46 @@ struct CheckArgs {
   std::vector<std::string> devices;
   bool quick = false;
   std::optional<double> budget_ms;
-  plan::Fields fields;  // --dtype, --mode
+  std::optional<double> memory_limit_mb;  // over mudjack.toml's run.memory_limit_mb
+  plan::Fields fields;                    // --dtype, --mode
 };
+
+// Whether `line` is an import of `module` ("import torch", "from torch.nn
+// import X", indented or not). By hand, line by line: std::regex recursed per
+// character, and a file of 60,000 blank lines overflowed the stack.
+bool imports_module(std::string_view line, std::string_view module) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f'; };
+  size_t i = 0;
+  while (i < line.size() && blank(line[i])) ++i;
+  const auto word = [&](std::string_view w) {
+    if (line.substr(i, w.size()) != w) return false;
+    i += w.size();
+    return true;
+  };
+  if (!word("import") && !word("from")) return false;
+  const size_t spaces = i;
+  while (i < line.size() && blank(line[i])) ++i;
+  if (i == spaces || !word(module)) return false;
+  if (i == line.size()) return true;
+  const auto c = static_cast<unsigned char>(line[i]);
+  return !(std::isalnum(c) || c == '_');  // "torchvision" is not "torch"
+}
 
 // The framework a file imports first in this order (torch, jax, tensorflow),
 // else numpy: whose interpreter can import it.
 std::string framework_of(const fs::path& file) {
   std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string source = text.str();
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
   const std::vector<std::pair<std::string, std::string>> known = {{"torch", "torch"},
                                                                   {"jax", "jax"},
                                                                   {"flax", "jax"},
                                                                   {"tensorflow", "tensorflow"},
                                                                   {"keras", "tensorflow"}};
   for (const auto& [module, framework] : known) {
-    const std::regex imports("(^|\n)\\s*(import|from)\\s+" + module + "\\b");
-    if (std::regex_search(source, imports)) return framework;
+    for (const auto& line : lines) {
+      if (imports_module(line, module)) return framework;
+    }
   }
   return "numpy";
 }
@@ -58,6 +82,16 @@ run::RunOptions options_of(const CheckArgs& a, const Settings& s, const std::str
   o.python = s.python;
   o.params = {{"target", a.target}, {"quick", a.quick ? "true" : "false"}};
   o.budget_ms = a.budget_ms.value_or(o.budget_ms);
+  // Checked before anything runs, in the range `mudjack run` takes.
+  if (a.memory_limit_mb) {
+    if (auto why =
+            run::out_of_range("--memory-limit-mb", *a.memory_limit_mb, run::kMemoryLimitRangeMb)) {
+      throw util::FatalError(*why);
+    }
+  }
+  if (auto mb = a.memory_limit_mb ? a.memory_limit_mb : s.config.memory_limit_mb) {
+    o.memory_limit_bytes = run::mb_to_bytes(*mb);
+  }
   o.rounds = a.quick ? 1 : o.rounds;
   o.command = invocation();
   if (auto why = run::invalid(o)) throw util::FatalError(*why);
@@ -119,7 +153,8 @@ int check(const CheckArgs& a) {
   for (const auto& fw : envs::kFrameworks) options.python.try_emplace(fw, python.python.string());
   std::vector<model::CaseInfo> cases;
   try {
-    cases = plan::list_cases(options.suites, python, options.params);
+    cases = plan::list_cases(options.suites, python, options.params, nullptr,
+                             run::memory_limit_of(options));
   } catch (const util::FatalError& e) {  // the target's own one line, without the suite's frame
     const std::string what = e.what();
     const std::string mark = "CheckTargetError: ";
@@ -165,7 +200,11 @@ Command check_command() {
         c->add_option("--framework", a->framework,
                       "The framework NAME uses (default: what FILE imports)");
         c->add_option("--device", a->devices, "Only these devices (repeatable)");
-        c->add_option("--budget-ms", a->budget_ms, "Timing budget per case and round, ms");
+        add_number(c, "--budget-ms", a->budget_ms, run::kBudgetRangeMs,
+                   "Timing budget per case and round, ms");
+        add_number(c, "--memory-limit-mb", a->memory_limit_mb, run::kMemoryLimitRangeMb,
+                   "Resident memory limit per probe and the processes it starts, listing "
+                   "included (default 3/4 of RAM)");
         c->add_option("--dtype", a->fields.dtypes, "Only these dtypes (comma list)")
             ->delimiter(',');
         c->add_option("--mode", a->fields.modes, "Only these modes (comma list)")->delimiter(',');

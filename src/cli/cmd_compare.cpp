@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/numbers.hpp"
 #include "compare/compare.hpp"
 #include "util/error.hpp"
 
@@ -68,11 +69,10 @@ Command compare_command() {
             c->add_option("a", a->a, "RUN[@DEVICE] or results.json[@DEVICE] (the reference)")
                 ->required();
             c->add_option("b", a->b, "RUN[@DEVICE] or results.json[@DEVICE]")->required();
-            c->add_option("--threshold", a->threshold,
-                          "Median ratio counted as a change, either way (default 1.2)")
-                ->check(CLI::Range(1.0, 1e9));
-            c->add_option("--alpha", a->alpha, "Significance level of the U test (default 0.01)")
-                ->check(CLI::Range(0.0, 1.0));
+            add_number(c, "--threshold", a->threshold, util::Range{1, 1e9, true},
+                       "Median ratio counted as a change, either way (default 1.2)");
+            add_number(c, "--alpha", a->alpha, util::Range{0, 1, true},
+                       "Significance level of the U test (default 0.01)");
             c->add_option("--format", a->format, "md | json (default md)");
             c->add_flag("--cases", a->cases,
                         "List every changed case too (default: the per-function summary)");

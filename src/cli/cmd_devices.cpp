@@ -35,6 +35,8 @@ void print_devices(const plan::Discovery& d) {
   for (const auto& [fw, rt] : d.runtimes) {
     if (!rt.unavailable.empty())
       std::printf("%s: unavailable: %s\n", fw.c_str(), rt.unavailable.c_str());
+    if (!rt.engine_fault.empty())
+      std::printf("%s: installed but broken here: %s\n", fw.c_str(), rt.engine_fault.c_str());
   }
 }
 

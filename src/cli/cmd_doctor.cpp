@@ -44,8 +44,8 @@ std::vector<Row> rows_of(const plan::Discovery& d, const Settings& s) {
       row.python_version = it->second.python;
     }
     if (auto it = d.devices_of.find(fw); it != d.devices_of.end()) row.devices = it->second;
-    row.ready = rt.unavailable.empty() && !rt.python.empty();
-    row.missing = rt.unavailable;
+    row.ready = rt.unavailable.empty() && rt.engine_fault.empty() && !rt.python.empty();
+    row.missing = rt.engine_fault.empty() ? rt.unavailable : rt.engine_fault;
     if (!row.ready) {
       row.fix = s.python.contains(fw) ? "check --python " + fw + "=" + s.python.at(fw)
                                       : install_command(fw, s.config.profile);

@@ -5,7 +5,9 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/numbers.hpp"
 #include "fuzz/campaign.hpp"
+#include "run/options.hpp"
 #include "util/error.hpp"
 
 namespace mudjack::cli {
@@ -17,7 +19,7 @@ struct FuzzArgs {
   Common common;
   std::vector<std::string> backends;
   std::vector<std::string> devices;
-  std::string budget = "10m";
+  double budget_s = 600;
   int64_t graphs = 0;
   int64_t seed = 0;
   int nodes = 10;
@@ -39,12 +41,7 @@ fuzz::Options options_of(const FuzzArgs& a, const Settings& s) {
   fuzz::Options o;
   o.backends = split_commas(a.backends);
   o.devices = split_commas(a.devices);
-  const auto budget = fuzz::parse_duration(a.budget);
-  if (!budget) {
-    throw util::FatalError("--budget must be a duration such as 90s, 10m or 1h, got '" + a.budget +
-                           "'");
-  }
-  o.budget_s = *budget;
+  o.budget_s = a.budget_s;
   o.max_graphs = a.graphs;
   o.seed = a.seed;
   o.gen.nodes = a.nodes;
@@ -78,7 +75,9 @@ int fuzz_main(const FuzzArgs& a) {
   const fuzz::Say say = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   if (a.publish) {
     if (a.to.empty()) throw util::FatalError("--publish needs --to DIR");
-    fuzz::publish(*a.publish, where, a.to);
+    for (const auto& note : fuzz::publish(*a.publish, where, a.to)) {
+      std::fprintf(stderr, "mudjack: note: %s\n", note.c_str());
+    }
     std::printf("published campaign %s to %s\n", a.publish->c_str(), a.to.c_str());
     return 0;
   }
@@ -91,9 +90,7 @@ int fuzz_main(const FuzzArgs& a) {
   fuzz::Outcome out;
   if (a.resume) {
     if (a.resume->empty()) throw util::FatalError("--resume needs a campaign id");
-    const auto budget = fuzz::parse_duration(a.budget);
-    if (!budget || !(*budget > 0)) throw util::FatalError("--budget must be a positive duration");
-    out = fuzz::resume(*a.resume, *budget, a.graphs, where, interrupted(), say);
+    out = fuzz::resume(*a.resume, a.budget_s, a.graphs, s.python, where, interrupted(), say);
   } else {
     out = fuzz::start(options_of(a, s), where, interrupted(), say);
   }
@@ -123,20 +120,24 @@ Command fuzz_command() {
                       "tensorflow, tensorflow-xla, onnxruntime, numpy)")
             ->delimiter(',');
         c->add_option("--devices", a->devices, "Only these devices (comma list)")->delimiter(',');
-        c->add_option("--budget", a->budget, "Wall time of this invocation: 90s, 10m, 1h");
-        c->add_option("--graphs", a->graphs, "Stop after this many graphs (0: the budget only)");
-        c->add_option("--seed", a->seed, "Seed of the generator and of the inputs");
-        c->add_option("--nodes", a->nodes, "Nodes per graph");
+        add_duration(c, "--budget", a->budget_s, fuzz::kBudgetRangeS,
+                     "Wall time of this invocation: 90s, 10m, 1h (default 10m)");
+        add_number(c, "--graphs", a->graphs, fuzz::kGraphsRange,
+                   "Stop after this many graphs (0: the budget only)");
+        add_number(c, "--seed", a->seed, run::kSeedRange,
+                   "Seed of the generator and of the inputs");
+        add_number(c, "--nodes", a->nodes, gen::kNodesRange, "Nodes per graph");
         c->add_option("--dtypes", a->dtypes, "Graph dtypes (float16, float32, float64, int32)")
             ->delimiter(',');
         c->add_option("--ops", a->ops, "Only these ops (comma list; default: all 51)")
             ->delimiter(',');
         c->add_option("--solver", a->solver, "Attribute solver: own or z3");
-        c->add_option("--batch", a->batch, "Graphs per run");
-        c->add_option("--slow-ratio", a->slow_ratio,
-                      "Compiled / eager median beyond which a compiled backend is slow");
+        add_number(c, "--batch", a->batch, fuzz::kBatchRange, "Graphs per run");
+        add_number(c, "--slow-ratio", a->slow_ratio, fuzz::kSlowRatioRange,
+                   "Compiled / eager median beyond which a compiled backend is slow");
         c->add_flag("--no-reduce", a->no_reduce, "Keep findings at their generated size");
-        c->add_option("--timeout-s", a->timeout_s, "Deadline per case, seconds");
+        add_number(c, "--timeout-s", a->timeout_s, run::kTimeoutRangeS,
+                   "Deadline per case, seconds");
         c->add_option("--resume", a->resume, "Continue campaign ID for --budget more");
         c->add_option("--replay", a->replay, "Rerun one finding: its bundle folder");
         c->add_option("--publish", a->publish,

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/numbers.hpp"
 #include "cli/progress.hpp"
 #include "report/terminal.hpp"
 #include "report/write.hpp"
@@ -59,33 +60,6 @@ void check_fail_on(const std::vector<std::string>& fail_on) {
     for (auto k : model::kVerdicts)
       known += (known.empty() ? "" : ", ") + std::string(model::to_string(k));
     throw util::FatalError("unknown verdict '" + v + "' in --fail-on; known: " + known);
-  }
-}
-
-// Every numeric flag in its range (run/options.hpp), named as typed; before
-// anything else, also with --resume (which ignores them).
-void check_numbers(const RunArgs& a) {
-  const auto check = [](auto value, std::string_view flag, const auto& range) {
-    if (!value) return;
-    if (auto why = run::out_of_range(flag, *value, range)) throw util::FatalError(*why);
-  };
-  check(a.timeout_s, "--timeout-s", run::kTimeoutRangeS);
-  check(a.budget_ms, "--budget-ms", run::kBudgetRangeMs);
-  check(a.warmup_ms, "--warmup-ms", run::kWarmupRangeMs);
-  check(a.memory_limit_mb, "--memory-limit-mb", run::kMemoryLimitRangeMb);
-  const auto check_int = [](std::optional<int> value, std::string_view flag) {
-    if (!value) return;
-    if (auto why = run::out_of_range(flag, int64_t{*value}, run::kSamplesRange)) {
-      throw util::FatalError(*why);
-    }
-  };
-  check_int(a.min_samples, "--min-samples");
-  check_int(a.max_samples, "--max-samples");
-  check(a.seed, "--seed", run::kSeedRange);
-  if (a.rounds) {
-    if (auto why = run::out_of_range("--rounds", int64_t{*a.rounds}, run::kRoundsRange)) {
-      throw util::FatalError(*why);
-    }
   }
 }
 
@@ -177,7 +151,7 @@ Started start(const RunArgs& a, const Settings& s, store::Store& store) {
   }
   auto options = options_of(a, s);
   size_t listed = 0;
-  auto cases = selected_cases(a.sel, s, &listed);
+  auto cases = selected_cases(a.sel, s, &listed, run::memory_limit_of(options));
   options.narrowed = narrowing(a.sel, cases.size(), listed);
   if (a.last_failed) cases = last_failed(cases, listed, s, store, options.narrowed);
   if (cases.empty()) throw util::FatalError("no cases match the selection");
@@ -270,7 +244,6 @@ int exit_code(const verdict::Judged& judged, bool completed, const std::string& 
 
 int run_suite(const RunArgs& a) {
   check_fail_on(a.fail_on);
-  check_numbers(a);
   if (a.resume && a.resume->empty()) {  // an unset variable in a script: never a new run
     throw util::FatalError("--resume needs a run id (or 'latest'), got an empty one");
   }
@@ -331,29 +304,29 @@ int run_suite(const RunArgs& a) {
 void add_run_flags(CLI::App* c, RunArgs& a) {
   const run::RunOptions d;
   c->add_option("--device", a.devices, "Only these devices (cpu, cuda:0, ...; repeatable)");
-  // Ranges are checked by check_numbers (run/options.hpp), not CLI11: one
-  // place, the same bounds as mudjack.toml and the API, NaN included.
-  c->add_option("--timeout-s", a.timeout_s,
-                with_default("Deadline per case, seconds", d.timeout_s));
-  c->add_option("--budget-ms", a.budget_ms,
-                with_default("Timing budget per case and round, ms", d.budget_ms));
-  c->add_option("--min-samples", a.min_samples,
-                with_default("Minimum timed samples", d.min_samples));
-  c->add_option("--max-samples", a.max_samples,
-                with_default("Maximum timed samples", d.max_samples));
-  c->add_option("--warmup-ms", a.warmup_ms,
-                with_default("Warm-up time per case and round, ms", d.warmup_ms));
-  c->add_option(
-      "--rounds", a.rounds,
+  // Parsed and range-checked by one parser (cli/numbers.hpp), with the same
+  // bounds as mudjack.toml and the API (run/options.hpp).
+  add_number(c, "--timeout-s", a.timeout_s, run::kTimeoutRangeS,
+             with_default("Deadline per case, seconds", d.timeout_s));
+  add_number(c, "--budget-ms", a.budget_ms, run::kBudgetRangeMs,
+             with_default("Timing budget per case and round, ms", d.budget_ms));
+  add_number(c, "--min-samples", a.min_samples, run::kSamplesRange,
+             with_default("Minimum timed samples", d.min_samples));
+  add_number(c, "--max-samples", a.max_samples, run::kSamplesRange,
+             with_default("Maximum timed samples", d.max_samples));
+  add_number(c, "--warmup-ms", a.warmup_ms, run::kWarmupRangeMs,
+             with_default("Warm-up time per case and round, ms", d.warmup_ms));
+  add_number(
+      c, "--rounds", a.rounds, run::kRoundsRange,
       with_default("Timing rounds of each host-bound case, interleaved across cases", d.rounds));
-  c->add_option("--memory-limit-mb", a.memory_limit_mb,
-                "Resident memory limit per probe (default 3/4 of RAM)");
+  add_number(c, "--memory-limit-mb", a.memory_limit_mb, run::kMemoryLimitRangeMb,
+             "Resident memory limit per probe (default 3/4 of RAM)");
   c->add_option("--resume", a.resume, "Finish an interrupted run: RUN id, or 'latest'");
   c->add_option("--baseline", a.baseline,
                 "Device every other is compared with (default " + d.baseline + ")");
   c->add_option("--fail-on", a.fail_on, "Exit 1 if any verdict is one of these (comma list)");
-  c->add_option("--seed", a.seed,
-                with_default("Seed for case inputs", static_cast<double>(d.seed)));
+  add_number(c, "--seed", a.seed, run::kSeedRange,
+             with_default("Seed for case inputs", static_cast<double>(d.seed)));
   c->add_flag("--serial", a.serial, "Run devices one after another");
   c->add_option("--keep-outputs", a.keep_outputs,
                 "Saved outputs kept once the run is complete: failing (default: what findings and "

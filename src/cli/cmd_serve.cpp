@@ -1,8 +1,10 @@
 // mudjack serve: the HTTP API (the work is in server/).
 #include "cli/commands.hpp"
+#include "cli/numbers.hpp"
 #include "run/options.hpp"
 #include "server/server.hpp"
 #include "util/error.hpp"
+#include "util/redact.hpp"
 
 namespace mudjack::cli {
 namespace fs = std::filesystem;
@@ -59,6 +61,7 @@ int serve(const ServeArgs& a) {
   server::ServeOptions o = a.o;
   o.token = server::resolve_token(
       a.token_file ? std::optional<fs::path>(*a.token_file) : std::nullopt, a.o.no_auth);
+  util::add_secret(o.token);  // redacted from whatever a probe prints
   if (a.port_file) o.port_file = fs::path(*a.port_file);
   for (const auto& n : a.suites) o.suites.push_back(plan::resolve_suite(n));
   for (const auto& d : a.suite_dirs) o.suites.push_back(plan::suite_from_dir(d));
@@ -78,43 +81,44 @@ void add_offer_flags(CLI::App* c, ServeArgs& a) {
       ->check(CLI::ExistingDirectory);
   c->add_option("--framework", a.frameworks,
                 "Frameworks offered (default all; repeatable or comma list)");
-  c->add_option("--timeout-s", a.timeout_s, "Default deadline per case, seconds")
-      ->check(CLI::PositiveNumber);
-  c->add_option("--budget-ms", a.budget_ms, "Default timing budget per case, ms")
-      ->check(CLI::PositiveNumber);
-  c->add_option("--memory-limit-mb", a.memory_limit_mb,
-                "Resident memory limit per probe (default 3/4 of RAM)")
-      ->check(CLI::PositiveNumber);
+  add_number(c, "--timeout-s", a.timeout_s, run::kTimeoutRangeS,
+             "Default deadline per case, seconds");
+  add_number(c, "--budget-ms", a.budget_ms, run::kBudgetRangeMs,
+             "Default timing budget per case, ms");
+  add_number(c, "--memory-limit-mb", a.memory_limit_mb, run::kMemoryLimitRangeMb,
+             "Resident memory limit per probe (default 3/4 of RAM)");
 }
 
 void add_http_flags(CLI::App* c, ServeArgs& a) {
   c->add_option("--host", a.o.host, "Address to bind (default 127.0.0.1)");
-  c->add_option("--port", a.o.port, "Port (default 8080; 0 picks a free one)")
-      ->check(CLI::Range(0, 65535));
+  add_number(c, "--port", a.o.port, util::IntRange{0, 65535},
+             "Port (default 8080; 0 picks a free one)");
   c->add_option("--port-file", a.port_file, "Write the bound port to this file");
   c->add_option("--token-file", a.token_file, "Bearer token file (default: $MUDJACK_TOKEN)");
   c->add_flag("--no-auth", a.o.no_auth, "Serve without a token (trusted networks)");
-  c->add_option("--backlog", a.o.backlog, "listen(2) backlog (default 4096)")
-      ->check(CLI::Range(1, 1 << 20));
-  c->add_option("--threads", a.o.threads, "HTTP worker threads (default 64)")
-      ->check(CLI::Range(5, 4096));
-  c->add_option("--max-body-bytes", a.o.max_body_bytes, "Largest request body (default 65536)")
-      ->check(CLI::Range(64, 64 << 20));
-  c->add_option("--max-queued", a.o.max_queued,
-                "Runs that may wait in the queue; POST /v1/runs answers 429 beyond (default 64)")
-      ->check(CLI::Range(1, 100000));
-  c->add_option("--max-connections", a.o.max_connections,
-                "Client connections open at once (default 512)")
-      ->check(CLI::Range(8, 65536));
-  c->add_option("--request-timeout-s", a.request_timeout_s,
-                "Seconds a request may take to arrive whole, head and body (default 10)")
-      ->check(CLI::Range(0.1, 3600.0));
-  c->add_option("--drain-s", a.drain_s,
-                "On SIGTERM, seconds running runs get to finish before cancel (default 0)")
-      ->check(CLI::NonNegativeNumber);
-  c->add_option("--keepalive-s", a.keepalive_s,
-                "Comment on an idle event stream every N seconds (default 15)")
-      ->check(CLI::Range(0.05, 3600.0));
+  add_number(c, "--backlog", a.o.backlog, util::IntRange{1, 1 << 20},
+             "listen(2) backlog (default 4096)");
+  add_number(c, "--threads", a.o.threads, util::IntRange{5, 4096},
+             "HTTP worker threads (default 64)");
+  add_number(c, "--max-body-bytes", a.o.max_body_bytes, util::IntRange{64, 64 << 20},
+             "Largest request body (default 65536)");
+  add_number(c, "--max-head-bytes", a.o.max_head_bytes, util::IntRange{1024, 1 << 20},
+             "Largest request head: request line, headers, blank line (default 32768; 431 beyond)");
+  add_number(c, "--max-header-lines", a.o.max_header_lines, util::IntRange{8, 10000},
+             "Most header lines in a request (default 100; 431 beyond)");
+  add_number(c, "--max-line-bytes", a.o.max_line_bytes, util::IntRange{256, 1 << 20},
+             "Longest request or header line (default 8192; 431 beyond)");
+  add_number(c, "--max-queued", a.o.max_queued, util::IntRange{1, 100000},
+             "Runs that may wait in the queue; POST /v1/runs answers 429 beyond (default 64)");
+  add_number(c, "--max-connections", a.o.max_connections, util::IntRange{8, 65536},
+             "Client connections open at once (default 512)");
+  add_number(c, "--request-timeout-s", a.request_timeout_s, util::Range{0.1, 3600, true},
+             "Seconds a request may take to arrive whole, head and body (default 10)");
+  // A day at most: a grace period, and milliseconds of it fit int64 (serve()).
+  add_number(c, "--drain-s", a.drain_s, util::Range{0, 86400, true},
+             "On SIGTERM, seconds running runs get to finish before cancel (default 0)");
+  add_number(c, "--keepalive-s", a.keepalive_s, util::Range{0.05, 3600, true},
+             "Comment on an idle event stream every N seconds (default 15)");
 }
 
 }  // namespace

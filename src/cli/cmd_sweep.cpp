@@ -1,5 +1,6 @@
 // mudjack sweep: one request on every server of a targets file (the work is in fleet/).
 #include "cli/commands.hpp"
+#include "cli/numbers.hpp"
 #include "fleet/sweep.hpp"
 #include "util/error.hpp"
 
@@ -39,17 +40,14 @@ void add_sweep_flags(CLI::App* c, SweepArgs& a) {
   add_intolerable(c, a.common);
   c->add_flag("--json", a.common.json, "The merged results.json on stdout");
   c->add_flag("--resume", a.o.resume, "Continue the sweep in --out");
-  c->add_option("--retries", a.o.retries,
-                "Retries of a failing call before a target is given up (default 5)")
-      ->check(CLI::Range(0, 100));
-  c->add_option("--backoff-ms", a.backoff_ms,
-                "First retry delay, doubling up to 10 s (default 500)")
-      ->check(CLI::Range(1.0, 600000.0));
-  c->add_option("--connect-timeout-s", a.connect_timeout_s, "Connection timeout (default 5)")
-      ->check(CLI::Range(0.01, 600.0));
-  c->add_option("--read-timeout-s", a.read_timeout_s,
-                "Silence that counts as a lost target (default 60)")
-      ->check(CLI::Range(0.05, 3600.0));
+  add_number(c, "--retries", a.o.retries, util::IntRange{0, 100},
+             "Retries of a failing call before a target is given up (default 5)");
+  add_number(c, "--backoff-ms", a.backoff_ms, util::Range{1, 600000, true},
+             "First retry delay, doubling up to 10 s (default 500)");
+  add_number(c, "--connect-timeout-s", a.connect_timeout_s, util::Range{0.01, 600, true},
+             "Connection timeout (default 5)");
+  add_number(c, "--read-timeout-s", a.read_timeout_s, util::Range{0.05, 3600, true},
+             "Silence that counts as a lost target (default 60)");
 }
 
 }  // namespace

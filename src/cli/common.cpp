@@ -1,12 +1,15 @@
 #include "cli/common.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 
 #include "envs/envs.hpp"
+#include "run/options.hpp"
 #include "util/error.hpp"
 #include "verdict/intolerable.hpp"
 
@@ -61,11 +64,16 @@ void ensure_writable(const fs::path& dir) {
     throw util::FatalError("results folder " + dir.string() +
                            " cannot be created: " + (ec ? ec.message() : "not a folder"));
   }
+  // Created new (O_EXCL) and never through a link planted at its name: a
+  // leftover or a link is unlinked as itself and the creation tried again.
   auto probe = dir / (".mudjack-write-test-" + std::to_string(::getpid()));
-  std::ofstream f(probe);
-  if (!f) throw util::FatalError("results folder " + dir.string() + " is not writable");
-  f.close();
-  fs::remove(probe, ec);
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::open(probe.c_str(), kFlags, 0600);
+  if (fd < 0 && errno == EEXIST && ::unlink(probe.c_str()) == 0)
+    fd = ::open(probe.c_str(), kFlags, 0600);
+  if (fd < 0) throw util::FatalError("results folder " + dir.string() + " is not writable");
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 }  // namespace
@@ -249,12 +257,16 @@ void check_config_params(const Settings& s, const std::vector<plan::SuiteRef>& s
 
 }  // namespace
 
-std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s,
-                                            size_t* listed) {
+std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s, size_t* listed,
+                                            int64_t memory_limit_bytes) {
   auto refs = suites_of(sel);
   const auto python = envs::listing_interpreter(s.config.profile, s.python);
+  if (memory_limit_bytes <= 0) {
+    memory_limit_bytes = s.config.memory_limit_mb ? run::mb_to_bytes(*s.config.memory_limit_mb)
+                                                  : run::default_memory_limit_bytes();
+  }
   nlohmann::json read;
-  auto cases = plan::list_cases(refs, python, params_of(sel, s), &read);
+  auto cases = plan::list_cases(refs, python, params_of(sel, s), &read, memory_limit_bytes);
   plan::check_params(plan::parse_params(sel.params), read);
   check_config_params(s, refs, read, python);
   if (listed != nullptr) *listed = cases.size();

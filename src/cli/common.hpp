@@ -95,8 +95,11 @@ plan::Params params_of(const Selection& sel, const Settings& s);
 // The selected cases, listed with their parameters; a --param no selected
 // suite reads is refused. `listed`, when given, receives how many cases the
 // selected suites list before --framework, --filter and the fields narrow them.
+// The listing probe's memory limit is `memory_limit_bytes`, else
+// mudjack.toml's run.memory_limit_mb, else the run default.
 std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings& s,
-                                            size_t* listed = nullptr);
+                                            size_t* listed = nullptr,
+                                            int64_t memory_limit_bytes = 0);
 // How the selection narrowed the suites ("--dtype float16 --filter x: 12 of
 // 4783 cases"), or "" when it kept every listed case.
 std::string narrowing(const Selection& sel, size_t selected, size_t listed);

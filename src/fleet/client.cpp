@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
@@ -51,6 +52,18 @@ std::optional<uint64_t> content_length(const httplib::Response& res) {
   return n;
 }
 
+// Retry-After as delta-seconds ("5"), capped; nullopt for an absent,
+// negative, non-numeric or date-form value.
+std::optional<int> retry_after(const httplib::Response& res) {
+  if (!res.has_header("Retry-After")) return std::nullopt;
+  const auto text = res.get_header_value("Retry-After");
+  if (text.empty() || text.size() > 9 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  return std::min(std::stoi(text), kMaxRetryAfterS);
+}
+
 }  // namespace
 
 std::string Response::message() const {
@@ -90,6 +103,7 @@ Response Client::send(const std::string& method, const std::string& path,
   Response out;
   req.response_handler = [&](const httplib::Response& res) {
     out.status = res.status;
+    out.retry_after_s = retry_after(res);
     auto announced = content_length(res);
     out.oversized = announced && *announced > max_reply_bytes_;
     return !out.oversized;

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -32,10 +33,17 @@ struct Response {
   // The reply (or one event) was over its size limit; `error` says which.
   // Asking again would only fetch it again: not worth a retry.
   bool oversized = false;
+  // A 429's or 503's Retry-After in seconds (delta-seconds form only; an
+  // HTTP date or garbage is ignored), capped at kMaxRetryAfterS.
+  std::optional<int> retry_after_s;
   bool transport_ok() const { return error.empty(); }
   // The server's JSON error message, else the body's first line, else the transport error.
   std::string message() const;
 };
+
+// The longest Retry-After a client honours: a server asking for more is
+// asked again after this long.
+inline constexpr int kMaxRetryAfterS = 60;
 
 // Default bounds of a reply (results of a large run are tens of MB) and of
 // one event (an outcome with its samples is tens of kB).

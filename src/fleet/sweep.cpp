@@ -137,7 +137,7 @@ class Sweep {
   void fetch_results(TargetState& t, const Client& client, const std::string& end_state,
                      const json& info);
 
-  bool sleep_backoff(int attempt);
+  bool sleep_backoff(int attempt, std::optional<int> retry_after_s = std::nullopt);
   Response with_retries(const std::function<Response()>& call);
   void keep_partial(TargetState& t, const json& info);
   void fail(TargetState& t, const std::string& error);
@@ -188,8 +188,11 @@ void Sweep::fail(TargetState& t, const std::string& error) {
   save();
 }
 
-bool Sweep::sleep_backoff(int attempt) {
-  auto end = std::chrono::steady_clock::now() + backoff_delay(o_, attempt);
+bool Sweep::sleep_backoff(int attempt, std::optional<int> retry_after_s) {
+  auto delay = backoff_delay(o_, attempt);
+  // A busy server (429, 503) says when to ask again: never sooner.
+  if (retry_after_s) delay = std::max(delay, std::chrono::milliseconds(*retry_after_s * 1000LL));
+  auto end = std::chrono::steady_clock::now() + delay;
   while (std::chrono::steady_clock::now() < end) {
     if (interrupted_.load()) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -201,7 +204,9 @@ Response Sweep::with_retries(const std::function<Response()>& call) {
   Response r;
   for (int attempt = 0;; ++attempt) {
     r = call();
-    if (!retryable(r) || attempt >= o_.retries || !sleep_backoff(attempt)) return r;
+    if (!retryable(r) || attempt >= o_.retries || !sleep_backoff(attempt, r.retry_after_s)) {
+      return r;
+    }
   }
 }
 

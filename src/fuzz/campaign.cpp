@@ -1,10 +1,14 @@
 #include "fuzz/campaign.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -17,6 +21,7 @@
 #include "report/write.hpp"
 #include "run/lifecycle.hpp"
 #include "store/store.hpp"
+#include "supervisor/probe_session.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
 
@@ -123,7 +128,25 @@ run::RunOptions run_options(const Options& o, const fs::path& graphs,
   return r;
 }
 
-// One run over `cases` (already listed from `graphs`); its judged cases.
+// run::discover under the campaign's stop flag. Discovery answers a raised
+// flag with FatalError "interrupted" (exit 130), meant for a signal; here the
+// flag is also the budget's end, the normal end of a campaign, so a stop is a
+// value: nullopt, and the batch stays incomplete for --resume. Whether a
+// signal raised it is the caller's to say (Campaign::go).
+std::optional<plan::Discovery> discover_in_budget(const run::RunOptions& options,
+                                                  const std::vector<model::CaseInfo>& cases,
+                                                  const std::atomic<bool>& stop) {
+  if (stop) return std::nullopt;
+  try {
+    return run::discover(options, cases, stop);
+  } catch (const util::FatalError& e) {
+    if (stop && e.exit_code() == 130) return std::nullopt;
+    throw;
+  }
+}
+
+// One run over `cases` (already listed from `graphs`); its judged cases. None,
+// and *completed false, when `stop` came before the run was made.
 std::vector<model::CaseResult> run_cases(
     const Options& o, const fs::path& graphs, const std::vector<model::CaseInfo>& cases,
     const std::vector<std::string>& devices, const fs::path& results_dir,
@@ -134,12 +157,16 @@ std::vector<model::CaseResult> run_cases(
   std::set<std::string> frameworks;
   for (const auto& c : cases) frameworks.insert(c.framework);
   options.frameworks.assign(frameworks.begin(), frameworks.end());
-  auto discovery = run::discover(options, cases, stop);
-  auto prepared = run::create(*store, options, cases, discovery, "running");
+  const auto discovery = discover_in_budget(options, cases, stop);
+  if (!discovery) {
+    if (completed != nullptr) *completed = false;
+    return {};
+  }
+  auto prepared = run::create(*store, options, cases, *discovery, "running");
   if (created) created(prepared.info.id);  // recorded before anything runs: resumable
   const run::Place place{results_dir, intolerable};
   std::string fault;
-  const bool done = run::execute(*store, prepared, discovery, place, nullptr, stop, &fault);
+  const bool done = run::execute(*store, prepared, *discovery, place, nullptr, stop, &fault);
   auto judged = run::finish(*store, prepared.info.id, done, place);
   if (!fault.empty()) throw util::FatalError("fuzz run " + prepared.info.id + ": " + fault);
   if (completed != nullptr) *completed = done;
@@ -220,6 +247,7 @@ class Campaign {
   }
 
   size_t unique() const { return findings_.size(); }
+  const Options& options() const { return o_; }
 
  private:
   fs::path batch_dir(size_t i) const {
@@ -258,13 +286,13 @@ class Campaign {
       auto prepared = run::reopen(*store, prior);
       if (prepared.work.empty()) {
         completed = true;
-      } else {
-        auto discovery = run::discover(prepared.options, prepared.cases, deadline.stop());
-        run::resume(*store, prepared, discovery, "running");
+      } else if (auto discovery =
+                     discover_in_budget(prepared.options, prepared.cases, deadline.stop())) {
+        run::resume(*store, prepared, *discovery, "running");
         const run::Place place{w_.results_dir, w_.intolerable};
         std::string fault;
         completed =
-            run::execute(*store, prepared, discovery, place, nullptr, deadline.stop(), &fault);
+            run::execute(*store, prepared, *discovery, place, nullptr, deadline.stop(), &fault);
         run::finish(*store, prior, completed, place);
         if (!fault.empty()) throw util::FatalError("fuzz run " + prior + ": " + fault);
       }
@@ -477,6 +505,7 @@ class Campaign {
       so.argv.push_back(std::to_string(*f.bound_eps));
     }
     so.env_set["PYTHONPATH"] = (envs::data_dir() / "probe").string();
+    so.env_keep = supervisor::probe_may_inherit;
     std::string error;
     auto child = os::Child::spawn(so, &error);
     if (!child) {
@@ -501,10 +530,18 @@ class Campaign {
       f.standalone_output = "not run on its own: the campaign's budget was spent";
       return;
     }
-    // run on its own: its framework and NumPy only, no MudJack on the path
+    run_script(f, dir, python.python);
+  }
+
+  // repro.py run on its own: its framework and NumPy only, no MudJack on the
+  // path, for at most 120 s; what it measured and whether it reproduced.
+  static void run_script(Finding& f, const fs::path& dir, const fs::path& python) {
+    std::string error;
+    std::string line;
     os::SpawnOptions run;
-    run.argv = {python.python.string(), (dir / "repro.py").string()};
+    run.argv = {python.string(), (dir / "repro.py").string()};
     run.env_unset = {"PYTHONPATH"};
+    run.env_keep = supervisor::probe_may_inherit;
     run.cwd = dir;
     run.stderr_tail_bytes = 4096;
     auto script_run = os::Child::spawn(run, &error);
@@ -604,9 +641,80 @@ class Campaign {
   gen::Coverage coverage_;                           // of every graph the campaign generated
 };
 
+// A campaign.json is a file anyone who can write the results folder can
+// edit, so what it says is never a program to run: the interpreters a resumed
+// campaign uses are this invocation's (--python and mudjack.toml over the
+// cached environments), and a stored --python map that differs is refused
+// rather than followed or silently replaced (the batches would no longer be
+// one campaign). A stored profile must be one this engine knows: it names a
+// folder of environments.
+void check_stored_interpreters(const Options& stored,
+                               const std::map<std::string, std::string>& python,
+                               const fs::path& file) {
+  if (std::find(envs::kProfiles.begin(), envs::kProfiles.end(), stored.profile) ==
+      envs::kProfiles.end()) {
+    throw util::FatalError(file.string() + ": unknown profile '" + stored.profile +
+                           "'; known: " + envs::profile_names());
+  }
+  if (stored.python == python) return;
+  std::string asked;
+  for (const auto& [framework, path] : stored.python) {
+    asked += (asked.empty() ? "" : " ") + std::string("--python ") + framework + "=" + path;
+  }
+  throw util::FatalError(file.string() + " names interpreters (" +
+                         (asked.empty() ? std::string("none") : asked) +
+                         ") that differ from this invocation's; resume with the same --python "
+                         "flags (or mudjack.toml [python]) as the campaign was started with");
+}
+
 std::string new_id() {
   std::string id = util::new_run_id();
   return "fz-" + id;
+}
+
+bool is_link(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_symlink(fs::symlink_status(p, ec));
+}
+
+// A destination folder publish creates: never one reached through a link,
+// which would put the evidence (and its overwrites) somewhere else.
+void make_real_dir(const fs::path& dir) {
+  if (is_link(dir)) {
+    throw util::FatalError("will not publish through " + dir.string() +
+                           ": it is a symbolic link; remove it or publish elsewhere");
+  }
+  std::error_code ec;
+  fs::create_directory(dir, ec);
+  if (!fs::is_directory(fs::symlink_status(dir, ec))) {
+    throw util::FatalError("cannot create " + dir.string() + ": not a folder");
+  }
+}
+
+// Copies the regular file `from` (absent: nothing) to `to`. The source is
+// opened with O_NOFOLLOW, so a link there (to a secret beside the campaign)
+// is skipped with a note; the destination is a new file renamed into place.
+void publish_file(const fs::path& from, const fs::path& to, std::vector<std::string>& notes) {
+  const int fd = ::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP) notes.push_back(from.string() + " is a symbolic link: not published");
+    return;
+  }
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  std::string content;
+  char buf[65536];
+  ssize_t n = 0;
+  while (regular && (n = ::read(fd, buf, sizeof buf)) > 0) {
+    content.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  if (!regular) {
+    notes.push_back(from.string() + " is not a regular file: not published");
+    return;
+  }
+  if (n < 0) throw util::FatalError("cannot read " + from.string());
+  report::write_file_atomically(to, content);
 }
 
 }  // namespace
@@ -666,26 +774,13 @@ Options options_from_json(const nlohmann::json& j) {
 
 std::optional<std::string> invalid(const Options& o) {
   if (auto why = gen::invalid(o.gen)) return why;
-  if (o.batch < 1 || o.batch > 10000) return "--batch must be 1 to 10000";
-  if (!(o.slow_ratio > 1) || o.slow_ratio > 1e6) return "--slow-ratio must be above 1";
-  if (!(o.budget_s > 0)) return "--budget must be positive";
-  if (o.max_graphs < 0) return "--graphs must not be negative";
-  if (o.seed < 0) return "--seed must not be negative";
-  if (!(o.timeout_s > 0) || o.timeout_s > 86400) return "--timeout-s must be in (0, 86400]";
+  if (auto why = util::out_of_range("--batch", int64_t{o.batch}, kBatchRange)) return why;
+  if (auto why = util::out_of_range("--slow-ratio", o.slow_ratio, kSlowRatioRange)) return why;
+  if (auto why = util::out_of_range("--budget", o.budget_s, kBudgetRangeS)) return why;
+  if (auto why = util::out_of_range("--graphs", o.max_graphs, kGraphsRange)) return why;
+  if (auto why = util::out_of_range("--seed", o.seed, run::kSeedRange)) return why;
+  if (auto why = util::out_of_range("--timeout-s", o.timeout_s, run::kTimeoutRangeS)) return why;
   return std::nullopt;
-}
-
-std::optional<double> parse_duration(const std::string& text) {
-  static const std::regex kDuration(
-      "(?:([0-9]+(?:\\.[0-9]+)?)h)?(?:([0-9]+(?:\\.[0-9]+)?)m)?(?:([0-9]+(?:\\.[0-9]+)?)s?)?");
-  std::smatch m;
-  if (text.empty() || !std::regex_match(text, m, kDuration)) return std::nullopt;
-  double s = 0;
-  if (m[1].matched) s += std::stod(m[1]) * 3600;
-  if (m[2].matched) s += std::stod(m[2]) * 60;
-  if (m[3].matched) s += std::stod(m[3]);
-  if (!m[1].matched && !m[2].matched && !m[3].matched) return std::nullopt;
-  return s;
 }
 
 Outcome start(const Options& o, const Where& w, const std::atomic<bool>& interrupted,
@@ -716,7 +811,8 @@ Outcome start(const Options& o, const Where& w, const std::atomic<bool>& interru
   return out;
 }
 
-Outcome resume(const std::string& id, double budget_s, int64_t max_graphs, const Where& w,
+Outcome resume(const std::string& id, double budget_s, int64_t max_graphs,
+               const std::map<std::string, std::string>& python, const Where& w,
                const std::atomic<bool>& interrupted, const Say& say) {
   Outcome out;
   out.id = id;
@@ -727,13 +823,14 @@ Outcome resume(const std::string& id, double budget_s, int64_t max_graphs, const
   }
   Campaign c(id, out.dir, Options{}, w, say);
   c.load();
+  check_stored_interpreters(c.options(), python, out.dir / "campaign.json");
   say("fuzz " + id + ": resumed; folder " + out.dir.string());
   out.completed = c.go(budget_s, max_graphs, interrupted);
   out.findings = c.unique();
   return out;
 }
 
-void publish(const std::string& id, const Where& w, const fs::path& dest) {
+std::vector<std::string> publish(const std::string& id, const Where& w, const fs::path& dest) {
   const fs::path dir = w.results_dir / "fuzz" / id;
   if (!fs::exists(dir / "campaign.json")) {
     throw util::FatalError("unknown fuzz campaign '" + id + "': no " +
@@ -750,24 +847,32 @@ void publish(const std::string& id, const Where& w, const fs::path& dest) {
       throw util::FatalError("campaign " + id + " cannot be published: run " + run + ": " + *why);
     }
   }
-  fs::create_directories(dest);
+  std::vector<std::string> notes;
+  const fs::path findings = dir / "findings";
+  std::error_code ec;
+  fs::create_directories(dest, ec);  // `dest` itself may be a link, as --out may
+  const bool bundles = fs::is_directory(fs::symlink_status(findings, ec));
+  if (is_link(findings)) {
+    notes.push_back(findings.string() + " is a symbolic link: its bundles were not published");
+  }
+  if (bundles) make_real_dir(dest / "findings");  // refused before any file is written
   for (const char* name : {"findings.json", "findings.csv", "summary.md", "junit.xml",
                            "report.html", "campaign.json"}) {
-    if (fs::exists(dir / name)) {
-      fs::copy_file(dir / name, dest / name, fs::copy_options::overwrite_existing);
+    publish_file(dir / name, dest / name, notes);
+  }
+  if (!bundles) return notes;
+  for (const auto& e : fs::directory_iterator(findings)) {
+    if (!e.is_directory(ec) || e.is_symlink(ec)) {
+      notes.push_back(e.path().string() + " is not a folder (a link?): not published");
+      continue;
+    }
+    const fs::path to = dest / "findings" / e.path().filename();
+    make_real_dir(to);
+    for (const char* name : {"graph.json", "original.json", "finding.json", "repro.py"}) {
+      publish_file(e.path() / name, to / name, notes);
     }
   }
-  if (fs::exists(dir / "findings")) {
-    for (const auto& e : fs::directory_iterator(dir / "findings")) {
-      fs::create_directories(dest / "findings" / e.path().filename());
-      for (const char* name : {"graph.json", "original.json", "finding.json", "repro.py"}) {
-        if (fs::exists(e.path() / name)) {
-          fs::copy_file(e.path() / name, dest / "findings" / e.path().filename() / name,
-                        fs::copy_options::overwrite_existing);
-        }
-      }
-    }
-  }
+  return notes;
 }
 
 Replay replay(const fs::path& bundle, const Where& w, const Options& base,

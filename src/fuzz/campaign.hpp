@@ -31,6 +31,7 @@
 #include "fuzz/findings.hpp"
 #include "gen/generator.hpp"
 #include "plan/plan.hpp"
+#include "util/number.hpp"
 
 namespace mudjack::fuzz {
 
@@ -57,8 +58,14 @@ Options options_from_json(const nlohmann::json& j);
 // One line when the options cannot run (gen options, numbers out of range).
 std::optional<std::string> invalid(const Options& o);
 
-// Parses "90", "90s", "10m", "1h", "1h30m" into seconds; nullopt otherwise.
-std::optional<double> parse_duration(const std::string& text);
+// The ranges of the numeric options (flags: cli/cmd_fuzz.cpp, which parses
+// them with util/number.hpp; a stored campaign: invalid()). The budget is one
+// invocation's wall time, up to 30 days (its end as a steady_clock time point
+// stays far inside the clock's range).
+inline constexpr util::Range kBudgetRangeS{0, 30.0 * 86400, false};
+inline constexpr util::IntRange kGraphsRange{0, 1'000'000'000'000};
+inline constexpr util::IntRange kBatchRange{1, 10000};
+inline constexpr util::Range kSlowRatioRange{1, 1e6, false};
 
 struct Where {
   std::filesystem::path results_dir;  // the store; campaigns in <results>/fuzz/<id>/
@@ -80,15 +87,26 @@ Outcome start(const Options& o, const Where& w, const std::atomic<bool>& interru
               const Say& say);
 // Continues campaign `id` for `budget_s` more seconds (or `max_graphs` more
 // graphs when not 0): its last run resumed if incomplete, its pending
-// reductions done, new batches after.
-Outcome resume(const std::string& id, double budget_s, int64_t max_graphs, const Where& w,
+// reductions done, new batches after. `python` is this invocation's
+// interpreters (framework -> path, from --python and mudjack.toml): the
+// campaign runs with them, and FatalError, before anything runs, when
+// campaign.json stored others (docs/fuzz.md: never a program a file names).
+Outcome resume(const std::string& id, double budget_s, int64_t max_graphs,
+               const std::map<std::string, std::string>& python, const Where& w,
                const std::atomic<bool>& interrupted, const Say& say);
 
 // Evidence for others: the campaign's reports and findings bundles (graph,
 // original, finding, script) copied to `dest`, without its graphs and the
 // reducer's store. FatalError, before copying anything, when a run of the
-// campaign was made from a dirty or unknown source tree.
-void publish(const std::string& id, const Where& w, const std::filesystem::path& dest);
+// campaign was made from a dirty or unknown source tree. No link is
+// followed on either side: a source entry that is a symbolic link is skipped
+// (returned as one note line each); each file is written to a new temporary
+// file renamed into place (report::write_file_atomically), so a link planted
+// at a destination name is replaced, never written through; a destination
+// folder below `dest` that is a link is a FatalError. `dest` itself may be
+// a link, as the results folder may.
+std::vector<std::string> publish(const std::string& id, const Where& w,
+                                 const std::filesystem::path& dest);
 
 struct Replay {
   bool shows = false;

@@ -107,7 +107,9 @@ std::string error_class(const std::string& message) {
   static const std::regex kQuoted("'[^']*'|\"[^\"]*\"");
   static const std::regex kHex("0x[0-9a-fA-F]+");
   static const std::regex kNumber("[0-9]+(\\.[0-9]+)?(e[-+]?[0-9]+)?");
-  std::string s = first_line(message);
+  // Bounded before std::regex sees it: it recurses per character, and a
+  // crash's message (a probe's stderr) has no length limit of its own.
+  std::string s = first_line(message).substr(0, 1000);
   s = std::regex_replace(s, kQuoted, "'_'");
   s = std::regex_replace(s, kHex, "#");
   s = std::regex_replace(s, kNumber, "#");

@@ -763,7 +763,7 @@ class Build {
 }  // namespace
 
 std::optional<std::string> invalid(const GenOptions& o) {
-  if (o.nodes < 1 || o.nodes > 200) return "nodes per graph must be 1 to 200";
+  if (auto why = util::out_of_range("nodes per graph", int64_t{o.nodes}, kNodesRange)) return why;
   if (o.dtypes.empty()) return "no dtypes to generate";
   for (DType d : o.dtypes) {
     if (d == DType::kBool) return "bool is not a graph dtype";

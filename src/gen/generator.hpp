@@ -17,8 +17,12 @@
 
 #include "gen/graph.hpp"
 #include "gen/solve.hpp"
+#include "util/number.hpp"
 
 namespace mudjack::gen {
+
+// Nodes per generated graph (`mudjack fuzz --nodes`).
+inline constexpr util::IntRange kNodesRange{1, 200};
 
 struct GenOptions {
   int nodes = 10;                                 // nodes per graph

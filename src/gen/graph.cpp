@@ -67,6 +67,11 @@ std::optional<std::string> walk(Graph& g, Values* out, bool rewrite) {
     if (std::max(std::abs(in.low), std::abs(in.high)) > magnitude_cap(in.dtype)) {
       return "input " + in.name + ": its range exceeds the magnitude cap of its dtype";
     }
+    // Inputs have the nodes' element cap: a replayed graph.json is a file
+    // anyone may write, and the probe materializes every input.
+    if (numel(in.shape) > kMaxElements) {
+      return "input " + in.name + ": more than " + std::to_string(kMaxElements) + " elements";
+    }
     values[in.name] = {in.shape, in.dtype, {in.low, in.high}, true};
   }
   int64_t reduction = 0;
@@ -101,7 +106,9 @@ std::optional<std::string> walk(Graph& g, Values* out, bool rewrite) {
              " but its inputs give " + shape_text(type.shape) + " " +
              std::string(to_string(type.dtype));
     }
-    if (numel(type.shape) > (1 << 22)) return where + ": more than 4194304 elements";
+    if (numel(type.shape) > kMaxElements) {
+      return where + ": more than " + std::to_string(kMaxElements) + " elements";
+    }
     if (auto why = domain_fault(n.op, ranges)) return where + ": " + *why;
     const Interval r = propagate(n.op, ranges, in, n.attrs);
     if (!std::isfinite(r.lo) || !std::isfinite(r.hi) ||
@@ -148,8 +155,12 @@ double magnitude_cap(DType d) {
 }
 
 int64_t numel(const Shape& s) {
+  // Saturating: six dims of up to 2^20 overflow int64, and a wrapped product
+  // passed the element cap.
   int64_t n = 1;
-  for (auto d : s) n *= d;
+  for (auto d : s) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return INT64_MAX;
+  }
   return n;
 }
 

@@ -27,6 +27,9 @@ bool is_float(DType d);
 double magnitude_cap(DType d);
 
 using Shape = std::vector<int64_t>;
+// Elements of a graph's input or node at most: 4 Mi (16 MiB of float32).
+inline constexpr int64_t kMaxElements = int64_t{1} << 22;
+// Elements of `s`; INT64_MAX when the product overflows (never wraps).
 int64_t numel(const Shape& s);
 std::string shape_text(const Shape& s);  // "[2, 3]"
 

@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "util/number.hpp"
+
 namespace mudjack::gen {
 namespace {
 
@@ -64,11 +66,25 @@ struct AttrError {
   std::string what;
 };
 
+// Integer attributes are bounded (util/number.hpp's check, as every numeric
+// field of a graph): far beyond any valid shape, dim or offset, and small
+// enough that the shape arithmetic of infer() cannot overflow int64.
+constexpr util::IntRange kAttrRange{-(int64_t{1} << 40), int64_t{1} << 40};
+
+int64_t attr_int(const json& x, const char* key) {
+  const bool too_big = x.is_number_unsigned() && x.get<uint64_t>() > uint64_t{INT64_MAX};
+  const int64_t v = too_big ? INT64_MAX : x.get<int64_t>();
+  if (auto why = util::out_of_range(std::string("attribute '") + key + "'", v, kAttrRange)) {
+    throw AttrError{*why};
+  }
+  return v;
+}
+
 int64_t int_attr(const json& a, const char* key) {
   if (!a.is_object() || !a.contains(key) || !a[key].is_number_integer()) {
     throw AttrError{std::string("attribute '") + key + "' must be an integer"};
   }
-  return a[key].get<int64_t>();
+  return attr_int(a[key], key);
 }
 double num_attr(const json& a, const char* key) {
   if (!a.is_object() || !a.contains(key) || !a[key].is_number()) {
@@ -93,7 +109,7 @@ std::vector<int64_t> ints_attr(const json& a, const char* key) {
     if (!x.is_number_integer()) {
       throw AttrError{std::string("attribute '") + key + "' must be a list of integers"};
     }
-    v.push_back(x.get<int64_t>());
+    v.push_back(attr_int(x, key));
   }
   return v;
 }
@@ -243,10 +259,10 @@ Result infer_resize(std::string_view op, const std::vector<Type>& in, const json
     for (size_t d = 0; d < x.size(); ++d) {
       const auto& p = a["pads"][d];
       if (!p.is_array() || p.size() != 2 || !p[0].is_number_integer() ||
-          !p[1].is_number_integer() || p[0].get<int64_t>() < 0 || p[1].get<int64_t>() < 0) {
+          !p[1].is_number_integer() || attr_int(p[0], "pads") < 0 || attr_int(p[1], "pads") < 0) {
         return need("pads must be one [before, after] per dim, each >= 0");
       }
-      out[d] += p[0].get<int64_t>() + p[1].get<int64_t>();
+      out[d] += attr_int(p[0], "pads") + attr_int(p[1], "pads");
     }
     return Type{out, in[0].dtype};
   }

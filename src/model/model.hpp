@@ -23,8 +23,9 @@ namespace mudjack::model {
 // result's declared work and reported metrics; 1.2 the runs' leases (who
 // executes a run); 1.3 each case's oracle metadata (declared reduction
 // size, dtype-grid excuses) and each result's accuracy judgement; 1.4 each
-// result's timing (class, rounds, drift, disturbances).
-inline constexpr std::string_view kSchemaVersion = "1.4";
+// result's timing (class, rounds, drift, disturbances); 1.5 the held
+// results of cases whose timing rounds are under way (store.hpp: hold).
+inline constexpr std::string_view kSchemaVersion = "1.5";
 // Version of results.json. 1.1 added each case's work, throughput, metrics
 // and latency_ratio, the run's params, and the top-level `reasons` counts;
 // 1.2 each case's `checked`; 1.3 the `unverified` verdict, `unchecked`,

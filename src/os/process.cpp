@@ -77,7 +77,7 @@ struct ExecPlan {
     for (char** e = environ; *e; ++e) {
       std::string_view kv(*e);
       auto key = std::string(kv.substr(0, kv.find('=')));
-      bool drop = options.env_set.count(key) > 0;
+      bool drop = options.env_set.count(key) > 0 || (options.env_keep && !options.env_keep(key));
       for (const auto& u : options.env_unset) drop = drop || u == key;
       if (!drop) env_strings.emplace_back(kv);
     }
@@ -96,11 +96,21 @@ struct ExecPlan {
   ExecPlan& operator=(const ExecPlan&) = delete;
 };
 
-// In the forked child: its own process group, death with its parent,
-// default signals, the three pipes as 0-2 and nothing else, then exec.
-// Async-signal-safe calls only.
-[[noreturn]] void exec_child(const Pipes& p, const ExecPlan& plan) {
+// In the forked child: its own process group and cgroup, death with its
+// parent, default signals, the three pipes as 0-2 and nothing else, then
+// exec. Async-signal-safe calls only. A cgroup it cannot join is reported
+// as the negated errno.
+[[noreturn]] void exec_child(const Pipes& p, const ExecPlan& plan, int cgroup_fd) {
   setpgid(0, 0);
+  if (cgroup_fd >= 0 && write(cgroup_fd, "0", 1) != 1) {
+    int e = -errno;
+    (void)!write(p.exec_report[1], &e, sizeof(e));
+    _exit(127);
+  }
+  // Orphans of the probe's tree (a double fork, a parent that died) are
+  // reparented to the probe instead of init, so the /proc walk still finds
+  // them while the probe lives. Kept across exec.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   // A probe must not outlive its engine (a SIGKILLed engine runs no
   // destructor): the kernel kills it when the spawning thread ends. The
   // parent may have died between fork and prctl; then nobody would send the
@@ -158,21 +168,25 @@ std::unique_ptr<Child> Child::spawn(const SpawnOptions& options, std::string* er
   Pipes p;
   if (!p.open(error)) return nullptr;
   ExecPlan plan(options);
+  auto tree = ProcessTree::create(options.cgroup);
   pid_t pid = fork();
   if (pid < 0) {
     *error = std::string("fork: ") + strerror(errno);
     p.close_all();
     return nullptr;
   }
-  if (pid == 0) exec_child(p, plan);
+  if (pid == 0) exec_child(p, plan, tree->join_fd());
   setpgid(pid, pid);  // also from the parent, so kill(-pid) works at once
+  tree->set_root(pid);
   close_fd(p.in[0]);
   close_fd(p.out[1]);
   close_fd(p.err[1]);
   if (int child_errno = exec_errno(p); child_errno != 0) {
     waitpid(pid, nullptr, 0);
     p.close_all();
-    *error = "cannot run " + options.argv[0] + ": " + strerror(child_errno);
+    *error = child_errno < 0
+                 ? std::string("cannot join the probe's cgroup: ") + strerror(-child_errno)
+                 : "cannot run " + options.argv[0] + ": " + strerror(child_errno);
     return nullptr;
   }
   std::unique_ptr<Child> child(new Child());
@@ -181,6 +195,7 @@ std::unique_ptr<Child> Child::spawn(const SpawnOptions& options, std::string* er
   child->stdout_fd_ = p.out[0];
   child->stderr_fd_ = p.err[0];
   child->err_limit_ = options.stderr_tail_bytes;
+  child->tree_ = std::move(tree);
   fcntl(child->stdout_fd_, F_SETFL, O_NONBLOCK);
   fcntl(child->stderr_fd_, F_SETFL, O_NONBLOCK);
   return child;
@@ -275,10 +290,12 @@ std::string Child::stderr_tail() const {
 
 int64_t Child::rss_bytes() const {
   if (status_ || pid_ <= 0) return 0;
-  std::ifstream statm("/proc/" + std::to_string(pid_) + "/statm");
-  int64_t size = 0, resident = 0;
-  if (!(statm >> size >> resident)) return 0;
-  return resident * sysconf(_SC_PAGESIZE);
+  return os::rss_bytes(pid_);
+}
+
+int64_t Child::tree_memory_bytes(int64_t confirm_above) {
+  if (status_ || pid_ <= 0) return 0;
+  return tree_->memory_bytes(confirm_above);
 }
 
 std::optional<ExitStatus> Child::try_wait() {
@@ -287,13 +304,15 @@ std::optional<ExitStatus> Child::try_wait() {
   pid_t r = waitpid(pid_, &status, WNOHANG);
   if (r == pid_) {
     status_ = decode(status);
-    ::kill(-pid_, SIGKILL);  // leftovers of the group die with their leader
+    ::kill(-pid_, SIGKILL);  // leftovers of the group and tree die with their leader
+    tree_->kill_all();
   }
   return status_;
 }
 
 ExitStatus Child::kill() {
   if (status_ || pid_ <= 0) return status_.value_or(ExitStatus{});
+  tree_->kill_all();  // first: the /proc walk needs the leader alive to find its tree
   ::kill(-pid_, SIGKILL);
   ::kill(pid_, SIGKILL);
   int status = 0;
@@ -304,10 +323,15 @@ ExitStatus Child::kill() {
   return *status_;
 }
 
+void Child::walk_tree() {
+  if (!status_ && !tree_->uses_cgroup()) tree_->members();
+}
+
 ExitStatus Child::wait_or_kill(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     drain_stderr();
+    walk_tree();
     if (auto s = try_wait()) return *s;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

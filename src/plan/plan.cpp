@@ -49,7 +49,7 @@ SuiteRef suite_from_dir(const fs::path& dir) {
 
 std::vector<model::CaseInfo> list_cases(const std::vector<SuiteRef>& suites,
                                         const envs::Interpreter& python, const Params& params,
-                                        nlohmann::json* params_read) {
+                                        nlohmann::json* params_read, int64_t memory_limit_bytes) {
   if (python.python.empty()) throw util::FatalError(python.missing_reason);
   supervisor::ProbeCommand command;
   command.python = python.python;
@@ -59,12 +59,17 @@ std::vector<model::CaseInfo> list_cases(const std::vector<SuiteRef>& suites,
   std::atomic<bool> never{false};
   supervisor::ProbeSession::Limits limits;
   limits.start_timeout = std::chrono::milliseconds(60'000);
+  limits.memory_limit_bytes = memory_limit_bytes;
   std::string error;
   auto session = supervisor::ProbeSession::start(command, limits, never, &error);
   if (!session) throw util::FatalError("cannot list cases: " + error.substr(0, error.find('\n')));
   nlohmann::json read;
   auto cases = session->list("", &error, &read);
   session->stop();
+  if (!cases && session->over_memory()) {
+    throw util::FatalError("cannot list cases: " + error.substr(0, error.find('\n')) +
+                           " (--memory-limit-mb, run.memory_limit_mb in mudjack.toml)");
+  }
   if (!cases) throw util::FatalError("malformed suite: " + error.substr(0, error.find('\n')));
   if (params_read) *params_read = std::move(read);
   return *cases;
@@ -128,6 +133,10 @@ Discovery discover(const std::vector<std::string>& frameworks, const std::string
       if (!session && error.find("speaks protocol") != std::string::npos) {
         found[i].fatal = fws[i] + " probe " + found[i].runtime.python.string() + ": " +
                          error.substr(0, error.find('\n'));
+        return;
+      }
+      if (!session && error.starts_with(supervisor::kCannotLoad)) {
+        found[i].runtime.engine_fault = error.substr(0, error.find('\n'));
         return;
       }
       if (!session) {
@@ -209,6 +218,7 @@ nlohmann::json environment_json(const Discovery& d) {
       for (const auto& dev : h->second.devices) f["devices"].push_back(dev.id);
     }
     if (!rt.unavailable.empty()) f["unavailable"] = rt.unavailable;
+    if (!rt.engine_fault.empty()) f["engine_fault"] = rt.engine_fault;
     m["frameworks"][fw] = f;
   }
   m["devices"] = json::array();

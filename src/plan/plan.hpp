@@ -34,10 +34,14 @@ SuiteRef suite_from_dir(const std::filesystem::path& dir);
 // parameter's value does not convert. The suites are listed with `params`
 // set, so case grids that depend on a parameter (matrix sizes) name the
 // values the run will use. `params_read`, when given, receives the
-// parameters the suites read (for check_params).
+// parameters the suites read (for check_params). The listing probe runs the
+// suites' import-time code (and `mudjack check`'s NAME_inputs()): over
+// `memory_limit_bytes` (its whole process tree; 0: no limit) it is killed
+// and the listing is a FatalError naming the limit.
 std::vector<model::CaseInfo> list_cases(const std::vector<SuiteRef>& suites,
                                         const envs::Interpreter& python, const Params& params = {},
-                                        nlohmann::json* params_read = nullptr);
+                                        nlohmann::json* params_read = nullptr,
+                                        int64_t memory_limit_bytes = 0);
 
 // FatalError for an unknown framework name or a bad regex (RE2 syntax,
 // plan/case_filter.hpp: matched anywhere in the id, in linear time).

@@ -24,10 +24,11 @@ inline constexpr int kVersion = 1;
 // result and `timing_only` in the policy; 1.5 the status `error` (the
 // suite's own code is wrong) and a case's `invalid` in the listing; 1.6 a
 // case's `policy` and `claims` in the listing, `once` in the policy and
-// `kernels` (a kernel registry's prediction) in the result. A probe's hello
+// `kernels` (a kernel registry's prediction) in the result; 1.8 `path` on a
+// parameter the suites read (its value names a file, folder or program). A probe's hello
 // carries its minor as `protocol_minor` (absent: 0); every minor of version
 // 1 is accepted.
-inline constexpr int kMinorVersion = 7;
+inline constexpr int kMinorVersion = 8;
 
 // The longest one-line `engine_fault` kept (longer ones are cut).
 inline constexpr size_t kMaxFaultBytes = 500;

@@ -54,6 +54,24 @@ std::string render(std::string_view format, const verdict::Judged& judged) {
                    "' (known: " + known_formats() + ")");
 }
 
+namespace {
+
+// Creates the temporary file `tmp` for writing, never through a link: with
+// O_EXCL | O_NOFOLLOW, a file or link already there (a leftover, or one
+// planted to make us write elsewhere) fails the open; it is unlinked (a link
+// as itself, never what it names) and the open tried once more. -1 with
+// errno set when that fails too.
+int create_private(const std::filesystem::path& tmp) {
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::open(tmp.c_str(), kFlags, 0644);
+  if (fd < 0 && errno == EEXIST && ::unlink(tmp.c_str()) == 0) {
+    fd = ::open(tmp.c_str(), kFlags, 0644);
+  }
+  return fd;
+}
+
+}  // namespace
+
 void write_file_atomically(const std::filesystem::path& file, std::string_view content) {
   std::filesystem::path tmp = file;
   tmp += ".tmp." + std::to_string(::getpid());
@@ -61,7 +79,7 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view c
     ::unlink(tmp.c_str());
     return FatalError("cannot write " + file.string() + ": " + what + ": " + std::strerror(err));
   };
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = create_private(tmp);
   if (fd < 0) {
     int err = errno;
     throw FatalError("cannot write " + file.string() + ": " + std::strerror(err));
@@ -89,6 +107,7 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view c
   if (::close(fd) != 0) {
     throw fail("close", errno);
   }
+  // rename(2) replaces a link at `file` by the file itself: never written through.
   if (std::rename(tmp.c_str(), file.c_str()) != 0) {
     throw fail("rename", errno);
   }

@@ -31,8 +31,11 @@ void write_all(const std::filesystem::path& dir, const verdict::Judged& judged);
 
 // Writes `content` to a temporary file beside `file`, flushes it to disk and
 // renames it over `file`, so a reader sees the old file or the new one, never
-// half of one. FatalError naming the file on any failure (the temporary file
-// is removed).
+// half of one. Never writes through a link: the temporary file is created
+// new (O_EXCL | O_NOFOLLOW; a link or file already at its name is unlinked
+// as itself first), and the rename replaces a link at `file` rather than
+// writing where it points. FatalError naming the file on any failure (the
+// temporary file is removed).
 void write_file_atomically(const std::filesystem::path& file, std::string_view content);
 
 }  // namespace mudjack::report

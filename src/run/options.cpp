@@ -3,8 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 
 #include "run/retention.hpp"
 
@@ -17,29 +15,8 @@ int64_t default_memory_limit_bytes() {
   return static_cast<int64_t>(pages) * page * 3 / 4;
 }
 
-namespace {
-
-std::string number_text(double x) {
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.15g", x);
-  return text;
-}
-
-}  // namespace
-
-std::optional<std::string> out_of_range(std::string_view name, double value, const Range& range) {
-  const bool above_low = range.low_inclusive ? value >= range.low : value > range.low;
-  if (std::isfinite(value) && above_low && value <= range.high) return std::nullopt;
-  return std::string(name) + " must be " + (range.low_inclusive ? "at least " : "more than ") +
-         number_text(range.low) + " and at most " + number_text(range.high) + ", got " +
-         number_text(value);
-}
-
-std::optional<std::string> out_of_range(std::string_view name, int64_t value,
-                                        const IntRange& range) {
-  if (value >= range.low && value <= range.high) return std::nullopt;
-  return std::string(name) + " must be between " + std::to_string(range.low) + " and " +
-         std::to_string(range.high) + ", got " + std::to_string(value);
+int64_t memory_limit_of(const RunOptions& options) {
+  return options.memory_limit_bytes > 0 ? options.memory_limit_bytes : default_memory_limit_bytes();
 }
 
 int64_t mb_to_bytes(double mb) {

@@ -16,6 +16,7 @@
 
 #include "plan/params.hpp"
 #include "plan/plan.hpp"
+#include "util/number.hpp"
 
 namespace mudjack::run {
 
@@ -56,20 +57,16 @@ struct RunOptions {
 
 // 3/4 of this machine's RAM: the memory limit when none is given.
 int64_t default_memory_limit_bytes();
+// The limit a run's probes get, its listing probe included: the options'
+// own, else the default.
+int64_t memory_limit_of(const RunOptions& options);
 
 // The range of every numeric run option, whoever sets it: flags (cli/cmd_run),
 // mudjack.toml (cli/config), a POST /v1/runs body (server/request), a stored
 // run (invalid() below). Written once, here: the API refuses exactly what the
 // CLI refuses. NaN and the infinities are outside every range.
-struct Range {
-  double low;
-  double high;
-  bool low_inclusive;  // [low, high] when true, else (low, high]
-};
-struct IntRange {
-  int64_t low;
-  int64_t high;
-};
+using Range = util::Range;  // util/number.hpp: the one parser of numeric flags reads these
+using IntRange = util::IntRange;
 inline constexpr Range kTimeoutRangeS{0, 24.0 * 3600, false};
 inline constexpr Range kBudgetRangeMs{0, 600'000, false};
 inline constexpr Range kWarmupRangeMs{0, 600'000, true};
@@ -83,12 +80,9 @@ inline constexpr IntRange kRoundsRange{1, 20};
 inline constexpr IntRange kSeedRange{0, INT64_MAX};
 
 // One line naming `name` as the user wrote it ("--timeout-s",
-// "run.timeout_s", "'timeout_s'") when `value` is not a finite number in
-// `range`: "--timeout-s must be more than 0 and at most 86400, got inf". nullopt when it is.
-std::optional<std::string> out_of_range(std::string_view name, double value, const Range& range);
-// "'seed' must be between 0 and 9223372036854775807, got -1".
-std::optional<std::string> out_of_range(std::string_view name, int64_t value,
-                                        const IntRange& range);
+// "run.timeout_s", "'timeout_s'") when a value is outside its range
+// (util/number.hpp).
+using util::out_of_range;
 // A memory limit in MiB as bytes; `mb` must be in kMemoryLimitRangeMb.
 int64_t mb_to_bytes(double mb);
 

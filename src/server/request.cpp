@@ -175,13 +175,20 @@ Check parse_filter(const json& doc, RunRequest& r) {
 }
 
 // {name: value}: identifiers to strings, numbers or booleans, kept as text
-// (`--param NAME=VALUE`); the suite converts them.
-Check parse_params(const json& doc, RunRequest& r) {
+// (`--param NAME=VALUE`); the suite converts them. A parameter that names a
+// path is refused before any probe sees it: listing with it would import
+// or read whatever the request names.
+Check parse_params(const json& doc, const Catalog& catalog, RunRequest& r) {
   if (!doc.contains("params")) return std::nullopt;
   if (!doc.at("params").is_object()) return bad_request("'params' must be an object");
   for (const auto& [name, value] : doc.at("params").items()) {
     if (!identifier(name)) {
       return bad_request("parameter name '" + name + "' is not an identifier");
+    }
+    if (names_path(catalog, name)) {
+      return bad_request("parameter '" + name +
+                         "' names a file or folder on the server; a request never names what "
+                         "the server reads or runs (its operator sets it at start-up)");
     }
     if (value.is_string()) {
       r.params[name] = value.get<std::string>();
@@ -270,6 +277,15 @@ Check parse_rest(const json& doc, const Catalog& catalog, RunRequest& r) {
 
 }  // namespace
 
+bool names_path(const Catalog& catalog, const std::string& name) {
+  for (const auto& [suite, read] : catalog.params) {
+    if (!read.is_object() || !read.contains(name)) continue;
+    const auto& info = read.at(name);
+    if (info.is_object() && info.value("path", false)) return true;
+  }
+  return false;
+}
+
 Result<RunRequest> parse_run_request(std::string_view body, const Catalog& catalog) {
   json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return bad_request("body is not valid JSON");
@@ -279,7 +295,7 @@ Result<RunRequest> parse_run_request(std::string_view body, const Catalog& catal
   RunRequest r;
   if (auto e = parse_selection(doc, catalog, r)) return *e;
   if (auto e = parse_filter(doc, r)) return *e;
-  if (auto e = parse_params(doc, r)) return *e;
+  if (auto e = parse_params(doc, catalog, r)) return *e;
   if (auto e = parse_timing(doc, r)) return *e;
   if (auto e = parse_rest(doc, catalog, r)) return *e;
   return r;

@@ -28,7 +28,15 @@ struct Catalog {
   std::map<std::string, std::vector<model::CaseInfo>> cases;  // suite name -> its cases
   std::vector<std::string> frameworks;                        // frameworks offered, in order
   std::vector<std::string> devices;                           // device ids they see
+  // Suite name -> the run parameters it reads, as its listing reported them
+  // ({NAME: {type, default, value, path?}}; protocol 1.8's `path`).
+  std::map<std::string, nlohmann::json> params;
 };
+
+// Whether any offered suite declares parameter `name` to name a file, folder
+// or program (`param(..., path=True)`): a request may never set it, and a
+// stored run that sets it to anything but the operator's value is not resumed.
+bool names_path(const Catalog& catalog, const std::string& name);
 
 // A checked POST /v1/runs body. Absent options take the server's defaults.
 struct RunRequest {
@@ -65,7 +73,8 @@ inline constexpr int kMaxSamples = static_cast<int>(run::kSamplesRange.high);
 // Parses and checks a body against the catalog: unknown fields, wrong types,
 // unknown or repeated suites, unknown frameworks/devices, a bad regex,
 // out-of-range numbers (NaN, infinities and negative seeds included) and
-// malformed parameters are errors, each a 400 (the client's mistake) whose
+// malformed parameters and parameters that name paths (names_path) are
+// errors, each a 400 (the client's mistake) whose
 // one-line message names the field and what was wrong.
 Result<RunRequest> parse_run_request(std::string_view body, const Catalog& catalog);
 

@@ -7,6 +7,7 @@
 #include "report/json.hpp"
 #include "report/write.hpp"
 #include "run/lease.hpp"
+#include "run/options.hpp"
 #include "server/http_error.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
@@ -158,7 +159,7 @@ std::vector<model::CaseInfo> RunManager::cases_for(const RunRequest& request) co
   nlohmann::json read;
   auto listed =
       plan::list_cases(options.suites, envs::listing_interpreter(options.profile, options.python),
-                       options.params, &read);
+                       options.params, &read, run::memory_limit_of(options));
   plan::check_params(plan::params_from_json(request.params), read);
   Catalog with_params = catalog_;
   with_params.cases.clear();
@@ -249,6 +250,18 @@ Reply RunManager::submit_resume(const std::string& run_id, Slot& slot) {
     auto name_it = catalog_.suites.find(s.value("name", ""));
     if (name_it == catalog_.suites.end() || name_it->second.string() != s.value("dir", "")) {
       return {409, {{"error", "run '" + run_id + "' was not made from this server's suites"}}};
+    }
+  }
+  // Nor one whose parameters name a path the operator did not set: resuming
+  // it would read or run what another command named.
+  const auto stored_params = stored->options.value("params", json::object());
+  for (const auto& [param, value] : stored_params.items()) {
+    const auto own = defaults_.params.find(param);
+    if (names_path(catalog_, param) && (own == defaults_.params.end() || !value.is_string() ||
+                                        value.get<std::string>() != own->second)) {
+      return {409,
+              {{"error", "run '" + run_id + "' names a path in its parameter '" + param +
+                             "'; this server resumes only runs whose paths its operator set"}}};
     }
   }
   // Another process (a `mudjack run --resume`) executing it owns it.

@@ -17,6 +17,7 @@
 
 #include "envs/envs.hpp"
 #include "report/write.hpp"
+#include "run/options.hpp"
 #include "server/http.hpp"
 #include "server/intake.hpp"
 #include "server/routes.hpp"
@@ -43,18 +44,42 @@ std::string read_text(const fs::path& file) {
   return ss.str();
 }
 
-// What the server offers: every suite's cases, listed once.
+// The path parameter a suite with no cases would need to have any (`check`'s
+// `target`, `fuzz`'s `graphs`), or "" when the suite has cases or reads none.
+std::string driven_by_path(const std::vector<model::CaseInfo>& cases, const json& read) {
+  if (!cases.empty() || !read.is_object()) return "";
+  for (const auto& [name, info] : read.items()) {
+    if (info.is_object() && info.value("path", false)) return name;
+  }
+  return "";
+}
+
+// What the server offers: every suite's cases, listed once. A suite whose
+// cases come only from a path parameter runs whatever that path names: it is
+// offered only where the operator set the path (mudjack.toml's params), and
+// naming it with `--suite` otherwise is an error.
 Catalog load_catalog(const ServeOptions& o, const plan::Discovery& discovery) {
   Catalog c;
   auto refs = o.suites;
-  if (refs.empty()) {
+  const bool named = !refs.empty();
+  if (!named) {
     for (const auto& name : plan::known_suites()) refs.push_back(plan::resolve_suite(name));
   }
   auto python = envs::listing_interpreter(o.defaults.profile, o.defaults.python);
   for (const auto& ref : refs) {
     if (c.suites.count(ref.name)) throw FatalError("two suites are named '" + ref.name + "'");
+    json read;
+    auto cases = plan::list_cases({ref}, python, o.defaults.params, &read,
+                                  run::memory_limit_of(o.defaults));
+    if (auto param = driven_by_path(cases, read); !param.empty()) {
+      if (!named) continue;
+      throw FatalError("suite '" + ref.name + "' runs only what its parameter '" + param +
+                       "' names, and a server never takes a path from a request; set " + param +
+                       " in mudjack.toml's [params] to offer it");
+    }
     c.suites[ref.name] = ref.dir;
-    c.cases[ref.name] = plan::list_cases({ref}, python, o.defaults.params);
+    c.cases[ref.name] = std::move(cases);
+    c.params[ref.name] = std::move(read);
   }
   c.frameworks = o.frameworks.empty() ? envs::kFrameworks : o.frameworks;
   for (const auto& d : discovery.devices) c.devices.push_back(d.id);
@@ -81,6 +106,7 @@ IntakeLimits intake_limits(const ServeOptions& o) {
   IntakeLimits l;
   l.max_head_bytes = o.max_head_bytes;
   l.max_header_lines = o.max_header_lines;
+  l.max_line_bytes = o.max_line_bytes;
   l.max_body_bytes = o.max_body_bytes;
   l.max_connections = o.max_connections;
   l.request_timeout = o.request_timeout;
@@ -158,6 +184,16 @@ std::string error_message(const httplib::Request& req, int status, const ServeOp
     case 404:
       return "no such endpoint: " + req.method + " " + req.path + " (see /v1/openapi.json)";
     case 413:
+      // The intake refuses bodies over max_body_bytes before cpp-httplib
+      // sees them, so a 413 from cpp-httplib is its own compiled limit on
+      // form bodies (what `curl -d` sends): name that one.
+      if (req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0) {
+        return "form-encoded request body (Content-Type: application/x-www-form-urlencoded, "
+               "what curl -d sends) larger than " +
+               std::to_string(CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH) +
+               " bytes; send JSON with Content-Type: application/json (up to " +
+               std::to_string(o.max_body_bytes) + " bytes)";
+      }
       return "request body larger than " + std::to_string(o.max_body_bytes) + " bytes";
     case 400:
       return "malformed HTTP request";

@@ -60,6 +60,7 @@ struct ServeOptions {
   // The front door's limits (intake.hpp says what each one bounds).
   size_t max_head_bytes = IntakeLimits{}.max_head_bytes;
   size_t max_header_lines = IntakeLimits{}.max_header_lines;
+  size_t max_line_bytes = IntakeLimits{}.max_line_bytes;
   size_t max_connections = IntakeLimits{}.max_connections;
   std::chrono::milliseconds request_timeout = IntakeLimits{}.request_timeout;
   std::chrono::milliseconds write_timeout{10000};  // see "Time" above

@@ -150,6 +150,15 @@ const std::vector<std::string> kSchema_1_4 = {
     "ALTER TABLE results ADD COLUMN timing_json TEXT NOT NULL DEFAULT 'null'",
 };
 
+// 1.5: results whose timing rounds are under way (Store::hold), one row per
+// pair with the columns of `results` and how many rounds it has, so a killed
+// run keeps every round that landed. A column later added to `results` must
+// be added here too (hold() writes every column of both).
+const std::vector<std::string> kSchema_1_5 = {
+    "CREATE TABLE held AS SELECT *, 0 AS rounds FROM results WHERE 0",
+    "CREATE UNIQUE INDEX held_by_pair ON held (run_id, case_id, device)",
+};
+
 std::pair<int, int> must_parse_version(std::string_view v) {
   auto parsed = model::parse_schema_version(v);
   if (!parsed) {
@@ -471,6 +480,70 @@ constexpr std::string_view kCaseInsertTail =
     "oracle_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
     "?17, ?18)";
 
+// The columns record() and hold() write, in bind_result()'s order.
+constexpr std::string_view kResultInsertColumns =
+    "run_id, case_id, device, outcome, error_kind, error_message, error_signal, "
+    "error_exit_code, error_stderr_tail, error_traceback, cold_ns, samples_json, "
+    "calls_per_sample, median_ns, p10_ns, p90_ns, iqr_ns, mean_ns, stddev_ns, cv, min_ns, n, "
+    "peak_device_bytes, peak_host_bytes, max_abs_err, max_rel_err, compared_with, "
+    "numeric_message, outputs_json, extra_json, started_at, finished_at, wall_s, work_json, "
+    "metrics_json, accuracy_json, timing_json";
+constexpr std::string_view kResultInsertValues =
+    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "
+    "?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37";
+
+std::optional<int64_t> opt_int(std::optional<int> v) {
+  if (v) return *v;
+  return std::nullopt;
+}
+
+// Binds ?1-?37 of kResultInsertColumns.
+void bind_result(Statement& q, const model::CaseResult& r) {
+  json outputs = json::array();
+  for (const auto& o : r.outputs) outputs.push_back(output_to_json(o));
+  q.text(1, r.run_id)
+      .text(2, r.info.id)
+      .text(3, r.device)
+      .text(4, model::to_string(r.outcome))
+      .text(5, model::to_string(r.error.kind))
+      .text(6, r.error.message)
+      .opt_int64(7, opt_int(r.error.signal))
+      .opt_int64(8, opt_int(r.error.exit_code))
+      .text(9, r.error.stderr_tail)
+      .text(10, r.error.traceback)
+      .opt_int64(11, r.latency.cold_ns)
+      .text(12, dump(json(r.latency.samples_ns)))
+      .int64(13, r.latency.calls_per_sample);
+  if (const auto& s = r.latency.stats) {
+    q.real(14, s->median_ns)
+        .real(15, s->p10_ns)
+        .real(16, s->p90_ns)
+        .real(17, s->iqr_ns)
+        .real(18, s->mean_ns)
+        .real(19, s->stddev_ns)
+        .real(20, s->cv)
+        .real(21, s->min_ns)
+        .int64(22, s->n);
+  } else {
+    for (int i = 14; i <= 22; ++i) q.null(i);
+  }
+  q.opt_int64(23, r.memory.peak_device_bytes)
+      .opt_int64(24, r.memory.peak_host_bytes)
+      .opt_real(25, r.numeric.max_abs_err)
+      .opt_real(26, r.numeric.max_rel_err)
+      .text(27, r.numeric.compared_with)
+      .text(28, r.numeric.message)
+      .text(29, dump(outputs))
+      .text(30, dump(r.extra))
+      .text(31, r.started_at)
+      .text(32, r.finished_at)
+      .real(33, r.wall_s)
+      .text(34, dump(model::work_to_json(r.work)))
+      .text(35, dump(model::metrics_to_json(r.metrics)))
+      .text(36, dump(model::accuracy_to_json(r.numeric)))
+      .text(37, dump(model::timing_to_json(r.latency.timing)));
+}
+
 }  // namespace
 
 std::filesystem::path default_db_path(const std::filesystem::path& results_dir) {
@@ -480,7 +553,7 @@ std::filesystem::path default_db_path(const std::filesystem::path& results_dir) 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> kMigrations = {
       {"1.0", kSchema_1_0}, {"1.1", kSchema_1_1}, {"1.2", kSchema_1_2},
-      {"1.3", kSchema_1_3}, {"1.4", kSchema_1_4},
+      {"1.3", kSchema_1_3}, {"1.4", kSchema_1_4}, {"1.5", kSchema_1_5},
   };
   return kMigrations;
 }
@@ -738,71 +811,49 @@ void Store::record(const model::CaseResult& r) {
     Statement ins_case(db_, "INSERT OR IGNORE" + std::string(kCaseInsertTail));
     upsert_case(ins_case, r.run_id, r.info);
   }
-  json outputs = json::array();
-  for (const auto& o : r.outputs) {
-    outputs.push_back(output_to_json(o));
-  }
-  Statement q(
-      db_,
-      "INSERT OR REPLACE INTO results (run_id, case_id, device, outcome, error_kind, "
-      "error_message, error_signal, error_exit_code, error_stderr_tail, error_traceback, "
-      "cold_ns, samples_json, calls_per_sample, median_ns, p10_ns, p90_ns, iqr_ns, mean_ns, "
-      "stddev_ns, cv, min_ns, n, peak_device_bytes, peak_host_bytes, max_abs_err, "
-      "max_rel_err, compared_with, numeric_message, outputs_json, extra_json, started_at, "
-      "finished_at, wall_s, work_json, metrics_json, accuracy_json, timing_json) VALUES (?1, ?2, "
-      "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
-      "?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37)");
-  const auto opt_int = [](std::optional<int> v) -> std::optional<int64_t> {
-    if (v) {
-      return *v;
-    }
-    return std::nullopt;
-  };
-  q.text(1, r.run_id)
-      .text(2, r.info.id)
-      .text(3, r.device)
-      .text(4, model::to_string(r.outcome))
-      .text(5, model::to_string(r.error.kind))
-      .text(6, r.error.message)
-      .opt_int64(7, opt_int(r.error.signal))
-      .opt_int64(8, opt_int(r.error.exit_code))
-      .text(9, r.error.stderr_tail)
-      .text(10, r.error.traceback)
-      .opt_int64(11, r.latency.cold_ns)
-      .text(12, dump(json(r.latency.samples_ns)))
-      .int64(13, r.latency.calls_per_sample);
-  if (const auto& s = r.latency.stats) {
-    q.real(14, s->median_ns)
-        .real(15, s->p10_ns)
-        .real(16, s->p90_ns)
-        .real(17, s->iqr_ns)
-        .real(18, s->mean_ns)
-        .real(19, s->stddev_ns)
-        .real(20, s->cv)
-        .real(21, s->min_ns)
-        .int64(22, s->n);
-  } else {
-    for (int i = 14; i <= 22; ++i) {
-      q.null(i);
-    }
-  }
-  q.opt_int64(23, r.memory.peak_device_bytes)
-      .opt_int64(24, r.memory.peak_host_bytes)
-      .opt_real(25, r.numeric.max_abs_err)
-      .opt_real(26, r.numeric.max_rel_err)
-      .text(27, r.numeric.compared_with)
-      .text(28, r.numeric.message)
-      .text(29, dump(outputs))
-      .text(30, dump(r.extra))
-      .text(31, r.started_at)
-      .text(32, r.finished_at)
-      .real(33, r.wall_s)
-      .text(34, dump(model::work_to_json(r.work)))
-      .text(35, dump(model::metrics_to_json(r.metrics)))
-      .text(36, dump(model::accuracy_to_json(r.numeric)))
-      .text(37, dump(model::timing_to_json(r.latency.timing)))
-      .run();
+  Statement q(db_, "INSERT OR REPLACE INTO results (" + std::string(kResultInsertColumns) +
+                       ") VALUES (" + std::string(kResultInsertValues) + ")");
+  bind_result(q, r);
+  q.run();
+  // The final result replaces the rounds held for it, in the same commit:
+  // a pair is never both held and stored, nor neither.
+  Statement drop(db_, "DELETE FROM held WHERE run_id = ?1 AND case_id = ?2 AND device = ?3");
+  drop.text(1, r.run_id).text(2, r.info.id).text(3, r.device).run();
   tx.commit();
+}
+
+void Store::hold(const model::CaseResult& r, int rounds) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  {
+    Statement ins_case(db_, "INSERT OR IGNORE" + std::string(kCaseInsertTail));
+    upsert_case(ins_case, r.run_id, r.info);
+  }
+  Statement q(db_, "INSERT OR REPLACE INTO held (" + std::string(kResultInsertColumns) +
+                       ", rounds) VALUES (" + std::string(kResultInsertValues) + ", ?38)");
+  bind_result(q, r);
+  q.int64(38, rounds).run();
+  tx.commit();
+}
+
+std::vector<HeldResult> Store::held(const std::string& run_id) const {
+  std::lock_guard lock(mu_);
+  Statement q(db_, "SELECT " + std::string(kResultColumns) + ", " + std::string(kCaseColumns) +
+                       ", r.rounds FROM held r"
+                       " LEFT JOIN cases c ON c.run_id = r.run_id AND c.case_id = r.case_id"
+                       " LEFT JOIN planned p ON p.run_id = r.run_id AND p.case_id = r.case_id"
+                       " AND p.device = r.device"
+                       " WHERE r.run_id = ?1 AND NOT EXISTS (SELECT 1 FROM results x"
+                       " WHERE x.run_id = r.run_id AND x.case_id = r.case_id"
+                       " AND x.device = r.device)"
+                       " ORDER BY p.seq IS NULL, p.seq, r.case_id, r.device");
+  q.text(1, run_id);
+  std::vector<HeldResult> out;
+  constexpr int kRoundsColumn = kResultColumnCount + 17;  // after kCaseColumns
+  while (q.row()) {
+    out.push_back({result_from_row(q, db_.path()), static_cast<int>(q.col_int64(kRoundsColumn))});
+  }
+  return out;
 }
 
 void Store::record_change(const std::string& run_id, const std::string& case_id,
@@ -973,7 +1024,7 @@ void Store::delete_run(const std::string& run_id) {
   std::lock_guard lock(mu_);
   Transaction tx(db_);
   require_run(run_id);
-  for (const char* table : {"outcome_changes", "results", "planned", "cases", "leases"}) {
+  for (const char* table : {"outcome_changes", "results", "held", "planned", "cases", "leases"}) {
     Statement q(db_, "DELETE FROM " + std::string(table) + " WHERE run_id = ?1");
     q.text(1, run_id).run();
   }

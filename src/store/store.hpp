@@ -1,7 +1,8 @@
 #pragma once
 // The results database: one SQLite file per results folder
 // (`<results folder>/mudjack.db`), in WAL mode, every outcome committed as it
-// lands so a killed run loses at most the case in flight (docs/design.md: store).
+// lands (and every timing round, hold()) so a killed run loses at most the
+// case in flight (docs/design.md: store, Rounds).
 //
 // Thread safety: a Store owns one connection guarded by an internal mutex;
 // every public method may be called from any thread (the supervisor records
@@ -76,6 +77,14 @@ struct Lease {
   std::string acquired_at;        // ISO 8601 UTC
   std::string heartbeat_at;       // ISO 8601 UTC, for people
   int64_t heartbeat_unix_ms = 0;  // for the staleness test
+};
+
+// A result whose timing rounds are under way (schema 1.5): the case's
+// result so far (its first round's outcome, outputs and checks; every
+// round's samples) and how many rounds it has.
+struct HeldResult {
+  model::CaseResult result;
+  int rounds = 0;
 };
 
 // A run row that could not be read (list_runs() keeps going without it).
@@ -153,7 +162,7 @@ class Store {
   // Drops the lease if it is still `mine`'s.
   void release_lease(const Lease& mine);
   std::optional<Lease> lease(const std::string& run_id) const;
-  // Forgets a run: its row, plan, cases, results, changes and lease. Throws
+  // Forgets a run: its row, plan, cases, results, held rounds, changes and lease. Throws
   // StoreError for an unknown run. Its folder is the caller's to remove.
   void delete_run(const std::string& run_id);
 
@@ -173,6 +182,16 @@ class Store {
   // committed transaction. If the case's metadata is not stored yet, r.info
   // is stored as it (so results() never loses it).
   void record(const model::CaseResult& r);
+  // Rounds: a case timed in rounds (stats/timing.hpp) is held, not stored,
+  // until its last round; hold() commits what it has after each round, so a
+  // killed run keeps every round that landed, and --resume takes only the
+  // missing ones. record() of the same pair drops the held row in the same
+  // transaction: a pair is held or stored, never both.
+  // Inserts or replaces the held result of (run_id, r.info.id, r.device)
+  // with `rounds` rounds taken, in its own committed transaction.
+  void hold(const model::CaseResult& r, int rounds);
+  // The run's held results that have no stored result, in plan order.
+  std::vector<HeldResult> held(const std::string& run_id) const;
   // Appends one entry to the outcome change log (the store stamps `at`). It
   // does not touch the result itself: record() the updated result too.
   void record_change(const std::string& run_id, const std::string& case_id,
@@ -185,7 +204,8 @@ class Store {
   std::vector<model::CaseResult> results(const std::string& run_id) const;
   std::optional<model::CaseResult> result(const std::string& run_id, const std::string& case_id,
                                           const std::string& device) const;
-  // Planned pairs that have no result yet, in plan order (what --resume runs).
+  // Planned pairs that have no result yet, in plan order (what --resume
+  // runs; a held pair is one of them, and runs only its missing rounds).
   std::vector<CaseDevice> remaining(const std::string& run_id) const;
 
  private:

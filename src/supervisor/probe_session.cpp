@@ -1,9 +1,11 @@
 #include "supervisor/probe_session.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 
 #include "envs/envs.hpp"
+#include "util/redact.hpp"
 #include "util/time.hpp"
 
 namespace mudjack::supervisor {
@@ -12,14 +14,16 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
+// The last lines of a probe's stderr, secrets redacted (util/redact.hpp):
+// every stderr tail a result or an error carries comes through here.
 std::string last_lines(const std::string& text, size_t max_lines) {
   size_t start = text.size();
   for (size_t lines = 0; start > 0 && lines <= max_lines; ++lines) {
     auto nl = text.rfind('\n', start - 1);
-    if (nl == std::string::npos) return text;
+    if (nl == std::string::npos) return util::redact(text);
     start = nl;
   }
-  return start < text.size() ? text.substr(start + 1) : std::string();
+  return util::redact(start < text.size() ? text.substr(start + 1) : std::string());
 }
 
 std::string format_bytes(int64_t bytes) {
@@ -51,6 +55,29 @@ void add_probe_environment(const std::filesystem::path& probe_dir,
   env.emplace("MUDJACK_BUILD_CACHE", envs::build_cache_dir().string());
 }
 
+bool probe_may_inherit(std::string_view name) {
+  static constexpr std::array<std::string_view, 5> kSecretWords = {"TOKEN", "SECRET", "PASSW",
+                                                                   "CREDENTIAL", "KEY"};
+  for (auto word : kSecretWords) {
+    if (name.find(word) != std::string_view::npos) return false;
+  }
+  static constexpr std::array<std::string_view, 12> kNames = {
+      "PATH", "HOME",   "USER", "LOGNAME",         "LANG",       "LANGUAGE",
+      "TZ",   "TMPDIR", "TERM", "LD_LIBRARY_PATH", "PYTHONPATH", "VIRTUAL_ENV"};
+  static constexpr std::array<std::string_view, 28> kPrefixes = {
+      "LC_",       "MUDJACK_", "CUDA_", "NVIDIA_", "CUDNN_",        "NCCL_",   "CUBLAS",
+      "XLA_",      "JAX_",     "TF_",   "TORCH",   "PYTORCH_",      "TRITON_", "PJRT_",
+      "TPU_",      "ROCM_",    "HIP_",  "HSA_",    "OMP_",          "MKL_",    "KMP_",
+      "OPENBLAS_", "ONEDNN_",  "DNNL_", "HF_",     "TRANSFORMERS_", "KERAS_",  "XDG_"};
+  for (auto n : kNames) {
+    if (name == n) return true;
+  }
+  for (auto p : kPrefixes) {
+    if (name.starts_with(p)) return true;
+  }
+  return false;
+}
+
 os::SpawnOptions spawn_options(const ProbeCommand& command) {
   os::SpawnOptions o;
   o.argv = {command.python.string(), "-u",         "-m",
@@ -65,6 +92,7 @@ os::SpawnOptions spawn_options(const ProbeCommand& command) {
   }
   o.env_set = command.env;
   add_probe_environment(command.probe_dir, o.env_set);
+  o.env_keep = probe_may_inherit;
   o.cpu_affinity = command.cpu_affinity;
   o.stderr_tail_bytes = 16384;
   return o;
@@ -90,6 +118,11 @@ std::unique_ptr<ProbeSession> ProbeSession::start(const ProbeCommand& command, c
       *error = "interrupted";
       return nullptr;
     case Wait::kMemory:
+      s->child_->kill();
+      *error = "probe's resident memory " + format_bytes(s->peak_rss_bytes_) +
+               " exceeded the probe limit of " + format_bytes(limits.memory_limit_bytes) +
+               " before it said hello; probe killed\n" + last_lines(s->child_->stderr_tail(), 20);
+      return nullptr;
     case Wait::kDied: {
       auto status = s->child_->kill();
       *error = "probe exited before hello (" + status.describe() + ")\n" +
@@ -104,7 +137,7 @@ std::unique_ptr<ProbeSession> ProbeSession::start(const ProbeCommand& command, c
     return nullptr;
   }
   if (!hello.value->engine_fault.empty()) {
-    *error = "probe cannot load on this machine: " + hello.value->engine_fault;
+    *error = std::string(kCannotLoad) + hello.value->engine_fault;
     s->stop();
     return nullptr;
   }
@@ -126,18 +159,32 @@ ProbeSession::Wait ProbeSession::wait_line(std::string& line, milliseconds timeo
     if (left.count() <= 0) return Wait::kTimeout;
     switch (child_->read_line(line, std::min(left, limits_.poll))) {
       case os::Child::Read::kLine:
+        line = util::redact(std::move(line));  // every protocol line the engine reads
         return Wait::kLine;
       case os::Child::Read::kEof:
         return Wait::kDied;
       case os::Child::Read::kTimeout:
         break;
     }
-    if (limits_.memory_limit_bytes > 0) {
-      int64_t rss = child_->rss_bytes();
-      peak_rss_bytes_ = std::max(peak_rss_bytes_, rss);
-      if (rss > limits_.memory_limit_bytes) return Wait::kMemory;
+    if (limits_.memory_limit_bytes > 0 && memory_over_limit()) {
+      over_memory_ = true;
+      return Wait::kMemory;
     }
   }
+}
+
+// The whole tree is counted every kTreeCheck (a /proc walk reads every
+// process's stat); the probe's own resident set, cheap, at every poll, so a
+// probe over the limit by itself is caught as fast as before.
+bool ProbeSession::memory_over_limit() {
+  constexpr auto kTreeCheck = milliseconds(100);
+  const int64_t limit = limits_.memory_limit_bytes;
+  const auto now = Clock::now();
+  if (child_->rss_bytes() <= limit && now - last_tree_check_ < kTreeCheck) return false;
+  last_tree_check_ = now;
+  const int64_t bytes = child_->tree_memory_bytes(limit);
+  peak_rss_bytes_ = std::max(peak_rss_bytes_, bytes);
+  return bytes > limit;
 }
 
 std::optional<std::vector<model::CaseInfo>> ProbeSession::list(const std::string& framework,
@@ -150,7 +197,11 @@ std::optional<std::vector<model::CaseInfo>> ProbeSession::list(const std::string
   std::string line;
   if (wait_line(line, limits_.start_timeout) != Wait::kLine) {
     child_->kill();
-    *error = "probe did not answer the list request\n" + last_lines(child_->stderr_tail(), 20);
+    *error = over_memory_ ? "the listing probe's resident memory " + format_bytes(peak_rss_bytes_) +
+                                " exceeded the probe limit of " +
+                                format_bytes(limits_.memory_limit_bytes) + "; probe killed"
+                          : "probe did not answer the list request";
+    *error += "\n" + last_lines(child_->stderr_tail(), 20);
     return std::nullopt;
   }
   auto cases = protocol::parse_cases(line, params_read);
@@ -235,7 +286,8 @@ std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
     case Wait::kMemory: {
       auto crashed =
           died(std::move(r), "resident memory " + format_bytes(peak_rss_bytes_) +
-                                 " exceeded the probe limit of " +
+                                 " (the probe and the processes it started) exceeded the "
+                                 "probe limit of " +
                                  format_bytes(limits_.memory_limit_bytes) + "; probe killed");
       crashed.error.kind = model::ErrorKind::kOutOfMemory;
       return finish(std::move(crashed));
@@ -248,6 +300,7 @@ std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
     case Wait::kLine:
       break;
   }
+  child_->walk_tree();  // between cases the tree is at rest: know all of it
   auto parsed = protocol::parse_result(line, info.id);
   if (!parsed.ok()) {
     return finish(died(std::move(r), "probe broke the protocol: " + parsed.error));
@@ -272,6 +325,7 @@ std::optional<model::CaseResult> ProbeSession::run(const model::CaseInfo& info,
 void ProbeSession::stop() {
   if (!alive_) return;
   alive_ = false;
+  child_->walk_tree();  // the probe is idle: what it started is all there
   if (child_->write_line(protocol::shutdown_request())) {
     child_->wait_or_kill(milliseconds(5000));
   } else {

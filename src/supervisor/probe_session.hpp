@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/model.hpp"
@@ -37,8 +38,18 @@ struct ProbeCommand {
 // What every probe process's environment gets on top of the engine's: the
 // probe package first on PYTHONPATH, no bytecode files, a Python stack on a
 // crash, the model hubs' offline switches, and the build cache.
+// How ProbeSession::start's error begins when the probe reported an engine
+// fault in its hello (the framework is installed but cannot load here).
+inline constexpr std::string_view kCannotLoad = "probe cannot load on this machine: ";
+
 void add_probe_environment(const std::filesystem::path& probe_dir,
                            std::map<std::string, std::string>& env);
+// Whether a probe inherits the engine's variable `name`: an allow-list (the
+// system's basics, locale, and the prefixes the frameworks, compilers and
+// accelerator runtimes read, MUDJACK_ among them), never a name that looks
+// like a secret (TOKEN, SECRET, PASSWORD, CREDENTIAL, KEY: MUDJACK_TOKEN, a
+// cloud key). Every process the engine starts for Python uses it.
+bool probe_may_inherit(std::string_view name);
 os::SpawnOptions spawn_options(const ProbeCommand& command);
 
 class ProbeSession {
@@ -46,7 +57,9 @@ class ProbeSession {
   struct Limits {
     std::chrono::milliseconds start_timeout{180'000};  // import + device init
     std::chrono::milliseconds case_timeout{120'000};
-    int64_t memory_limit_bytes = 0;  // resident set; 0 = no limit
+    // Resident bytes of the probe and every process it started
+    // (os::Child::tree_memory_bytes); 0 = no limit.
+    int64_t memory_limit_bytes = 0;
     std::chrono::milliseconds poll{50};
     // A gap between two polls longer than poll + stall_jump is time the
     // engine could not observe (it was stopped, or its machine paused): the
@@ -63,6 +76,10 @@ class ProbeSession {
 
   const protocol::Hello& hello() const { return hello_; }
   bool alive() const { return alive_; }
+  // Whether the probe was killed for its memory; peak_memory_bytes() is the
+  // count that went over the limit.
+  bool over_memory() const { return over_memory_; }
+  int64_t peak_memory_bytes() const { return peak_rss_bytes_; }
 
   // Lists the cases of the probe's suites; nullopt + *error on failure.
   // `params_read`, when given, receives the run parameters the suites read
@@ -94,6 +111,7 @@ class ProbeSession {
 
   enum class Wait { kLine, kTimeout, kDied, kMemory, kInterrupted };
   Wait wait_line(std::string& line, std::chrono::milliseconds timeout);
+  bool memory_over_limit();
   model::CaseResult died(model::CaseResult r, const std::string& why);
 
   std::unique_ptr<os::Child> child_;
@@ -101,7 +119,9 @@ class ProbeSession {
   const std::atomic<bool>& interrupted_;
   protocol::Hello hello_;
   bool alive_ = true;
-  int64_t peak_rss_bytes_ = 0;
+  int64_t peak_rss_bytes_ = 0;  // of the whole tree
+  bool over_memory_ = false;
+  std::chrono::steady_clock::time_point last_tree_check_{};
 };
 
 }  // namespace mudjack::supervisor

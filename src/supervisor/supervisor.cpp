@@ -47,6 +47,10 @@ class Shared {
   Shared(store::Store& store, const RunSpec& spec, const ResultListener& listener)
       : store_(store), oracle_(store, spec.run_id, spec.baseline), listener_(listener) {
     oracle_.load(store.results(spec.run_id));
+    for (auto& h : store.held(spec.run_id)) {
+      auto key = std::make_pair(h.result.info.id, h.result.device);
+      held_.emplace(std::move(key), std::move(h));
+    }
   }
 
   void land(model::CaseResult r) {
@@ -62,6 +66,23 @@ class Shared {
       }
     }
     if (listener_) listener_(r);
+  }
+
+  // Stores a case's result so far, after round `rounds` (Store::hold).
+  void hold(const model::CaseResult& r, int rounds) {
+    std::lock_guard lock(mutex_);
+    store_.hold(r, rounds);
+  }
+
+  // The rounds a killed run stored for (case, device), taken once.
+  std::optional<store::HeldResult> take_held(const std::string& case_id,
+                                             const std::string& device) {
+    std::lock_guard lock(mutex_);
+    auto it = held_.find({case_id, device});
+    if (it == held_.end()) return std::nullopt;
+    auto h = std::move(it->second);
+    held_.erase(it);
+    return h;
   }
 
   // An engine fault stops the run: every lane ends after its case in flight.
@@ -84,6 +105,8 @@ class Shared {
   const ResultListener& listener_;
   std::string fault_;
   std::atomic<bool> stopped_{false};
+  // What a killed run stored of cases whose rounds were under way.
+  std::map<std::pair<std::string, std::string>, store::HeldResult> held_;
 };
 
 model::CaseResult without_run(const RunSpec& spec, const model::CaseInfo& info,
@@ -295,92 +318,138 @@ void merge_round(model::CaseResult& held, const model::CaseResult& round, int nu
     held.extra["device_unusable"] = round.extra["device_unusable"];
 }
 
+// A case between its first round and its last: its result so far and how
+// many rounds it has, every one of them stored (Store::hold).
+struct Held {
+  model::CaseResult result;
+  int rounds = 1;
+};
+
 // One framework's cases of the lane, in plan order, in one probe at a time,
 // in windows of spec.round_window cases: the first round of each case of
 // the window (outputs, checks, references), then rounds 2..spec.rounds of
 // its host-bound cases, one case after another, so every round of a case is
 // taken at a different time and the machine's drift falls on different
-// rounds. A case's outcome is stored once, after its last round (or, when
-// the lane stops, with the rounds it has). False when the lane must stop
-// (interrupted, or an engine fault).
-bool run_framework(const Lane& lane, const RunSpec& spec, Shared& shared, const std::string& fw,
-                   const std::atomic<bool>& interrupted) {
-  LaneProbe probe(lane, spec, shared, fw, interrupted);
-  std::vector<const model::CaseInfo*> cases;
-  for (const auto* item : lane.items) {
-    if (item->first.framework == fw) cases.push_back(&item->first);
-  }
-  auto first_policy = spec.policy;
-  first_policy.reference = lane.reference;
-  auto round_policy = spec.policy;
-  round_policy.timing_only = true;
-  // The first round's cold call and warm-up already warmed caches and
-  // clocks; a later round's rebuilt case needs only a short warm-up.
-  round_policy.warmup_ms = std::min(round_policy.warmup_ms, 1.0);
-  const size_t window = static_cast<size_t>(std::max(1, spec.round_window));
-  std::vector<model::CaseResult> held;
-  // Lands the held cases with the rounds they have: at the end of a window,
-  // or when the lane stops (an interrupt, an engine fault), since their
-  // outcomes are real and only later rounds are missing.
-  const auto land_held = [&] {
-    for (auto& h : held) {
-      stats::finish_rounds(h.latency);
-      shared.land(std::move(h));
+// rounds. Each round is stored as it lands (Store::hold): a killed engine
+// loses at most the round in flight, and a resumed run takes only the
+// rounds a case is missing. A case's outcome is stored once, after its last
+// round (or, when the lane stops, with the rounds it has).
+class FrameworkRun {
+ public:
+  FrameworkRun(const Lane& lane, const RunSpec& spec, Shared& shared, const std::string& fw,
+               const std::atomic<bool>& interrupted)
+      : lane_(lane),
+        spec_(spec),
+        shared_(shared),
+        interrupted_(interrupted),
+        probe_(lane, spec, shared, fw, interrupted) {
+    for (const auto* item : lane.items) {
+      if (item->first.framework == fw) cases_.push_back(&item->first);
     }
-    held.clear();
-  };
-  for (size_t begin = 0; begin < cases.size(); begin += window) {
-    for (size_t i = begin; i < std::min(cases.size(), begin + window); ++i) {
-      const auto& info = *cases[i];
-      if (interrupted.load() || shared.stopped()) {
-        land_held();
-        return false;
+    first_policy_ = spec.policy;
+    first_policy_.reference = lane.reference;
+    round_policy_ = spec.policy;
+    round_policy_.timing_only = true;
+    // The first round's cold call and warm-up already warmed caches and
+    // clocks; a later round's rebuilt case needs only a short warm-up.
+    round_policy_.warmup_ms = std::min(round_policy_.warmup_ms, 1.0);
+  }
+
+  // False when the lane must stop (interrupted, or an engine fault).
+  bool run() {
+    const size_t window = static_cast<size_t>(std::max(1, spec_.round_window));
+    for (size_t begin = 0; begin < cases_.size(); begin += window) {
+      const bool go =
+          first_rounds(begin, std::min(cases_.size(), begin + window)) && later_rounds();
+      // Held cases land with the rounds they have also when the lane stops
+      // (an interrupt, an engine fault): their outcomes are real and only
+      // later rounds are missing.
+      for (auto& h : held_) {
+        stats::finish_rounds(h.result.latency);
+        shared_.land(std::move(h.result));
       }
-      if (!probe.give_up().empty()) {
-        shared.land(
-            without_run(spec, info, lane.device, model::Outcome::kUnavailable, probe.give_up()));
+      held_.clear();
+      if (!go) return false;
+    }
+    return true;
+  }
+
+ private:
+  bool stop() const { return interrupted_.load() || shared_.stopped(); }
+
+  void unavailable(const model::CaseInfo& info) {
+    shared_.land(
+        without_run(spec_, info, lane_.device, model::Outcome::kUnavailable, probe_.give_up()));
+  }
+
+  // The first round of cases [begin, end); a case that gets more rounds is
+  // held, every other one lands.
+  bool first_rounds(size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const auto& info = *cases_[i];
+      if (stop()) return false;
+      if (auto h = shared_.take_held(info.id, lane_.device)) {
+        // A killed run stored its first rounds: only the missing ones run.
+        h->result.info = info;
+        held_.push_back({std::move(h->result), h->rounds});
+        continue;
+      }
+      if (!probe_.give_up().empty()) {
+        unavailable(info);
         continue;
       }
       model::CaseResult r;
-      first_policy.once = spec.once(info);  // one call, judged: no rounds follow
-      auto step = probe.run(info, first_policy, &r);
-      if (step == LaneProbe::Step::kStop) {
-        land_held();
-        return false;
-      }
+      first_policy_.once = spec_.once(info);  // one call, judged: no rounds follow
+      auto step = probe_.run(info, first_policy_, &r);
+      if (step == LaneProbe::Step::kStop) return false;
       if (step == LaneProbe::Step::kUnavailable) {
-        shared.land(
-            without_run(spec, info, lane.device, model::Outcome::kUnavailable, probe.give_up()));
+        unavailable(info);
         continue;
       }
-      if (spec.rounds > 1 && stats::wants_rounds(r)) {
-        held.push_back(std::move(r));
+      if (spec_.rounds > 1 && stats::wants_rounds(r)) {
+        shared_.hold(r, 1);
+        held_.push_back({std::move(r), 1});
       } else {
-        shared.land(std::move(r));
+        shared_.land(std::move(r));
       }
     }
-    bool stop = false;
-    for (int number = 2; number <= spec.rounds && !stop; ++number) {
-      for (auto& h : held) {
-        if (h.outcome != model::Outcome::kPass && h.outcome != model::Outcome::kMismatch) continue;
-        if (!probe.give_up().empty()) continue;  // the framework left: the first rounds stand
-        model::CaseResult round;
-        auto step = probe.run(h.info, round_policy, &round);
-        if (step == LaneProbe::Step::kStop) {
-          stop = true;
-          break;
-        }
-        if (step == LaneProbe::Step::kUnavailable) continue;
-        merge_round(h, round, number, probe.round_facts());
-        h.wall_s += round.wall_s;
-        h.finished_at = round.finished_at;
-      }
-    }
-    land_held();
-    if (stop) return false;
+    return true;
   }
-  return true;
-}
+
+  // Rounds 2..spec.rounds of the held cases, each stored as it lands.
+  bool later_rounds() {
+    for (int number = 2; number <= spec_.rounds; ++number) {
+      for (auto& h : held_) {
+        if (h.rounds >= number) continue;  // stored before the engine was killed
+        if (h.result.outcome != model::Outcome::kPass &&
+            h.result.outcome != model::Outcome::kMismatch) {
+          continue;
+        }
+        if (!probe_.give_up().empty()) continue;  // the framework left: the first rounds stand
+        model::CaseResult round;
+        auto step = probe_.run(h.result.info, round_policy_, &round);
+        if (step == LaneProbe::Step::kStop) return false;
+        if (step == LaneProbe::Step::kUnavailable) continue;
+        merge_round(h.result, round, number, probe_.round_facts());
+        h.result.wall_s += round.wall_s;
+        h.result.finished_at = round.finished_at;
+        h.rounds = number;
+        shared_.hold(h.result, number);
+      }
+    }
+    return true;
+  }
+
+  const Lane& lane_;
+  const RunSpec& spec_;
+  Shared& shared_;
+  const std::atomic<bool>& interrupted_;
+  LaneProbe probe_;
+  std::vector<const model::CaseInfo*> cases_;
+  protocol::Policy first_policy_;
+  protocol::Policy round_policy_;
+  std::vector<Held> held_;
+};
 
 void run_lane(const Lane& lane, const RunSpec& spec, Shared& shared,
               const std::atomic<bool>& interrupted) {
@@ -391,7 +460,7 @@ void run_lane(const Lane& lane, const RunSpec& spec, Shared& shared,
     }
   }
   for (const auto& fw : order) {
-    if (!run_framework(lane, spec, shared, fw, interrupted)) return;
+    if (!FrameworkRun(lane, spec, shared, fw, interrupted).run()) return;
   }
 }
 

@@ -11,7 +11,9 @@
 // Exactly one outcome per pair: a case that crashes, hangs or overruns memory
 // is recorded as crash / timeout and the lane starts a new probe for the next
 // case. Only an interrupt or an engine fault leaves pairs without an outcome;
-// they stay in the plan and run on --resume.
+// they stay in the plan and run on --resume. A case in the middle of its
+// timing rounds is held in the store round by round (Store::hold): a killed
+// engine's resume runs only the rounds it is missing.
 //
 // An engine fault is the machine failing, not a case: the probe could not
 // save a case's outputs or load its suite (a full disk, a read-only artifact
@@ -42,6 +44,11 @@ struct FrameworkRuntime {
   std::string framework;
   std::filesystem::path python;  // empty: unavailable
   std::string unavailable;       // reason, when python is empty or the framework cannot start
+  // Set when the framework is installed but its probe reports an engine fault
+  // (it fails to import, it cannot map its libraries): python stays set, so
+  // the run's lanes meet the fault themselves and stop the run, storing no
+  // outcome that blames the framework.
+  std::string engine_fault;
 };
 
 struct RunSpec {

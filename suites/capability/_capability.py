@@ -26,7 +26,7 @@ SCIPY_POINTS: int = param("scipy_points", 200)
 MNIST_EPOCHS: int = param("mnist_epochs", 3)
 MNIST_BATCH: int = param("mnist_batch", 32)
 MNIST_STEPS: int = param("mnist_steps", 0)  # steps per epoch; 0 = the whole training split
-DATA_DIR: str = param("data_dir", "")
+DATA_DIR: str = param("data_dir", "", path=True)
 
 for _name, _values in (("matrix_size", MATRIX_SIZES), ("jit_size", JIT_SIZES)):
     if any(v < 1 for v in _values):

@@ -135,7 +135,7 @@ TEST_F(Cli, FuzzBadInputIsOneLine) {
   std::ofstream(garbage / "graph.json") << "{not json";
   const std::vector<Bad> cases = {
       {{"fuzz", "--seed", "abc", "--out", out}, "--seed"},
-      {{"fuzz", "--seed", "-4", "--out", out}, "--seed must not be negative"},
+      {{"fuzz", "--seed", "-4", "--out", out}, "--seed must be between 0 and"},
       {{"fuzz", "--ops", "conv3d", "--out", out}, "unknown op 'conv3d'"},
       {{"fuzz", "--backends", "tpu", "--graphs", "1", "--out", out}, "unknown backend 'tpu'"},
       {{"fuzz", "--budget", "soon", "--out", out}, "--budget must be a duration"},

@@ -103,13 +103,17 @@ class Inputs : public Cli {
 TEST_F(Inputs, NumbersOutOfRangeAreRefusedBeforeAnythingRuns) {
   const auto out = (dir_ / "results").string();
   const std::vector<std::pair<std::vector<std::string>, std::string>> flags = {
-      {{"--timeout-s", "nan"}, "--timeout-s must be more than 0 and at most 86400, got nan"},
-      {{"--timeout-s", "inf"}, "--timeout-s must be more than 0 and at most 86400, got inf"},
+      {{"--timeout-s", "nan"},
+       "--timeout-s must be a decimal number more than 0 and at most 86400, got 'nan'"},
+      {{"--timeout-s", "inf"},
+       "--timeout-s must be a decimal number more than 0 and at most 86400, got 'inf'"},
       {{"--timeout-s", "1e300"}, "--timeout-s must be more than 0 and at most 86400"},
       {{"--timeout-s", "0"}, "--timeout-s must be more than 0"},
-      {{"--budget-ms", "nan"}, "--budget-ms must be more than 0 and at most 600000, got nan"},
+      {{"--budget-ms", "nan"},
+       "--budget-ms must be a decimal number more than 0 and at most 600000, got 'nan'"},
       {{"--budget-ms", "-5"}, "--budget-ms must be more than 0"},
-      {{"--warmup-ms", "nan"}, "--warmup-ms must be at least 0 and at most 600000"},
+      {{"--warmup-ms", "nan"},
+       "--warmup-ms must be a decimal number at least 0 and at most 600000"},
       {{"--memory-limit-mb", "1e308"}, "--memory-limit-mb must be more than 0"},
       {{"--memory-limit-mb", "-1"}, "--memory-limit-mb must be more than 0"},
       {{"--seed", "-1"}, "--seed must be between 0 and 9223372036854775807, got -1"},

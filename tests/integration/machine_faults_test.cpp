@@ -218,6 +218,43 @@ TEST_F(MachineFaults, ProbesThatCannotLoadStopTheRunAndResumeFinishesIt) {
   }
 }
 
+TEST_F(MachineFaults, AFrameworkInstalledButFailingToImportIsAnEngineFaultAnAbsentOneUnavailable) {
+  // The numpy environment's Python has neither jax nor onnxruntime; the
+  // fixture folder first on PYTHONPATH makes `import jax` find a jax that
+  // raises ImportError, as a wheel built for another CUDA does.
+  auto python = mudjack::envs::resolve("numpy", "current", {}).python;
+  ASSERT_FALSE(python.empty()) << "the numpy environment (scripts/install.sh)";
+  const auto suite = (kFixtures / "suites" / "broken").string();
+  ScopedEnv path("PYTHONPATH", (kFixtures / "broken-jax").string());
+  auto broken =
+      mudjack({"run", "--suite-dir", suite, "--framework", "numpy,jax", "--python",
+               "jax=" + python.string(), "--out", (dir_ / "broken").string(), "--budget-ms", "5"});
+  EXPECT_NE(broken.code, 0) << broken.err;
+  EXPECT_NE(broken.err.find("jax is installed in"), std::string::npos) << broken.err;
+  EXPECT_NE(broken.err.find("but fails to import: ImportError: libjax_planted.so"),
+            std::string::npos)
+      << broken.err;
+  const auto run_id = only_run(dir_ / "broken");
+  ASSERT_FALSE(run_id.empty());
+  const auto stopped = json::parse(slurp(dir_ / "broken" / "runs" / run_id / "results.json"));
+  for (const auto& c : stopped["cases"]) {
+    EXPECT_EQ(c.dump().find("jax/"), std::string::npos)
+        << "an outcome blames the broken framework: " << c;
+  }
+  auto absent = mudjack({"run", "--suite-dir", suite, "--framework", "numpy,onnxruntime",
+                         "--python", "onnxruntime=" + python.string(), "--out",
+                         (dir_ / "absent").string(), "--budget-ms", "5"});
+  const auto absent_id = only_run(dir_ / "absent");
+  ASSERT_FALSE(absent_id.empty()) << absent.err;
+  const auto doc = json::parse(slurp(dir_ / "absent" / "runs" / absent_id / "results.json"));
+  ASSERT_EQ(doc["cases"].size(), 2u) << doc.dump();
+  for (const auto& c : doc["cases"]) {
+    if (c.dump().find("onnxruntime/") == std::string::npos) continue;
+    EXPECT_EQ(c["outcome"], "unavailable") << c;
+    EXPECT_NE(c.dump().find("onnxruntime is not installed in"), std::string::npos) << c;
+  }
+}
+
 TEST_F(MachineFaults, APausedMachineIsNoTimeout) {
   // A VM pause: engine and probe stopped for 5 s mid-case under a 2 s
   // deadline. The engine resumes first and sees its deadline passed; the
@@ -327,7 +364,7 @@ TEST_F(MachineFaults, TheSupervisorReportsTheFaultInOneLineAndStoresNothing) {
     spec.work.emplace_back(info, "cpu");
   }
   store->add_plan(run.id, cases, pairs);
-  spec.frameworks["numpy"] = sv::FrameworkRuntime{"numpy", python, ""};
+  spec.frameworks["numpy"] = sv::FrameworkRuntime{"numpy", python, "", ""};
   spec.probe_dir = mudjack::envs::data_dir() / "probe";
   spec.suite_dirs = {kFaults};
   spec.artifact_root = dir_ / "artifacts";

@@ -379,6 +379,16 @@ TEST_F(ServeAttackTest, TooManyOrTooLongHeadersAre431BeforeAuthAndBodies) {
                  "Connection: close\r\n\r\n");
   EXPECT_NE(two.find("\"alive\""), std::string::npos) << two;
   EXPECT_NE(two.find("\"ready\""), std::string::npos) << two;
+  // The operator sets each limit; the refusals name the limit set.
+  auto tight = serve(
+      "tight", {"--max-header-lines", "10", "--max-line-bytes", "300", "--max-head-bytes", "2048"});
+  EXPECT_EQ(status_of(raw(tight.port, head(9, 10))), 200);
+  auto eleven = raw(tight.port, head(10, 10));
+  EXPECT_NE(eleven.find("more than 10 header lines"), std::string::npos) << eleven;
+  auto line = raw(tight.port, head(2, 400));
+  EXPECT_NE(line.find("longer than 300 bytes"), std::string::npos) << line;
+  auto block = raw(tight.port, head(9, 250));
+  EXPECT_NE(block.find("request head larger than 2048 bytes"), std::string::npos) << block;
 }
 
 TEST_F(ServeAttackTest, SlowClientsHoldNoWorkerAndGet408) {

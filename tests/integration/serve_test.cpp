@@ -20,6 +20,9 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
+
+#include "store/store.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -473,6 +476,63 @@ TEST_F(ServeTest, RunParametersReachTheListingAndTheProbe) {
   EXPECT_EQ(doc["run"]["options"]["params"], (json{{"jit_size", "1000"}}));
 }
 
+// The threat model of docs/deploy.md, one "cannot" at a time: a token holder
+// cannot name a path in a parameter, cannot resume a run whose parameters
+// name one, and cannot read the token through a probe.
+TEST_F(ServeTest, ATokenHolderCannotNamePathsNorReadTheTokenThroughAProbe) {
+  const auto out = dir_ / "results-threat";
+  // A run stored by another command, with a path in a parameter, left unfinished.
+  auto cli = mudjack({"run", "--suite", "capability", "--framework", "numpy", "--filter",
+                      "^numpy/jit/", "--param", "jit_size=1000", "--param",
+                      "data_dir=" + dir_.string(), "--budget-ms", "5", "--out", out.string()});
+  ASSERT_EQ(cli.code, 0) << cli.err;
+  const auto listed =
+      json::parse(mudjack({"runs", "--out", out.string(), "--json"}).out, nullptr, false);
+  ASSERT_TRUE(listed.is_array() && listed.size() == 1) << listed.dump();
+  const std::string stored_id = listed[0]["id"];
+  mudjack::store::Store::open(out / "mudjack.db")
+      ->set_run_state(stored_id, "incomplete", "2026-01-01T00:00:00.000Z");
+  ::setenv("MUDJACK_TOKEN", kToken.c_str(), 1);
+  ::setenv("MUDJACK_LEAK_FILE", (dir_ / "token").c_str(), 1);
+  auto& s = serve("threat", {"--suite", "capability", "--suite-dir",
+                             (kFixtures / "suites" / "leak").string(), "--framework", "numpy"});
+  ::unsetenv("MUDJACK_TOKEN");
+  ::unsetenv("MUDJACK_LEAK_FILE");
+  auto c = client(s);
+  for (const auto& [body, status, message] : std::vector<std::tuple<std::string, int, std::string>>{
+           {R"({"suite":"capability","params":{"data_dir":"/etc"}})", 400,
+            "parameter 'data_dir' names a file or folder on the server"},
+           {R"({"suite":"check","params":{"target":"/tmp/x.py:f"}})", 400, "unknown suite 'check'"},
+           {R"({"suite":"fuzz","params":{"graphs":"/tmp"}})", 400, "unknown suite 'fuzz'"},
+           {R"({"resume":")" + stored_id + R"("})", 409,
+            "names a path in its parameter 'data_dir'"}}) {
+    auto r = c.Post("/v1/runs", auth(), body, "application/json");
+    ASSERT_TRUE(r) << body;
+    EXPECT_EQ(r->status, status) << body << ": " << r->body;
+    EXPECT_NE(r->body.find(message), std::string::npos) << body << ": " << r->body;
+  }
+  auto run = start_run(s, {{"suite", "leak"}, {"budget_ms", 5}});
+  auto ev = events(s, run["id"]);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back().second["state"], "complete");
+  const std::string id = run["id"];
+  for (const std::string format : {"json", "csv", "junit", "md", "html"}) {
+    auto r = c.Get("/v1/runs/" + id + "/results?format=" + format, auth());
+    ASSERT_TRUE(r) << format;
+    EXPECT_EQ(r->body.find(kToken), std::string::npos) << format << " leaks the token";
+  }
+  const auto doc = get_json(s, "/v1/runs/" + id + "/results");
+  ASSERT_EQ(doc["cases"].size(), 1u);
+  const std::string message = doc["cases"][0]["error"].dump();
+  EXPECT_NE(message.find("env=None"), std::string::npos) << "a probe's environment holds the token";
+  EXPECT_NE(message.find("file=[redacted]"), std::string::npos) << message;
+  for (const auto& entry : fs::recursive_directory_iterator(s.out / "runs" / id)) {
+    if (entry.is_regular_file() && entry.path().extension() != ".gz") {
+      EXPECT_EQ(slurp(entry.path()).find(kToken), std::string::npos) << entry.path();
+    }
+  }
+}
+
 TEST_F(ServeTest, StartupProblemsAreOneLineAndExitTwo) {
   auto hostile = (kFixtures / "suites" / "hostile").string();
   std::ofstream(dir_ / "short") << "abc\n";
@@ -502,6 +562,21 @@ TEST_F(ServeTest, StartupProblemsAreOneLineAndExitTwo) {
     EXPECT_EQ(r.err.rfind("mudjack: error: ", 0), 0u) << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  // Suites that run whatever a path parameter names are never offered with
+  // a path a request could set (docs/deploy.md, "What a token holder can
+  // do"). Suites are listed once the socket is bound (readiness), so the
+  // error is the last line after the one that says where it listened.
+  for (const auto& [suite, param] : {std::pair{"check", "target"}, std::pair{"fuzz", "graphs"}}) {
+    auto r = mudjack({"serve", "--suite", suite, "--framework", "numpy", "--port", "0",
+                      "--token-file", (dir_ / "token").string(), "--out", (dir_ / "x").string()});
+    EXPECT_EQ(r.code, 2) << r.err;
+    const auto last = r.err.substr(r.err.rfind('\n', r.err.size() - 2) + 1);
+    EXPECT_EQ(last, std::string("mudjack: error: suite '") + suite +
+                        "' runs only what its parameter '" + param +
+                        "' names, and a server never takes a path from a request; set " + param +
+                        " in mudjack.toml's [params] to offer it\n")
+        << r.err;
   }
 }
 

@@ -302,10 +302,11 @@ void fake_build(const fs::path& root, const std::string& key, const std::string&
                 double last_used, size_t bytes) {
   fs::create_directories(root / key);
   std::ofstream(root / key / "model.onnx") << std::string(bytes, 'x');
-  std::ofstream(root / key / "build.json") << json{
-      {"model", model},        {"stage", "onnxruntime"}, {"dtype", "float32"},
-      {"shape", "b1"},         {"build_s", 1.5},         {"uses", 2},
-      {"last_used", last_used}}.dump();
+  std::ofstream(root / key / "build.json")
+      << json{{"key", key},         {"model", model},        {"stage", "onnxruntime"},
+              {"dtype", "float32"}, {"shape", "b1"},         {"build_s", 1.5},
+              {"uses", 2},          {"last_used", last_used}}
+             .dump();
 }
 
 }  // namespace

@@ -109,7 +109,9 @@ class BuildCache(unittest.TestCase):
             info = (first / "build.json").read_text()
             self.assertIn('"uses": 1', info)
             self.assertIn('"bytes": 10', info)
-            self.assertEqual([p.name for p in Path(root).iterdir()], ["k1"])  # no partial folder left
+            # No partial folder left; the mark that makes the folder MudJack's
+            # build cache for `mudjack cache clean-builds`.
+            self.assertEqual(sorted(p.name for p in Path(root).iterdir()), [".mudjack-build-cache", "k1"])
 
     def test_a_failed_build_leaves_nothing(self) -> None:
         with tempfile.TemporaryDirectory() as root:
@@ -123,7 +125,7 @@ class BuildCache(unittest.TestCase):
                     models.cached_build("k2", {}, fail)
             finally:
                 del os.environ["MUDJACK_BUILD_CACHE"]
-            self.assertEqual(list(Path(root).iterdir()), [])
+            self.assertEqual([p.name for p in Path(root).iterdir()], [".mudjack-build-cache"])
 
 
 class Network(unittest.TestCase):

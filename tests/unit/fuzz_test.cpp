@@ -72,16 +72,6 @@ TEST(FuzzFindings, ShowsKeepsTheErrorClass) {
   EXPECT_FALSE(shows(f, r, nullptr, 10));
 }
 
-TEST(FuzzCampaign, Durations) {
-  EXPECT_EQ(parse_duration("90"), 90);
-  EXPECT_EQ(parse_duration("90s"), 90);
-  EXPECT_EQ(parse_duration("10m"), 600);
-  EXPECT_EQ(parse_duration("1h30m"), 5400);
-  EXPECT_FALSE(parse_duration("soon").has_value());
-  EXPECT_FALSE(parse_duration("").has_value());
-  EXPECT_FALSE(parse_duration("-5m").has_value());
-}
-
 TEST(FuzzCampaign, CaseIds) {
   auto id = parse_case_id("fuzz/0123456789abcdef/torch-compile");
   ASSERT_TRUE(id.has_value());

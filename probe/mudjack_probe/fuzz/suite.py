@@ -53,7 +53,7 @@ def declare(framework: str, backends: Mapping[str, str] | None = None,
     (the planted-bug fixture)."""
     cases = Cases(framework)
     chosen = dict(backends) if backends is not None else {b: m for b, (fw, m) in BACKENDS.items() if fw == framework}
-    for path in graph_files(param("graphs", "")):
+    for path in graph_files(param("graphs", "", path=True)):
         graph, fault = _read(path)
         digest = os.path.basename(path)[: -len(".json")]
         dtype = graph.dtype if graph is not None else _loose_dtype(path)
