@@ -326,6 +326,30 @@ void problems_section(std::string& h, const std::vector<VerdictRow>& verdicts) {
        rows + "</table>\n";
 }
 
+// Cases that pass on one device and not on another (verdict::Gap): a view
+// apart from the verdicts, capped at kMaxGapRows rows (results.json has all).
+constexpr size_t kMaxGapRows = 200;
+
+void gaps_section(std::string& h, const std::vector<verdict::Gap>& gaps) {
+  if (gaps.empty()) return;
+  h += "<h2 id=\"gaps\">Portability gaps (" + std::to_string(gaps.size()) +
+       ")</h2>\n<p class=\"meta\">Cases that passed on one device and did not on another: code "
+       "that works there does not here. Counted beside the failure rate, never in a verdict; "
+       "<em>unsupported</em> ones are not claimed on the device.</p>\n<table id=\"gaps-table\">"
+       "<tr><th>case</th><th>device</th><th>passes on</th><th>here</th><th>why</th></tr>\n";
+  for (size_t i = 0; i < gaps.size() && i < kMaxGapRows; ++i) {
+    const auto& g = gaps[i];
+    h += "<tr><td><code>" + esc(g.case_id) + "</code></td><td><code>" + esc(g.device) +
+         "</code></td><td><code>" + esc(g.works_on) + "</code></td><td>" + esc(g.what) +
+         "</td><td>" + esc(g.reason) + "</td></tr>\n";
+  }
+  h += "</table>\n";
+  if (gaps.size() > kMaxGapRows) {
+    h += "<p class=\"muted\">... and " + std::to_string(gaps.size() - kMaxGapRows) +
+         " more in results.json (<code>portability_gaps</code>).</p>\n";
+  }
+}
+
 void environment_section(std::string& h, const model::RunInfo& run) {
   h += "<h2 id=\"environment\">Environment</h2>\n";
   const json& ms = machines(run.environment);
@@ -422,6 +446,7 @@ std::string to_html(const verdict::Judged& j) {
   h += models_html(model_rows(j.cases));
   latency_section(h, j.verdicts);
   problems_section(h, j.verdicts);
+  gaps_section(h, j.gaps);
   environment_section(h, run);
   h += "<aside id=\"detail\" aria-live=\"polite\"></aside>\n<script type=\"application/json\" "
        "id=\"mj-data\">" +
