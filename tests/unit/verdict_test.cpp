@@ -3,6 +3,8 @@
 
 #include "verdict/verdict.hpp"
 
+#include "verdict/judged.hpp"
+
 #include "stats/stats.hpp"
 
 #include <optional>
@@ -657,6 +659,31 @@ TEST(VerdictCauses, DivergencesAreCountedByCause) {
   EXPECT_EQ(cuda.cause(), model::Cause::kPrecisionDefault);
   EXPECT_NE(cuda.reason.find("1 precision_default, 1 baseline_wrong"), std::string::npos)
       << cuda.reason;
+}
+
+// How a pass was checked and why a case diverged, in the words every view
+// uses (verdict::judge: the one value they render).
+TEST(VerdictWords, AFailedOwnCheckIsCausedOwnCheckAndAnOracleJudgedPassIsFloat64) {
+  auto results = make_all({{"max", "nan", "cpu", Outcome::kMismatch},
+                           {"max", "plain", "cpu"},
+                           {"max", "sane", "cpu"}});
+  results[0].extra["checks"] =
+      nlohmann::json::array({{{"name", "NaN propagates"}, {"kind", "reference"}, {"ok", false}}});
+  results[1].extra.erase("checks");  // judged by the oracle alone
+  results[1].numeric.error_eps = 0.9;
+  results[1].numeric.bound_eps = 16;
+  results[1].numeric.reference = "float64 on cpu";
+  results[2].extra["checks"] = nlohmann::json::array(
+      {{{"name", "every output is finite"}, {"kind", "sanity"}, {"ok", true}}});
+  const auto j = judge(model::RunInfo{}, results, Options{});
+  EXPECT_EQ(j.cases[0].numeric.cause, model::Cause::kOwnCheck);
+  EXPECT_EQ(j.checked[1], model::Check::kFloat64);
+  EXPECT_EQ(j.checked[2], model::Check::kNone) << "a sanity property checks nothing";
+  ASSERT_EQ(j.verdicts.size(), 1U);
+  EXPECT_EQ(j.verdicts[0].verdict, Verdict::kDivergent);
+  EXPECT_EQ(j.verdicts[0].cause(), model::Cause::kOwnCheck);
+  EXPECT_NE(j.verdicts[0].reason.find("1 own_check"), std::string::npos) << j.verdicts[0].reason;
+  EXPECT_EQ(j.verdicts[0].unchecked, 1);
 }
 
 }  // namespace
