@@ -33,6 +33,10 @@ inline constexpr std::array<model::Verdict, 7> kVerdictOrder = {
 // (torch on cpu: 2, successor portable 2; ...)\n". Empty when there are none.
 std::string listed_missing_line(const verdict::Judged& judged);
 
+// The divergent functions per framework and device by cause; empty when
+// there are none.
+std::string divergence_line(const verdict::Judged& judged);
+
 // The counts apart from the failure rate, one line each, or "": functions
 // with unsupported dtypes (VerdictRow::unsupported) and portability gaps
 // (Judged::gaps), per framework and device.
