@@ -69,8 +69,8 @@ Catalog load_catalog(const ServeOptions& o, const plan::Discovery& discovery) {
   for (const auto& ref : refs) {
     if (c.suites.count(ref.name)) throw FatalError("two suites are named '" + ref.name + "'");
     json read;
-    auto cases = plan::list_cases({ref}, python, o.defaults.params, &read,
-                                  run::memory_limit_of(o.defaults));
+    auto cases =
+        plan::list_cases({ref}, python, o.defaults.params, &read, run::memory_limit_of(o.defaults));
     if (auto param = driven_by_path(cases, read); !param.empty()) {
       if (!named) continue;
       throw FatalError("suite '" + ref.name + "' runs only what its parameter '" + param +

@@ -365,7 +365,7 @@ TEST_F(Cli, TheBuildCacheIsListedAndCleanedByModelAgeAndSize) {
   for (const char* bad : {"--keep-gb", "--unused-days"}) {
     r = mudjack({"cache", "clean-builds", bad, "-1"});
     EXPECT_EQ(r.code, 2) << bad << "\n" << r.out << r.err;
-    EXPECT_TRUE(has(r.err, std::string(bad) + " must be 0 or more")) << r.err;
+    EXPECT_TRUE(has(r.err, std::string(bad) + " must be at least 0")) << r.err;
   }
   EXPECT_TRUE(fs::exists(cache / "cccc"));
 
