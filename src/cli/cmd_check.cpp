@@ -109,7 +109,8 @@ std::string cell(const std::optional<double>& v, const char* format) {
 // summary.md, report.html, results.csv and the Python API (model::Check).
 void print_table(const verdict::Judged& judged) {
   std::printf("%-8s %-9s %-9s %-9s %-9s %10s %10s %10s %12s %-12s %s\n", "DEVICE", "MODE", "DTYPE",
-              "OUTCOME", "CHECKED", "ERROR_EPS", "BOUND_EPS", "MAX_REL", "MEDIAN", "CLASS", "NOISE");
+              "OUTCOME", "CHECKED", "ERROR_EPS", "BOUND_EPS", "MAX_REL", "MEDIAN", "CLASS",
+              "NOISE");
   for (size_t i = 0; i < judged.cases.size(); ++i) {
     const auto& r = judged.cases[i];
     const auto& t = r.latency.timing;
@@ -118,9 +119,8 @@ void print_table(const verdict::Judged& judged) {
     std::printf(
         "%-8s %-9s %-9s %-9s %-9s %10s %10s %10s %12s %-12s %s\n", r.device.c_str(),
         r.info.mode.c_str(), r.info.dtype.c_str(), std::string(model::to_string(r.outcome)).c_str(),
-        checked.c_str(),
-        cell(r.numeric.error_eps, "%.3g").c_str(), cell(r.numeric.bound_eps, "%.3g").c_str(),
-        cell(r.numeric.max_rel_err, "%.2e").c_str(),
+        checked.c_str(), cell(r.numeric.error_eps, "%.3g").c_str(),
+        cell(r.numeric.bound_eps, "%.3g").c_str(), cell(r.numeric.max_rel_err, "%.2e").c_str(),
         r.latency.stats ? util::format_ns(r.latency.stats->median_ns).c_str() : "-",
         t ? t->bound.c_str() : "-",
         t && t->rounds_ns.size() > 1 ? cell(t->spread * 100, "%.1f%%").c_str() : "-");

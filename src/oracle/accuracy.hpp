@@ -66,9 +66,9 @@ double alone_bound(std::string_view dtype_name, int64_t reduction);
 double device_bound(int64_t reduction, double baseline_error);
 
 struct Error {
-  double eps = 0;       // the largest element error, in eps (infinity: a non-finite miss)
-  int64_t beyond = 0;   // elements beyond the bound given to measure()
-  int64_t count = 0;    // elements judged (complex: parts)
+  double eps = 0;      // the largest element error, in eps (infinity: a non-finite miss)
+  int64_t beyond = 0;  // elements beyond the bound given to measure()
+  int64_t count = 0;   // elements judged (complex: parts)
   // The largest |x - r| and |x - r| / |r| over elements where both are
   // finite (relative: where r != 0), for the views' max_abs_err/max_rel_err.
   double max_abs = 0;

@@ -224,7 +224,8 @@ std::string divergence_line(const verdict::Judged& judged) {
     }
   }
   if (parts.empty()) return "";
-  return "divergent functions by cause (the table counts own_check and full_precision): " + parts + "\n";
+  return "divergent functions by cause (the table counts own_check and full_precision): " + parts +
+         "\n";
 }
 
 // "unsupported dtypes (not claimed on the device; never failures): torch on

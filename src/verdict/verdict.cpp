@@ -113,7 +113,8 @@ const nlohmann::json* kernel_prediction(const CaseResult& r, const std::string& 
   const auto k = r.extra.find("kernels");
   if (k == r.extra.end() || !k->is_object()) return nullptr;
   const auto p = k->find(kind == "cuda" ? "gpu" : kind);
-  if (p == k->end() || !p->is_object() || !p->contains("kernels") || !(*p)["kernels"].is_boolean()) {
+  if (p == k->end() || !p->is_object() || !p->contains("kernels") ||
+      !(*p)["kernels"].is_boolean()) {
     return nullptr;
   }
   return &*p;

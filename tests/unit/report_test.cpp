@@ -550,13 +550,14 @@ TEST(ReportCsv, QuotesCommasQuotesAndNewlines) {
   ASSERT_EQ(rows.size(), f.cases.size() + 1);
   std::vector<std::string> header(kCsvColumns.begin(), kCsvColumns.end());
   EXPECT_EQ(rows[0], header);
-  EXPECT_EQ(text.rfind("run_id,case_id,framework,function,variant,device,dtype,shape,mode,"
-                       "outcome,error_kind,error_message,cold_ns,median_ns,p10_ns,p90_ns,n,"
-                       "peak_device_bytes,peak_host_bytes,max_abs_err,max_rel_err,error_eps,bound_eps,"
-                       "cause,checked,work_amount,"
-                       "work_unit,throughput_per_s,throughput_unit,metrics,params\r\n",
-                       0),
-            0u);
+  EXPECT_EQ(
+      text.rfind("run_id,case_id,framework,function,variant,device,dtype,shape,mode,"
+                 "outcome,error_kind,error_message,cold_ns,median_ns,p10_ns,p90_ns,n,"
+                 "peak_device_bytes,peak_host_bytes,max_abs_err,max_rel_err,error_eps,bound_eps,"
+                 "cause,checked,work_amount,"
+                 "work_unit,throughput_per_s,throughput_unit,metrics,params\r\n",
+                 0),
+      0u);
   for (const auto& row : rows) {
     EXPECT_EQ(row.size(), kCsvColumns.size());
   }

@@ -542,8 +542,8 @@ std::vector<CaseResult> sort_on(const std::vector<std::string>& devices) {
     specs.push_back({"sort", "float32", d});
     specs.push_back(
         {"sort", "complex64", d, Outcome::kFail, std::nullopt, ErrorKind::kUnsupportedDtype});
-    specs.push_back({"sort", "int8", d, d == "cpu" ? Outcome::kPass : Outcome::kFail,
-                     std::nullopt, ErrorKind::kNotImplemented});
+    specs.push_back({"sort", "int8", d, d == "cpu" ? Outcome::kPass : Outcome::kFail, std::nullopt,
+                     ErrorKind::kNotImplemented});
   }
   auto results = make_all(specs);
   for (auto& r : results) {
@@ -585,10 +585,10 @@ TEST(VerdictClaims, HandDeclaredDtypesAreClaimedEvenWhenRejectedByType) {
 }
 
 TEST(VerdictClaims, TheFrameworksOwnClaimsDecidePerDeviceKind) {
-  auto results = make_all(
-      {{"erf", "float32", "cpu"},
-       {"erf", "float16", "cpu", Outcome::kFail, std::nullopt, ErrorKind::kOther},
-       {"erf", "float16", "cuda:0", Outcome::kFail, std::nullopt, ErrorKind::kOther}});
+  auto results =
+      make_all({{"erf", "float32", "cpu"},
+                {"erf", "float16", "cpu", Outcome::kFail, std::nullopt, ErrorKind::kOther},
+                {"erf", "float16", "cuda:0", Outcome::kFail, std::nullopt, ErrorKind::kOther}});
   for (auto& r : results) {
     r.info.dtype = r.info.variant;
     r.info.claims = {{"cpu", r.info.dtype == "float32"}, {"cuda", true}};
@@ -603,10 +603,10 @@ TEST(VerdictClaims, TheFrameworksOwnClaimsDecidePerDeviceKind) {
 }
 
 TEST(VerdictClaims, ARegistryWithoutTheKernelMakesItUnsupportedAndACrashIsAlwaysAFailure) {
-  auto results = make_all(
-      {{"tf.sort", "float32", "cpu"},
-       {"tf.sort", "bfloat16", "cpu", Outcome::kFail, std::nullopt, ErrorKind::kOther},
-       {"tf.sort", "int8", "cpu", Outcome::kCrash}});
+  auto results =
+      make_all({{"tf.sort", "float32", "cpu"},
+                {"tf.sort", "bfloat16", "cpu", Outcome::kFail, std::nullopt, ErrorKind::kOther},
+                {"tf.sort", "int8", "cpu", Outcome::kCrash}});
   for (auto& r : results) r.info.dtype = r.info.variant;
   results[1].extra["kernels"] = {{"cpu", {{"kernels", false}, {"missing", {"TopKV2"}}}}};
   results[2].extra["kernels"] = {{"cpu", {{"kernels", false}, {"missing", {"TopKV2"}}}}};
@@ -617,11 +617,10 @@ TEST(VerdictClaims, ARegistryWithoutTheKernelMakesItUnsupportedAndACrashIsAlways
 }
 
 TEST(VerdictClaims, EveryAttemptedDtypeUnsupportedIsUnavailableWithTheReasons) {
-  auto results = make_all(
-      {{"bitwise_and", "bfloat16", "cpu", Outcome::kFail, std::nullopt,
-        ErrorKind::kUnsupportedDtype},
-       {"bitwise_and", "float16", "cpu", Outcome::kFail, std::nullopt,
-        ErrorKind::kUnsupportedDtype}});
+  auto results = make_all({{"bitwise_and", "bfloat16", "cpu", Outcome::kFail, std::nullopt,
+                            ErrorKind::kUnsupportedDtype},
+                           {"bitwise_and", "float16", "cpu", Outcome::kFail, std::nullopt,
+                            ErrorKind::kUnsupportedDtype}});
   for (auto& r : results) {
     r.info.dtype = r.info.variant;
     r.info.grid = true;
@@ -664,9 +663,8 @@ TEST(VerdictCauses, DivergencesAreCountedByCause) {
 // How a pass was checked and why a case diverged, in the words every view
 // uses (verdict::judge: the one value they render).
 TEST(VerdictWords, AFailedOwnCheckIsCausedOwnCheckAndAnOracleJudgedPassIsFloat64) {
-  auto results = make_all({{"max", "nan", "cpu", Outcome::kMismatch},
-                           {"max", "plain", "cpu"},
-                           {"max", "sane", "cpu"}});
+  auto results = make_all(
+      {{"max", "nan", "cpu", Outcome::kMismatch}, {"max", "plain", "cpu"}, {"max", "sane", "cpu"}});
   results[0].extra["checks"] =
       nlohmann::json::array({{{"name", "NaN propagates"}, {"kind", "reference"}, {"ok", false}}});
   results[1].extra.erase("checks");  // judged by the oracle alone
