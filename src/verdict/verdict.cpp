@@ -341,15 +341,18 @@ void classify(const Counts& n, bool intolerable, model::VerdictRow& row) {
 }
 
 // The callable a case reported missing (protocol 1.8 `missing_name`), or "".
-// Results of older probes carry no such field: there, only a message that
-// begins "<the function's own name> does not exist" says so (never another
-// reason, such as "torch.compile does not exist").
+// Results of older probes carry no such field: there, only the case a suite
+// declares to look the name up as listed (shape "as-listed"), or a message
+// that begins "<the function's own name> does not exist", says so (never
+// another reason, such as "torch.compile does not exist").
 std::string missing_name(const CaseResult& r) {
   if (r.outcome != Outcome::kUnavailable) return "";
   if (auto it = r.extra.find("missing_name"); it != r.extra.end()) {
     return it->is_string() ? it->get<std::string>() : "";
   }
-  return r.error.message.starts_with(r.info.function + " does not exist") ? r.info.function : "";
+  const bool as_listed = r.info.shape == "as-listed" ||
+                         r.error.message.starts_with(r.info.function + " does not exist");
+  return as_listed ? r.info.function : "";
 }
 
 // A listed name that does not exist here (see the header): the row becomes

@@ -698,11 +698,12 @@ _VM_NOTE = (
     successor="torch.distributions.von_mises.VonMises",
 )
 def von_mises_as_listed(t: Ctx):
-    from mudjack_probe.errors import Unavailable
+    from mudjack_probe.errors import NameMissing
 
     torch = t.fw
     if not hasattr(torch, "von_mises"):
-        raise Unavailable(f"torch {torch.__version__} has no torch.von_mises; VonMises is in torch.distributions.von_mises")
+        raise NameMissing("torch.von_mises.VonMises",
+                          f"torch {torch.__version__} has no torch.von_mises; VonMises is in torch.distributions.von_mises")
     return t.call(lambda: _flag(t, hasattr(torch.von_mises, "VonMises")))
 
 

@@ -913,13 +913,14 @@ _REGISTER_NOTE = (
     successor="torch.nn.Module.register_parameter",
 )
 def register_parameter_as_listed(t: Ctx):
-    from mudjack_probe.errors import Unavailable
+    from mudjack_probe.errors import NameMissing
 
     torch = t.fw
     if not hasattr(torch.nn.Parameter, "register_parameter"):
-        raise Unavailable(
+        raise NameMissing(
+            "torch.nn.Parameter.register_parameter",
             f"torch.nn.Parameter has no attribute register_parameter in torch {torch.__version__}; "
-            "it is torch.nn.Module.register_parameter"
+            "it is torch.nn.Module.register_parameter",
         )
     return t.call(lambda: _flag(t, True))
 

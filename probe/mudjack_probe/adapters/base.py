@@ -37,6 +37,12 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
             r"(unsupported|not supported|invalid)[^\n]{0,40}(dtype|data ?type)|"
             r"(dtype|data ?type)[^\n]{0,60}(not supported|unsupported|is not allowed)|"
             r"does not accept dtype|doesn't handle types other than|Low precision dtypes not supported|"
+            # The frameworks' typed refusals of a dtype by kind (torch's words):
+            r"only Tensors of floating point( and complex)? dtype can require gradients|"
+            r"(Integral|Complex) inputs not supported|does not support complex dtypes|"
+            r"only supports floating-point dtypes|Expected a floating point or complex tensor|"
+            r"could not infer output dtype|can't be cast to the desired output type|"
+            r"with two bool tensors is not supported|"
             r"Could not find device for node[^\n]*T=DT_|no (kernel|OpKernel)[^\n]*(DT_BFLOAT16|DT_HALF|DT_COMPLEX|DT_BOOL|DT_INT)",
             re.I,
         ),
