@@ -343,15 +343,17 @@ void classify(const Counts& n, bool intolerable, model::VerdictRow& row) {
 // The callable a case reported missing (protocol 1.8 `missing_name`), or "".
 // Results of older probes carry no such field: there, only the case a suite
 // declares to look the name up as listed (shape "as-listed"), or a message
-// that begins "<the function's own name> does not exist", says so (never
-// another reason, such as "torch.compile does not exist").
+// that begins with the function's own name and says it does not exist
+// ("jax._src.core.get_aval (and ...) do not exist"), says so; never another
+// reason, such as "torch.compile does not exist".
 std::string missing_name(const CaseResult& r) {
   if (r.outcome != Outcome::kUnavailable) return "";
   if (auto it = r.extra.find("missing_name"); it != r.extra.end()) {
     return it->is_string() ? it->get<std::string>() : "";
   }
-  const bool as_listed = r.info.shape == "as-listed" ||
-                         r.error.message.starts_with(r.info.function + " does not exist");
+  const std::string& m = r.error.message;
+  const bool as_listed = r.info.shape == "as-listed" || (m.starts_with(r.info.function + " ") &&
+                                                         m.find(" not exist") != std::string::npos);
   return as_listed ? r.info.function : "";
 }
 
