@@ -82,13 +82,6 @@ run::RunOptions options_of(const CheckArgs& a, const Settings& s, const std::str
   o.python = s.python;
   o.params = {{"target", a.target}, {"quick", a.quick ? "true" : "false"}};
   o.budget_ms = a.budget_ms.value_or(o.budget_ms);
-  // Checked before anything runs, in the range `mudjack run` takes.
-  if (a.memory_limit_mb) {
-    if (auto why =
-            run::out_of_range("--memory-limit-mb", *a.memory_limit_mb, run::kMemoryLimitRangeMb)) {
-      throw util::FatalError(*why);
-    }
-  }
   if (auto mb = a.memory_limit_mb ? a.memory_limit_mb : s.config.memory_limit_mb) {
     o.memory_limit_bytes = run::mb_to_bytes(*mb);
   }

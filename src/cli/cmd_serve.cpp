@@ -32,17 +32,7 @@ server::RunDefaults run_defaults(const ServeArgs& a, const Settings& s) {
   d.results_dir = s.results_dir;
   d.profile = s.config.profile;
   d.python = s.python;
-  // The flags' own ranges, checked as `run` checks them (run/options.hpp).
-  for (const auto& why :
-       {a.timeout_s ? run::out_of_range("--timeout-s", *a.timeout_s, run::kTimeoutRangeS)
-                    : std::nullopt,
-        a.budget_ms ? run::out_of_range("--budget-ms", *a.budget_ms, run::kBudgetRangeMs)
-                    : std::nullopt,
-        a.memory_limit_mb
-            ? run::out_of_range("--memory-limit-mb", *a.memory_limit_mb, run::kMemoryLimitRangeMb)
-            : std::nullopt}) {
-    if (why) throw util::FatalError(*why);
-  }
+  // The flags' ranges are checked as they are parsed (cli/numbers.hpp).
   d.timeout_s = a.timeout_s.value_or(s.config.timeout_s.value_or(d.timeout_s));
   d.budget_ms = a.budget_ms.value_or(s.config.budget_ms.value_or(d.budget_ms));
   if (auto mb = a.memory_limit_mb ? a.memory_limit_mb : s.config.memory_limit_mb) {

@@ -32,6 +32,7 @@ TEST(Client, ReadsABusyServersRetryAfterInSecondsOnly) {
     res.set_content(R"({"error":"queue full","status":429})", "application/json");
   });
   const int port = server.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0) << "no loopback port";
   std::thread thread([&] { server.listen_after_bind(); });
   while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const Client client("127.0.0.1", port, "token-0123456789abcdef", milliseconds(2000),
