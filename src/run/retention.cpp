@@ -68,21 +68,12 @@ void remove_entry(int dir_fd, const std::string& name, const struct stat& st, bo
   pruned.bytes += static_cast<int64_t>(st.st_size);
 }
 
+void remove_named_tree(int dir_fd, const std::string& name, bool dry_run, Pruned& pruned);
+
 // Everything below the directory `dir_fd`, depth first; directories are
 // entered by openat(O_NOFOLLOW), so no link is ever followed.
 void clear_below(int dir_fd, bool dry_run, Pruned& pruned) {
-  for (const auto& name : names_in(dir_fd)) {
-    struct stat st {};
-    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    if (!S_ISDIR(st.st_mode)) {
-      remove_entry(dir_fd, name, st, dry_run, pruned);
-      continue;
-    }
-    Fd sub(::openat(dir_fd, name.c_str(), kDirFlags));
-    if (!sub.ok()) continue;
-    clear_below(sub.get(), dry_run, pruned);
-    if (!dry_run) ::unlinkat(dir_fd, name.c_str(), AT_REMOVEDIR);
-  }
+  for (const auto& name : names_in(dir_fd)) remove_named_tree(dir_fd, name, dry_run, pruned);
 }
 
 // `name` in `dir_fd` and everything below it, never through a link.
