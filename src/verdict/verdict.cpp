@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "stats/stats.hpp"
+#include "stats/timing.hpp"
 #include "verdict/claims.hpp"
 
 namespace mudjack::verdict {
@@ -493,6 +494,22 @@ std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& res
   return rows;
 }
 
+namespace {
+
+// Is this check a sanity property? Results of probes before protocol 1.8
+// stored the models' two sanity properties (probe/mudjack_probe/models.py)
+// as kind "property": there, a whole model's property of one of those two
+// names reads as sanity, so the published runs re-judge as they would today.
+bool sanity_check(const nlohmann::json& check, const model::CaseResult& r) {
+  const auto kind = check.value("kind", "property");
+  if (kind == "sanity") return true;
+  if (kind != "property" || !stats::whole_model(r.info)) return false;
+  const auto name = check.value("name", "");
+  return name == "every output is finite" || name == "the first output is not constant";
+}
+
+}  // namespace
+
 model::Check own_check(const model::CaseResult& r) {
   if (r.outcome != Outcome::kPass) return model::Check::kNone;
   const auto checks = r.extra.find("checks");
@@ -505,7 +522,7 @@ model::Check own_check(const model::CaseResult& r) {
     if (!c.is_object() || !c.value("ok", false)) return model::Check::kNone;
     const auto kind = c.value("kind", "property");
     reference = reference || kind == "reference";
-    property = property || kind != "sanity";  // a sanity property checks nothing
+    property = property || !sanity_check(c, r);  // a sanity property checks nothing
   }
   if (reference) return model::Check::kReference;
   return property ? model::Check::kProperty : model::Check::kNone;

@@ -140,8 +140,11 @@ def _uniform_host(key: Any, dtype: Any, n: int, lo: Any, hi: Any, partitionable:
     return np.maximum(lo, floats * (hi - lo) + lo)
 
 
-# The floating "PRNGKey" cases below label the dtype of the draws made with the key,
-# not of the seed: a seed array is integer (or bool) by the API.
+# The floating and complex "PRNGKey" cases below label the dtype of the draws made
+# with the key: each of those dtypes has a draw case (a complex draw is `normal`
+# only; jax.random.uniform refuses complex dtypes by its API). The seed cases
+# above get no floating or complex seed from the grid: a seed is integer (or
+# bool) by the API.
 cases.excuse("jax.random.PRNGKey", "integer_only", ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"])
 
 
@@ -151,16 +154,17 @@ _DRAWS = "the values drawn depend on the dtype"
 
 @cases.case(
     "jax.random.PRNGKey",
-    dtype=["float32", "bfloat16", "float64"],
+    dtype=["float32", "bfloat16", "float16", "float64", "complex64", "complex128"],
     shape=shapes("small", "large"),
     params={"use": ["split-uniform", "normal"], "impl": ["threefry2x32", "rbg"]},
     mode=BOTH,
     where=lambda d, s, m, p: (d == "float32" or (s == "small" and p["impl"] == "threefry2x32"))
-    and (m == "eager" or (d == "float32" and p["impl"] == "threefry2x32")),
+    and (m == "eager" or (d == "float32" and p["impl"] == "threefry2x32"))
+    and (not d.startswith("complex") or p["use"] == "normal"),
     note="a key then used: split + uniform in [0, 1), or normal. threefry2x32 is a counter-based hash in "
     "plain integer ops, expected bit-identical across backends, so compared, and checked against the same "
     "hash computed on the host (either counter layout, as jax_threefry_partitionable says): uniform bit for "
-    "bit, normal = sqrt(2) erfinv(u) with erfinv from SciPy; rbg uses XLA's RngBitGenerator, whose bits are "
+    "bit, normal = sqrt(2) erfinv(u) with erfinv from SciPy (complex normal draws: statistical properties); rbg uses XLA's RngBitGenerator, whose bits are "
     "documented to differ across backends: not compared, statistical properties only",
 )
 def prng_key_sample(t: Ctx):
@@ -176,7 +180,7 @@ def prng_key_sample(t: Ctx):
         _, k2 = jax.random.split(key)
         return jax.random.uniform(k2, shape, dtype=dtype)
 
-    if impl == "threefry2x32":
+    if impl == "threefry2x32" and not t.dtype_name.startswith("complex"):
         partitionable = bool(getattr(jax.config, "jax_threefry_partitionable", False))
         key = np.array([0, 1234], dtype=np.uint32)
 
@@ -191,7 +195,7 @@ def prng_key_sample(t: Ctx):
             u = _uniform_host(key, dtype, n, lo, 1.0, partitionable).astype(np.float64).reshape(shape)
             erfinv = load_module("scipy.special").erfinv(u)
             sqrt2 = float(np.array(np.sqrt(2), dtype))
-            if t.dtype_name == "bfloat16":  # lax.mul(sqrt2, erf_inv(u)): two bfloat16 roundings
+            if t.dtype_name in ("bfloat16", "float16"):  # lax.mul(sqrt2, erf_inv(u)): two roundings in the half dtype
                 return within_ulps(got, sqrt2 * erfinv.astype(dtype).astype(np.float64), dtype, 1.0)
             # erf_inv's own error grows in the tails (|u| -> 1): measured 6e-6 relative in float32
             r, a = (5e-5, 1e-6) if t.dtype_name == "float32" else (1e-10, 1e-12)
@@ -200,9 +204,13 @@ def prng_key_sample(t: Ctx):
         return t.call(f).reference("the same threefry draws computed on the host", reference).no_reference(_DRAWS)
 
     def check(outs, ins):
-        x = outs[0].astype(np.float64)
-        if x.shape != shape or not np.all(np.isfinite(x)):
+        if outs[0].shape != shape or not np.all(np.isfinite(outs[0])):
             return False
+        if np.iscomplexobj(outs[0]):  # standard complex normal: real and imaginary parts N(0, 1/2), independent
+            z = outs[0].astype(np.complex128)
+            parts = np.concatenate([z.real.ravel(), z.imag.ravel()]) * np.sqrt(2)
+            return abs(parts.mean()) < 5 / np.sqrt(2 * n) and abs(parts.std() - 1) < 5 / np.sqrt(4 * n)
+        x = outs[0].astype(np.float64)
         # five standard errors of the sample mean and spread for n draws
         if use == "normal":
             return abs(x.mean()) < 5 / np.sqrt(n) and abs(x.std() - 1) < 5 / np.sqrt(2 * n)

@@ -684,5 +684,21 @@ TEST(VerdictWords, AFailedOwnCheckIsCausedOwnCheckAndAnOracleJudgedPassIsFloat64
   EXPECT_EQ(j.verdicts[0].unchecked, 1);
 }
 
+// Results of older probes stored the models' sanity properties as kind
+// "property": on a whole model (a "name::" label) they read as sanity, on a
+// function's case a property of the same name still checks.
+TEST(VerdictWords, AnOlderModelsSanityPropertyChecksNothing) {
+  auto results = make_all({{"vit", "b1", "cuda:0"}, {"relu", "small", "cpu"}});
+  const auto legacy = nlohmann::json::array(
+      {{{"name", "every output is finite"}, {"kind", "property"}, {"ok", true}},
+       {{"name", "the first output is not constant"}, {"kind", "property"}, {"ok", true}}});
+  results[0].extra["checks"] = legacy;
+  results[0].info.tags = {"name::vit", "set::core"};
+  results[1].extra["checks"] = legacy;
+  const auto j = judge(model::RunInfo{}, results, Options{});
+  EXPECT_EQ(j.checked[0], model::Check::kNone) << "a model's legacy sanity property";
+  EXPECT_EQ(j.checked[1], model::Check::kProperty) << "a function's property of that name";
+}
+
 }  // namespace
 }  // namespace mudjack::verdict
