@@ -456,11 +456,9 @@ json run_to_json(const model::RunInfo& run) {
 // framework -> device -> {agrees, claimed_failing: [...], unclaimed_working: [...]} (1.7).
 json claims_to_json(const verdict::Judged& judged) {
   const auto row = [](const verdict::ClaimRow* r) {
-    json j = {{"function", r->function},
-              {"dtype", r->dtype},
-              {"ran", r->ran},
-              {"failed", r->failed},
-              {"case", r->case_id}};
+    json j = {{"function", r->function}, {"dtype", r->dtype},
+              {"ran", r->ran},           {"failed", r->failed},
+              {"case", r->case_id},      {"source", verdict::to_string(r->source)}};
     if (!r->error.empty()) j["error"] = r->error;
     return j;
   };

@@ -225,7 +225,8 @@ std::string capped_items(const std::vector<const Row*>& rows, const char* block,
 
 std::string claim_items(const std::vector<const verdict::ClaimRow*>& rows) {
   return capped_items(rows, "claims", [](const verdict::ClaimRow& r) {
-    std::string out = code(r.function) + " " + code(r.dtype) + ": " + std::to_string(r.ran) +
+    std::string out = code(r.function) + " " + code(r.dtype) + " (" +
+                      std::string(verdict::to_string(r.source)) + "): " + std::to_string(r.ran) +
                       " ran, " + std::to_string(r.failed) + " failed; " + code(r.case_id);
     if (!r.error.empty()) out += " — " + escape(one_line(r.error));
     return out;
@@ -236,10 +237,13 @@ std::string claims_section(const verdict::Judged& j) {
   const auto tallies = verdict::tally(j.claims);
   if (tallies.empty()) return "";
   std::string out =
-      "\n## Claimed vs actual support\n\nWhat each framework's own op database claims for a "
-      "dtype on a device kind, against what its cases did there: *claimed but failing* has a "
-      "case that failed (fail, crash, timeout); *working but unclaimed* ran every case without "
-      "a failure. Wrong answers are divergences, judged above, not a support question.\n\n"
+      "\n## Claimed vs actual support\n\nWhether a dtype is claimed on a device kind — by the "
+      "framework's op database (`op_database`), its kernel registry (`kernel_registry`), the "
+      "suite author's hand (`declared`), or, for a dtype the grid added, unless a case was "
+      "refused by a typed dtype rejection (`grid`) — against what its cases did there: *claimed "
+      "but failing* has a case that failed (fail, crash, timeout); *working but unclaimed* ran "
+      "every case without a failure. Wrong answers are divergences, judged above, not a support "
+      "question.\n\n"
       "| framework | device | agree | claimed but failing | working but unclaimed |\n"
       "|---|---|---:|---:|---:|\n";
   for (const auto& [framework, by_device] : tallies) {

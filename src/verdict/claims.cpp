@@ -1,6 +1,8 @@
 #include "verdict/claims.hpp"
 
+#include <algorithm>
 #include <tuple>
+#include <utility>
 
 namespace mudjack::verdict {
 
@@ -14,6 +16,20 @@ std::string_view to_string(Claim c) {
       return "unclaimed_working";
   }
   return "agrees";
+}
+
+std::string_view to_string(ClaimSource s) {
+  switch (s) {
+    case ClaimSource::kOpDatabase:
+      return "op_database";
+    case ClaimSource::kKernelRegistry:
+      return "kernel_registry";
+    case ClaimSource::kDeclared:
+      return "declared";
+    case ClaimSource::kGrid:
+      return "grid";
+  }
+  return "grid";
 }
 
 std::string device_kind(std::string_view device) {
@@ -34,45 +50,88 @@ bool failed(model::Outcome o) {
 
 }  // namespace
 
+const nlohmann::json* kernel_prediction(const model::CaseResult& r, std::string_view kind) {
+  const auto k = r.extra.find("kernels");
+  if (k == r.extra.end() || !k->is_object()) return nullptr;
+  const auto p = k->find(kind == "cuda" ? std::string("gpu") : std::string(kind));
+  if (p == k->end() || !p->is_object() || !p->contains("kernels") ||
+      !(*p)["kernels"].is_boolean()) {
+    return nullptr;
+  }
+  return &*p;
+}
+
+CaseClaim claim_of(const model::CaseResult& r) {
+  const std::string kind = device_kind(r.device);
+  if (auto c = r.info.claims.find(kind); c != r.info.claims.end() && c->is_boolean()) {
+    return {c->get<bool>(), ClaimSource::kOpDatabase};
+  }
+  if (const auto* p = kernel_prediction(r, kind)) {
+    return {(*p)["kernels"].get<bool>(), ClaimSource::kKernelRegistry};
+  }
+  if (!r.info.grid) return {true, ClaimSource::kDeclared};
+  const bool rejected =
+      r.outcome == model::Outcome::kFail && r.error.kind == model::ErrorKind::kUnsupportedDtype;
+  return {!rejected, ClaimSource::kGrid};
+}
+
+namespace {
+
+// The row's claim once all its cases are in, and its evidence.
+void settle(ClaimRow& row, const std::vector<const model::CaseResult*>& cases) {
+  for (const auto* r : cases) {
+    if (row.claimed && failed(r->outcome) && row.case_id.empty()) {
+      row.case_id = r->info.id;
+      row.error = r->error.message.substr(0, r->error.message.find('\n'));
+    } else if (!row.claimed && ran(r->outcome) && row.case_id.empty()) {
+      row.case_id = r->info.id;
+    }
+  }
+  if (row.claimed && row.failed > 0) {
+    row.claim = Claim::kClaimedFailing;
+  } else if (!row.claimed && row.ran > 0 && row.failed == 0) {
+    row.claim = Claim::kUnclaimedWorking;
+  } else {
+    row.case_id.clear();
+    row.error.clear();
+  }
+}
+
+}  // namespace
+
 std::vector<ClaimRow> claims(const std::vector<model::CaseResult>& cases) {
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
-  std::map<Key, ClaimRow> rows;
+  std::map<Key, std::pair<ClaimRow, std::vector<const model::CaseResult*>>> rows;
   for (const auto& r : cases) {
-    const auto& c = r.info.claims;
-    if (!c.is_object() || c.empty() || (!ran(r.outcome) && !failed(r.outcome))) continue;
-    auto it = c.find(device_kind(r.device));
-    if (it == c.end() || !it->is_boolean()) continue;
-    auto& row = rows[{r.info.framework, r.device, r.info.function, r.info.dtype}];
-    if (row.framework.empty()) {
+    if (!ran(r.outcome) && !failed(r.outcome)) continue;
+    auto& [row, members] = rows[{r.info.framework, r.device, r.info.function, r.info.dtype}];
+    const auto claim = claim_of(r);
+    if (members.empty()) {
       row.framework = r.info.framework;
       row.function = r.info.function;
       row.dtype = r.info.dtype;
       row.device = r.device;
-      row.claimed = it->get<bool>();
+      row.claimed = true;
+      row.source = claim.source;
     }
-    if (failed(r.outcome)) {
-      if (row.failed++ == 0 && row.claimed) {
-        row.case_id = r.info.id;
-        row.error = r.error.message.substr(0, r.error.message.find('\n'));
-      }
-    } else if (row.ran++ == 0 && !row.claimed) {
-      row.case_id = r.info.id;
-    }
+    row.claimed = row.claimed && claim.claimed;
+    (failed(r.outcome) ? row.failed : row.ran)++;
+    members.push_back(&r);
   }
   std::vector<ClaimRow> out;
   out.reserve(rows.size());
-  for (auto& [key, row] : rows) {
-    if (row.claimed && row.failed > 0) {
-      row.claim = Claim::kClaimedFailing;
-    } else if (!row.claimed && row.ran > 0 && row.failed == 0) {
-      row.claim = Claim::kUnclaimedWorking;
-    } else {
-      row.case_id.clear();
-      row.error.clear();
-    }
-    out.push_back(std::move(row));
+  for (auto& [key, entry] : rows) {
+    settle(entry.first, entry.second);
+    out.push_back(std::move(entry.first));
   }
   return out;
+}
+
+bool worth_showing(const std::vector<ClaimRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const ClaimRow& r) {
+    return r.claim != Claim::kAgrees || r.source == ClaimSource::kOpDatabase ||
+           r.source == ClaimSource::kKernelRegistry;
+  });
 }
 
 std::map<std::string, std::map<std::string, ClaimTally>> tally(const std::vector<ClaimRow>& rows) {

@@ -1,9 +1,16 @@
 #pragma once
-// Claimed versus actual support (docs/design.md, "whole-surface suites"): a
-// case may carry what its framework's own op database claims about its
-// dtype per device kind (CaseInfo::claims: PyTorch's OpInfo dtypes, JAX's
-// harness limitations). Each (framework, function, dtype, device) with a
-// claim is set against what its cases did there:
+// Claimed versus actual support (docs/design.md, "claim sources"). Every
+// case's dtype is claimed or not on its device by one source, the first of:
+//   - op_database: what the framework's own op database claims per device
+//     kind (CaseInfo::claims: PyTorch's OpInfo dtypes, JAX's harness
+//     limitations);
+//   - kernel_registry: the kernel registry's prediction for the device kind
+//     (extra.kernels, TensorFlow);
+//   - declared: a dtype the suite author declared by hand is claimed;
+//   - grid: a dtype the grid added is claimed unless a case of it failed
+//     with a typed dtype rejection (error kind unsupported_dtype).
+// Each (framework, function, dtype, device) is set against what its cases
+// did there:
 //   - ran:    pass or mismatch (the op ran; a wrong answer is a divergence,
 //             judged by the oracle, not a support question);
 //   - failed: fail, crash or timeout;
@@ -12,6 +19,7 @@
 // one whose cases ran, none failing, is `unclaimed_working`; the rest agree.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,12 +31,30 @@ namespace mudjack::verdict {
 enum class Claim { kAgrees, kClaimedFailing, kUnclaimedWorking };
 std::string_view to_string(Claim c);
 
+enum class ClaimSource { kOpDatabase, kKernelRegistry, kDeclared, kGrid };
+std::string_view to_string(ClaimSource s);
+
+// Whether a case's dtype is claimed on its device, and by which source (the
+// rule above). A grid case is unclaimed only when it failed by a typed
+// dtype rejection.
+struct CaseClaim {
+  bool claimed = true;
+  ClaimSource source = ClaimSource::kGrid;
+};
+CaseClaim claim_of(const model::CaseResult& r);
+
+// The kernel registry's prediction for device kind `kind` in a result's
+// extra.kernels ({"cpu": {"kernels": bool, "missing": [op, ...]}, "gpu":
+// ...}; "cuda" reads "gpu"), if any.
+const nlohmann::json* kernel_prediction(const model::CaseResult& r, std::string_view kind);
+
 struct ClaimRow {
   std::string framework;
   std::string function;
   std::string dtype;
   std::string device;
   bool claimed = false;
+  ClaimSource source = ClaimSource::kGrid;
   int ran = 0;     // cases that ran (pass, mismatch)
   int failed = 0;  // cases that failed (fail, crash, timeout)
   Claim claim = Claim::kAgrees;
@@ -42,10 +68,16 @@ struct ClaimRow {
 // and "lab/cuda:1" (a merged run's label is dropped).
 std::string device_kind(std::string_view device);
 
-// One row per (framework, function, dtype, device) whose cases carry a claim
-// for the device's kind and at least one of which ran or failed, in a stable
-// order (framework, device, function, dtype).
+// One row per (framework, function, dtype, device) at least one of whose
+// cases ran or failed, in a stable order (framework, device, function,
+// dtype). The row is claimed when every such case's dtype is claimed; its
+// source is its first case's.
 std::vector<ClaimRow> claims(const std::vector<model::CaseResult>& cases);
+
+// Is the table worth a section? When a row's claim comes from the framework
+// (op database, kernel registry) or a row disagrees; a run of hand-declared
+// dtypes that all did what was declared has nothing to say.
+bool worth_showing(const std::vector<ClaimRow>& rows);
 
 // Per framework and device: how many rows agree, and the rows that do not.
 struct ClaimTally {

@@ -84,6 +84,7 @@ Judged assemble_checked(model::RunInfo run, std::vector<model::CaseResult> cases
   count(j);
   j.checked = std::move(checked);
   j.claims = verdict::claims(j.cases);
+  if (!verdict::worth_showing(j.claims)) j.claims.clear();
   j.kernels = verdict::kernel_rows(j.cases);
   return j;
 }

@@ -108,19 +108,6 @@ std::string first_line_of(const std::string& s, size_t max_chars = 160) {
   return s.substr(0, std::min(s.find('\n'), max_chars));
 }
 
-// The kernel registry's prediction for `kind` in a result's extra.kernels
-// ({"cpu": {"kernels": bool, "missing": [op, ...]}, "gpu": ...}), if any.
-const nlohmann::json* kernel_prediction(const CaseResult& r, const std::string& kind) {
-  const auto k = r.extra.find("kernels");
-  if (k == r.extra.end() || !k->is_object()) return nullptr;
-  const auto p = k->find(kind == "cuda" ? "gpu" : kind);
-  if (p == k->end() || !p->is_object() || !p->contains("kernels") ||
-      !(*p)["kernels"].is_boolean()) {
-    return nullptr;
-  }
-  return &*p;
-}
-
 // "diverged (2 full_precision, 1 baseline_wrong)".
 std::string diverged_text(const model::VerdictRow& row) {
   std::string parts;
@@ -414,21 +401,24 @@ model::VerdictRow judge_group(const std::vector<const CaseResult*>& cases,
 
 std::optional<std::string> unsupported_reason(const model::CaseResult& r) {
   if (r.outcome != Outcome::kFail) return std::nullopt;
+  const auto claim = claim_of(r);
+  if (claim.claimed) return std::nullopt;
   const std::string kind = device_kind(r.device);
-  if (auto c = r.info.claims.find(kind); c != r.info.claims.end() && c->is_boolean()) {
-    if (c->get<bool>()) return std::nullopt;
-    return "not claimed on " + kind + " by " + r.info.framework + "'s op database";
-  }
-  if (const auto* p = kernel_prediction(r, kind)) {
-    if ((*p)["kernels"].get<bool>()) return std::nullopt;
-    std::string missing;
-    for (const auto& op : p->value("missing", nlohmann::json::array())) {
-      if (op.is_string()) missing += (missing.empty() ? "" : ", ") + op.get<std::string>();
+  switch (claim.source) {
+    case ClaimSource::kOpDatabase:
+      return "not claimed on " + kind + " by " + r.info.framework + "'s op database";
+    case ClaimSource::kKernelRegistry: {
+      std::string missing;
+      for (const auto& op : kernel_prediction(r, kind)->value("missing", nlohmann::json::array())) {
+        if (op.is_string()) missing += (missing.empty() ? "" : ", ") + op.get<std::string>();
+      }
+      return "no " + r.info.dtype + " kernel registered on " + kind +
+             (missing.empty() ? "" : " (" + first_line_of(missing, 80) + ")");
     }
-    return "no " + r.info.dtype + " kernel registered on " + kind +
-           (missing.empty() ? "" : " (" + first_line_of(missing, 80) + ")");
+    case ClaimSource::kDeclared:
+    case ClaimSource::kGrid:
+      break;
   }
-  if (!r.info.grid || r.error.kind != model::ErrorKind::kUnsupportedDtype) return std::nullopt;
   return "rejected by type: " + first_line_of(r.error.message);
 }
 

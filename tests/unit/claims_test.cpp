@@ -55,21 +55,33 @@ TEST(Claims, EachDirectionWithItsEvidence) {
       result("neg", "bool", 0, "cpu", Outcome::kSkip, kCpuOnly),
       result("neg", "bool", 0, "cuda:0", Outcome::kUnavailable, kCpuOnly),
       result("neg", "int8", 0, "cpu", Outcome::kError, kCpuOnly),
-      // no claim for this kind, or none at all: no row
+      // no claim for this kind, or none at all: a grid dtype refused by type
+      // is not claimed (it agrees), a declared one failing is claimed but failing
       result("sin", "float32", 0, "tpu:0", Outcome::kFail, kCpuOnly),
       result("cos", "float32", 0, "cpu", Outcome::kFail, nlohmann::json::object()),
+      result("tan", "float64", 0, "cpu", Outcome::kFail, nlohmann::json::object()),
   };
+  for (auto* r : {&cases[9], &cases[10]}) {
+    r->info.grid = true;
+    r->error.kind = model::ErrorKind::kUnsupportedDtype;
+  }
   auto rows = verdict::claims(cases);
-  ASSERT_EQ(rows.size(), 4u);
+  ASSERT_EQ(rows.size(), 7u);
+  EXPECT_EQ(verdict::claim_of(cases[9]).source, verdict::ClaimSource::kGrid);
+  EXPECT_FALSE(verdict::claim_of(cases[10]).claimed);
+  EXPECT_EQ(verdict::claim_of(cases[11]).source, verdict::ClaimSource::kDeclared);
   auto tallies = verdict::tally(rows);
   const auto& cpu = tallies.at("torch").at("cpu");
-  EXPECT_EQ(cpu.agrees, 1);
-  ASSERT_EQ(cpu.claimed_failing.size(), 1u);
+  EXPECT_EQ(cpu.agrees, 2);
+  ASSERT_EQ(cpu.claimed_failing.size(), 2u);
   EXPECT_EQ(cpu.claimed_failing[0]->function, "svd");
+  EXPECT_EQ(cpu.claimed_failing[0]->source, verdict::ClaimSource::kOpDatabase);
   EXPECT_EQ(cpu.claimed_failing[0]->ran, 1);
   EXPECT_EQ(cpu.claimed_failing[0]->failed, 1);
   EXPECT_EQ(cpu.claimed_failing[0]->case_id, "torch/svd/float16-default-sample=1-eager");
   EXPECT_EQ(cpu.claimed_failing[0]->error, "no kernel for float16");
+  EXPECT_EQ(cpu.claimed_failing[1]->function, "tan");
+  EXPECT_EQ(cpu.claimed_failing[1]->source, verdict::ClaimSource::kDeclared);
   EXPECT_TRUE(cpu.unclaimed_working.empty());
   const auto& cuda = tallies.at("torch").at("cuda:0");
   EXPECT_EQ(cuda.agrees, 1);
@@ -86,7 +98,7 @@ TEST(Claims, EachDirectionWithItsEvidence) {
   auto judged = verdict::assemble(run, cases, {}, options);
   auto doc = report::to_json(judged);
   ASSERT_TRUE(doc.contains("claims"));
-  EXPECT_EQ(doc["claims"]["torch"]["cpu"]["agrees"], 1);
+  EXPECT_EQ(doc["claims"]["torch"]["cpu"]["agrees"], 2);
   EXPECT_EQ(doc["claims"]["torch"]["cpu"]["claimed_failing"][0]["error"], "no kernel for float16");
   EXPECT_EQ(doc["claims"]["torch"]["cuda:0"]["unclaimed_working"][0]["dtype"], "float16");
   // Each case keeps its policy and claims, and reads back with them.
@@ -100,7 +112,7 @@ TEST(Claims, EachDirectionWithItsEvidence) {
   EXPECT_NE(md.find("## Claimed vs actual support"), std::string::npos);
   EXPECT_NE(md.find("| torch | `cuda:0` | 1 | 0 | 1 |"), std::string::npos) << md;
   auto lines = report::claims_lines(judged);
-  EXPECT_NE(lines.find("torch on cpu: 1 agree, 1 claimed but failing (e.g. svd float16)"),
+  EXPECT_NE(lines.find("torch on cpu: 2 agree, 2 claimed but failing (e.g. svd float16"),
             std::string::npos)
       << lines;
 }
