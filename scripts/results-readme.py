@@ -311,6 +311,11 @@ def section_fuzz() -> str:
             nodes = f"{f['nodes']} → {f['reduced_nodes']}" if f["reduced"] else f"{f['nodes']} (not reduced)"
             alone = {True: "reproduces", False: "does not reproduce", None: "not run"}[f.get("standalone")]
             out.append(f"| {i} | {f['symptom']} | `{f['backend']}` | `{f['device']}` | {ops} | {nodes} | {f['duplicates']} | {alone} |")
+        suspects = doc.get("suspects", [])
+        out.append(f"\n{len(suspects)} suspects (a float64 reference at its dtype's noise floor; never findings)"
+                   + (":" if suspects else "."))
+        for f in suspects:
+            out.append(f"- `{f['backend']}` on `{f['device']}` ({', '.join(f['reduced_ops'] or f['ops'])}): {f['suspect']}")
         out.append("")
     return "\n".join(out)
 

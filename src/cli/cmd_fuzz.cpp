@@ -1,6 +1,7 @@
 // mudjack fuzz: generated graphs run on every backend and device, findings
 // reduced and bundled (src/fuzz/campaign.hpp, docs/fuzz.md); --resume
-// continues a campaign, --replay reruns one finding's bundle.
+// continues a campaign, --replay reruns one finding's bundle, --rejudge
+// judges a stored campaign again (suspects apart) without rerunning it.
 #include <cstdio>
 #include <iostream>
 
@@ -35,6 +36,7 @@ struct FuzzArgs {
   std::optional<std::string> suite;    // a folder of fuzz backends (tests: a planted bug)
   std::optional<std::string> publish;  // campaign id
   std::string to;
+  std::optional<std::string> rejudge;  // a campaign's folder
 };
 
 fuzz::Options options_of(const FuzzArgs& a, const Settings& s) {
@@ -68,6 +70,21 @@ fuzz::Options options_of(const FuzzArgs& a, const Settings& s) {
   return o;
 }
 
+// --rejudge DIR: findings before and after, every suspect listed; exit 1
+// while findings remain (suspects never count).
+int rejudge_main(const std::string& dir, const Settings& s) {
+  const auto r = fuzz::rejudge(dir, s.config.profile, s.python);
+  std::printf("rejudged %s: %zu findings before, %zu after; %zu suspects (not findings)\n",
+              dir.c_str(), r.findings_before, r.findings_after, r.suspects.size());
+  for (const auto& f : r.suspects) {
+    std::printf(
+        "  suspect %s on %s/%s (%s): %s\n", f.bundle.empty() ? f.graph.c_str() : f.bundle.c_str(),
+        f.backend.c_str(), f.device.c_str(),
+        fuzz::join(f.reduced.empty() ? f.ops : f.reduced_ops, ", ").c_str(), f.suspect.c_str());
+  }
+  return r.findings_after > 0 ? 1 : 0;
+}
+
 int fuzz_main(const FuzzArgs& a) {
   auto s = settings(a.common);
   const fuzz::Where where{s.results_dir, intolerable_path(a.common)};
@@ -81,6 +98,7 @@ int fuzz_main(const FuzzArgs& a) {
     std::printf("published campaign %s to %s\n", a.publish->c_str(), a.to.c_str());
     return 0;
   }
+  if (a.rejudge) return rejudge_main(*a.rejudge, s);
   if (a.replay) {
     auto o = options_of(a, s);
     const auto r = fuzz::replay(*a.replay, where, o, interrupted());
@@ -94,8 +112,8 @@ int fuzz_main(const FuzzArgs& a) {
   } else {
     out = fuzz::start(options_of(a, s), where, interrupted(), say);
   }
-  std::printf("fuzz %s: %zu unique findings; reports in %s\n", out.id.c_str(), out.findings,
-              out.dir.c_str());
+  std::printf("fuzz %s: %zu unique findings, %zu suspects (not findings); reports in %s\n",
+              out.id.c_str(), out.findings, out.suspects, out.dir.c_str());
   if (!out.completed) {
     std::fprintf(stderr, "mudjack: interrupted. Continue with: mudjack fuzz --resume %s --out %s\n",
                  out.id.c_str(), s.results_dir.c_str());
@@ -144,6 +162,9 @@ Command fuzz_command() {
                       "Copy campaign ID's reports and bundles to --to DIR (refused for a "
                       "campaign run from a dirty tree)");
         c->add_option("--to", a->to, "Where --publish writes");
+        c->add_option("--rejudge", a->rejudge,
+                      "Judge a stored campaign's folder again (suspects apart), without "
+                      "rerunning a backend");
         c->add_option("--suite", a->suite,
                       "A folder of fuzz backends instead of the built-in suite (tests)");
         return [a] { return fuzz_main(*a); };

@@ -13,6 +13,9 @@
 // an interrupt, and is resumable (`--resume ID`): campaign.json holds its
 // options, its batches and their runs, and its findings.
 //
+// A mismatch whose float64 reference is at or below its dtype's noise floor
+// is a suspect (fuzz/suspect.hpp), listed apart and never a finding.
+//
 // Folder: <results>/fuzz/<id>/ with campaign.json, graphs/batch-NNNN/,
 // findings/<n>-<symptom>-<backend>-<device>/ (graph.json, original.json,
 // finding.json, repro.py), reduce/ (the reducer's store), and the reports
@@ -79,6 +82,7 @@ struct Outcome {
   std::filesystem::path dir;
   bool completed = false;  // budget spent (not interrupted)
   size_t findings = 0;     // unique findings
+  size_t suspects = 0;     // suspects (fuzz/suspect.hpp): never findings
 };
 
 // A new campaign. FatalError for options that cannot run or an unknown
@@ -107,6 +111,23 @@ Outcome resume(const std::string& id, double budget_s, int64_t max_graphs,
 // a link, as the results folder may.
 std::vector<std::string> publish(const std::string& id, const Where& w,
                                  const std::filesystem::path& dest);
+
+// Re-judges a stored campaign (its folder: <results>/fuzz/<id>/ or a
+// published copy) with the suspect rule, without rerunning any backend: the
+// float64 reference of each mismatch's graph (its bundle's reduced
+// graph.json, else original.json) is recomputed on the host by the numpy
+// probe from the graph and the campaign's seed; a mismatch whose every
+// output is at or below its dtype's noise floor moves from the findings to
+// the suspects. campaign.json (where there is one), findings.json and every
+// report are rewritten. FatalError: not a campaign folder, or the
+// reference could not be computed.
+struct Rejudged {
+  size_t findings_before = 0;
+  size_t findings_after = 0;
+  std::vector<Finding> suspects;  // all of them, those moved now included
+};
+Rejudged rejudge(const std::filesystem::path& dir, const std::string& profile,
+                 const std::map<std::string, std::string>& python);
 
 struct Replay {
   bool shows = false;

@@ -67,6 +67,7 @@ nlohmann::json to_json(const Finding& f) {
   j["ratio"] = f.ratio ? nlohmann::json(*f.ratio) : nlohmann::json();
   j["standalone"] = f.standalone ? nlohmann::json(*f.standalone) : nlohmann::json();
   j["standalone_output"] = f.standalone_output;
+  if (!f.suspect.empty()) j["suspect"] = f.suspect;
   return j;
 }
 
@@ -92,6 +93,7 @@ Finding finding_from_json(const nlohmann::json& j) {
     f.standalone = j["standalone"].get<bool>();
   }
   f.standalone_output = j.value("standalone_output", "");
+  f.suspect = j.value("suspect", "");
   f.duplicates = j.value("duplicates", 0);
   return f;
 }

@@ -27,7 +27,10 @@
 namespace mudjack::fuzz {
 
 struct Finding {
-  std::string symptom;  // crash, raise, timeout, mismatch, slow
+  // crash, raise, timeout, mismatch, slow; or suspect: a mismatch whose
+  // float64 reference is at or below its dtype's noise floor
+  // (fuzz/suspect.hpp), reported apart and never a finding
+  std::string symptom;
   std::string backend;
   std::string device;
   std::string error_class;       // raise/crash: the error with names and numbers masked
@@ -40,6 +43,7 @@ struct Finding {
   int agreeing = 0;
   std::optional<double> bound_eps;  // mismatch: the bound it was held to
   std::optional<double> ratio;      // slow: compiled / eager median
+  std::string suspect;              // suspect: why (one line per suspect output)
   // Filled by reduction and bundling.
   std::string reduced;  // hash of the reduced graph ("" until reduced)
   size_t reduced_nodes = 0;

@@ -69,26 +69,32 @@ std::string graph_text(const fs::path& file) {
 
 }  // namespace
 
-std::string render_csv(const std::vector<Finding>& findings) {
+std::string render_csv(const std::vector<Finding>& findings, const std::vector<Finding>& suspects) {
   std::string out =
       "symptom,backend,device,ops,nodes,reduced_nodes,duplicates,standalone,agreeing,bound_eps,"
-      "ratio,graph,reduced,bundle,detail\r\n";
-  for (const auto& f : findings) {
-    const std::vector<std::string> row = {f.symptom,
-                                          f.backend,
-                                          f.device,
-                                          join(f.reduced.empty() ? f.ops : f.reduced_ops, " "),
-                                          std::to_string(f.nodes),
-                                          f.reduced.empty() ? "" : std::to_string(f.reduced_nodes),
-                                          std::to_string(f.duplicates),
-                                          standalone_text(f),
-                                          f.symptom == "mismatch" ? std::to_string(f.agreeing) : "",
-                                          num(f.bound_eps, "%.4g"),
-                                          num(f.ratio, "%.3g"),
-                                          f.graph,
-                                          f.reduced,
-                                          f.bundle,
-                                          detail_text(f)};
+      "ratio,graph,reduced,bundle,detail,suspect\r\n";
+  std::vector<const Finding*> rows;
+  for (const auto& f : findings) rows.push_back(&f);
+  for (const auto& f : suspects) rows.push_back(&f);
+  for (const auto* row_of : rows) {
+    const Finding& f = *row_of;
+    const std::vector<std::string> row = {
+        f.symptom,
+        f.backend,
+        f.device,
+        join(f.reduced.empty() ? f.ops : f.reduced_ops, " "),
+        std::to_string(f.nodes),
+        f.reduced.empty() ? "" : std::to_string(f.reduced_nodes),
+        std::to_string(f.duplicates),
+        standalone_text(f),
+        f.symptom == "mismatch" || f.symptom == "suspect" ? std::to_string(f.agreeing) : "",
+        num(f.bound_eps, "%.4g"),
+        num(f.ratio, "%.3g"),
+        f.graph,
+        f.reduced,
+        f.bundle,
+        detail_text(f),
+        f.suspect};
     std::string line;
     for (const auto& cell : row) line += (line.empty() ? "" : ",") + report::csv_field(cell);
     out += line + "\r\n";
@@ -96,7 +102,67 @@ std::string render_csv(const std::vector<Finding>& findings) {
   return out;
 }
 
-std::string render_markdown(const json& s, const std::vector<Finding>& findings) {
+namespace {
+
+std::string markdown_findings(const std::vector<Finding>& findings) {
+  std::ostringstream md;
+  std::map<std::string, int> by_symptom;
+  for (const auto& f : findings) ++by_symptom[f.symptom + " on " + f.backend];
+  md << "\n## Findings\n\n" << findings.size() << " unique";
+  for (const auto& [k, n] : by_symptom) md << "; " << k << ": " << n;
+  md << ".\n\n";
+  if (!findings.empty()) {
+    md << "| # | symptom | backend | device | ops (reduced) | nodes | dups | standalone | detail "
+          "|\n"
+          "|---|---|---|---|---|---|---:|---|---|\n";
+    int i = 0;
+    for (const auto& f : findings) {
+      std::string detail = detail_text(f).substr(0, 300);
+      for (auto& c : detail) {
+        if (c == '|') c = '/';
+      }
+      const std::string hint = verdict_hint(f);
+      md << "| " << ++i << " | " << f.symptom << " | " << f.backend << " | " << f.device << " | "
+         << join(f.reduced.empty() ? f.ops : f.reduced_ops, ", ") << " | " << f.nodes
+         << (f.reduced.empty() ? "" : " → " + std::to_string(f.reduced_nodes)) << " | "
+         << f.duplicates << " | " << standalone_text(f) << " | " << detail
+         << (hint.empty() ? "" : " (" + hint + ")") << " |\n";
+    }
+  }
+  return md.str();
+}
+
+std::string no_pipes(std::string text) {
+  for (auto& c : text) {
+    if (c == '|') c = '/';
+  }
+  return text;
+}
+
+std::string markdown_suspects(const std::vector<Finding>& suspects) {
+  std::ostringstream md;
+  md << "\n## Suspects\n\n"
+     << suspects.size()
+     << " suspect mismatches: the float64 reference is at or below its dtype's noise floor "
+        "(exactly 0, underflowing, or cancelling), so the oracle cannot tell a wrong backend "
+        "from rounding. Never findings.\n\n";
+  if (suspects.empty()) return md.str();
+  md << "| # | backend | device | ops | nodes | dups | graph | why |\n"
+        "|---|---|---|---|---|---:|---|---|\n";
+  int i = 0;
+  for (const auto& f : suspects) {
+    md << "| " << ++i << " | " << f.backend << " | " << f.device << " | "
+       << join(f.reduced.empty() ? f.ops : f.reduced_ops, ", ") << " | " << f.nodes
+       << (f.reduced.empty() ? "" : " → " + std::to_string(f.reduced_nodes)) << " | "
+       << f.duplicates << " | " << f.graph << " | " << no_pipes(f.suspect.substr(0, 400)) << " |\n";
+  }
+  return md.str();
+}
+
+}  // namespace
+
+std::string render_markdown(const json& s, const std::vector<Finding>& findings,
+                            const std::vector<Finding>& suspects) {
   std::ostringstream md;
   md << "# Fuzz campaign " << s.value("id", "") << "\n\n";
   if (!s["options"].value("command", "").empty()) {
@@ -127,29 +193,7 @@ std::string render_markdown(const json& s, const std::vector<Finding>& findings)
     if (!s["acceptance"].contains(b))
       md << "| " << b << " | 0 | 0 | - | " << n.get<int>() << " |\n";
   }
-  std::map<std::string, int> by_symptom;
-  for (const auto& f : findings) ++by_symptom[f.symptom + " on " + f.backend];
-  md << "\n## Findings\n\n" << findings.size() << " unique";
-  for (const auto& [k, n] : by_symptom) md << "; " << k << ": " << n;
-  md << ".\n\n";
-  if (!findings.empty()) {
-    md << "| # | symptom | backend | device | ops (reduced) | nodes | dups | standalone | detail "
-          "|\n"
-          "|---|---|---|---|---|---|---:|---|---|\n";
-    int i = 0;
-    for (const auto& f : findings) {
-      std::string detail = detail_text(f).substr(0, 300);
-      for (auto& c : detail) {
-        if (c == '|') c = '/';
-      }
-      const std::string hint = verdict_hint(f);
-      md << "| " << ++i << " | " << f.symptom << " | " << f.backend << " | " << f.device << " | "
-         << join(f.reduced.empty() ? f.ops : f.reduced_ops, ", ") << " | " << f.nodes
-         << (f.reduced.empty() ? "" : " → " + std::to_string(f.reduced_nodes)) << " | "
-         << f.duplicates << " | " << standalone_text(f) << " | " << detail
-         << (hint.empty() ? "" : " (" + hint + ")") << " |\n";
-    }
-  }
+  md << markdown_findings(findings) << markdown_suspects(suspects);
   md << "\n## Coverage\n\n"
      << s.value("coverage", json::object()).size() << " of " << s.value("ops_specified", 0)
      << " ops used.\n\n| op | nodes | attribute values | rank:dtype |\n|---|---:|---:|---:|\n";
@@ -161,11 +205,12 @@ std::string render_markdown(const json& s, const std::vector<Finding>& findings)
   return md.str();
 }
 
-std::string render_junit(const json& s, const std::vector<Finding>& findings) {
+std::string render_junit(const json& s, const std::vector<Finding>& findings,
+                         const std::vector<Finding>& suspects) {
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites><testsuite name=\"fuzz "
-    << esc(s.value("id", "")) << "\" tests=\"" << findings.size() << "\" failures=\""
-    << findings.size() << "\">\n";
+    << esc(s.value("id", "")) << "\" tests=\"" << findings.size() + suspects.size()
+    << "\" failures=\"" << findings.size() << "\" skipped=\"" << suspects.size() << "\">\n";
   for (const auto& f : findings) {
     x << "<testcase classname=\"fuzz." << esc(f.backend) << "\" name=\""
       << esc(f.symptom + " " + f.device + " " +
@@ -174,24 +219,54 @@ std::string render_junit(const json& s, const std::vector<Finding>& findings) {
       << "\">" << report::xml_escape("bundle: " + f.bundle + "\ngraph: " + f.graph, false)
       << "</failure></testcase>\n";
   }
+  for (const auto& f : suspects) {  // skipped: the oracle cannot judge them
+    x << "<testcase classname=\"fuzz." << esc(f.backend) << "\" name=\""
+      << esc("suspect " + f.device + " " + f.graph) << "\"><skipped message=\""
+      << esc("suspect: " + f.suspect.substr(0, 300)) << "\"/></testcase>\n";
+  }
   x << "</testsuite></testsuites>\n";
   return x.str();
 }
 
-std::string render_html(const fs::path& dir, const json& s, const std::vector<Finding>& findings) {
+namespace {
+
+// The suspects' section of report.html.
+std::string html_suspects(const std::vector<Finding>& suspects) {
+  std::ostringstream h;
+  h << "<h2>Suspects</h2><p>" << suspects.size()
+    << " suspect mismatches: the float64 reference is at or below its dtype's noise floor "
+       "(exactly 0, underflowing, or cancelling). Never findings.</p>\n<table "
+       "id=\"suspects\"><tr><th>#</th><th>backend</th><th>device</th><th>ops</th><th>graph</"
+       "th><th>duplicates</th><th>why</th></tr>\n";
+  int i = 0;
+  for (const auto& f : suspects) {
+    h << "<tr class=\"suspect\"><td>" << ++i << "</td><td>" << esc(f.backend) << "</td><td>"
+      << esc(f.device) << "</td><td>" << esc(join(f.reduced.empty() ? f.ops : f.reduced_ops, ", "))
+      << "</td><td>" << esc(f.graph) << "</td><td>" << f.duplicates << "</td><td>" << esc(f.suspect)
+      << "</td></tr>\n";
+  }
+  h << "</table>\n";
+  return h.str();
+}
+
+}  // namespace
+
+std::string render_html(const fs::path& dir, const json& s, const std::vector<Finding>& findings,
+                        const std::vector<Finding>& suspects) {
   std::ostringstream h;
   h << "<!doctype html><html><head><meta charset=\"utf-8\"><title>MudJack fuzz "
     << esc(s.value("id", ""))
     << "</title><style>body{font:14px sans-serif;margin:2em}table{border-collapse:collapse}"
        "td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top}pre{margin:0;font-size:12px}"
        ".crash,.raise,.timeout{background:#f8d0d0}.mismatch{background:#fde8c8}.slow{background:#"
-       "e8e0f8}"
+       "e8e0f8}.suspect{background:#eee}"
        "</style></head><body>\n<h1>Fuzz campaign "
     << esc(s.value("id", "")) << "</h1>\n<p>" << s.value("graphs_generated", 0)
     << " graphs generated, " << s.value("graphs_run", 0) << " run as " << s.value("cases", 0)
     << " cases; " << s.value("rejected_by_all", 0) << " rejected by every backend; "
-    << s.value("suite_errors", 0) << " suite errors; " << findings.size()
-    << " unique findings.</p>\n<h2>Backends</h2><table "
+    << s.value("suite_errors", 0) << " suite errors; " << findings.size() << " unique findings; "
+    << suspects.size()
+    << " suspects.</p>\n<h2>Backends</h2><table "
        "id=\"acceptance\"><tr><th>backend</th><th>graphs "
        "attempted</th><th>ran</th><th>accepted</th></tr>\n";
   const json acceptance = s.value("acceptance", json::object());
@@ -220,7 +295,9 @@ std::string render_html(const fs::path& dir, const json& s, const std::vector<Fi
                             false)
       << "</pre></td></tr>\n";
   }
-  h << "</table>\n<h2>Coverage</h2><table "
+  h << "</table>\n"
+    << html_suspects(suspects)
+    << "<h2>Coverage</h2><table "
        "id=\"coverage\"><tr><th>op</th><th>nodes</th><th>attribute "
        "values</th><th>rank:dtype</th></tr>\n";
   const json coverage = s.value("coverage", json::object());
@@ -232,16 +309,20 @@ std::string render_html(const fs::path& dir, const json& s, const std::vector<Fi
   return h.str();
 }
 
-void write_reports(const fs::path& dir, const json& summary, const std::vector<Finding>& findings) {
+void write_reports(const fs::path& dir, const json& summary, const std::vector<Finding>& findings,
+                   const std::vector<Finding>& suspects) {
   json all = summary;
   all["format"] = "mudjack.fuzz-findings/1";
+  all["schema_version"] = kFindingsSchemaVersion;
   all["findings"] = json::array();
   for (const auto& f : findings) all["findings"].push_back(to_json(f));
+  all["suspects"] = json::array();
+  for (const auto& f : suspects) all["suspects"].push_back(to_json(f));
   report::write_file_atomically(dir / "findings.json", all.dump(1) + "\n");
-  report::write_file_atomically(dir / "findings.csv", render_csv(findings));
-  report::write_file_atomically(dir / "summary.md", render_markdown(summary, findings));
-  report::write_file_atomically(dir / "junit.xml", render_junit(summary, findings));
-  report::write_file_atomically(dir / "report.html", render_html(dir, summary, findings));
+  report::write_file_atomically(dir / "findings.csv", render_csv(findings, suspects));
+  report::write_file_atomically(dir / "summary.md", render_markdown(summary, findings, suspects));
+  report::write_file_atomically(dir / "junit.xml", render_junit(summary, findings, suspects));
+  report::write_file_atomically(dir / "report.html", render_html(dir, summary, findings, suspects));
 }
 
 }  // namespace mudjack::fuzz

@@ -15,14 +15,23 @@
 
 namespace mudjack::fuzz {
 
+// Suspects (symptom `suspect`, fuzz/suspect.hpp) have their own count and
+// section in every format: never a finding, never a JUnit failure.
+
+// The version of findings.json (`schemas/fuzz-findings-v1.schema.json`):
+// 1.1 added `suspects` and the symptom `suspect`.
+inline constexpr const char* kFindingsSchemaVersion = "1.1";
+
 // `summary`: the campaign's counts (graphs, cases, acceptance, coverage, ...).
 void write_reports(const std::filesystem::path& dir, const nlohmann::json& summary,
-                   const std::vector<Finding>& findings);
+                   const std::vector<Finding>& findings, const std::vector<Finding>& suspects);
 
-std::string render_csv(const std::vector<Finding>& findings);
-std::string render_markdown(const nlohmann::json& summary, const std::vector<Finding>& findings);
-std::string render_junit(const nlohmann::json& summary, const std::vector<Finding>& findings);
+std::string render_csv(const std::vector<Finding>& findings, const std::vector<Finding>& suspects);
+std::string render_markdown(const nlohmann::json& summary, const std::vector<Finding>& findings,
+                            const std::vector<Finding>& suspects);
+std::string render_junit(const nlohmann::json& summary, const std::vector<Finding>& findings,
+                         const std::vector<Finding>& suspects);
 std::string render_html(const std::filesystem::path& dir, const nlohmann::json& summary,
-                        const std::vector<Finding>& findings);
+                        const std::vector<Finding>& findings, const std::vector<Finding>& suspects);
 
 }  // namespace mudjack::fuzz

@@ -114,8 +114,11 @@ class Build {
     const Type& type = std::get<Type>(t);
     if (numel(type.shape) > o_.max_numel || domain_fault(op, ranges)) return std::nullopt;
     const Interval r = propagate(op, ranges, in, attrs);
-    if (!std::isfinite(r.lo) || !std::isfinite(r.hi) ||
-        std::max(std::abs(r.lo), std::abs(r.hi)) > magnitude_cap(type.dtype)) {
+    const double magnitude = std::max(std::abs(r.lo), std::abs(r.hi));
+    // nothing beyond the cap, and no floating value that can only be 0 or
+    // subnormal: its reference would be at the dtype's noise floor
+    if (!std::isfinite(r.lo) || !std::isfinite(r.hi) || magnitude > magnitude_cap(type.dtype) ||
+        (is_float(type.dtype) && magnitude < smallest_normal(type.dtype))) {
       return std::nullopt;
     }
     Node n;
@@ -540,13 +543,50 @@ class Build {
       const size_t before = g_.inputs.size();
       auto n = backward(op, target, scale);
       if (n && n->shape == target.shape && n->dtype == target.dtype &&
-          contains({target.low, target.high}, last_range_)) {
+          contains({target.low, target.high}, last_range_) &&
+          !underflows_with(target.name, last_range_)) {
         replace_leaf(target.name, std::move(*n));
+        refresh_ranges();
         return true;
       }
       rollback(before);
     }
     return false;
+  }
+
+  // Whether narrowing leaf `name` to `r` (a backward insertion) leaves a
+  // floating value downstream that can only be 0 or subnormal (relu of what
+  // became non-positive): the graph re-checked with the leaf's new range.
+  bool underflows_with(const std::string& name, Interval r) const {
+    Graph copy = g_;
+    for (auto& in : copy.inputs) {
+      if (in.name == name) {
+        in.low = r.lo;
+        in.high = r.hi;
+      }
+    }
+    if (copy.outputs.empty() && !copy.nodes.empty()) copy.outputs = {copy.nodes.back().name};
+    Values values;
+    if (check(copy, &values)) return true;
+    return std::any_of(copy.nodes.begin(), copy.nodes.end(), [&](const Node& n) {
+      const auto& v = values.at(n.name);
+      return is_float(v.dtype) &&
+             std::max(std::abs(v.range.lo), std::abs(v.range.hi)) < smallest_normal(v.dtype);
+    });
+  }
+
+  // Every value's interval propagated again: a backward insertion narrows
+  // a leaf, and what is computed from it narrows too (a later op placed on
+  // it must see that, not the leaf's old range).
+  void refresh_ranges() {
+    Graph copy = g_;
+    if (copy.outputs.empty() && !copy.nodes.empty()) copy.outputs = {copy.nodes.back().name};
+    Values values;
+    if (check(copy, &values)) return;
+    for (auto& [name, v] : values_) {
+      const auto it = values.find(name);
+      if (it != values.end()) v.range = it->second.range;
+    }
   }
 
   bool consumed_by_leaf_op(const std::string& name) const {

@@ -154,6 +154,19 @@ double magnitude_cap(DType d) {
   return d == DType::kFloat16 ? 1e4 : 1e6;
 }
 
+double smallest_normal(DType d) {
+  switch (d) {
+    case DType::kFloat16:
+      return 0x1p-14;
+    case DType::kFloat32:
+      return 0x1p-126;
+    case DType::kFloat64:
+      return 0x1p-1022;
+    default:
+      return 0;
+  }
+}
+
 int64_t numel(const Shape& s) {
   // Saturating: six dims of up to 2^20 overflow int64, and a wrapped product
   // passed the element cap.

@@ -25,6 +25,11 @@ bool is_float(DType d);
 // The largest magnitude a value of `d` may reach in a graph: far inside the
 // dtype's range, so overflow is never a finding (float16 1e4, else 1e6).
 double magnitude_cap(DType d);
+// The smallest normal number of a floating dtype (float16 2^-14); 0 for
+// integers and bools. A floating value whose whole interval lies below it
+// (exactly 0 included) would have a reference at the dtype's noise floor
+// (docs/fuzz.md, "Suspects"): the generator never builds one.
+double smallest_normal(DType d);
 
 using Shape = std::vector<int64_t>;
 // Elements of a graph's input or node at most: 4 Mi (16 MiB of float32).

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -114,6 +115,48 @@ TEST_F(Cli, FuzzResumesACampaignAndReplaysABundle) {
   EXPECT_TRUE(has(r.out, "does not reproduce: pass on cpu")) << r.out;
 }
 
+// `fuzz --rejudge`: a stored campaign (three findings of the published
+// 2026-11-27 CPU campaign: a raise, a real mismatch, and jax's float16 gelu
+// whose reference underflows) judged again from its bundles alone: the
+// underflow moves to the suspects, every report says so, the rest stays;
+// exit 1 while findings remain. A bundle whose graph the reference cannot
+// evaluate is one line, and nothing is rewritten.
+TEST_F(Cli, FuzzRejudgesAStoredCampaign) {
+  const fs::path dir = dir_ / "campaign";
+  fs::copy(kFixtures / "fuzz" / "stored-campaign", dir, fs::copy_options::recursive);
+  const auto out = (dir_ / "results").string();
+  auto r = mudjack({"fuzz", "--rejudge", dir.string(), "--out", out});
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "3 findings before, 2 after; 1 suspects")) << r.out;
+  EXPECT_TRUE(has(r.out, "suspect findings/014-mismatch-jax-cpu on jax/cpu")) << r.out;
+  EXPECT_TRUE(has(r.out, "underflows float16")) << r.out;
+  const auto findings = json::parse(slurp(dir / "findings.json"));
+  EXPECT_EQ(findings["schema_version"], "1.1");
+  ASSERT_EQ(findings["findings"].size(), 2u);
+  ASSERT_EQ(findings["suspects"].size(), 1u);
+  EXPECT_EQ(findings["suspects"][0]["symptom"], "suspect");
+  EXPECT_EQ(findings["suspects"][0]["backend"], "jax");
+  EXPECT_EQ(findings["graphs_generated"], 360) << "the summary is kept";
+  EXPECT_TRUE(has(slurp(dir / "summary.md"), "## Suspects\n\n1 suspect"));
+  EXPECT_TRUE(has(slurp(dir / "findings.csv"), "suspect,jax,cpu,concat gelu reduce_sum"));
+  EXPECT_TRUE(has(slurp(dir / "junit.xml"), "skipped=\"1\""));
+  EXPECT_TRUE(has(slurp(dir / "report.html"), "id=\"suspects\""));
+  const auto bundle = json::parse(slurp(dir / "findings/014-mismatch-jax-cpu/finding.json"));
+  EXPECT_TRUE(has(bundle.value("suspect", ""), "underflows float16")) << bundle.dump();
+  // judged again: nothing changes
+  r = mudjack({"fuzz", "--rejudge", dir.string(), "--out", out});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(has(r.out, "2 findings before, 2 after; 1 suspects")) << r.out;
+  // a mismatch whose graph cannot be evaluated
+  std::ofstream(dir / "findings/002-mismatch-tensorflow-cpu/graph.json") << "{not json";
+  const std::string before = slurp(dir / "findings.json");
+  r = mudjack({"fuzz", "--rejudge", dir.string(), "--out", out});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "cannot re-judge")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(slurp(dir / "findings.json"), before);
+}
+
 TEST_F(Cli, FuzzBadInputIsOneLine) {
   const auto out = (dir_ / "results").string();
   struct Bad {
@@ -144,6 +187,9 @@ TEST_F(Cli, FuzzBadInputIsOneLine) {
       {{"fuzz", "--replay", bundle.string(), "--out", out}, "unknown op 'conv3d'"},
       {{"fuzz", "--replay", garbage.string(), "--out", out}, "graph.json: not JSON"},
       {{"fuzz", "--replay", (dir_ / "nowhere").string(), "--out", out}, "no such bundle folder"},
+      {{"fuzz", "--rejudge", (dir_ / "nowhere").string(), "--out", out},
+       "not a fuzz campaign folder (no findings.json)"},
+      {{"fuzz", "--rejudge", garbage.string(), "--out", out}, "not a fuzz campaign folder"},
   };
   for (const auto& c : cases) {
     auto r = mudjack(c.args);

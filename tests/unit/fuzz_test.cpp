@@ -5,6 +5,7 @@
 #include "fuzz/campaign.hpp"
 #include "fuzz/findings.hpp"
 #include "fuzz/report.hpp"
+#include "fuzz/suspect.hpp"
 
 namespace mudjack::fuzz {
 namespace {
@@ -87,11 +88,111 @@ TEST(FuzzReport, CsvQuotesAndJunitFails) {
   f.device = "cpu";
   f.detail = "ValueError: shapes (2,3), \"x\"";
   f.ops = {"matmul"};
-  const auto csv = render_csv({f});
+  const auto csv = render_csv({f}, {});
   EXPECT_NE(csv.find("\"ValueError: shapes (2,3), \"\"x\"\"\""), std::string::npos) << csv;
-  const auto junit = render_junit({{"id", "fz-1"}}, {f});
+  const auto junit = render_junit({{"id", "fz-1"}}, {f}, {});
   EXPECT_NE(junit.find("failures=\"1\""), std::string::npos);
   EXPECT_NE(junit.find("&quot;x&quot;"), std::string::npos) << junit;
+}
+
+OutputFacts output(const std::string& dtype, const std::string& op, double rms,
+                   std::vector<double> operands) {
+  return {"v1", dtype, op, rms, std::move(operands)};
+}
+
+// The suspect rule (src/fuzz/suspect.hpp): exact zeros, underflow to
+// subnormals and cancellation are suspect; an ordinary answer, a small one
+// computed without cancellation, integers and a failed evaluation are not.
+TEST(FuzzSuspect, ZeroReferenceIsSuspect) {
+  // layer_norm over a broadcast axis: x - mean is exactly 0
+  const auto why = suspect_output(output("float32", "layer_norm", 0.0, {3.0}), 1);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("exactly 0"), std::string::npos) << *why;
+}
+
+TEST(FuzzSuspect, SubnormalUnderflowIsSuspect) {
+  // exp of inputs near -100: 3.7e-44 is below float32's smallest normal
+  const auto why = suspect_output(output("float32", "exp", 3.7e-44, {100.0}), 1);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("underflows float32"), std::string::npos) << *why;
+  // the same magnitude is normal in float64
+  EXPECT_FALSE(suspect_output(output("float64", "exp", 3.7e-44, {100.0}), 1));
+  // float16's smallest normal is 2^-14
+  EXPECT_TRUE(suspect_output(output("float16", "exp", 6.0e-5, {9.7}), 1));
+  EXPECT_FALSE(suspect_output(output("float16", "exp", 6.2e-5, {9.7}), 1));
+}
+
+TEST(FuzzSuspect, CancellationAtTheBoundIsSuspect) {
+  // float32, K = 1: the bound is 2^13 eps; a sum of terms of RMS 1 whose
+  // answer is 1e-4 loses 1e4 eps of it to one rounding of the terms
+  const auto why = suspect_output(output("float32", "reduce_sum", 1e-4, {1.0}), 1);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("cancels: reduce_sum of values of RMS 1"), std::string::npos) << *why;
+  EXPECT_FALSE(suspect_output(output("float32", "reduce_sum", 1e-3, {1.0}), 1));
+  // gelu's 1 + tanh at x = -5.1 (float16, K = 21: the bound is 16 sqrt(21))
+  EXPECT_TRUE(suspect_output(output("float16", "gelu", 6.7e-5, {4.0}), 21));
+  // matmul's terms are products of its operands
+  EXPECT_TRUE(suspect_output(output("float16", "matmul", 0.01, {2.0, 2.0}), 1));
+  EXPECT_FALSE(suspect_output(output("float16", "matmul", 0.5, {2.0, 2.0}), 1));
+  // a small answer of an op whose error follows its own result: exp(-20)
+  EXPECT_FALSE(suspect_output(output("float32", "exp", 2e-9, {20.0}), 1));
+}
+
+TEST(FuzzSuspect, IntegersAreNeverSuspect) {
+  EXPECT_FALSE(suspect_output(output("int32", "reduce_sum", 0.0, {5.0}), 1));
+  EXPECT_FALSE(suspect_output(output("bool", "greater", 0.0, {1.0, 1.0}), 1));
+}
+
+TEST(FuzzSuspect, AMismatchIsSuspectWhenEveryFailingOutputIs) {
+  GraphFacts g;
+  g.outputs = {output("float32", "add", 0.0, {1.0, 1.0}), output("float32", "relu", 1.0, {1.0})};
+  g.outputs[1].name = "v2";
+  // not known which failed: every output must be suspect
+  EXPECT_FALSE(suspect_mismatch(g, std::nullopt));
+  // only the zero output failed
+  EXPECT_TRUE(suspect_mismatch(g, std::vector<bool>{true, false}));
+  // the ordinary output failed too
+  EXPECT_FALSE(suspect_mismatch(g, std::vector<bool>{true, true}));
+  g.outputs.pop_back();
+  EXPECT_TRUE(suspect_mismatch(g, std::nullopt));
+  g.error = "the reference probe ended with exit code 1";
+  EXPECT_FALSE(suspect_mismatch(g, std::nullopt)) << "no facts: the mismatch stays a finding";
+}
+
+TEST(FuzzSuspect, FactsFromTheProbesLine) {
+  const auto g = facts_from_json(nlohmann::json::parse(
+      R"({"graph": "a.json", "reduction": 21, "outputs": [{"name": "v35", "dtype": "float16",
+          "op": "gelu", "rms": 9.8e-08, "operand_rms": [5.1, null]}]})"));
+  ASSERT_TRUE(g.error.empty()) << g.error;
+  ASSERT_EQ(g.outputs.size(), 1u);
+  EXPECT_EQ(g.reduction, 21);
+  EXPECT_EQ(g.outputs[0].operand_rms, (std::vector<double>{5.1, 0.0}));
+  EXPECT_FALSE(
+      facts_from_json(nlohmann::json::parse(R"({"outputs": [{"name": 3}]})")).error.empty());
+  EXPECT_EQ(facts_from_json(nlohmann::json::parse(R"({"error": "x.json: not JSON"})")).error,
+            "x.json: not JSON");
+}
+
+// Suspects have their own count and section in every report; JUnit skips them.
+TEST(FuzzReport, SuspectsAreApartFromFindings) {
+  Finding s;
+  s.symptom = "suspect";
+  s.backend = "jax";
+  s.device = "cpu";
+  s.graph = "0123456789abcdef";
+  s.ops = {"gelu"};
+  s.suspect = "v35 (float16): its float64 reference is exactly 0";
+  const nlohmann::json summary = {{"id", "fz-1"}, {"options", nlohmann::json::object()}};
+  const auto md = render_markdown(summary, {}, {s});
+  EXPECT_NE(md.find("0 unique"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Suspects\n\n1 suspect"), std::string::npos) << md;
+  EXPECT_NE(md.find("exactly 0"), std::string::npos) << md;
+  const auto junit = render_junit(summary, {}, {s});
+  EXPECT_NE(junit.find("failures=\"0\" skipped=\"1\""), std::string::npos) << junit;
+  EXPECT_NE(render_csv({}, {s}).find("suspect,jax,cpu,gelu"), std::string::npos);
+  const auto html = render_html("/nonexistent", summary, {}, {s});
+  EXPECT_NE(html.find("0 unique findings; 1 suspects"), std::string::npos) << html;
+  EXPECT_NE(html.find("id=\"suspects\""), std::string::npos);
 }
 
 }  // namespace

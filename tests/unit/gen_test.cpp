@@ -103,6 +103,33 @@ TEST(GenGenerator, GraphsCheckAndAreDeterministic) {
   }
 }
 
+// The generator never builds a floating value whose whole interval is 0 or
+// below its dtype's smallest normal (docs/fuzz.md, "Suspects"): ops that
+// shrink and underflow (exp of negated squares, relu of non-positives,
+// products) in float16, where the floor is nearest.
+TEST(GenGenerator, NoValueOnlyZeroOrSubnormal) {
+  GenOptions o;
+  o.dtypes = {DType::kFloat16, DType::kFloat32};
+  o.ops = {"exp", "neg", "square", "mul", "relu", "minimum", "sigmoid", "reduce_mean"};
+  Generator gen(o);
+  int checked = 0;
+  for (int64_t seed = 0; seed < 300; ++seed) {
+    Graph g = gen.generate(seed);
+    Values values;
+    ASSERT_FALSE(check(g, &values).has_value());
+    for (const auto& n : g.nodes) {
+      const auto& v = values.at(n.name);
+      if (!is_float(v.dtype)) continue;
+      ++checked;
+      EXPECT_GE(std::max(std::abs(v.range.lo), std::abs(v.range.hi)), smallest_normal(v.dtype))
+          << n.name << " (" << n.op << ") of graph " << seed << ": " << to_json(g).dump();
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_EQ(smallest_normal(DType::kFloat16), 0x1p-14);
+  EXPECT_EQ(smallest_normal(DType::kInt32), 0);
+}
+
 TEST(GenGraph, JsonRoundTripAndHash) {
   Generator gen(GenOptions{});
   Graph g = gen.generate(3);

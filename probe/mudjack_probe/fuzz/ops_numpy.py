@@ -31,6 +31,13 @@ NumpyOp = Callable[[Node, list[Any]], Any]
 def evaluate(graph: Graph, inputs: Sequence[Any], native: bool = False, ops: Mapping[str, NumpyOp] | None = None) -> list[np.ndarray]:
     """The graph's outputs, in order, from host `inputs` (in input order;
     floating inputs may come widened to float64)."""
+    values = evaluate_values(graph, inputs, native, ops)
+    return [np.array(values[name]) for name in graph.outputs]
+
+
+def evaluate_values(graph: Graph, inputs: Sequence[Any], native: bool = False,
+                    ops: Mapping[str, NumpyOp] | None = None) -> dict[str, Any]:
+    """Every value of the graph (inputs and nodes), by name, as evaluate computes them."""
     table = {**NUMPY_OPS, **(ops or {})}
     values: dict[str, Any] = {}
     for x, value in zip(graph.inputs, inputs):
@@ -47,7 +54,7 @@ def evaluate(graph: Graph, inputs: Sequence[Any], native: bool = False, ops: Map
             else:
                 out = out.astype(_wide(node.dtype))
             values[node.name] = out
-    return [np.array(values[name]) for name in graph.outputs]
+    return values
 
 
 def _wide(dtype: str) -> str:
