@@ -85,7 +85,7 @@ border-left:2px solid #1565c0;box-shadow:-4px 0 16px rgba(0,0,0,.15);padding:16p
 font-size:12px;word-break:break-word;background:#fafafa;color:#37474f;padding-left:24px}td small{display:block;color:var(--muted)}.o-pass{color:#2e7d32}.o-fail,.o-crash,.o-timeout{color:#c62828;
 font-weight:600}.o-mismatch{color:#6a1b9a;font-weight:600}.o-skip,.o-unavailable{color:var(--muted)}
 svg text{font:11px system-ui,sans-serif;fill:var(--ink)}.muted{color:var(--muted)}.warn{color:#c62828}
-svg text.muted{fill:var(--muted)}svg text.warn{fill:#c62828;font-weight:600}svg .grid{stroke:#e3e6e9}
+svg.chart{max-width:100%;height:auto}svg text.muted{fill:var(--muted)}svg text.warn{fill:#c62828}svg .grid{stroke:#e3e6e9}
 svg .band{fill:#b0bec5}svg .median{stroke:#1d2125;stroke-width:2}svg .round{fill:#fff;stroke:#1565c0;
 stroke-width:1.2}svg .unstable .band{fill:#ef9a9a}svg .unstable .round{stroke:#c62828}
 svg .bound{fill:#c8e6c9;opacity:.8}svg .err{fill:#1565c0;fill-opacity:.7;stroke:#0d47a1;stroke-width:.5}
@@ -351,8 +351,8 @@ void latency_charts(std::string& h, const verdict::Judged& j) {
          "</code></h3>\n<p class=\"meta\">" + std::to_string(cases.size()) + " timed cases, " +
          std::to_string(unstable_n) + " unstable" +
          (shown.size() < cases.size()
-              ? "; the " + std::to_string(shown.size()) +
-                    " shown are the unstable ones and those that spread widest"
+              ? "; the " + std::to_string(shown.size()) + " shown are " +
+                    (unstable_n > 0 ? "the unstable ones and " : "") + "those that spread widest"
               : "") +
          ".</p>\n";
     std::vector<svg::LatencyRow> rows;
@@ -483,7 +483,8 @@ void accuracy_section(std::string& h, const verdict::Judged& j) {
   h += "<p class=\"meta\">Each dot is one case's largest error against its float64 reference, in "
        "units of its dtype's epsilon (log scale); the shaded band spans the bounds that dtype's "
        "cases were held to. <span class=\"warn\">Red</span> dots exceed their own bound; exact "
-       "answers sit at the left end.</p>\n";
+       "answers sit at the left end. On the right: the dtype's cases (n), its largest error and "
+       "how many exceed their bound.</p>\n";
   int n = 0;
   for (const auto& [g, points] : by) {
     std::vector<std::string> dtypes;

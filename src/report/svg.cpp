@@ -113,7 +113,7 @@ std::string duration_text(double ns) {
 namespace {
 
 constexpr double kLeft = 260;   // labels
-constexpr double kRight = 140;  // spread and counts
+constexpr double kRight = 150;  // spread and counts
 constexpr double kWidth = 980;
 constexpr double kRow = 18;
 constexpr double kTop = 8;
@@ -165,7 +165,12 @@ std::string latency_chart(const std::string& id, const std::vector<LatencyRow>& 
 namespace {
 
 constexpr double kDtypeRow = 30;
-constexpr double kAccuracyRight = 190;  // the counts beside each dtype
+
+// "0.01 eps", "100 eps", "1e+04 eps": short enough for a decade's width.
+std::string eps_label(double d) {
+  return (d < 1 ? fmt("%g", d) : d <= 1000 ? fmt("%.0f", d) : fmt("%.0e", d)) + " eps";
+}
+constexpr double kAccuracyRight = 230;  // the counts beside each dtype
 
 std::string accuracy_row(const std::string& dtype, const std::vector<const AccuracyPoint*>& pts,
                          const LogAxis& axis, double y) {
@@ -202,8 +207,8 @@ std::string accuracy_row(const std::string& dtype, const std::vector<const Accur
            esc(p.title) + "</title></circle>";
   }
   out += text(kWidth - kAccuracyRight + 8, y + 4,
-              std::to_string(pts.size()) + " cases · max " + fmt("%.3g", worst) +
-                  (over > 0 ? " · " + std::to_string(over) + " over bound" : ""),
+              "n=" + std::to_string(pts.size()) + " · max " + fmt("%.3g", worst) + " eps" +
+                  (over > 0 ? " · " + std::to_string(over) + " over" : ""),
               "start", over > 0 ? "warn" : "muted");
   return out + "</g>\n";
 }
@@ -220,8 +225,7 @@ std::string accuracy_chart(const std::string& id, const std::vector<std::string>
   axis.x1 = kWidth - kAccuracyRight;
   const double height = kTop + kDtypeRow * static_cast<double>(dtypes.size()) + kBottom;
   std::string out = open_svg(id, "accuracy", kWidth, height, "error in eps per dtype, log scale");
-  out += grid(axis, kTop, height - kBottom,
-              [](double d) { return (d < 1 ? fmt("%g", d) : fmt("%.0f", d)) + " eps"; });
+  out += grid(axis, kTop, height - kBottom, [](double d) { return eps_label(d); });
   double y = kTop + kDtypeRow / 2;
   for (const auto& dtype : dtypes) {
     std::vector<const AccuracyPoint*> pts;
