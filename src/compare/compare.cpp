@@ -65,6 +65,23 @@ std::string_view to_string(Change c) {
   return "?";
 }
 
+std::string_view to_string(Accuracy a) {
+  switch (a) {
+    case Accuracy::kSame:
+      return "same";
+    case Accuracy::kBetter:
+      return "better";
+    case Accuracy::kWorse:
+      return "worse";
+  }
+  return "?";
+}
+
+int Report::count(Accuracy a) const {
+  return static_cast<int>(
+      std::count_if(rows.begin(), rows.end(), [a](const Row& r) { return r.accuracy == a; }));
+}
+
 int Report::count(Change c) const {
   return static_cast<int>(
       std::count_if(rows.begin(), rows.end(), [c](const Row& r) { return r.change == c; }));
@@ -161,6 +178,25 @@ std::string function_of(const std::string& case_id) {
   return first == last ? case_id : case_id.substr(0, last);
 }
 
+std::optional<double> error_eps(const model::CaseResult& r) {
+  const auto& e = r.numeric.error_eps;
+  return e && std::isfinite(*e) && *e >= 0 ? e : std::nullopt;
+}
+
+// The two sides' errors against float64 and whether they moved beyond the
+// rule (Options::accuracy_factor and ::accuracy_min_eps).
+void judge_accuracy(Row& row, const model::CaseResult& a, const model::CaseResult& b,
+                    const Options& options) {
+  row.error_a_eps = error_eps(a);
+  row.error_b_eps = error_eps(b);
+  if (b.numeric.bound_eps) row.bound_b_eps = b.numeric.bound_eps;
+  if (!row.error_a_eps || !row.error_b_eps) return;
+  const double lo = std::min(*row.error_a_eps, *row.error_b_eps);
+  const double hi = std::max(*row.error_a_eps, *row.error_b_eps);
+  if (hi - lo < options.accuracy_min_eps || hi < options.accuracy_factor * lo) return;
+  row.accuracy = *row.error_b_eps < *row.error_a_eps ? Accuracy::kBetter : Accuracy::kWorse;
+}
+
 }  // namespace
 
 int Report::inside_noise() const {
@@ -174,11 +210,15 @@ std::vector<FunctionRow> Report::functions() const {
   for (const auto& r : rows) {
     const auto name = function_of(r.case_id);
     if (r.ratio && *r.ratio > 0) ratios[name].push_back(*r.ratio);
-    if (r.change == Change::kUnchanged && !r.inside_noise) continue;
+    if (r.change == Change::kUnchanged && !r.inside_noise && r.accuracy == Accuracy::kSame) {
+      continue;
+    }
     auto& f = by[name];
     f.function = name;
     if (r.change != Change::kUnchanged) ++f.changes[r.change];
     if (r.inside_noise) ++f.inside_noise;
+    f.accuracy_better += r.accuracy == Accuracy::kBetter ? 1 : 0;
+    f.accuracy_worse += r.accuracy == Accuracy::kWorse ? 1 : 0;
   }
   std::vector<FunctionRow> out;
   for (auto& [name, f] : by) {
@@ -210,6 +250,8 @@ Report compare(const Side& a, const Side& b, const Options& options) {
       continue;
     }
     const auto* ra = ia.at(key);
+    row.dtype = r->info.dtype;
+    judge_accuracy(row, *ra, *r, options);
     if (ra->outcome == Outcome::kPass && broke(r->outcome)) {
       row.change = Change::kNewFailure;
       row.detail = r->error.message.substr(0, 200);
@@ -256,6 +298,10 @@ nlohmann::json to_json(const Report& report) {
     return v ? nlohmann::json(*v) : nlohmann::json();
   };
   j["counts"]["inside_noise"] = report.inside_noise();
+  j["counts"]["accuracy_better"] = report.count(Accuracy::kBetter);
+  j["counts"]["accuracy_worse"] = report.count(Accuracy::kWorse);
+  j["accuracy_rule"] = {{"factor", report.options.accuracy_factor},
+                        {"min_eps", report.options.accuracy_min_eps}};
   j["warnings"] = report.warnings;
   j["functions"] = nlohmann::json::array();
   for (const auto& f : report.functions()) {
@@ -264,6 +310,8 @@ nlohmann::json to_json(const Report& report) {
     j["functions"].push_back({{"function", f.function},
                               {"changes", changes},
                               {"inside_noise", f.inside_noise},
+                              {"accuracy_better", f.accuracy_better},
+                              {"accuracy_worse", f.accuracy_worse},
                               {"ratio", opt(f.ratio)}});
   }
   for (const auto& r : report.rows) {
@@ -280,7 +328,12 @@ nlohmann::json to_json(const Report& report) {
          {"noise", r.noise},
          {"inside_noise", r.inside_noise},
          {"change", to_string(r.change)},
-         {"detail", r.detail}});
+         {"detail", r.detail},
+         {"dtype", r.dtype},
+         {"error_a_eps", opt(r.error_a_eps)},
+         {"error_b_eps", opt(r.error_b_eps)},
+         {"bound_b_eps", opt(r.bound_b_eps)},
+         {"accuracy", to_string(r.accuracy)}});
   }
   return j;
 }
@@ -295,8 +348,9 @@ std::string function_table(const Report& report) {
                                             Change::kOnlyA,       Change::kOnlyB};
   std::string out =
       "\n## Functions that changed\n\n| function | new failures | regressions | improvements | "
-      "fixed | only in A | only in B | inside noise | ratio B/A (geo. mean) |\n";
-  out += "|---|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+      "fixed | only in A | only in B | inside noise | ratio B/A (geo. mean) | accuracy better | "
+      "accuracy worse |\n";
+  out += "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
   for (const auto& f : functions) {
     out += "| `" + cell(f.function) + "`";
     for (auto c : kShown) {
@@ -304,7 +358,46 @@ std::string function_table(const Report& report) {
       out += " | " + (it == f.changes.end() ? std::string() : std::to_string(it->second));
     }
     out += " | " + (f.inside_noise > 0 ? std::to_string(f.inside_noise) : std::string()) + " | " +
-           (f.ratio ? fixed(*f.ratio, "%.2fx") : "") + " |\n";
+           (f.ratio ? fixed(*f.ratio, "%.2fx") : "") + " | " +
+           (f.accuracy_better > 0 ? std::to_string(f.accuracy_better) : "") + " | " +
+           (f.accuracy_worse > 0 ? std::to_string(f.accuracy_worse) : "") + " |\n";
+  }
+  return out;
+}
+
+// Without --cases, the accuracy table stops after this many rows.
+constexpr int kAccuracyRows = 50;
+
+std::string eps_text(const std::optional<double>& v) {
+  return v ? fixed(*v, "%.3g") : "";
+}
+
+// Cases whose error against float64 moved beyond the rule, worse first.
+std::string accuracy_table(const Report& report, bool all) {
+  const int changed = report.count(Accuracy::kBetter) + report.count(Accuracy::kWorse);
+  if (changed == 0) return "";
+  std::string out =
+      "\n## Accuracy changes\n\nError against the float64 reference, in eps of the case's "
+      "dtype: shown when one side's is at least " +
+      fixed(report.options.accuracy_factor, "%g") + "x the other's and they differ by at least " +
+      fixed(report.options.accuracy_min_eps, "%g") +
+      " eps.\n\n| case | device | dtype | A (eps) | B (eps) | bound B (eps) | change |\n"
+      "|---|---|---|--:|--:|--:|---|\n";
+  int shown = 0;
+  for (auto want : {Accuracy::kWorse, Accuracy::kBetter}) {
+    for (const auto& r : report.rows) {
+      if (r.accuracy != want || (!all && shown >= kAccuracyRows)) continue;
+      ++shown;
+      const double lo = std::min(*r.error_a_eps, *r.error_b_eps);
+      const double hi = std::max(*r.error_a_eps, *r.error_b_eps);
+      out += "| `" + cell(r.case_id) + "` | " + cell(r.device_b) + " | " + cell(r.dtype) + " | " +
+             eps_text(r.error_a_eps) + " | " + eps_text(r.error_b_eps) + " | " +
+             eps_text(r.bound_b_eps) + " | " + std::string(to_string(want)) +
+             (lo > 0 ? " " + fixed(hi / lo, "%.1fx") : "") + " |\n";
+    }
+  }
+  if (shown < changed) {
+    out += "\n... and " + std::to_string(changed - shown) + " more (`--cases` lists every one).\n";
   }
   return out;
 }
@@ -341,8 +434,8 @@ std::string to_markdown(const Report& report, bool cases) {
          "counted as a change.\n\n";
   out +=
       "| regressions | improvements | new failures | fixed | unchanged | inside noise | only in A "
-      "| only in B |\n";
-  out += "|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+      "| only in B | accuracy better | accuracy worse |\n";
+  out += "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
   out += "| " + std::to_string(report.count(Change::kRegression)) + " | " +
          std::to_string(report.count(Change::kImprovement)) + " | " +
          std::to_string(report.count(Change::kNewFailure)) + " | " +
@@ -350,8 +443,11 @@ std::string to_markdown(const Report& report, bool cases) {
          std::to_string(report.count(Change::kUnchanged) - report.inside_noise()) + " | " +
          std::to_string(report.inside_noise()) + " | " +
          std::to_string(report.count(Change::kOnlyA)) + " | " +
-         std::to_string(report.count(Change::kOnlyB)) + " |\n";
+         std::to_string(report.count(Change::kOnlyB)) + " | " +
+         std::to_string(report.count(Accuracy::kBetter)) + " | " +
+         std::to_string(report.count(Accuracy::kWorse)) + " |\n";
   out += function_table(report);
+  out += accuracy_table(report, cases);
   if (cases) return out + case_tables(report);
   if (report.count(Change::kNewFailure) + report.count(Change::kRegression) +
           report.count(Change::kImprovement) + report.count(Change::kFixed) >

@@ -10,7 +10,9 @@
 #include <tuple>
 
 #include "report/models.hpp"
+#include "report/svg.hpp"
 #include "report/text.hpp"
+#include "stats/timing.hpp"
 #include "util/version.hpp"
 #include "verdict/verdict.hpp"
 
@@ -20,11 +22,6 @@ namespace {
 using model::Verdict;
 using model::VerdictRow;
 using nlohmann::json;
-
-// Heatmaps come in the paper's order of frameworks, then any other by name.
-// Ratios drawn on the log axis are clamped to this range.
-constexpr double kAxisMin = 0.01;
-constexpr double kAxisMax = 1000;
 
 std::string esc(std::string_view s) {
   return html_escape(s);
@@ -87,7 +84,14 @@ border-left:2px solid #1565c0;box-shadow:-4px 0 16px rgba(0,0,0,.15);padding:16p
 #detail.open{display:block}#detail button{float:right}#detail td.msg{font-family:ui-monospace,monospace;
 font-size:12px;word-break:break-word;background:#fafafa;color:#37474f;padding-left:24px}td small{display:block;color:var(--muted)}.o-pass{color:#2e7d32}.o-fail,.o-crash,.o-timeout{color:#c62828;
 font-weight:600}.o-mismatch{color:#6a1b9a;font-weight:600}.o-skip,.o-unavailable{color:var(--muted)}
-svg text{font:11px system-ui,sans-serif;fill:var(--ink)}.muted{color:var(--muted)}
+svg text{font:11px system-ui,sans-serif;fill:var(--ink)}.muted{color:var(--muted)}.warn{color:#c62828}
+svg.chart{max-width:100%;height:auto}svg text.muted{fill:var(--muted)}svg text.warn{fill:#c62828}svg .grid{stroke:#e3e6e9}
+svg .band{fill:#b0bec5}svg .median{stroke:#1d2125;stroke-width:2}svg .round{fill:#fff;stroke:#1565c0;
+stroke-width:1.2}svg .unstable .band{fill:#ef9a9a}svg .unstable .round{stroke:#c62828}
+svg .bound{fill:#c8e6c9;opacity:.8}svg .err{fill:#1565c0;fill-opacity:.7;stroke:#0d47a1;stroke-width:.5}
+svg .err.over{fill:#c62828;stroke:#7f0000}svg .interval{stroke:#78909c;stroke-width:2;opacity:.5}
+svg .one{stroke:#555}svg .cutoff{stroke:#c62828;stroke-dasharray:4 3}svg .pt{stroke:#333;stroke-width:.6;
+fill-opacity:.85}details summary{cursor:pointer;margin:6px 0}
 )CSS";
 
 const char* kScript = R"JS(
@@ -153,16 +157,22 @@ void verdict_rows(std::string& h, const verdict::Judged& j) {
   }
 }
 
-void outcome_rows(std::string& h, const verdict::Judged& j) {
+// The outcome counts, or (with `reasons`) the paper's failure reasons, per
+// (framework, device). Two tables: several reasons share an outcome's name
+// (timeout, crash, unavailable), so one table would repeat those headers.
+void outcome_rows(std::string& h, const verdict::Judged& j, bool reasons) {
   for (const auto& [framework, by_device] : j.tallies) {
     for (const auto& [device, tally] : by_device) {
       if (tally.cases == 0) continue;
       h += "<tr><td>" + esc(framework) + "</td><td><code>" + esc(device) + "</code></td>";
-      for (auto o : model::kOutcomes) {
-        h += "<td class=\"n\">" + std::to_string(tally.count(o)) + "</td>";
-      }
-      for (auto r : verdict::kPaperReasons) {
-        h += "<td class=\"n\">" + std::to_string(tally.reasons.at(std::string(r))) + "</td>";
+      if (reasons) {
+        for (auto r : verdict::kPaperReasons) {
+          h += "<td class=\"n\">" + std::to_string(tally.reasons.at(std::string(r))) + "</td>";
+        }
+      } else {
+        for (auto o : model::kOutcomes) {
+          h += "<td class=\"n\">" + std::to_string(tally.count(o)) + "</td>";
+        }
       }
       h += "</tr>\n";
     }
@@ -177,11 +187,16 @@ void summary_section(std::string& h, const verdict::Judged& j) {
   for (auto v : kVerdictOrder) h += "<th>" + esc(words(model::to_string(v))) + "</th>";
   h += "</tr>\n";
   verdict_rows(h, j);
-  h += "</table>\n<table id=\"outcome-table\"><tr><th>framework</th><th>device</th>";
+  h += "</table>\n<h3>Case outcomes</h3>\n<table id=\"outcome-table\"><tr><th>framework</th>"
+       "<th>device</th>";
   for (auto o : model::kOutcomes) h += "<th>" + esc(model::to_string(o)) + "</th>";
+  h += "</tr>\n";
+  outcome_rows(h, j, false);
+  h += "</table>\n<h3>Failure reasons</h3>\n<table id=\"reason-table\"><tr><th>framework</th>"
+       "<th>device</th>";
   for (auto r : verdict::kPaperReasons) h += "<th>" + esc(r) + "</th>";
   h += "</tr>\n";
-  outcome_rows(h, j);
+  outcome_rows(h, j, true);
   h += "</table>\n";
 }
 
@@ -253,58 +268,236 @@ void heatmap_section(std::string& h, const model::RunInfo& run,
   }
 }
 
-// One SVG strip per (framework, non-baseline device): each function's ratio
-// on a log axis from kAxisMin to kAxisMax, with 1x and the default threshold.
-void latency_section(std::string& h, const std::vector<VerdictRow>& verdicts) {
-  std::map<Group, std::vector<const VerdictRow*>> strips;
-  for (const auto& v : verdicts) {
-    if (v.latency_ratio && std::isfinite(*v.latency_ratio) && *v.latency_ratio > 0) {
-      strips[{v.framework, v.device}].push_back(&v);
-    }
+// ---- Latency: a table per function, a chart of cases per device, ratios ----
+
+// Charts draw at most this many cases per (framework, device): the unstable
+// ones and those whose rounds or samples spread widest first (results.json
+// has every case's samples).
+constexpr size_t kMaxLatencyRows = 40;
+// Tables longer than this start folded.
+constexpr size_t kOpenTableRows = 30;
+
+bool timed(const model::CaseResult& r) {
+  return r.latency.stats && r.latency.stats->median_ns > 0 &&
+         std::isfinite(r.latency.stats->median_ns);
+}
+
+// The results' own word, or rounds that spread beyond the timing rule's limit.
+bool unstable(const model::CaseResult& r) {
+  return r.latency.timing &&
+         (r.latency.timing->unstable || r.latency.timing->spread > stats::kUnstableSpread);
+}
+
+double spread_of(const model::CaseResult& r) {
+  return r.latency.timing ? r.latency.timing->spread : 0;
+}
+
+std::map<Group, std::vector<const model::CaseResult*>> timed_cases(const verdict::Judged& j) {
+  std::map<Group, std::vector<const model::CaseResult*>> out;
+  for (const auto& r : j.cases) {
+    if (timed(r)) out[{r.info.framework, r.device}].push_back(&r);
   }
-  h += "<h2 id=\"latency\">Latency ratios to the baseline (log scale)</h2>\n";
+  return out;
+}
+
+svg::LatencyRow latency_row(const model::CaseResult& r) {
+  const auto& s = *r.latency.stats;
+  svg::LatencyRow row;
+  row.label = r.info.function + " " + r.info.variant;
+  row.median_ns = s.median_ns;
+  row.p10_ns = s.p10_ns;
+  row.p90_ns = s.p90_ns;
+  if (r.latency.timing) {
+    row.rounds_ns = r.latency.timing->rounds_ns;
+    row.spread = r.latency.timing->spread;
+  }
+  row.unstable = unstable(r);
+  std::string rounds;
+  for (double v : row.rounds_ns) rounds += (rounds.empty() ? "" : ", ") + svg::duration_text(v);
+  row.title = r.info.id + " on " + r.device + ": median " + svg::duration_text(s.median_ns) +
+              ", p10–p90 " + svg::duration_text(s.p10_ns) + " – " + svg::duration_text(s.p90_ns) +
+              ", " + std::to_string(s.n) + " samples" +
+              (rounds.empty()
+                   ? ""
+                   : "; rounds " + rounds + " (spread " + fmt("%.0f%%", 100 * row.spread) + ")") +
+              (row.unstable ? "; unstable" : "");
+  return row;
+}
+
+// The cases a chart shows: unstable first, then the widest spread (rounds,
+// else p10-p90 over the median), capped; drawn in case-id order.
+std::vector<const model::CaseResult*> chart_cases(std::vector<const model::CaseResult*> cases) {
+  const auto width = [](const model::CaseResult* r) {
+    const auto& s = *r->latency.stats;
+    return std::max(spread_of(*r), (s.p90_ns - s.p10_ns) / s.median_ns);
+  };
+  std::stable_sort(cases.begin(), cases.end(), [&](const auto* a, const auto* b) {
+    if (unstable(*a) != unstable(*b)) return unstable(*a);
+    return width(a) > width(b);
+  });
+  if (cases.size() > kMaxLatencyRows) cases.resize(kMaxLatencyRows);
+  std::sort(cases.begin(), cases.end(),
+            [](const auto* a, const auto* b) { return a->info.id < b->info.id; });
+  return cases;
+}
+
+void latency_charts(std::string& h, const verdict::Judged& j) {
+  int n = 0;
+  for (const auto& [g, cases] : timed_cases(j)) {
+    const auto shown = chart_cases(cases);
+    const auto unstable_n =
+        std::count_if(cases.begin(), cases.end(), [](const auto* r) { return unstable(*r); });
+    h += "<h3>" + esc(g.framework) + " on <code>" + esc(g.device) +
+         "</code></h3>\n<p class=\"meta\">" + std::to_string(cases.size()) + " timed cases, " +
+         std::to_string(unstable_n) + " unstable" +
+         (shown.size() < cases.size()
+              ? "; the " + std::to_string(shown.size()) + " shown are " +
+                    (unstable_n > 0 ? "the unstable ones and " : "") + "those that spread widest"
+              : "") +
+         ".</p>\n";
+    std::vector<svg::LatencyRow> rows;
+    for (const auto* r : shown) rows.push_back(latency_row(*r));
+    h += svg::latency_chart("latency-" + std::to_string(n++), rows);
+  }
+}
+
+// One row per (framework, function, device) with timed cases.
+void latency_table(std::string& h, const verdict::Judged& j) {
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<const model::CaseResult*>>
+      by;
+  for (const auto& r : j.cases) {
+    if (timed(r)) by[{r.info.framework, r.info.function, r.device}].push_back(&r);
+  }
+  std::map<std::tuple<std::string, std::string, std::string>, const VerdictRow*> verdicts;
+  for (const auto& v : j.verdicts) verdicts[{v.framework, v.function, v.device}] = &v;
+  h += std::string("<details") + (by.size() <= kOpenTableRows ? " open" : "") +
+       "><summary>Latency per function and device (" + std::to_string(by.size()) +
+       " rows)</summary>\n<table id=\"latency-table\"><tr><th>framework</th><th>function</th>"
+       "<th>device</th><th>timed cases</th><th>fastest median</th><th>slowest median</th>"
+       "<th>unstable</th><th>× baseline</th><th>95% interval</th></tr>\n";
+  for (const auto& [key, cases] : by) {
+    const auto& [fw, fn, dev] = key;
+    double lo = cases.front()->latency.stats->median_ns;
+    double hi = lo;
+    int unstable_n = 0;
+    for (const auto* r : cases) {
+      lo = std::min(lo, r->latency.stats->median_ns);
+      hi = std::max(hi, r->latency.stats->median_ns);
+      unstable_n += unstable(*r) ? 1 : 0;
+    }
+    auto it = verdicts.find(key);
+    const VerdictRow* v = it == verdicts.end() ? nullptr : it->second;
+    h += "<tr><td>" + esc(fw) + "</td><td><code>" + esc(fn) + "</code></td><td><code>" + esc(dev) +
+         "</code></td><td class=\"n\">" + std::to_string(cases.size()) + "</td><td class=\"n\">" +
+         esc(svg::duration_text(lo)) + "</td><td class=\"n\">" + esc(svg::duration_text(hi)) +
+         "</td><td class=\"n" + (unstable_n > 0 ? " warn" : "") + "\">" +
+         std::to_string(unstable_n) + "</td><td class=\"n\">" +
+         (v && v->latency_ratio ? esc(ratio_text(*v->latency_ratio)) : "") +
+         "</td><td class=\"n\">" +
+         (v && v->latency_ratio_low && v->latency_ratio_high
+              ? esc(ratio_text(*v->latency_ratio_low) + " – " + ratio_text(*v->latency_ratio_high))
+              : "") +
+         "</td></tr>\n";
+  }
+  h += "</table></details>\n";
+}
+
+// One strip per (framework, non-baseline device): each function's ratio
+// with its interval.
+void ratio_part(std::string& h, const std::vector<VerdictRow>& verdicts) {
+  std::map<Group, svg::RatioStrip> strips;
+  for (const auto& v : verdicts) {
+    if (!v.latency_ratio || !std::isfinite(*v.latency_ratio) || *v.latency_ratio <= 0) continue;
+    auto& s = strips[{v.framework, v.device}];
+    s.label = v.framework + " " + v.device;
+    svg::RatioPoint p;
+    p.ratio = *v.latency_ratio;
+    p.low = v.latency_ratio_low.value_or(0);
+    p.high = v.latency_ratio_high.value_or(0);
+    p.fill = "var(--" + std::string(model::to_string(v.verdict)) + ")";
+    p.title = v.function + ": " + ratio_text(p.ratio) +
+              (p.low > 0 && p.high > 0 ? " (" + ratio_text(p.low) + " – " + ratio_text(p.high) + ")"
+                                       : "");
+    s.points.push_back(std::move(p));
+  }
+  h += "<h3 id=\"ratios\">Device against baseline</h3>\n";
   if (strips.empty()) {
-    h += "<p class=\"muted\">No device other than the baseline ran timed cases.</p>\n";
+    h += "<p class=\"muted\" id=\"no-ratios\">One device ran timed cases: there is no second "
+         "device to compare with the baseline. The times above stand alone.</p>\n";
     return;
   }
-  const double width = 900;
-  const double left = 230;
-  const double row = 34;
-  const double height = row * static_cast<double>(strips.size()) + 40;
-  const auto x = [&](double r) {
-    const double c = std::clamp(r, kAxisMin, kAxisMax);
-    return left + (std::log10(c) - std::log10(kAxisMin)) /
-                      (std::log10(kAxisMax) - std::log10(kAxisMin)) * (width - left - 20);
-  };
-  h += "<svg id=\"latency-plot\" width=\"" + fmt("%.0f", width) + "\" height=\"" +
-       fmt("%.0f", height) + "\" role=\"img\" aria-label=\"latency ratios, log scale\">\n";
-  for (double tick : {0.01, 0.1, 1.0, 10.0, 100.0, 1000.0}) {
-    h += "<line x1=\"" + fmt("%.1f", x(tick)) + "\" x2=\"" + fmt("%.1f", x(tick)) +
-         "\" y1=\"10\" y2=\"" + fmt("%.0f", height - 24) + "\" stroke=\"" +
-         (tick == 1.0    ? "#555"
-          : tick == 10.0 ? "#c62828"
-                         : "#ddd") +
-         "\"" + (tick == 10.0 ? " stroke-dasharray=\"4 3\"" : "") + "/>";
-    h += "<text x=\"" + fmt("%.1f", x(tick)) + "\" y=\"" + fmt("%.0f", height - 8) +
-         "\" text-anchor=\"middle\">" + esc(ratio_text(tick)) + "</text>\n";
+  std::vector<svg::RatioStrip> list;
+  for (auto& [g, s] : strips) list.push_back(std::move(s));
+  h += svg::ratio_chart("latency-plot", list);
+  h += "<p class=\"muted\">One dot per function: the geometric mean of its cases' latency ratios "
+       "to the baseline, the line behind it its 95% interval; the grey line is 1×, the dashed red "
+       "line 10×, the paper's cut-off. Ratios beyond the axis are drawn at its end.</p>\n";
+}
+
+void latency_section(std::string& h, const verdict::Judged& j) {
+  h += "<h2 id=\"latency\">Latency</h2>\n";
+  if (timed_cases(j).empty()) {
+    h += "<p class=\"muted\">No case was timed (a run of policy <code>once</code>, or nothing "
+         "passed).</p>\n";
+    return;
   }
-  double y = 26;
-  for (const auto& [g, rows] : strips) {
-    h += "<text x=\"4\" y=\"" + fmt("%.0f", y + 4) + "\">" + esc(g.framework + " " + g.device) +
-         "</text>";
-    for (const VerdictRow* v : rows) {
-      const std::string name(model::to_string(v->verdict));
-      h += "<circle class=\"pt\" cx=\"" + fmt("%.1f", x(*v->latency_ratio)) + "\" cy=\"" +
-           fmt("%.0f", y) + "\" r=\"5\" fill=\"var(--" + name +
-           ")\" stroke=\"#333\" stroke-width=\".6\" fill-opacity=\".85\"><title>" +
-           esc(v->function + ": " + ratio_text(*v->latency_ratio)) + "</title></circle>";
+  h += "<p class=\"meta\">Each row is one case on a log time axis: the grey band spans its warm "
+       "samples' 10th to 90th percentile, the black tick is the median, each hollow dot one timing "
+       "round's median. <span class=\"warn\">Red</span> rows are unstable: the rounds disagree by "
+       "more than " +
+       fmt("%.0f%%", 100 * stats::kUnstableSpread) + " of the median.</p>\n";
+  latency_table(h, j);
+  latency_charts(h, j);
+  ratio_part(h, j.verdicts);
+}
+
+// ---- Accuracy: error in eps per dtype against its bound ----
+
+int dtype_rank(const std::string& d) {
+  static const std::array<std::string_view, 7> kOrder = {
+      "float16", "bfloat16", "float32", "float64", "complex64", "complex128", ""};
+  const auto* it = std::find(kOrder.begin(), kOrder.end(), d);
+  return static_cast<int>(it - kOrder.begin());
+}
+
+void accuracy_section(std::string& h, const verdict::Judged& j) {
+  h += "<h2 id=\"accuracy\">Accuracy against float64</h2>\n";
+  std::map<Group, std::vector<svg::AccuracyPoint>> by;
+  for (const auto& r : j.cases) {
+    const auto& n = r.numeric;
+    if (!n.error_eps || !std::isfinite(*n.error_eps)) continue;
+    svg::AccuracyPoint p;
+    p.dtype = r.info.dtype;
+    p.error_eps = *n.error_eps;
+    p.bound_eps = n.bound_eps.value_or(0);
+    p.title = r.info.id + " on " + r.device + ": " + fmt("%.3g", p.error_eps) + " eps" +
+              (n.bound_eps ? " (bound " + fmt("%.3g", *n.bound_eps) + ")" : "") +
+              (n.baseline_error_eps ? "; baseline " + fmt("%.3g", *n.baseline_error_eps) : "") +
+              " — " + std::string(model::to_string(r.outcome));
+    by[{r.info.framework, r.device}].push_back(std::move(p));
+  }
+  if (by.empty()) {
+    h += "<p class=\"muted\">No case carries an error against a float64 reference.</p>\n";
+    return;
+  }
+  h += "<p class=\"meta\">Each dot is one case's largest error against its float64 reference, in "
+       "units of its dtype's epsilon (log scale); the shaded band spans the bounds that dtype's "
+       "cases were held to. <span class=\"warn\">Red</span> dots exceed their own bound; exact "
+       "answers sit at the left end. On the right: the dtype's cases (n), its largest error and "
+       "how many exceed their bound.</p>\n";
+  int n = 0;
+  for (const auto& [g, points] : by) {
+    std::vector<std::string> dtypes;
+    for (const auto& p : points) {
+      if (std::find(dtypes.begin(), dtypes.end(), p.dtype) == dtypes.end())
+        dtypes.push_back(p.dtype);
     }
-    h += "\n";
-    y += row;
+    std::stable_sort(dtypes.begin(), dtypes.end(), [](const auto& a, const auto& b) {
+      return std::make_pair(dtype_rank(a), a) < std::make_pair(dtype_rank(b), b);
+    });
+    h += "<h3>" + esc(g.framework) + " on <code>" + esc(g.device) + "</code></h3>\n";
+    h += svg::accuracy_chart("accuracy-" + std::to_string(n++), dtypes, points);
   }
-  h += "</svg>\n<p class=\"muted\">One dot per function (geometric mean over its cases); the grey "
-       "line is 1×, the dashed red line 10×, the paper's cut-off. Ratios beyond the axis are drawn "
-       "at its end.</p>\n";
 }
 
 void problems_section(std::string& h, const std::vector<VerdictRow>& verdicts) {
@@ -444,7 +637,8 @@ std::string to_html(const verdict::Judged& j) {
   summary_section(h, j);
   heatmap_section(h, run, j.verdicts);
   h += models_html(model_rows(j.cases));
-  latency_section(h, j.verdicts);
+  latency_section(h, j);
+  accuracy_section(h, j);
   problems_section(h, j.verdicts);
   gaps_section(h, j.gaps);
   environment_section(h, run);

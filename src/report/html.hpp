@@ -9,10 +9,17 @@
 //     opening the page at #cell=<framework>|<function>|<device>) lists its
 //     cases: dtype, mode, outcome, medians, ratio with its interval, and the
 //     error message;
-//   - latency ratios per device on a log scale (inline SVG);
+//   - latency, on every run (one device too): a table per (framework,
+//     function, device); a chart per (framework, device), a row per case
+//     (p10-p90 band, median, each round's median, unstable rows in red);
+//     with a second device, each function's ratio to the baseline with its
+//     interval;
+//   - accuracy: each case's error against float64 in eps, per dtype, against
+//     the bounds it was held to;
 //   - every function that failed or diverged, with the reason;
 //   - each machine's environment (devices, drivers, framework versions).
-// The heatmap and tables are plain HTML, readable without the script.
+// The heatmap, tables and charts (inline SVG, svg.hpp) are plain HTML,
+// readable without the script.
 //
 // Pure and thread-safe.
 

@@ -9,7 +9,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "harness.hpp"
 
@@ -55,7 +58,85 @@ class Html : public Cli {
     }
     return out;
   }
+
+  // The page's DOM after its script ran, and every console message Chromium
+  // logged while loading it (a script error, an SVG attribute it could not
+  // parse: "INFO:CONSOLE(...)" lines on stderr with --enable-logging).
+  std::pair<std::string, std::vector<std::string>> load(const std::string& url) {
+    std::string dom = browse(
+        {"--enable-logging=stderr", "--v=0", "--virtual-time-budget=3000", "--dump-dom"}, url);
+    std::vector<std::string> console;
+    std::istringstream err(slurp(dir_ / "chromium.err"));
+    for (std::string line; std::getline(err, line);) {
+      if (line.find(":CONSOLE") != std::string::npos) console.push_back(line);
+    }
+    return {dom, console};
+  }
+
+  // What every report.html must show after loading cleanly: the charts, each
+  // with its marks, and no console message.
+  void expect_charts(const fs::path& html, bool ratios) {
+    auto [dom, console] = load("file://" + html.string());
+    EXPECT_TRUE(console.empty()) << console.front();
+    ASSERT_NE(dom.find("data-ready=\"1\""), std::string::npos)
+        << "the page's script did not finish";
+    EXPECT_NE(dom.find("id=\"latency-table\""), std::string::npos);
+    EXPECT_NE(dom.find("<svg class=\"chart\" data-chart=\"latency\""), std::string::npos);
+    EXPECT_NE(dom.find("<circle class=\"round\""), std::string::npos) << "rounds drawn";
+    EXPECT_NE(dom.find("<rect class=\"band\""), std::string::npos) << "p10-p90 drawn";
+    EXPECT_NE(dom.find("<svg class=\"chart\" data-chart=\"accuracy\""), std::string::npos);
+    EXPECT_NE(dom.find("<circle class=\"err over\""), std::string::npos)
+        << "the error beyond its bound is drawn red";
+    EXPECT_NE(dom.find("<rect class=\"bound\""), std::string::npos);
+    if (ratios) {
+      EXPECT_NE(dom.find("<svg class=\"chart\" data-chart=\"ratio\""), std::string::npos);
+      EXPECT_NE(dom.find("class=\"interval\""), std::string::npos);
+      EXPECT_EQ(dom.find("id=\"no-ratios\""), std::string::npos);
+    } else {
+      EXPECT_NE(dom.find("id=\"no-ratios\""), std::string::npos);
+    }
+    const auto png = dir_ / (html.stem().string() + ".png");
+    browse({"--window-size=1200,900", "--screenshot=" + png.string()}, "file://" + html.string());
+    EXPECT_EQ(slurp(png).substr(1, 3), "PNG");
+  }
 };
+
+// The console check itself: a page that logs an error is caught.
+TEST_F(Html, ConsoleErrorsAreSeen) {
+  ASSERT_FALSE(chromium().empty()) << "chromium is not installed (scripts/install.sh installs it)";
+  const auto page = dir_ / "bad.html";
+  std::ofstream(page) << "<!DOCTYPE html><svg><circle r=\"nan\"/></svg>"
+                         "<script>console.error('planted');</script>";
+  auto [dom, console] = load("file://" + page.string());
+  ASSERT_EQ(console.size(), 2u) << slurp(dir_ / "chromium.err");
+  EXPECT_NE(console[0].find("attribute r"), std::string::npos) << console[0];
+  EXPECT_NE(console[1].find("planted"), std::string::npos) << console[1];
+}
+
+// A real run on this machine's one device (the accuracy fixture suite, three
+// timing rounds): the latency table and charts, the accuracy chart with the
+// float32 error the oracle catches, and the note that there is no ratio.
+TEST_F(Html, OneDeviceRunHasItsChartsInHeadlessChromium) {
+  ASSERT_FALSE(chromium().empty()) << "chromium is not installed (scripts/install.sh installs it)";
+  auto out = dir_ / "one";
+  auto r = mudjack({"run", "--suite-dir", (kFixtures / "suites" / "accuracy").string(), "--out",
+                    out.string(), "--budget-ms", "2", "--warmup-ms", "1", "--rounds", "3"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto list = json::parse(mudjack({"runs", "--out", out.string(), "--json"}).out);
+  expect_charts(out / "runs" / list[0]["id"].get<std::string>() / "report.html", false);
+}
+
+// A crafted run of two devices (tests/fixtures/crafted/make_report.py): the
+// ratio chart with its intervals beside the rest.
+TEST_F(Html, TwoDeviceRunHasItsChartsInHeadlessChromium) {
+  ASSERT_FALSE(chromium().empty()) << "chromium is not installed (scripts/install.sh installs it)";
+  auto r =
+      mudjack({"report", (kFixtures / "crafted" / "report.json").string(), "--format", "html"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto html = dir_ / "two.html";
+  std::ofstream(html) << r.out;
+  expect_charts(html, true);
+}
 
 TEST_F(Html, MergedRunRendersAndItsCellsOpenInHeadlessChromium) {
   ASSERT_FALSE(chromium().empty()) << "chromium is not installed (scripts/install.sh installs it)";

@@ -160,5 +160,76 @@ TEST(Compare, WarnsWhenChipsVersionsOrSettingsDiffer) {
   EXPECT_EQ(to_json(r)["warnings"].size(), r.warnings.size());
 }
 
+// The oracle's error in eps, side by side: shown when the larger is at
+// least 2x the smaller and half an eps away (Options' rule).
+TEST(Compare, AccuracyChangesAreShownBesideLatency) {
+  using model::Outcome;
+  auto with_error = [](const std::string& id, double error_eps) {
+    auto r = result(id, "cpu", Outcome::kPass, 100);
+    r.info.dtype = "float16";
+    r.numeric.error_eps = error_eps;
+    r.numeric.bound_eps = 16;
+    return r;
+  };
+  Side a{"A",
+         {with_error("f/better/a", 0.91), with_error("f/worse/a", 0.5),
+          with_error("f/small/a", 0.1), with_error("f/close/a", 3), with_error("f/exact/a", 0),
+          result("f/none/a", "cpu", Outcome::kPass, 100)},
+         ""};
+  Side b{"B",
+         {with_error("f/better/a", 0.33), with_error("f/worse/a", 2), with_error("f/small/a", 0.3),
+          with_error("f/close/a", 5), with_error("f/exact/a", 0.6), with_error("f/none/a", 9)},
+         ""};
+  auto r = compare(a, b, Options{});
+  std::map<std::string, Accuracy> by_case;
+  for (const auto& row : r.rows) by_case[row.case_id] = row.accuracy;
+  EXPECT_EQ(by_case["f/better/a"], Accuracy::kBetter) << "0.91 -> 0.33: 2.8x and 0.58 eps";
+  EXPECT_EQ(by_case["f/worse/a"], Accuracy::kWorse);
+  EXPECT_EQ(by_case["f/small/a"], Accuracy::kSame) << "3x, but 0.2 eps: rounding";
+  EXPECT_EQ(by_case["f/close/a"], Accuracy::kSame) << "2 eps apart, but 1.7x";
+  EXPECT_EQ(by_case["f/exact/a"], Accuracy::kWorse) << "exact to 0.6 eps";
+  EXPECT_EQ(by_case["f/none/a"], Accuracy::kSame) << "A has no error to compare";
+  EXPECT_EQ(r.count(Accuracy::kBetter), 1);
+  EXPECT_EQ(r.count(Accuracy::kWorse), 2);
+  EXPECT_FALSE(r.regressed()) << "accuracy is shown, it never fails the comparison";
+
+  const auto md = to_markdown(r);
+  EXPECT_NE(md.find("## Accuracy changes"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `f/better/a` | cpu | float16 | 0.91 | 0.33 | 16 | better 2.8x |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `f/exact/a` | cpu | float16 | 0 | 0.6 | 16 | worse |"), std::string::npos);
+  EXPECT_EQ(md.find("`f/small/a`"), std::string::npos);
+  EXPECT_LT(md.find("`f/worse/a`"), md.find("`f/better/a`")) << "worse first";
+  const auto functions = r.functions();  // f/better, f/exact, f/worse: nothing else changed
+  ASSERT_EQ(functions.size(), 3u);
+  EXPECT_EQ(functions[0].function, "f/better");
+  EXPECT_EQ(functions[0].accuracy_better, 1);
+  EXPECT_EQ(functions[2].accuracy_worse, 1);
+
+  const auto j = to_json(r);
+  EXPECT_EQ(j["counts"]["accuracy_better"], 1);
+  EXPECT_EQ(j["counts"]["accuracy_worse"], 2);
+  EXPECT_EQ(j["accuracy_rule"]["factor"], 2.0);
+  EXPECT_EQ(j["accuracy_rule"]["min_eps"], 0.5);
+  for (const auto& row : j["rows"]) {
+    if (row["case"] != "f/better/a") continue;
+    EXPECT_EQ(row["accuracy"], "better");
+    EXPECT_EQ(row["error_a_eps"], 0.91);
+    EXPECT_EQ(row["error_b_eps"], 0.33);
+    EXPECT_EQ(row["bound_b_eps"], 16.0);
+    EXPECT_EQ(row["dtype"], "float16");
+  }
+}
+
+TEST(Compare, NoAccuracyChangeNoAccuracySection) {
+  using model::Outcome;
+  Side a{"A", {result("f/x/a", "cpu", Outcome::kPass, 100)}, ""};
+  Side b{"B", {result("f/x/a", "cpu", Outcome::kPass, 100)}, ""};
+  const auto md = to_markdown(compare(a, b, Options{}));
+  EXPECT_EQ(md.find("## Accuracy changes"), std::string::npos);
+  EXPECT_NE(md.find("| accuracy better | accuracy worse |"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mudjack::compare
