@@ -103,7 +103,7 @@ std::string cell(const std::optional<double>& v, const char* format) {
 // One row per case; CHECKED is how a pass was checked, in the words of
 // summary.md, report.html, results.csv and the Python API (model::Check).
 void print_table(const verdict::Judged& judged) {
-  std::printf("%-8s %-9s %-9s %-9s %-9s %10s %10s %10s %12s %-12s %s\n", "DEVICE", "MODE", "DTYPE",
+  std::printf("%-8s %-9s %-9s %-11s %-9s %10s %10s %10s %12s %-12s %s\n", "DEVICE", "MODE", "DTYPE",
               "OUTCOME", "CHECKED", "ERROR_EPS", "BOUND_EPS", "MAX_REL", "MEDIAN", "CLASS",
               "NOISE");
   for (size_t i = 0; i < judged.cases.size(); ++i) {
@@ -116,7 +116,7 @@ void print_table(const verdict::Judged& judged) {
     const std::string outcome =
         unsupported ? "unsupported" : std::string(model::to_string(r.outcome));
     std::printf(
-        "%-8s %-9s %-9s %-9s %-9s %10s %10s %10s %12s %-12s %s\n", r.device.c_str(),
+        "%-8s %-9s %-9s %-11s %-9s %10s %10s %10s %12s %-12s %s\n", r.device.c_str(),
         r.info.mode.c_str(), r.info.dtype.c_str(), outcome.c_str(),
         checked.c_str(), cell(r.numeric.error_eps, "%.3g").c_str(),
         cell(r.numeric.bound_eps, "%.3g").c_str(), cell(r.numeric.max_rel_err, "%.2e").c_str(),
@@ -231,7 +231,9 @@ Command check_command() {
             ->required();
         c->add_flag("--quick", a->quick, "Eager only, the inputs' own dtype, one timing round");
         c->add_option("--framework", a->framework,
-                      "The framework NAME uses (default: what FILE imports)");
+                      "The framework NAME runs on (default: NAME's own module, else the one "
+                      "framework it names, else its inputs' types)")
+            ->check(CLI::IsMember({"numpy", "torch", "jax", "tensorflow"}));
         c->add_option("--device", a->devices, "Only these devices (repeatable)");
         add_number(c, "--budget-ms", a->budget_ms, run::kBudgetRangeMs,
                    "Timing budget per case and round, ms");
