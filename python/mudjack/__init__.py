@@ -158,6 +158,7 @@ class CheckResult:
     def raise_for_failure(self) -> CheckResult:
         """CheckFailed (an AssertionError: pytest shows it) with the table
         when a case failed; else the result itself."""
+        __tracebackhide__ = True  # pytest: show the table, not this frame
         if self.ok:
             return self
         bad = self.failures

@@ -13,7 +13,7 @@ from . import CheckResult
 from .testing import assert_portable
 
 
-@pytest.fixture  # type: ignore[misc]  # pytest is untyped to the linters
+@pytest.fixture  # type: ignore[untyped-decorator]  # pytest is untyped to the linters
 def mudjack_check() -> Callable[..., CheckResult]:
     """`mudjack_check(fn, *inputs, devices=..., dtypes=...)`: asserts fn is
     portable (mudjack.testing.assert_portable): by default the quick grid on

@@ -61,8 +61,7 @@ std::string decide_framework(const std::string& flag, const CheckFacts& facts,
     }
     if (named.size() == 1) return *named.begin();
     throw util::FatalError(name + " names both " + both(imports) +
-                           " and its inputs do not tell which it runs on: pass " +
-                           flags(imports));
+                           " and its inputs do not tell which it runs on: pass " + flags(imports));
   }
   if (inputs.size() == 1) return *inputs.begin();
   if (inputs.size() > 1) {

@@ -18,9 +18,9 @@
 namespace mudjack::cli {
 
 struct CheckFacts {
-  std::set<std::string> module;   // check.module::F — the callable's own module
-  std::set<std::string> imports;  // check.imports::F — frameworks its globals name
-  std::set<std::string> inputs;   // check.inputs::F — frameworks of its inputs
+  std::set<std::string> module;      // check.module::F — the callable's own module
+  std::set<std::string> imports;     // check.imports::F — frameworks its globals name
+  std::set<std::string> inputs;      // check.inputs::F — frameworks of its inputs
   std::vector<std::string> returns;  // check.returns::T — parts of its return that are no tensor
 };
 

@@ -71,7 +71,8 @@ const CLI::App* named_command(const CLI::App& app, int argc, char** argv) {
   const CLI::App* at = &app;
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
-    const auto subs = at->get_subcommands([&word](const CLI::App* c) { return c->get_name() == word; });
+    const auto subs =
+        at->get_subcommands([&word](const CLI::App* c) { return c->get_name() == word; });
     if (subs.empty()) continue;
     at = subs.front();
   }
@@ -91,8 +92,7 @@ std::vector<std::string> flags_of(const CLI::App& command) {
 // The first word of `argv` that looks like a flag and that `command` does not
 // take, with the nearest it does: "unknown flag --framwork; did you mean
 // --framework?"; "" when every flag is known.
-std::string unknown_flag(const CLI::App& command, const std::string& path, int argc,
-                         char** argv) {
+std::string unknown_flag(const CLI::App& command, const std::string& path, int argc, char** argv) {
   const auto flags = flags_of(command);
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
@@ -112,8 +112,7 @@ std::string unknown_flag(const CLI::App& command, const std::string& path, int a
 // A CLI11 parse error as the one `mudjack: error:` line: the command it
 // happened in, then CLI11's words on one line, or a flag the command does
 // not take with the nearest it does.
-std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e, int argc,
-                             char** argv) {
+std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   const CLI::App* command = named_command(app, argc, argv);
   std::string path;  // "cache prune"
   for (const auto* c = command; c != &app && c != nullptr; c = c->get_parent()) {

@@ -82,7 +82,8 @@ run::RunOptions options_of(const CheckArgs& a, const Settings& s, const std::str
   o.devices = a.devices;
   o.profile = s.config.profile;
   o.python = s.python;
-  o.params = {{"target", a.target}, {"quick", a.quick ? "true" : "false"}, {"framework", framework}};
+  o.params = {
+      {"target", a.target}, {"quick", a.quick ? "true" : "false"}, {"framework", framework}};
   o.budget_ms = a.budget_ms.value_or(o.budget_ms);
   if (auto mb = a.memory_limit_mb ? a.memory_limit_mb : s.config.memory_limit_mb) {
     o.memory_limit_bytes = run::mb_to_bytes(*mb);
@@ -115,14 +116,14 @@ void print_table(const verdict::Judged& judged) {
     const auto unsupported = verdict::unsupported_reason(r);
     const std::string outcome =
         unsupported ? "unsupported" : std::string(model::to_string(r.outcome));
-    std::printf(
-        "%-8s %-9s %-9s %-11s %-9s %10s %10s %10s %12s %-12s %s\n", r.device.c_str(),
-        r.info.mode.c_str(), r.info.dtype.c_str(), outcome.c_str(),
-        checked.c_str(), cell(r.numeric.error_eps, "%.3g").c_str(),
-        cell(r.numeric.bound_eps, "%.3g").c_str(), cell(r.numeric.max_rel_err, "%.2e").c_str(),
-        r.latency.stats ? util::format_ns(r.latency.stats->median_ns).c_str() : "-",
-        t ? t->bound.c_str() : "-",
-        t && t->rounds_ns.size() > 1 ? cell(t->spread * 100, "%.1f%%").c_str() : "-");
+    std::printf("%-8s %-9s %-9s %-11s %-9s %10s %10s %10s %12s %-12s %s\n", r.device.c_str(),
+                r.info.mode.c_str(), r.info.dtype.c_str(), outcome.c_str(), checked.c_str(),
+                cell(r.numeric.error_eps, "%.3g").c_str(),
+                cell(r.numeric.bound_eps, "%.3g").c_str(),
+                cell(r.numeric.max_rel_err, "%.2e").c_str(),
+                r.latency.stats ? util::format_ns(r.latency.stats->median_ns).c_str() : "-",
+                t ? t->bound.c_str() : "-",
+                t && t->rounds_ns.size() > 1 ? cell(t->spread * 100, "%.1f%%").c_str() : "-");
     if (unsupported) {
       std::printf("         %s\n", terminal_safe(unsupported->substr(0, 200)).c_str());
     } else if (r.outcome != model::Outcome::kPass && !r.error.message.empty()) {
@@ -139,8 +140,7 @@ std::vector<model::CaseInfo> list_target(const run::RunOptions& options,
   auto params = options.params;
   if (call_once) params["call_once"] = "true";
   try {
-    return plan::list_cases(options.suites, python, params, nullptr,
-                            run::memory_limit_of(options));
+    return plan::list_cases(options.suites, python, params, nullptr, run::memory_limit_of(options));
   } catch (const util::FatalError& e) {  // the target's own one line, without the suite's frame
     const std::string what = e.what();
     const std::string mark = "CheckTargetError: ";

@@ -115,8 +115,8 @@ TEST_F(Cli, CheckKeepsIntegerInputsDtypeAndRefusesAPythonFloatReturn) {
   const auto target = [](const std::string& name) {
     return (kFixtures / "check" / "numpy_only.py").string() + ":" + name;
   };
-  auto r = mudjack({"check", target("doubled"), "--budget-ms", "2", "--out",
-                    (dir_ / "results").string()});
+  auto r = mudjack(
+      {"check", target("doubled"), "--budget-ms", "2", "--out", (dir_ / "results").string()});
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_TRUE(has(r.out, "cpu      eager     int32     pass")) << r.out;
   EXPECT_FALSE(has(r.out, "float32")) << "int32 inputs are not labelled float32\n" << r.out;
@@ -129,8 +129,8 @@ TEST_F(Cli, CheckRunsAJaxFunctionOnNumpyArraysAsJax) {
   const auto target = (kFixtures / "check" / "jax_on_numpy.py").string() + ":sines";
   for (const std::vector<std::string>& flag :
        {std::vector<std::string>{}, std::vector<std::string>{"--framework", "jax"}}) {
-    std::vector<std::string> args = {"check", target, "--quick", "--budget-ms", "2", "--json",
-                                     "--out", (dir_ / "results").string()};
+    std::vector<std::string> args = {"check", target,   "--quick", "--budget-ms",
+                                     "2",     "--json", "--out",   (dir_ / "results").string()};
     args.insert(args.end(), flag.begin(), flag.end());
     auto r = mudjack(args);
     if (r.code == 3) GTEST_SKIP() << "no jax environment here: " << r.err;
@@ -167,18 +167,21 @@ TEST_F(Cli, ParseErrorsAreOneLineInMudjacksVoiceWithTheNearestFlag) {
 TEST_F(Cli, DtypeSuggestionsGoByMeaning) {
   const auto target = (kFixtures / "check" / "numpy_only.py").string() + ":scaled_cumsum";
   const std::vector<std::pair<std::string, std::string>> meant = {
-      {"fp16", "did you mean float16?"}, {"bf16", "did you mean bfloat16?"},
-      {"fp32", "did you mean float32?"}, {"double", "did you mean float64?"},
+      {"fp16", "did you mean float16?"},
+      {"bf16", "did you mean bfloat16?"},
+      {"fp32", "did you mean float32?"},
+      {"double", "did you mean float64?"},
       {"half", "did you mean float16?"}};
   for (const auto& [word, says] : meant) {
     auto r = mudjack({"check", target, "--dtype", word, "--out", (dir_ / "results").string()});
     EXPECT_EQ(r.code, 2) << word << "\n" << r.err;
     EXPECT_EQ(r.err, "mudjack: error: --dtype " + word + ": no listed case has it; " + says + "\n");
   }
-  auto r = mudjack({"check", target, "--quick", "--dtype", "fp64", "--out",
-                    (dir_ / "results").string()});
-  EXPECT_TRUE(has(r.err, "--dtype fp64: no listed case has it (fp64 is float64, which none has; "
-                         "here: float32)"))
+  auto r = mudjack(
+      {"check", target, "--quick", "--dtype", "fp64", "--out", (dir_ / "results").string()});
+  EXPECT_TRUE(has(r.err,
+                  "--dtype fp64: no listed case has it (fp64 is float64, which none has; "
+                  "here: float32)"))
       << r.err;
 }
 
