@@ -14,8 +14,8 @@ env="$cache/envs/lint-$(sha256sum "$pins" | cut -c1-16)"
 
 # No caches in the checkout: both are quick without one. (`python -m`: the
 # environment was built under another name, so its bin/ scripts point elsewhere.)
-"$env/bin/python" -m ruff check --no-cache --quiet probe suites tests/python python
-echo "lint-python: ruff clean on $(git ls-files 'probe/*.py' 'suites/*.py' 'tests/python/*.py' 'python/*.py' | wc -l) files"
+"$env/bin/python" -m ruff check --no-cache --quiet probe suites tests/python tests/api python
+echo "lint-python: ruff clean on $(git ls-files 'probe/*.py' 'suites/*.py' 'tests/python/*.py' 'tests/api/*.py' 'python/*.py' | wc -l) files"
 "$env/bin/python" -m mypy --cache-dir=/dev/null --no-error-summary
 echo "lint-python: mypy clean on probe/ and python/"
 

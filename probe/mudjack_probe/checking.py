@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .api import FLOATS, Call, Cases, Ctx
+from .api import FLOATS, KNOWN_DTYPES, Call, Cases, Ctx
 
 _MODULES: dict[str, Any] = {}
 
@@ -120,16 +120,88 @@ def _floating(x: Any) -> str | None:
     return text if text in FLOATS else None
 
 
-def _framework_of(obj: Any, example: tuple[Any, ...]) -> str:
+# A module's top-level name -> the framework it belongs to.
+_ROOTS = {"numpy": "numpy", "torch": "torch", "jax": "jax", "jaxlib": "jax", "flax": "jax",
+          "tensorflow": "tensorflow", "keras": "tensorflow"}
+
+
+def _root(module: Any) -> str | None:
+    """The framework of a module name ("jax.numpy" -> "jax"), else None."""
+    return _ROOTS.get(str(module or "").split(".")[0])
+
+
+def _own_module(obj: Any) -> str | None:
+    """The framework of the callable's own module: a framework function
+    (`torch.nn.functional.gelu`), or an object whose class is built on one
+    (an `nn.Module` subclass, a `jax.jit` of a function, a Flax or Keras
+    model) anywhere in its MRO."""
+    for module in [getattr(obj, "__module__", None), *(cls.__module__ for cls in type(obj).__mro__)]:
+        if _root(module) is not None:
+            return _root(module)
+    return None
+
+
+def _names(code: Any) -> set[str]:
+    """The global names a code object and the functions nested in it use."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names(const)
+    return names
+
+
+def _imported(obj: Any) -> set[str]:
+    """The frameworks the callable (a module's forward) names from its
+    globals: modules (`np`, `jnp`) and the objects imported from them."""
+    fn = getattr(obj, "forward", obj)
+    fn = getattr(fn, "__func__", fn)
+    code, space = getattr(fn, "__code__", None), getattr(fn, "__globals__", None)
+    if code is None or not isinstance(space, dict):
+        return set()
+    found = set()
+    for name in _names(code):
+        value = space.get(name)
+        if value is None:
+            continue
+        module = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", None)
+        fw = _root(module)
+        if fw is not None:
+            found.add(fw)
+    return found
+
+
+def _input_frameworks(example: tuple[Any, ...]) -> set[str]:
+    """The frameworks of the inputs that are tensors or arrays."""
+    return {fw for x in example if hasattr(x, "shape") and (fw := _root(type(x).__module__))}
+
+
+def _returned(obj: Any, example: tuple[Any, ...]) -> list[str]:
+    """The type of each part of NAME's return value that is no tensor or
+    array (`float` from `.item()`), from one call on the example inputs;
+    nothing when the call raises (the cases will show that) or for a Flax
+    module (it needs its parameters first)."""
     if _is_flax(obj):
-        return "jax"
-    if _is_keras(obj):
-        return "tensorflow"
-    for x in (obj, *example):
-        root = type(x).__module__.split(".")[0]
-        if root in ("torch", "jax", "jaxlib", "flax", "tensorflow", "keras"):
-            return {"jaxlib": "jax", "flax": "jax", "keras": "tensorflow"}.get(root, root)
-    return "numpy"
+        return []
+    try:
+        out = obj(*example)
+    except Exception:  # the cases report the failure with its device and dtype
+        return []
+    parts = list(out.values()) if isinstance(out, dict) else list(out) if isinstance(out, (tuple, list)) else [out]
+    return [type(p).__name__ for p in parts if not (hasattr(p, "shape") and hasattr(p, "dtype"))]
+
+
+def facts(obj: Any, example: tuple[Any, ...], call_once: bool) -> list[str]:
+    """What the engine decides NAME's framework from (and refuses a non-tensor
+    return by), as case tags: `check.module::F` (the callable's own module),
+    `check.imports::F` (each framework its globals name), `check.inputs::F`
+    (each framework of its inputs), and with `call_once`, `check.returns::T`
+    (each part of its return value that is no tensor). The precedence lives
+    in the engine (src/cli/check_framework.cpp)."""
+    tags = [f"check.module::{fw}" for fw in [_own_module(obj)] if fw]
+    tags += [f"check.imports::{fw}" for fw in sorted(_imported(obj))]
+    tags += [f"check.inputs::{fw}" for fw in sorted(_input_frameworks(example))]
+    tags += [f"check.returns::{t}" for t in (_returned(obj, example) if call_once else [])]
+    return tags
 
 
 def _flax_apply(module: Any, args: list[Any], dtype: Any) -> Callable[..., Any]:
@@ -199,30 +271,48 @@ def find_models(script: Path) -> list[tuple[str, Any, tuple[Any, ...]]]:
     return found
 
 
-def declare(target: str, quick: bool) -> list[Cases]:
-    """The target's cases: NAME by dtypes by modes on one shape, "given";
-    for a script without NAME, each model it calls."""
+def declare(target: str, quick: bool, framework: str = "numpy", call_once: bool = False) -> list[Cases]:
+    """The target's cases for `framework` (the engine's decision; the
+    parameter `framework`): NAME by dtypes by modes on one shape, "given";
+    for a script without NAME, each model it calls. Each case carries the
+    facts the engine decides with (`facts`)."""
     if ":" not in target:
         path = Path(target)
         if not path.is_file():
             raise CheckTargetError(f"{path}: no such file")
-        return [_declare_one(obj, example, name, target, quick) for name, obj, example in find_models(path)]
+        return [_declare_one(obj, example, name, target, quick, "torch", []) for name, obj, example in find_models(path)]
     obj, inputs, name = load_target(target)
     example = _example(inputs, name)
-    return [_declare_one(obj, example, name, target, quick)]
-
-
-def _declare_one(obj: Any, example: tuple[Any, ...], name: str, target: str, quick: bool) -> Cases:
     _check_signature(obj, example, name)
+    return [_declare_one(obj, example, name, target, quick, framework or "numpy", facts(obj, example, call_once))]
+
+
+def _dtype_name(x: Any) -> str | None:
+    """The dtype name of a tensor, array or Python number, if the grid knows it."""
+    if isinstance(x, (bool, int, float, complex)):
+        text = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}[type(x)]
+    elif hasattr(x, "shape") and getattr(x, "dtype", None) is not None:
+        # numpy, jax and TensorFlow dtypes have a name; torch's print as "torch.float32".
+        text = getattr(x.dtype, "name", None) or str(x.dtype).replace("torch.", "")
+    else:
+        return None
+    return text if text in KNOWN_DTYPES else None
+
+
+def _declare_one(obj: Any, example: tuple[Any, ...], name: str, target: str, quick: bool, framework: str,
+                 tags: list[str]) -> Cases:
     given = [d for d in (_floating(x) for x in example) if d is not None]
-    framework = _framework_of(obj, example)
     cases = Cases(framework)
     # A Keras model computes in its layers' own dtype policy whatever its
-    # inputs are: only the dtype it was given is a real case.
+    # inputs are: only the dtype it was given is a real case. Without a
+    # floating input, the row is labelled with the inputs' own dtype (int32,
+    # bool), which nothing is cast to.
     dtypes = given[:1] if quick or not given or _is_keras(obj) else FLOATS
+    if not dtypes:
+        dtypes = [d for d in (_dtype_name(x) for x in example) if d is not None][:1] or ["float32"]
     modes = ["eager"] if quick or framework == "numpy" else ["eager", "compiled"]
 
-    @cases.case(name, dtype=dtypes or ["float32"], mode=modes, shape={"given": ()},
+    @cases.case(name, dtype=dtypes, mode=modes, shape={"given": ()}, tags=tags,
                 note=f"mudjack check {target}")
     def body(t: Ctx) -> Call:
         args = []
@@ -242,4 +332,9 @@ def _declare_one(obj: Any, example: tuple[Any, ...], name: str, target: str, qui
             call.no_reference("a Keras model computes in its layers' dtype policy, not float64")
         return call
 
+    # The dtypes check casts to, beyond those NAME was given, are the grid's:
+    # one the framework lacks (numpy's bfloat16) is `unsupported`, never a
+    # failure (the engine's verdict::unsupported_reason).
+    for c in cases.defs:
+        c.grid = c.dtype not in (given or dtypes)
     return cases

@@ -11,6 +11,19 @@ module) and its inputs are written to a temporary folder as `FILE.py:NAME`
 with `NAME_inputs()` (docs/suite-format.md, "Checking your own code without a
 suite"), and the engine's results.json comes back as objects.
 
+A function typed at a prompt or in a notebook cell (no source file), a
+lambda, a closure, or a module whose class was defined there is pickled by
+value with cloudpickle (a dependency of this package, pinned in
+pyproject.toml).
+
+    result.ok                   # every case passed (or its dtype is unsupported)
+    result.raise_for_failure()  # CheckFailed (an AssertionError) with the table
+    result.to_pandas()          # one row per case (pandas, if installed)
+
+In a pytest suite: `mudjack.testing.assert_portable(fn, *inputs)` or the
+`mudjack_check` fixture (mudjack/pytest_plugin.py, registered as a pytest11
+entry point).
+
 The engine: $MUDJACK_BINARY, else `mudjack` on PATH, else build/mudjack of
 the repository this package was installed from (`pip install -e python/`).
 """
@@ -31,13 +44,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CheckError", "CheckResult", "Row", "check"]
+__all__ = ["CheckError", "CheckFailed", "CheckResult", "Row", "check"]
 
 _FRAMEWORKS = ("numpy", "torch", "jax", "tensorflow")
 
 
 class CheckError(RuntimeError):
     """The engine refused the check (bad input, exit 2) or could not run it."""
+
+
+class CheckFailed(AssertionError):
+    """Some case failed, mismatched, crashed or timed out
+    (`CheckResult.raise_for_failure`); the message is the table."""
 
 
 @dataclass
@@ -47,8 +65,11 @@ class Row:
     device: str
     mode: str
     dtype: str
+    # pass, fail, mismatch, crash, timeout, skip, unavailable, error; or
+    # unsupported: a failure in a dtype the framework lacks there (numpy's
+    # bfloat16), which the engine does not count as a failure.
     outcome: str
-    error_eps: float | None  # error against the float64 reference, in the dtype's eps
+    error_eps: float | None  # error against the float64 reference, in the dtype's eps (inf, nan kept)
     bound_eps: float | None  # the bound it was held to
     median_ns: float | None
     timing_class: str  # device_bound | host_bound
@@ -61,6 +82,12 @@ class Row:
 
 _HEAD = ("device", "mode", "dtype", "outcome", "checked", "error (eps)", "bound (eps)", "median", "class",
          "noise")
+_FINE = ("pass", "skip", "unsupported")  # outcomes that are no failure
+_COLOURS = {"pass": "#d8f0d8", "skip": "#eeeeee", "unsupported": "#eeeeee"}  # else failure red
+
+
+def _num(v: float | None, fmt: str) -> str:
+    return "-" if v is None else format(v, fmt)
 
 
 @dataclass
@@ -73,26 +100,70 @@ class CheckResult:
 
     @property
     def ok(self) -> bool:
-        return all(r.outcome in ("pass", "skip") for r in self.rows)
+        """Every case passed, was skipped or is in a dtype the framework lacks."""
+        return all(r.outcome in _FINE for r in self.rows)
+
+    @property
+    def failures(self) -> list[Row]:
+        return [r for r in self.rows if r.outcome not in _FINE]
 
     def _cells(self) -> list[list[str]]:
-        def num(v: float | None, fmt: str) -> str:
-            return "-" if v is None else format(v, fmt)
-        return [[r.device, r.mode, r.dtype, r.outcome, r.checked or "-", num(r.error_eps, ".3g"),
-                 num(r.bound_eps, ".3g"),
+        return [[r.device, r.mode, r.dtype, r.outcome, r.checked or "-", _num(r.error_eps, ".3g"),
+                 _num(r.bound_eps, ".3g"),
                  "-" if r.median_ns is None else f"{r.median_ns / 1e3:.1f} us", r.timing_class or "-",
                  "-" if r.spread is None else f"{100 * r.spread:.1f}%"] for r in self.rows]
 
     def __str__(self) -> str:
         rows = [list(_HEAD), *self._cells()]
         widths = [max(len(r[i]) for r in rows) for i in range(len(_HEAD))]
-        return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows)
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+        # A failure's message under its row: which dtype on which device, and why.
+        for i, r in enumerate(self.rows):
+            if r.outcome not in ("pass", "skip") and r.message:
+                lines[i + 1] += "\n    " + r.message.splitlines()[0][:200]
+        return "\n".join(lines)
 
     def _repr_html_(self) -> str:
+        """A table for a notebook: each row green (pass), grey (skip,
+        unsupported) or red, and the error in eps beside its bound."""
         from html import escape
-        head = "".join(f"<th>{escape(h)}</th>" for h in _HEAD)
-        body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in self._cells())
-        return f"<table><tr>{head}</tr>{body}</table>"
+        head = "".join(f"<th>{escape(h)}</th>" for h in ("device", "mode", "dtype", "outcome", "checked",
+                                                          "error / bound (eps)", "median", "class", "noise"))
+        body = []
+        for r, c in zip(self.rows, self._cells()):
+            colour = _COLOURS.get(r.outcome, "#f6d0d0")
+            error = f"{c[5]} / {c[6]}" if r.bound_eps is not None else c[5]
+            if r.error_eps is not None and r.bound_eps is not None and not r.error_eps <= r.bound_eps:
+                error = f"<b>{escape(error)}</b>"
+            else:
+                error = escape(error)
+            why = f'<br><small>{escape(r.message.splitlines()[0][:200])}</small>' \
+                if r.outcome not in ("pass", "skip") and r.message else ""
+            cells = [escape(c[0]), escape(c[1]), escape(c[2]), f"<b>{escape(c[3])}</b>{why}", escape(c[4]), error,
+                     escape(c[7]), escape(c[8]), escape(c[9])]
+            body.append(f'<tr style="background:{colour}">' + "".join(f"<td>{x}</td>" for x in cells) + "</tr>")
+        verdict = "portable here" if self.ok else f"{len(self.failures)} of {len(self.rows)} cases failed"
+        return (f'<table class="mudjack-check"><caption>mudjack check, run {escape(self.run_id)}: '
+                f"{escape(verdict)}</caption><tr>{head}</tr>{''.join(body)}</table>")
+
+    def to_pandas(self) -> Any:
+        """The rows as a pandas DataFrame, one row per case. CheckError
+        (one line) where pandas is not installed."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise CheckError("to_pandas needs pandas: pip install pandas (or read result.rows)") from None
+        return pd.DataFrame([vars(r) for r in self.rows], columns=list(Row.__dataclass_fields__))
+
+    def raise_for_failure(self) -> CheckResult:
+        """CheckFailed (an AssertionError: pytest shows it) with the table
+        when a case failed; else the result itself."""
+        __tracebackhide__ = True  # pytest: show the table, not this frame
+        if self.ok:
+            return self
+        bad = self.failures
+        which = ", ".join(sorted({f"{r.dtype} on {r.device}" for r in bad}))
+        raise CheckFailed(f"{len(bad)} of {len(self.rows)} cases failed ({which}); run {self.run_id}:\n{self}")
 
 
 def _binary() -> str:
@@ -103,25 +174,54 @@ def _binary() -> str:
     raise CheckError("no mudjack binary: set MUDJACK_BINARY, put mudjack on PATH, or build the repository")
 
 
+def _by_value(obj: Any, name: str, why: str) -> str:
+    """A module file that unpickles `obj` by value (cloudpickle): a function
+    or class with no source file, a lambda, a closure."""
+    try:
+        import cloudpickle
+    except ImportError:
+        raise CheckError(f"{why}: checking it needs cloudpickle (pip install cloudpickle==3.1.3, "
+                         "or pip install the mudjack package)") from None
+    try:
+        data = cloudpickle.dumps(obj)
+    except Exception as exc:
+        raise CheckError(f"cannot hand {type(obj).__name__} to the engine: {exc}") from exc
+    # Classes it names by reference are found where the caller found them.
+    home = getattr(sys.modules.get(type(obj).__module__), "__file__", None)
+    path = f"import sys\nsys.path.insert(0, {str(Path(home).parent)!r})\n" if home else ""
+    return f"{path}import pickle\n{name} = pickle.loads({data!r})\n"
+
+
 def _source(obj: Any, name: str) -> str:
     """A module file defining `name` as `obj`: the function's source with the
-    modules and picklable values it names, or a module instance unpickled."""
-    if isinstance(obj, types.FunctionType) and obj.__name__ == "<lambda>":
-        raise CheckError("a lambda has no source the engine can load: define it with def")
+    modules and picklable values it names; else `obj` pickled (by value
+    where it was defined at a prompt, in a notebook or in a closure)."""
     if not isinstance(obj, types.FunctionType):
+        if type(obj).__module__ == "__main__" or _defined_at_prompt(type(obj)):
+            return _by_value(obj, name, f"{type(obj).__name__} was defined at a prompt")
         try:
             data = pickle.dumps(obj)
-        except Exception as exc:
-            raise CheckError(f"cannot hand {type(obj).__name__} to the engine: {exc}") from exc
+        except Exception:
+            return _by_value(obj, name, f"{type(obj).__name__} does not pickle by reference")
         # Its class is found where the caller found it: the folder of its module's file.
         home = getattr(sys.modules.get(type(obj).__module__), "__file__", None)
         path = f"import sys\nsys.path.insert(0, {str(Path(home).parent)!r})\n" if home else ""
         return f"{path}import pickle\n{name} = pickle.loads({data!r})\n"
+    if obj.__name__ == "<lambda>":
+        return _by_value(obj, name, "a lambda has no source")
     if obj.__code__.co_freevars:
-        raise CheckError(f"{obj.__name__} closes over {', '.join(obj.__code__.co_freevars)}: "
-                         "define it at module level, passing those as inputs")
-    return _imports(obj, set()) + "\n\n" + textwrap.dedent(inspect.getsource(obj)) + (
-        f"\n{name} = {obj.__name__}\n" if obj.__name__ != name else "")
+        return _by_value(obj, name, f"{obj.__name__} closes over {', '.join(obj.__code__.co_freevars)}")
+    try:
+        text = textwrap.dedent(inspect.getsource(obj))
+    except (OSError, TypeError):  # typed at a prompt: no file holds its source
+        return _by_value(obj, name, f"{obj.__name__} was defined at a prompt (no source file)")
+    return _imports(obj, set()) + "\n\n" + text + (f"\n{name} = {obj.__name__}\n" if obj.__name__ != name else "")
+
+
+def _defined_at_prompt(cls: type) -> bool:
+    """Whether a class has no source file the probe could import it from."""
+    module = sys.modules.get(cls.__module__)
+    return module is None or not getattr(module, "__file__", None)
 
 
 def _imports(fn: types.FunctionType, done: set[str]) -> str:
@@ -146,11 +246,13 @@ def _imports(fn: types.FunctionType, done: set[str]) -> str:
 
 def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[str] | None = None,
           modes: list[str] | None = None, quick: bool = False, budget_ms: float | None = None,
-          out: str | None = None, keep: bool = False) -> CheckResult:
+          out: str | None = None, keep: bool = False, framework: str | None = None) -> CheckResult:
     """Checks `fn(*inputs)` on every local device (or `devices`), in the
     floating dtypes of the grid (or `dtypes`) and eager and compiled (or
     `modes`); `quick`: eager, the inputs' dtype, one timing round. Returns
     one Row per case. CheckError for bad input, with the engine's one line.
+    `framework` (numpy, torch, jax, tensorflow) overrides what the engine
+    decides from fn's own module, the frameworks it names and its inputs.
 
     The target, its pickled inputs and (without `out`) the results go to a
     temporary `mudjack-check-*` folder that is removed when the check ends,
@@ -160,7 +262,7 @@ def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[
     folder = Path(tempfile.mkdtemp(prefix="mudjack-check-"))
     try:
         result = _check_in(folder, fn, name, inputs, devices=devices, dtypes=dtypes, modes=modes,
-                           quick=quick, budget_ms=budget_ms, out=out)
+                           quick=quick, budget_ms=budget_ms, out=out, framework=framework)
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
@@ -170,7 +272,7 @@ def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[
 
 def _check_in(folder: Path, fn: Any, name: str, inputs: tuple[Any, ...], *,
               devices: list[str] | None, dtypes: list[str] | None, modes: list[str] | None,
-              quick: bool, budget_ms: float | None, out: str | None) -> CheckResult:
+              quick: bool, budget_ms: float | None, out: str | None, framework: str | None) -> CheckResult:
     """check()'s work in `folder`, which the caller removes."""
     try:
         data = pickle.dumps(inputs)
@@ -189,21 +291,39 @@ def _check_in(folder: Path, fn: Any, name: str, inputs: tuple[Any, ...], *,
     args += ["--dtype", ",".join(dtypes)] if dtypes else []
     args += ["--mode", ",".join(modes)] if modes else []
     args += ["--budget-ms", str(budget_ms)] if budget_ms else []
+    args += ["--framework", framework] if framework else []
     done = subprocess.run(args, capture_output=True, text=True, check=False)
     if done.returncode not in (0, 1):
         lines = [line for line in done.stderr.splitlines() if line.strip()]
         why = lines[-1] if lines else f"mudjack check exited {done.returncode}"
         raise CheckError(why.removeprefix("mudjack: error: "))
     doc = json.loads(done.stdout)
+    return CheckResult(_rows(doc), doc.get("verdicts", []), doc["run"]["id"], doc)
+
+
+def _float(v: Any) -> float | None:
+    """A number of results.json as a float: its non-finite values are the
+    strings "inf", "-inf" and "nan"."""
+    return None if v is None else float(v)
+
+
+def _rows(doc: dict[str, Any]) -> list[Row]:
+    """One Row per case of results.json; a failed case whose dtype its
+    verdict lists as unsupported (the engine's judgement) is `unsupported`."""
+    unsupported = {(v["function"], v["device"], u["dtype"]) for v in doc.get("verdicts", [])
+                   for u in v.get("unsupported") or []}
     rows = []
     for c in doc["cases"]:
         numeric = c.get("numeric") or {}
         latency = c.get("latency") or {}
         timing = latency.get("timing") or {}
         rounds = timing.get("rounds") or []
-        rows.append(Row(c["device"], c["mode"], c["dtype"], c["outcome"], numeric.get("error_eps"),
-                        numeric.get("bound_eps"), latency.get("median_ns"), timing.get("bound", ""),
-                        timing.get("spread") if len(rounds) > 1 else None,
-                        (c.get("error") or {}).get("message", ""),
+        outcome = c["outcome"]
+        if outcome == "fail" and (c.get("function"), c["device"], c["dtype"]) in unsupported:
+            outcome = "unsupported"
+        rows.append(Row(c["device"], c["mode"], c["dtype"], outcome, _float(numeric.get("error_eps")),
+                        _float(numeric.get("bound_eps")), _float(latency.get("median_ns")), timing.get("bound", ""),
+                        _float(timing.get("spread")) if len(rounds) > 1 else None,
+                        (c.get("error") or {}).get("message", "") or numeric.get("message", "") or "",
                         c.get("checked", "") if c["outcome"] == "pass" else ""))
-    return CheckResult(rows, doc.get("verdicts", []), doc["run"]["id"], doc)
+    return rows

@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -64,6 +66,70 @@ std::optional<std::string> unknown_command(int argc, char** argv,
   return why + " (commands: " + known + ")";
 }
 
+// The command `argv` names (a nested one, `cache prune`, too), else `app`.
+const CLI::App* named_command(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* at = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const auto subs =
+        at->get_subcommands([&word](const CLI::App* c) { return c->get_name() == word; });
+    if (subs.empty()) continue;
+    at = subs.front();
+  }
+  return at;
+}
+
+// Every flag `command` takes, spelled as typed ("--framework", "-h").
+std::vector<std::string> flags_of(const CLI::App& command) {
+  std::vector<std::string> flags;
+  for (const auto* o : command.get_options()) {
+    for (const auto& n : o->get_lnames()) flags.push_back("--" + n);
+    for (const auto& n : o->get_snames()) flags.push_back("-" + n);
+  }
+  return flags;
+}
+
+// The first word of `argv` that looks like a flag and that `command` does not
+// take, with the nearest it does: "unknown flag --framwork; did you mean
+// --framework?"; "" when every flag is known.
+std::string unknown_flag(const CLI::App& command, const std::string& path, int argc, char** argv) {
+  const auto flags = flags_of(command);
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word == "--") break;
+    if (word.size() < 2 || word[0] != '-' || std::isdigit(static_cast<unsigned char>(word[1]))) {
+      continue;  // a value, or a negative number
+    }
+    word = word.substr(0, word.find('='));
+    if (std::find(flags.begin(), flags.end(), word) != flags.end()) continue;
+    std::string why = "unknown flag " + word;
+    if (auto near = util::nearest(word, flags)) return why + "; did you mean " + *near + "?";
+    return why + " (see: mudjack " + path + " --help)";
+  }
+  return "";
+}
+
+// A CLI11 parse error as the one `mudjack: error:` line: the command it
+// happened in, then CLI11's words on one line, or a flag the command does
+// not take with the nearest it does.
+std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  const CLI::App* command = named_command(app, argc, argv);
+  std::string path;  // "cache prune"
+  for (const auto* c = command; c != &app && c != nullptr; c = c->get_parent()) {
+    path = c->get_name() + (path.empty() ? "" : " ") + path;
+  }
+  const std::string where = path.empty() ? "" : path + ": ";
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    if (auto flag = unknown_flag(*command, path, argc, argv); !flag.empty()) return where + flag;
+  }
+  std::string what = e.what();
+  for (size_t at = what.find('\n'); at != std::string::npos; at = what.find('\n', at)) {
+    what.replace(at, 1, "; ");
+  }
+  while (!what.empty() && (what.back() == ' ' || what.back() == ';')) what.pop_back();
+  return where + what;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,8 +162,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "mudjack: error: %s\n", parse_error_line(app, e, argc, argv).c_str());
+    return 2;
   } catch (const util::FatalError& e) {
     std::fprintf(stderr, "mudjack: error: %s\n", e.what());
     return e.exit_code();

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/check_framework.hpp"
 #include "cli/commands.hpp"
 #include "cli/numbers.hpp"
 #include "cli/progress.hpp"
@@ -17,6 +18,7 @@
 #include "run/options.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
+#include "verdict/verdict.hpp"
 
 namespace mudjack::cli {
 namespace {
@@ -80,7 +82,8 @@ run::RunOptions options_of(const CheckArgs& a, const Settings& s, const std::str
   o.devices = a.devices;
   o.profile = s.config.profile;
   o.python = s.python;
-  o.params = {{"target", a.target}, {"quick", a.quick ? "true" : "false"}};
+  o.params = {
+      {"target", a.target}, {"quick", a.quick ? "true" : "false"}, {"framework", framework}};
   o.budget_ms = a.budget_ms.value_or(o.budget_ms);
   if (auto mb = a.memory_limit_mb ? a.memory_limit_mb : s.config.memory_limit_mb) {
     o.memory_limit_bytes = run::mb_to_bytes(*mb);
@@ -101,7 +104,7 @@ std::string cell(const std::optional<double>& v, const char* format) {
 // One row per case; CHECKED is how a pass was checked, in the words of
 // summary.md, report.html, results.csv and the Python API (model::Check).
 void print_table(const verdict::Judged& judged) {
-  std::printf("%-8s %-9s %-9s %-9s %-9s %10s %10s %10s %12s %-12s %s\n", "DEVICE", "MODE", "DTYPE",
+  std::printf("%-8s %-9s %-9s %-11s %-9s %10s %10s %10s %12s %-12s %s\n", "DEVICE", "MODE", "DTYPE",
               "OUTCOME", "CHECKED", "ERROR_EPS", "BOUND_EPS", "MAX_REL", "MEDIAN", "CLASS",
               "NOISE");
   for (size_t i = 0; i < judged.cases.size(); ++i) {
@@ -109,18 +112,69 @@ void print_table(const verdict::Judged& judged) {
     const auto& t = r.latency.timing;
     const std::string checked =
         r.outcome == model::Outcome::kPass ? std::string(model::to_string(judged.checked[i])) : "-";
-    std::printf(
-        "%-8s %-9s %-9s %-9s %-9s %10s %10s %10s %12s %-12s %s\n", r.device.c_str(),
-        r.info.mode.c_str(), r.info.dtype.c_str(), std::string(model::to_string(r.outcome)).c_str(),
-        checked.c_str(), cell(r.numeric.error_eps, "%.3g").c_str(),
-        cell(r.numeric.bound_eps, "%.3g").c_str(), cell(r.numeric.max_rel_err, "%.2e").c_str(),
-        r.latency.stats ? util::format_ns(r.latency.stats->median_ns).c_str() : "-",
-        t ? t->bound.c_str() : "-",
-        t && t->rounds_ns.size() > 1 ? cell(t->spread * 100, "%.1f%%").c_str() : "-");
-    if (r.outcome != model::Outcome::kPass && !r.error.message.empty()) {
+    // A dtype the framework lacks is `unsupported` (verdict::unsupported_reason), not a failure.
+    const auto unsupported = verdict::unsupported_reason(r);
+    const std::string outcome =
+        unsupported ? "unsupported" : std::string(model::to_string(r.outcome));
+    std::printf("%-8s %-9s %-9s %-11s %-9s %10s %10s %10s %12s %-12s %s\n", r.device.c_str(),
+                r.info.mode.c_str(), r.info.dtype.c_str(), outcome.c_str(), checked.c_str(),
+                cell(r.numeric.error_eps, "%.3g").c_str(),
+                cell(r.numeric.bound_eps, "%.3g").c_str(),
+                cell(r.numeric.max_rel_err, "%.2e").c_str(),
+                r.latency.stats ? util::format_ns(r.latency.stats->median_ns).c_str() : "-",
+                t ? t->bound.c_str() : "-",
+                t && t->rounds_ns.size() > 1 ? cell(t->spread * 100, "%.1f%%").c_str() : "-");
+    if (unsupported) {
+      std::printf("         %s\n", terminal_safe(unsupported->substr(0, 200)).c_str());
+    } else if (r.outcome != model::Outcome::kPass && !r.error.message.empty()) {
       std::printf("         %s\n", terminal_safe(r.error.message.substr(0, 200)).c_str());
     }
   }
+}
+
+// The target's cases, listed by `python` (which imports FILE). With
+// `call_once` the listing probe calls NAME once on its inputs, to report
+// what it returns (check_framework.hpp).
+std::vector<model::CaseInfo> list_target(const run::RunOptions& options,
+                                         const envs::Interpreter& python, bool call_once) {
+  auto params = options.params;
+  if (call_once) params["call_once"] = "true";
+  try {
+    return plan::list_cases(options.suites, python, params, nullptr, run::memory_limit_of(options));
+  } catch (const util::FatalError& e) {  // the target's own one line, without the suite's frame
+    const std::string what = e.what();
+    const std::string mark = "CheckTargetError: ";
+    const auto at = what.find(mark);
+    throw util::FatalError(at == std::string::npos ? what : what.substr(at + mark.size()));
+  }
+}
+
+// NAME's cases for the framework decided from the probe's facts
+// (check_framework.hpp): listed once with the first guess (--framework, else
+// what FILE imports), again only when the facts decide otherwise.
+std::vector<model::CaseInfo> target_cases(const CheckArgs& a, run::RunOptions& options,
+                                          const envs::Interpreter& python) {
+  auto cases = list_target(options, python, true);
+  const auto colon = a.target.rfind(':');
+  if (colon == std::string::npos) return cases;  // a script's torch modules
+  const std::string name = a.target.substr(colon + 1);
+  const auto facts = check_facts(cases);
+  if (auto why = non_tensor_return(facts, name); !why.empty()) throw util::FatalError(why);
+  const std::string decided = decide_framework(a.framework, facts, name);
+  if (decided == options.frameworks.front()) return cases;
+  options.frameworks = {decided};
+  options.params["framework"] = decided;
+  return list_target(options, python, false);
+}
+
+// 1 when a case failed, mismatched, crashed or timed out; a dtype the
+// framework lacks (unsupported) and a skip are not failures.
+int exit_code(const verdict::Judged& judged) {
+  for (const auto& r : judged.cases) {
+    if (r.outcome == model::Outcome::kPass || r.outcome == model::Outcome::kSkip) continue;
+    if (!verdict::unsupported_reason(r)) return 1;
+  }
+  return 0;
 }
 
 int check(const CheckArgs& a) {
@@ -138,23 +192,13 @@ int check(const CheckArgs& a) {
                            "it calls, but it does not import torch; name one: FILE.py:NAME");
   }
   auto options = options_of(a, s, framework);
-  // Listed by the framework's own interpreter: listing imports the file.
+  // Listed by the interpreter of what FILE imports: listing imports the file.
   const auto python = envs::resolve(framework, s.config.profile, s.python);
   if (python.python.empty()) throw util::FatalError(python.missing_reason, 3);
   // The interpreter that imports the file runs every case of it: a numpy
   // function in a file that imports torch runs where torch is.
   for (const auto& fw : envs::kFrameworks) options.python.try_emplace(fw, python.python.string());
-  std::vector<model::CaseInfo> cases;
-  try {
-    cases = plan::list_cases(options.suites, python, options.params, nullptr,
-                             run::memory_limit_of(options));
-  } catch (const util::FatalError& e) {  // the target's own one line, without the suite's frame
-    const std::string what = e.what();
-    const std::string mark = "CheckTargetError: ";
-    const auto at = what.find(mark);
-    throw util::FatalError(at == std::string::npos ? what : what.substr(at + mark.size()));
-  }
-  cases = plan::select(cases, a.fields);
+  auto cases = plan::select(target_cases(a, options, python), a.fields);
   if (cases.empty()) throw util::FatalError("nothing to check in " + a.target);
   auto store = open_store(s.results_dir);
   auto discovery = run::discover(options, cases, interrupted());
@@ -168,11 +212,7 @@ int check(const CheckArgs& a) {
     print_table(judged);
     std::printf("run %s: %s\n", judged.run.id.c_str(), run::run_dir(place, judged.run.id).c_str());
   }
-  if (!completed) return 130;
-  for (const auto& r : judged.cases) {
-    if (r.outcome != model::Outcome::kPass && r.outcome != model::Outcome::kSkip) return 1;
-  }
-  return 0;
+  return completed ? exit_code(judged) : 130;
 }
 
 }  // namespace
@@ -191,7 +231,9 @@ Command check_command() {
             ->required();
         c->add_flag("--quick", a->quick, "Eager only, the inputs' own dtype, one timing round");
         c->add_option("--framework", a->framework,
-                      "The framework NAME uses (default: what FILE imports)");
+                      "The framework NAME runs on (default: NAME's own module, else the one "
+                      "framework it names, else its inputs' types)")
+            ->check(CLI::IsMember({"numpy", "torch", "jax", "tensorflow"}));
         c->add_option("--device", a->devices, "Only these devices (repeatable)");
         add_number(c, "--budget-ms", a->budget_ms, run::kBudgetRangeMs,
                    "Timing budget per case and round, ms");

@@ -24,7 +24,15 @@ void check_known(const std::string& flag, const std::vector<std::string>& wanted
                              : present.contains(w);
     if (found) continue;
     std::string why = flag + " " + w + ": no listed case has it";
-    if (auto near = util::nearest(w, {present.begin(), present.end()}, 3)) {
+    // A dtype is suggested by what it means (fp16: float16, not int16).
+    const auto meant = flag == "--dtype" ? util::dtype_meaning(w) : std::nullopt;
+    if (meant && present.contains(*meant)) {
+      why += "; did you mean " + *meant + "?";
+    } else if (meant) {
+      std::string known;
+      for (const auto& p : present) known += (known.empty() ? "" : ", ") + p;
+      why += " (" + w + " is " + *meant + ", which none has; here: " + known + ")";
+    } else if (auto near = util::nearest(w, {present.begin(), present.end()}, 3)) {
       why += "; did you mean " + *near + "?";
     } else if (present.size() <= 12) {
       std::string known;

@@ -101,6 +101,90 @@ TEST_F(Cli, CheckOfAScriptFindsAndChecksEveryModelItCalls) {
       << "the top-level models, not their submodules";
 }
 
+TEST_F(Cli, CheckOfANumpyFunctionListsBfloat16AsUnsupportedAndExitsZero) {
+  auto r = mudjack({"check", (kFixtures / "check" / "numpy_only.py").string() + ":scaled_cumsum",
+                    "--budget-ms", "2", "--out", (dir_ / "results").string()});
+  EXPECT_EQ(r.code, 0) << "a dtype numpy lacks is no failure\n" << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "cpu      eager     bfloat16  unsupported")) << r.out;
+  EXPECT_TRUE(has(r.out, "rejected by type: UnsupportedDtype: numpy has no dtype bfloat16"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "cpu      eager     float16   pass")) << r.out;
+}
+
+TEST_F(Cli, CheckKeepsIntegerInputsDtypeAndRefusesAPythonFloatReturn) {
+  const auto target = [](const std::string& name) {
+    return (kFixtures / "check" / "numpy_only.py").string() + ":" + name;
+  };
+  auto r = mudjack(
+      {"check", target("doubled"), "--budget-ms", "2", "--out", (dir_ / "results").string()});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "cpu      eager     int32     pass")) << r.out;
+  EXPECT_FALSE(has(r.out, "float32")) << "int32 inputs are not labelled float32\n" << r.out;
+  r = mudjack({"check", target("total"), "--quick", "--out", (dir_ / "results").string()});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "mudjack: error: total returns float; return the tensor\n");
+}
+
+TEST_F(Cli, CheckRunsAJaxFunctionOnNumpyArraysAsJax) {
+  const auto target = (kFixtures / "check" / "jax_on_numpy.py").string() + ":sines";
+  for (const std::vector<std::string>& flag :
+       {std::vector<std::string>{}, std::vector<std::string>{"--framework", "jax"}}) {
+    std::vector<std::string> args = {"check", target,   "--quick", "--budget-ms",
+                                     "2",     "--json", "--out",   (dir_ / "results").string()};
+    args.insert(args.end(), flag.begin(), flag.end());
+    auto r = mudjack(args);
+    if (r.code == 3) GTEST_SKIP() << "no jax environment here: " << r.err;
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    ASSERT_EQ(doc["cases"].size(), 1u) << r.out;
+    EXPECT_EQ(doc["cases"][0]["id"], "jax/sines/float32-given-eager") << r.out;
+    EXPECT_EQ(doc["cases"][0]["outcome"], "pass") << r.out;
+  }
+}
+
+TEST_F(Cli, ParseErrorsAreOneLineInMudjacksVoiceWithTheNearestFlag) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"run", "--framwork", "torch"}, "run: unknown flag --framwork; did you mean --framework?"},
+      {{"check", "--qiuck", "x.py:f"}, "check: unknown flag --qiuck; did you mean --quick?"},
+      {{"cache", "prune", "--kep-last", "2"},
+       "cache prune: unknown flag --kep-last; did you mean --keep-last?"},
+      {{"check", "--zzzz", "x.py:f"}, "check: unknown flag --zzzz (see: mudjack check --help)"},
+      {{"check"}, "check: target is required"},
+      {{"check", "a.py:f", "b.py:g"}, "check: The following argument was not expected: b.py:g"},
+      {{"check", "x.py:f", "--framework", "pytorch"},
+       "check: --framework: pytorch not in {numpy,torch,jax,tensorflow}"},
+  };
+  for (const auto& [args, line] : bad) {
+    auto r = mudjack(args);
+    EXPECT_EQ(r.code, 2) << args[0] << "\n" << r.err;
+    EXPECT_EQ(r.err, "mudjack: error: " + line + "\n");
+  }
+  auto help = mudjack({"check", "--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_TRUE(has(help.out, "--framework")) << help.out;
+}
+
+TEST_F(Cli, DtypeSuggestionsGoByMeaning) {
+  const auto target = (kFixtures / "check" / "numpy_only.py").string() + ":scaled_cumsum";
+  const std::vector<std::pair<std::string, std::string>> meant = {
+      {"fp16", "did you mean float16?"},
+      {"bf16", "did you mean bfloat16?"},
+      {"fp32", "did you mean float32?"},
+      {"double", "did you mean float64?"},
+      {"half", "did you mean float16?"}};
+  for (const auto& [word, says] : meant) {
+    auto r = mudjack({"check", target, "--dtype", word, "--out", (dir_ / "results").string()});
+    EXPECT_EQ(r.code, 2) << word << "\n" << r.err;
+    EXPECT_EQ(r.err, "mudjack: error: --dtype " + word + ": no listed case has it; " + says + "\n");
+  }
+  auto r = mudjack(
+      {"check", target, "--quick", "--dtype", "fp64", "--out", (dir_ / "results").string()});
+  EXPECT_TRUE(has(r.err,
+                  "--dtype fp64: no listed case has it (fp64 is float64, which none has; "
+                  "here: float32)"))
+      << r.err;
+}
+
 TEST_F(Cli, ThePythonApiChecksAFunctionWithTheCallersInterpreter) {
   auto doctor = mudjack({"doctor", "--framework", "numpy", "--json"});
   ASSERT_EQ(doctor.code, 0) << doctor.err;

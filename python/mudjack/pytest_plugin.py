@@ -1,0 +1,21 @@
+"""pytest-mudjack: the `mudjack_check` fixture. pytest loads this module
+through the `pytest11` entry point python/pyproject.toml declares (or with
+`-p mudjack.pytest_plugin` where the package is on the path but not
+installed)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from . import CheckResult
+from .testing import assert_portable
+
+
+@pytest.fixture  # type: ignore[untyped-decorator]  # pytest is untyped to the linters
+def mudjack_check() -> Callable[..., CheckResult]:
+    """`mudjack_check(fn, *inputs, devices=..., dtypes=...)`: asserts fn is
+    portable (mudjack.testing.assert_portable): by default the quick grid on
+    the devices present; a failure shows MudJack's table."""
+    return assert_portable

@@ -1,0 +1,43 @@
+"""Portability as a test assertion: one line in an existing pytest (or
+unittest) file.
+
+    from mudjack.testing import assert_portable
+
+    def test_layer_norm_is_portable():
+        assert_portable(my_layer_norm, torch.randn(64, 256))
+
+or, with the `mudjack_check` fixture of the pytest plugin
+(mudjack/pytest_plugin.py, loaded by pytest through the `pytest11` entry
+point once the package is installed):
+
+    def test_layer_norm_is_portable(mudjack_check):
+        mudjack_check(my_layer_norm, torch.randn(64, 256))
+
+A failure is `mudjack.CheckFailed` (an AssertionError) whose message is
+MudJack's table: which dtype on which device, the error in eps against its
+bound, and why.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import CheckResult, check
+
+__all__ = ["assert_portable"]
+
+
+def assert_portable(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[str] | None = None,
+                    modes: list[str] | None = None, quick: bool | None = None, budget_ms: float | None = None,
+                    framework: str | None = None) -> CheckResult:
+    """Checks `fn(*inputs)` with `mudjack.check` and raises CheckFailed with
+    the table when a case failed, mismatched, crashed or timed out (a dtype
+    the framework lacks is no failure). By default the quick grid (eager,
+    the inputs' own dtype, one timing round) on every device present;
+    naming `dtypes` or `modes` runs the full grid narrowed to them
+    (`quick=False`). Returns the result when every case passed."""
+    __tracebackhide__ = True  # pytest: show the table, not this frame
+    if quick is None:
+        quick = dtypes is None and modes is None
+    return check(fn, *inputs, devices=devices, dtypes=dtypes, modes=modes, quick=quick, budget_ms=budget_ms,
+                 framework=framework).raise_for_failure()

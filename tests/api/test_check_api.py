@@ -1,0 +1,169 @@
+"""The Python API (python/mudjack) and its pytest plugin, with the real
+engine and this interpreter as numpy's Python (scripts/api-tests.sh). The
+plugin is loaded here with `-p mudjack.pytest_plugin`; test_plugin_*
+install the package and let pytest find it by its entry point."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import mudjack
+import numpy as np
+import pytest
+from mudjack.testing import assert_portable
+from portable_fns import doubled, overflows, scaled_cumsum, total
+
+REPO = Path(__file__).resolve().parents[2]
+X = np.linspace(0, 1, 64, dtype=np.float32)
+
+
+def run_python(code: str, cwd: Path, extra_path: str = "") -> subprocess.CompletedProcess[str]:
+    """`code` fed to a plain `python -` on stdin: what a person types at a prompt."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (extra_path, str(REPO / "python")) if p))
+    return subprocess.run([sys.executable, "-"], input=textwrap.dedent(code), capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=300, check=False)
+
+
+def test_the_fixture_checks_a_right_function(mudjack_check):
+    result = mudjack_check(scaled_cumsum, X)
+    assert [(r.device, r.mode, r.dtype, r.outcome) for r in result.rows] == [("cpu", "eager", "float32", "pass")]
+
+
+def test_assert_portable_names_the_dtypes_to_run():
+    result = assert_portable(scaled_cumsum, X, dtypes=["float16", "float32"], modes=["eager"])
+    assert sorted(r.dtype for r in result.rows) == ["float16", "float32"]
+
+
+def test_a_failing_function_prints_with_a_float_infinite_error():
+    result = mudjack.check(overflows, X, quick=True, budget_ms=2)
+    row = result.rows[0]
+    assert row.outcome == "mismatch" and isinstance(row.error_eps, float) and math.isinf(row.error_eps), row
+    assert isinstance(row.bound_eps, float) and row.bound_eps > 0
+    text = str(result)
+    assert "inf" in text and "beyond" in text, text
+    html = result._repr_html_()
+    assert "background:#f6d0d0" in html and "<b>inf / 8.19e+03</b>" in html and "1 of 1 cases failed" in html, html
+    with pytest.raises(mudjack.CheckFailed, match="1 of 1 cases failed \\(float32 on cpu\\)"):
+        result.raise_for_failure()
+    assert not result.ok
+
+
+def test_a_numpy_function_is_portable_though_numpy_has_no_bfloat16():
+    result = mudjack.check(scaled_cumsum, X, modes=["eager"], budget_ms=2)
+    outcomes = {r.dtype: r.outcome for r in result.rows}
+    assert outcomes == {"float16": "pass", "bfloat16": "unsupported", "float32": "pass", "float64": "pass"}, result
+    assert result.ok and result.raise_for_failure() is result
+    assert "background:#eeeeee" in result._repr_html_()
+
+
+def test_integer_inputs_keep_their_dtype():
+    result = mudjack.check(doubled, np.arange(8, dtype=np.int32), budget_ms=2)
+    assert [(r.dtype, r.outcome) for r in result.rows] == [("int32", "pass")], result
+    result = mudjack.check(doubled, np.array([True, False]), quick=True, budget_ms=2)
+    assert [r.dtype for r in result.rows] == ["bool"], result
+
+
+def test_a_python_float_return_is_refused_in_one_line():
+    with pytest.raises(mudjack.CheckError, match=r"^total returns float; return the tensor$"):
+        mudjack.check(total, X, quick=True)
+
+
+def test_to_pandas_and_its_one_line_without_pandas(tmp_path):
+    frame = mudjack.check(scaled_cumsum, X, quick=True, budget_ms=2).to_pandas()
+    assert list(frame["outcome"]) == ["pass"] and frame["error_eps"].dtype == np.float64
+    done = run_python("""
+        import sys
+        sys.modules["pandas"] = None  # as where pandas is not installed
+        import numpy as np, mudjack
+        def f(x):
+            return x + 1
+        try:
+            mudjack.check(f, np.ones(3, dtype=np.float32), quick=True).to_pandas()
+        except mudjack.CheckError as e:
+            print("refused:", e)
+        """, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "refused: to_pandas needs pandas: pip install pandas (or read result.rows)"
+
+
+def test_functions_lambdas_and_classes_typed_at_a_prompt(tmp_path):
+    done = run_python("""
+        import numpy as np, mudjack
+        SCALE = 3.0
+        def f(x):
+            return np.cumsum(x) * SCALE
+        class Scaled:
+            def __call__(self, x):
+                return x * SCALE
+        x = np.linspace(0, 1, 32, dtype=np.float32)
+        for fn in (f, lambda x: x * 2, Scaled()):
+            r = mudjack.check(fn, x, quick=True, budget_ms=2)
+            print(type(fn).__name__, [(row.dtype, row.outcome) for row in r.rows])
+        """, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["function [('float32', 'pass')]", "function [('float32', 'pass')]",
+                                        "Scaled [('float32', 'pass')]"], done.stdout
+
+
+def test_a_prompt_function_without_cloudpickle_is_one_line(tmp_path):
+    done = run_python("""
+        import sys
+        sys.modules["cloudpickle"] = None  # as where cloudpickle is not installed
+        import numpy as np, mudjack
+        def f(x):
+            return x + 1
+        try:
+            mudjack.check(f, np.ones(3, dtype=np.float32), quick=True)
+        except mudjack.CheckError as e:
+            print("refused:", e)
+        """, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("refused: f was defined at a prompt (no source file): checking it needs cloudpickle")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """The package installed (pip, no network, no dependencies: the
+    environment has cloudpickle), so that pytest finds the plugin by its
+    pytest11 entry point."""
+    target = tmp_path_factory.mktemp("site")
+    # From a copy: an in-tree build leaves build/ and an egg-info in python/.
+    source = tmp_path_factory.mktemp("source") / "python"
+    shutil.copytree(REPO / "python", source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                           "--no-index", "--target", str(target), str(source)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    return target
+
+
+def test_plugin_failures_print_the_table(installed, tmp_path):
+    (tmp_path / "test_two.py").write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import numpy as np
+        from portable_fns import overflows, scaled_cumsum
+
+        X = np.linspace(0, 1, 64, dtype=np.float32)
+
+        def test_right(mudjack_check):
+            mudjack_check(scaled_cumsum, X)
+
+        def test_wrong(mudjack_check):
+            mudjack_check(overflows, X)
+        """))
+    env = dict(os.environ, PYTHONPATH=str(installed))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300, check=False)
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    assert "1 failed, 1 passed" in out, out
+    assert "CheckFailed: 1 of 1 cases failed (float32 on cpu)" in out, out
+    # The fixture was found with no -p: by the installed package's pytest11 entry point.
+    assert "mismatch" in out and "8.19e+03" in out and "inf" in out, out
