@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CheckError", "CheckFailed", "CheckResult", "Row", "check"]
+__all__ = ["CheckError", "CheckFailed", "CheckResult", "Row", "check", "load"]
 
 _FRAMEWORKS = ("numpy", "torch", "jax", "tensorflow")
 
@@ -298,6 +298,20 @@ def _check_in(folder: Path, fn: Any, name: str, inputs: tuple[Any, ...], *,
         why = lines[-1] if lines else f"mudjack check exited {done.returncode}"
         raise CheckError(why.removeprefix("mudjack: error: "))
     doc = json.loads(done.stdout)
+    return CheckResult(_rows(doc), doc.get("verdicts", []), doc["run"]["id"], doc)
+
+
+def load(path: str | os.PathLike[str]) -> CheckResult:
+    """A stored run as a CheckResult: its results.json, or the run folder
+    holding it (`mudjack check --out`, `mudjack run`), read as `check` reads
+    the engine's answer, so a run made on the command line reads the same
+    in a notebook."""
+    p = Path(path)
+    p = p / "results.json" if p.is_dir() else p
+    try:
+        doc = json.loads(p.read_text())
+    except (OSError, ValueError) as exc:
+        raise CheckError(f"cannot read {p}: {exc}") from exc
     return CheckResult(_rows(doc), doc.get("verdicts", []), doc["run"]["id"], doc)
 
 

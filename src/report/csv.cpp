@@ -10,10 +10,12 @@
 namespace mudjack::report {
 namespace {
 
+// Non-finite values are written as pandas and Python's float() read them:
+// an infinite error (a non-finite miss) is "inf", never an empty cell, which
+// means nothing was compared.
 std::string num(double v) {
-  if (!std::isfinite(v)) {
-    return {};
-  }
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);

@@ -618,6 +618,29 @@ json cell_data(const verdict::Judged& j) {
   return data;
 }
 
+// `mudjack check`'s per-case table, in the words of the terminal and
+// summary.md: device, mode, dtype, outcome, how a pass was checked, error
+// and bound in eps.
+void cases_section(std::string& h, const verdict::Judged& j) {
+  if (j.run.suite != "check" || j.cases.empty()) return;
+  h += "<h2 id=\"cases\">Cases</h2>\n<table id=\"cases-table\"><tr><th>device</th><th>mode</th>"
+       "<th>dtype</th><th>outcome</th><th>checked</th><th>error (eps)</th><th>bound "
+       "(eps)</th></tr>\n";
+  const auto eps = [](const std::optional<double>& v) {
+    return v ? fmt("%.3g", *v) : std::string("-");
+  };
+  for (size_t i = 0; i < j.cases.size(); ++i) {
+    const auto& r = j.cases[i];
+    const bool pass = r.outcome == model::Outcome::kPass;
+    h += "<tr><td>" + esc(r.device) + "</td><td>" + esc(r.info.mode) + "</td><td>" +
+         esc(r.info.dtype) + "</td><td>" + esc(model::to_string(r.outcome)) + "</td><td>" +
+         (pass ? esc(model::to_string(j.checked[i])) : "-") + "</td><td class=\"num\">" +
+         eps(r.numeric.error_eps) + "</td><td class=\"num\">" + eps(r.numeric.bound_eps) +
+         "</td></tr>\n";
+  }
+  h += "</table>\n";
+}
+
 }  // namespace
 
 std::string to_html(const verdict::Judged& j) {
@@ -634,6 +657,7 @@ std::string to_html(const verdict::Judged& j) {
        (run.finished_at.empty() ? "" : " · finished " + esc(run.finished_at)) +
        " · baseline <code>" + esc(run.baseline) + "</code> · " + std::to_string(j.cases.size()) +
        " results · report by mudjack " + esc(util::version()) + "</p>\n";
+  cases_section(h, j);
   summary_section(h, j);
   heatmap_section(h, run, j.verdicts);
   h += models_html(model_rows(j.cases));
