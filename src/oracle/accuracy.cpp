@@ -133,13 +133,21 @@ double floor_eps(std::string_view dtype_name) {
   return 0x1p13;
 }
 
-double alone_bound(std::string_view dtype_name, int64_t reduction) {
-  const double k = static_cast<double>(std::max<int64_t>(1, reduction));
+bool ill_conditioned(std::string_view /*function*/) { return true; }
+
+OpClass op_class(std::string_view function, const nlohmann::json& dims,
+                 std::optional<int64_t> declared_reduction) {
+  return {declared_reduction ? *declared_reduction : default_reduction(function, dims),
+          ill_conditioned(function)};
+}
+
+double alone_bound(std::string_view dtype_name, const OpClass& op) {
+  const double k = static_cast<double>(std::max<int64_t>(1, op.reduction));
   return std::max(kPerSqrtK * std::sqrt(k), floor_eps(dtype_name));
 }
 
-double device_bound(int64_t reduction, double baseline_error) {
-  const double k = static_cast<double>(std::max<int64_t>(1, reduction));
+double device_bound(std::string_view /*dtype_name*/, const OpClass& op, double baseline_error) {
+  const double k = static_cast<double>(std::max<int64_t>(1, op.reduction));
   return std::max(kPerSqrtK * std::sqrt(k), kBaselineFactor * baseline_error);
 }
 

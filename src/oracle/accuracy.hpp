@@ -62,8 +62,21 @@ bool known_dtype(std::string_view dtype_name);
 // The floor of `alone` for a dtype, in eps: float32/complex64 2^13 (about
 // 1e-3, the cross-device tolerance it replaces); float16 and bfloat16 16.
 double floor_eps(std::string_view dtype_name);
-double alone_bound(std::string_view dtype_name, int64_t reduction);
-double device_bound(int64_t reduction, double baseline_error);
+
+// How an op's error grows: its reduction size K, and whether it is
+// ill-conditioned (its error is not bounded by its rounding alone).
+struct OpClass {
+  int64_t reduction = 1;
+  bool ill_conditioned = true;
+};
+// A case's class: its declared reduction size, else default_reduction's;
+// ill-conditioned by ill_conditioned(function).
+OpClass op_class(std::string_view function, const nlohmann::json& dims,
+                 std::optional<int64_t> declared_reduction);
+bool ill_conditioned(std::string_view function);
+
+double alone_bound(std::string_view dtype_name, const OpClass& op);
+double device_bound(std::string_view dtype_name, const OpClass& op, double baseline_error);
 
 struct Error {
   double eps = 0;      // the largest element error, in eps (infinity: a non-finite miss)

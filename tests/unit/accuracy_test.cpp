@@ -74,12 +74,13 @@ TEST(Accuracy, ShapeAndKindProblemsAreInfinite) {
 }
 
 TEST(Accuracy, BoundsScaleWithReductionAndBaseline) {
-  EXPECT_EQ(oracle::device_bound(1, 0), oracle::kPerSqrtK);
-  EXPECT_EQ(oracle::device_bound(64, 0), 8 * oracle::kPerSqrtK);
-  EXPECT_EQ(oracle::device_bound(1, 1000), 1000 * oracle::kBaselineFactor);
+  const oracle::OpClass one{1, true}, sixty_four{64, true};
+  EXPECT_EQ(oracle::device_bound("float32", one, 0), oracle::kPerSqrtK);
+  EXPECT_EQ(oracle::device_bound("float32", sixty_four, 0), 8 * oracle::kPerSqrtK);
+  EXPECT_EQ(oracle::device_bound("float32", one, 1000), 1000 * oracle::kBaselineFactor);
   // Alone, float32 keeps the 1e-3 it replaces; float16 a few ulps.
-  EXPECT_EQ(oracle::alone_bound("float32", 1), 0x1p13);
-  EXPECT_EQ(oracle::alone_bound("float16", 1), 16);
+  EXPECT_EQ(oracle::alone_bound("float32", one), 0x1p13);
+  EXPECT_EQ(oracle::alone_bound("float16", one), 16);
   EXPECT_EQ(oracle::default_reduction("torch.matmul", nlohmann::json::array({64, 128})), 128);
   EXPECT_EQ(oracle::default_reduction("torch.exp", nlohmann::json::array({4096})), 1);
   // By the function's own name: gammaln is no matmul, norm.cdf no norm.
