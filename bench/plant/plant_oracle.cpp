@@ -366,8 +366,10 @@ std::string dtype_class(const std::string& dtype) {
   return "float16/bfloat16";
 }
 
-// The bound the oracle holds a case to: the largest over its outputs' dtypes
-// (an output whose dtype the error came from is not recorded).
+// The bound the oracle holds a case to. error_eps is the largest over its
+// outputs, and which output it came from is not recorded: with outputs of
+// several dtypes the strictest of their bounds is taken, so a false alarm
+// is never missed (it may be one that would not happen).
 void rejudge_case(const nlohmann::json& c, Rejudged& out) {
   const auto& n = c.value("numeric", nlohmann::json::object());
   if (c.value("outcome", "") != "pass" || !n.contains("error_eps")) return;
@@ -384,12 +386,13 @@ void rejudge_case(const nlohmann::json& c, Rejudged& out) {
     const std::string d = o.value("dtype", "");
     if (!oracle::reference_epsilon(d)) continue;
     const double b = eb ? device_for(d, op, *eb) : alone_for(d, op);
-    if (b > bound) dtype = d;
+    if (b < low) dtype = d;
     bound = std::max(bound, b);
     low = std::min(low, b);
   }
   if (dtype.empty()) return;
   out.mixed += low < bound ? 1 : 0;
+  bound = low;
   const bool base_ok = !eb || *eb <= alone_for(dtype, op);
   (eb ? out.device : out.alone) += 1;
   if (*e > bound) {

@@ -59,6 +59,11 @@ const Floating* floating(std::string_view name) {
   return nullptr;
 }
 
+bool is_complex(std::string_view name) {
+  name = bare(name);
+  return name.starts_with("complex") || name == "chalf" || name == "cfloat" || name == "cdouble";
+}
+
 std::string format_g(double v) {
   std::array<char, 32> buf{};
   const int n = std::snprintf(buf.data(), buf.size(), "%.3g", v);
@@ -133,7 +138,41 @@ double floor_eps(std::string_view dtype_name) {
   return 0x1p13;
 }
 
-bool ill_conditioned(std::string_view /*function*/) { return true; }
+bool ill_conditioned(std::string_view function) {
+  // Read part by dotted part of the lowercased name ("linalg.pinv.hermitian",
+  // "polygamma.polygamma_n_0"), so a variant suffix keeps its op's family.
+  static constexpr std::array<std::string_view, 25> kContains{
+      "gamma",     "bessel",      "zeta",      "airy",        "polynomial",      "ndtr",
+      "erfinv",    "lambertw",    "expint",    "betainc",     "betaln",          "incomplete_beta",
+      "grid_sampl", "solve",      "pinv",      "inverse",     "tensorinv",       "svd",
+      "cholesky",  "lstsq",       "matrix_exp", "matrix_power", "matrix_rank",   "logdet",
+      "householder"};
+  static constexpr std::array<std::string_view, 6> kPrefixes{"eig", "ldl", "lu_", "lobpcg",
+                                                             "ormqr", "geqrf"};
+  static constexpr std::array<std::string_view, 9> kExactly{
+      "det", "inv", "qr", "lu", "expm", "sqrtm", "logm", "schur", "polar"};
+  std::string lower;
+  for (char c : function) {
+    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  if (lower.starts_with("fuzz/")) return true;  // a generated graph: a composition of ops
+  // A condition number (linalg.cond), not control flow (jax.lax.cond).
+  if (lower.find("linalg.cond") != std::string::npos) return true;
+  size_t begin = 0;
+  while (begin <= lower.size()) {
+    const size_t end = std::min(lower.find('.', begin), lower.size());
+    const std::string_view part = std::string_view(lower).substr(begin, end - begin);
+    const auto in = [&](std::string_view w) { return part.find(w) != std::string_view::npos; };
+    const auto starts = [&](std::string_view w) { return part.starts_with(w); };
+    if (std::any_of(kContains.begin(), kContains.end(), in) ||
+        std::any_of(kPrefixes.begin(), kPrefixes.end(), starts) ||
+        std::find(kExactly.begin(), kExactly.end(), part) != kExactly.end()) {
+      return true;
+    }
+    begin = end + 1;
+  }
+  return false;
+}
 
 OpClass op_class(std::string_view function, const nlohmann::json& dims,
                  std::optional<int64_t> declared_reduction) {
@@ -142,13 +181,15 @@ OpClass op_class(std::string_view function, const nlohmann::json& dims,
 }
 
 double alone_bound(std::string_view dtype_name, const OpClass& op) {
-  const double k = static_cast<double>(std::max<int64_t>(1, op.reduction));
-  return std::max(kPerSqrtK * std::sqrt(k), floor_eps(dtype_name));
+  const double root_k = std::sqrt(static_cast<double>(std::max<int64_t>(1, op.reduction)));
+  if (op.ill_conditioned) return std::max(kPerSqrtK * root_k, floor_eps(dtype_name));
+  return std::max(kWellAlonePerSqrtK * root_k, is_complex(dtype_name) ? kWellComplexFloor : 0);
 }
 
 double device_bound(std::string_view /*dtype_name*/, const OpClass& op, double baseline_error) {
-  const double k = static_cast<double>(std::max<int64_t>(1, op.reduction));
-  return std::max(kPerSqrtK * std::sqrt(k), kBaselineFactor * baseline_error);
+  const double root_k = std::sqrt(static_cast<double>(std::max<int64_t>(1, op.reduction)));
+  const double per_sqrt_k = op.ill_conditioned ? kPerSqrtK : kWellDevicePerSqrtK;
+  return std::max(per_sqrt_k * root_k, kBaselineFactor * baseline_error);
 }
 
 Error measure(const Array& x, const Array& r, double eps, double bound,
