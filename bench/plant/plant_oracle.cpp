@@ -19,10 +19,14 @@
 //     A file ending in .gz is read through gzip -dc.
 //
 //   plant_oracle real RESULTS.json [--baseline cpu] [--misses N]
-//     Plants into a real run's float32 / complex64 outputs (every value
-//     x(1+1e-3), and one NaN) on each device other than the baseline, judged
-//     by the engine's supervisor::Oracle; reads the artifacts results.json
-//     points to, so run it on the machine that made the run.
+//     Plants into a real run's float32 (and bfloat16, saved as float32)
+//     outputs of every pass whose baseline result carries its float64
+//     reference: 4 and 8 eps everywhere (in the oracle's unit, against that
+//     reference), x(1+1e-4), x(1+1e-3), one NaN. Judged by the engine's
+//     supervisor::Oracle: alone on the baseline device, against the baseline
+//     on the others. Prints the catch rate per (framework on device, op
+//     family) and plant. Reads the artifacts results.json points to, so run
+//     it on the machine that made the run.
 
 #include <unistd.h>
 
@@ -103,7 +107,9 @@ double round_to(double x, const Format& f) {
   return std::fabs(y) > f.max ? std::copysign(std::numeric_limits<double>::infinity(), x) : y;
 }
 
-double eps_of(const Format& f) { return std::ldexp(1.0, 1 - f.digits); }
+double eps_of(const Format& f) {
+  return std::ldexp(1.0, 1 - f.digits);
+}
 
 enum class Shape { kElementwise, kReduction, kMatmul };
 
@@ -280,11 +286,12 @@ std::string rate(const Cell& c) {
 }
 
 void print_table(const Table& table, const Sizes& sizes, int trials) {
-  std::printf("Catch rate over %d trials; elementwise: %lld outputs; reduction and matmul: %lld "
-              "outputs of K = %lld terms. alone: judged as the baseline device; base: against a "
-              "correctly rounded baseline. -: the plant does not apply or changes nothing.\n\n",
-              trials, static_cast<long long>(sizes.n), static_cast<long long>(sizes.outputs),
-              static_cast<long long>(sizes.k));
+  std::printf(
+      "Catch rate over %d trials; elementwise: %lld outputs; reduction and matmul: %lld "
+      "outputs of K = %lld terms. alone: judged as the baseline device; base: against a "
+      "correctly rounded baseline. -: the plant does not apply or changes nothing.\n\n",
+      trials, static_cast<long long>(sizes.n), static_cast<long long>(sizes.outputs),
+      static_cast<long long>(sizes.k));
   std::printf("| plant | family |");
   for (const auto& f : kFormats) std::printf(" %s alone | %s base |", f.name, f.name);
   std::printf("\n|---|---|---|---|---|---|---|---|\n");
@@ -321,11 +328,16 @@ int synthetic(const std::vector<std::string>& args) {
   for (size_t i = 0; i + 1 < args.size(); i += 2) {
     const long long v = std::stoll(args[i + 1]);
     if (v < 1) throw std::invalid_argument(args[i] + " must be at least 1");
-    if (args[i] == "--trials") trials = static_cast<int>(v);
-    else if (args[i] == "--n") sizes.n = v;
-    else if (args[i] == "--k") sizes.k = v;
-    else if (args[i] == "--seed") seed = static_cast<uint64_t>(v);
-    else throw std::invalid_argument("unknown flag " + args[i]);
+    if (args[i] == "--trials")
+      trials = static_cast<int>(v);
+    else if (args[i] == "--n")
+      sizes.n = v;
+    else if (args[i] == "--k")
+      sizes.k = v;
+    else if (args[i] == "--seed")
+      seed = static_cast<uint64_t>(v);
+    else
+      throw std::invalid_argument("unknown flag " + args[i]);
   }
   Table table;
   for (const auto& fam : kFamilies) {
@@ -343,7 +355,8 @@ int synthetic(const std::vector<std::string>& args) {
 
 std::optional<double> number(const nlohmann::json& j) {
   if (j.is_number()) return j.get<double>();
-  if (j.is_string() && j.get<std::string>() == "inf") return std::numeric_limits<double>::infinity();
+  if (j.is_string() && j.get<std::string>() == "inf")
+    return std::numeric_limits<double>::infinity();
   return std::nullopt;
 }
 
@@ -379,7 +392,8 @@ void rejudge_case(const nlohmann::json& c, Rejudged& out) {
   if (n.contains("baseline_error_eps")) eb = number(n["baseline_error_eps"]);
   std::optional<int64_t> declared;
   if (c.contains("reduction") && c["reduction"].is_number_integer()) declared = c["reduction"];
-  const auto op = op_class(c.value("function", ""), c.value("dims", nlohmann::json::array()), declared);
+  const auto op =
+      op_class(c.value("function", ""), c.value("dims", nlohmann::json::array()), declared);
   double bound = 0, low = std::numeric_limits<double>::infinity();
   std::string dtype;
   for (const auto& o : c.value("outputs", nlohmann::json::array())) {
@@ -419,9 +433,8 @@ void print_spread(const std::map<std::string, std::vector<Seen>>& spread) {
   std::printf("\n| mode | family | K | dtype | n | p50 | p99 | max e/sqrt(K) | at |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (auto [key, v] : spread) {
-    std::sort(v.begin(), v.end(), [](const Seen& a, const Seen& b) {
-      return a.per_sqrt_k < b.per_sqrt_k;
-    });
+    std::sort(v.begin(), v.end(),
+              [](const Seen& a, const Seen& b) { return a.per_sqrt_k < b.per_sqrt_k; });
     const auto at = [&](double q) {
       return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1))].per_sqrt_k;
     };
@@ -455,10 +468,11 @@ int rejudge(const std::vector<std::string>& files) {
     }
     Rejudged one;
     for (const auto& c : doc["cases"]) rejudge_case(c, one);
-    std::printf("%s: alone %d passes, %d would fail; against a baseline %d passes, %d would fail; "
-                "%d undetermined (baseline beyond its bound); %d with outputs of several dtypes\n",
-                file.c_str(), one.alone, one.alone_fail, one.device, one.device_fail,
-                one.undetermined, one.mixed);
+    std::printf(
+        "%s: alone %d passes, %d would fail; against a baseline %d passes, %d would fail; "
+        "%d undetermined (baseline beyond its bound); %d with outputs of several dtypes\n",
+        file.c_str(), one.alone, one.alone_fail, one.device, one.device_fail, one.undetermined,
+        one.mixed);
     for (const auto& a : one.alarms) std::printf("  false alarm: %s\n", a.c_str());
     for (auto& [k, v] : one.spread) all.spread[k].insert(all.spread[k].end(), v.begin(), v.end());
   }
@@ -470,111 +484,158 @@ int rejudge(const std::vector<std::string>& files) {
 // real
 // ---------------------------------------------------------------------------
 
-enum class RealPlant { kScale, kNaN };
+struct RealPlant {
+  const char* name;
+  double eps_everywhere;  // k eps in the oracle's unit, against the reference; 0: none
+  double relative;        // x(1 + relative); 0: none
+  bool nan;               // one NaN, at the element of largest magnitude
+};
 
-// Copies `from` to `to` with its float32 values planted; false when the file
-// is not a little-endian float32 / complex64 array.
-bool plant_file(const fs::path& from, const fs::path& to, RealPlant plant) {
+constexpr RealPlant kRealPlants[] = {
+    {"4 eps everywhere", 4, 0, false},
+    {"8 eps everywhere", 8, 0, false},
+    {"x(1+1e-4)", 0, 1e-4, false},
+    {"x(1+1e-3)", 0, 1e-3, false},
+    {"NaN", 0, 0, true},
+};
+
+// Copies the output `from` to `to` planted; false when it is not a
+// little-endian float32 array (float32, or bfloat16 as probes save it) with a
+// reference of its shape, or when the plant changes nothing.
+bool plant_file(const fs::path& from, const fs::path& ref, const std::string& dtype,
+                const fs::path& to, const RealPlant& plant) {
   std::ifstream in(from, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto parsed = oracle::parse_npy(bytes);
-  if (!parsed.ok() || (parsed.array->descr != "<f4" && parsed.array->descr != "<c8")) return false;
-  const size_t count = parsed.array->values.size();
-  if (count == 0) return false;
-  const size_t data = bytes.size() - count * sizeof(float);
+  const auto parsed = oracle::parse_npy(bytes);
+  const auto r = oracle::read_npy(ref);
+  const auto eps = oracle::reference_epsilon(dtype);
+  if (!parsed.ok() || parsed.array->descr != "<f4" || !r.ok() || !eps ||
+      r.array->values.size() != parsed.array->values.size() || r.array->values.empty()) {
+    return false;
+  }
+  const auto& x = parsed.array->values;
+  const auto& rv = r.array->values;
+  const double s = rms(*r.array);
+  const size_t data = bytes.size() - x.size() * sizeof(float);
   size_t largest = 0;
-  for (size_t i = 0; i < count; ++i) {
-    float v = 0;
-    std::memcpy(&v, bytes.data() + data + i * sizeof(float), sizeof v);
-    float w = 0;
-    std::memcpy(&w, bytes.data() + data + largest * sizeof(float), sizeof w);
-    if (std::isfinite(v) && (!std::isfinite(w) || std::fabs(v) > std::fabs(w))) largest = i;
-    if (plant == RealPlant::kScale) {
-      v *= 1.001F;
-      std::memcpy(bytes.data() + data + i * sizeof(float), &v, sizeof v);
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::isfinite(x[i]) &&
+        (!std::isfinite(x[largest]) || std::fabs(x[i]) > std::fabs(x[largest]))) {
+      largest = i;
     }
   }
-  if (plant == RealPlant::kNaN) {
-    const float nan = std::nanf("");
-    std::memcpy(bytes.data() + data + largest * sizeof(float), &nan, sizeof nan);
+  for (size_t i = 0; i < x.size(); ++i) {
+    double v = x[i];
+    if (plant.eps_everywhere > 0 && std::isfinite(rv[i])) {
+      v = rv[i] + (i % 2 == 0 ? 1 : -1) * plant.eps_everywhere * *eps * (std::fabs(rv[i]) + s);
+    }
+    if (plant.relative > 0) v *= 1 + plant.relative;
+    if (plant.nan && i == largest) v = std::nan("");
+    const auto f = static_cast<float>(v);
+    std::memcpy(bytes.data() + data + i * sizeof(float), &f, sizeof f);
   }
-  // A plant that changes nothing (zeros scaled, NaN into all-NaN) is no plant.
-  auto planted = oracle::parse_npy(bytes);
-  if (same(*parsed.array, *planted.array)) return false;
+  if (same(*parsed.array, *oracle::parse_npy(bytes).array)) return false;
   std::ofstream(to, std::ios::binary) << bytes;
   return true;
 }
 
-struct Tally {
-  int scale_cases = 0;
-  int scale_caught = 0;
-  int nan_cases = 0;
-  int nan_caught = 0;
-};
-
-int real(const std::vector<std::string>& args) {
-  if (args.empty()) throw std::invalid_argument("real needs a results.json");
+struct RealArgs {
+  std::string results;
   std::string baseline = "cpu";
   int show_misses = 20;
-  for (size_t i = 1; i + 1 < args.size(); i += 2) {
-    if (args[i] == "--baseline") baseline = args[i + 1];
-    else if (args[i] == "--misses") show_misses = std::stoi(args[i + 1]);
-    else throw std::invalid_argument("unknown flag " + args[i]);
+};
+
+// One pass planted and judged afresh, as when it landed: alone when it is
+// the baseline's, else against the baseline's result. nullopt: no plant.
+std::optional<model::CaseResult> judge_planted(const model::CaseResult& r,
+                                               const model::CaseResult& base,
+                                               const RealPlant& plant, const fs::path& work,
+                                               store::Store& store, const std::string& baseline) {
+  auto refs = base.extra.at("reference").value("outputs", nlohmann::json::array());
+  model::CaseResult d = r;
+  bool planted_any = false;
+  for (size_t i = 0; i < d.outputs.size() && i < refs.size(); ++i) {
+    const std::string ref = refs[i].value("path", "");
+    fs::path to = work / (std::to_string(i) + ".npy");
+    if (!ref.empty() && plant_file(d.outputs[i].path, ref, d.outputs[i].dtype, to, plant)) {
+      d.outputs[i].path = to.string();
+      planted_any = true;
+    }
   }
-  auto results = report::load_json(args[0]);
+  if (!planted_any) return std::nullopt;
+  d.numeric = {};
+  d.extra.erase("strict");  // the plant is no precision setting
+  supervisor::Oracle oracle(store, "plant", baseline);
+  if (r.device != baseline) {
+    model::CaseResult bb = base;
+    bb.outcome = model::Outcome::kPass;
+    bb.numeric = {};
+    oracle.observe(bb);
+  }
+  oracle.observe(d);
+  return d;
+}
+
+RealArgs real_args(const std::vector<std::string>& args) {
+  if (args.empty()) throw std::invalid_argument("real needs a results.json");
+  RealArgs a{args[0]};
+  for (size_t i = 1; i + 1 < args.size(); i += 2) {
+    if (args[i] == "--baseline")
+      a.baseline = args[i + 1];
+    else if (args[i] == "--misses")
+      a.show_misses = std::stoi(args[i + 1]);
+    else
+      throw std::invalid_argument("unknown flag " + args[i]);
+  }
+  return a;
+}
+
+int real(const std::vector<std::string>& args) {
+  const RealArgs a = real_args(args);
+  auto results = report::load_json(a.results);
   const fs::path work = fs::temp_directory_path() / ("plant-oracle-" + std::to_string(::getpid()));
   fs::create_directories(work);
   auto store = store::Store::open(work / "mudjack.db");
   std::map<std::string, const model::CaseResult*> base;
   for (const auto& r : results.cases) {
-    if (r.device == baseline && !r.outputs.empty()) base[r.info.id] = &r;
+    if (r.device == a.baseline && r.extra.contains("reference")) base[r.info.id] = &r;
   }
-  std::map<std::string, Tally> tallies;
+  // [framework on device (mode) | family][plant]
+  std::map<std::string, std::map<std::string, Cell>> tallies;
   int misses = 0;
-  int n = 0;
   for (const auto& r : results.cases) {
-    if (r.device == baseline || r.outcome != model::Outcome::kPass) continue;
     auto b = base.find(r.info.id);
-    if (b == base.end() || !b->second->extra.contains("reference")) continue;
-    for (RealPlant plant : {RealPlant::kScale, RealPlant::kNaN}) {
-      model::CaseResult d = r;
-      bool planted_any = false;
-      for (auto& out : d.outputs) {
-        if (out.dtype != "float32" && out.dtype != "complex64") continue;
-        fs::path to = work / (std::to_string(n++) + ".npy");
-        if (plant_file(out.path, to, plant)) {
-          out.path = to.string();
-          planted_any = true;
-        }
-      }
-      if (!planted_any) continue;
-      model::CaseResult bb = *b->second;
-      bb.outcome = model::Outcome::kPass;  // judged afresh, as when it landed
-      bb.numeric = {};
-      d.numeric = {};
-      d.extra.erase("strict");  // the plant is no precision setting
-      supervisor::Oracle oracle(*store, "plant", baseline);
-      oracle.observe(bb);
-      oracle.observe(d);
-      auto& t = tallies[r.info.framework + " on " + r.device];
-      const bool caught = d.outcome == model::Outcome::kMismatch;
-      (plant == RealPlant::kScale ? t.scale_cases : t.nan_cases) += 1;
-      (plant == RealPlant::kScale ? t.scale_caught : t.nan_caught) += caught ? 1 : 0;
-      if (!caught && misses++ < show_misses) {
-        std::printf("missed %s: %s; error %.3g eps, bound %.3g eps\n",
-                    plant == RealPlant::kScale ? "x(1+1e-3)" : "NaN", r.info.id.c_str(),
-                    d.numeric.error_eps.value_or(-1), d.numeric.bound_eps.value_or(-1));
-      }
-      for (const auto& o : d.outputs) {
-        if (o.path.rfind(work.string(), 0) == 0) fs::remove(o.path);
+    if (r.outcome != model::Outcome::kPass || b == base.end()) continue;
+    const auto op = oracle::op_class(r.info.function, r.info.dims, r.info.reduction);
+    const std::string row = r.info.framework + " on " + r.device +
+                            (r.device == a.baseline ? " (alone)" : " (beside " + a.baseline + ")") +
+                            " | " + (op.ill_conditioned ? "ill" : "well") +
+                            (op.reduction == 1 ? ", K=1" : ", K>1");
+    for (const RealPlant& plant : kRealPlants) {
+      auto d = judge_planted(r, *b->second, plant, work, *store, a.baseline);
+      if (!d) continue;
+      const bool caught = d->outcome == model::Outcome::kMismatch;
+      auto& c = tallies[row][plant.name];
+      ++c.of;
+      c.caught += caught ? 1 : 0;
+      if (!caught && misses++ < a.show_misses) {
+        std::printf("missed %s: %s on %s; error %.3g eps, bound %.3g eps\n", plant.name,
+                    r.info.id.c_str(), r.device.c_str(), d->numeric.error_eps.value_or(-1),
+                    d->numeric.bound_eps.value_or(-1));
       }
     }
   }
-  std::printf("%-28s %22s %22s\n", "framework on device", "x(1+1e-3) caught", "NaN caught");
-  for (const auto& [key, t] : tallies) {
-    std::printf("%-28s %5d of %5d (%5.1f%%) %5d of %5d (%5.1f%%)\n", key.c_str(), t.scale_caught,
-                t.scale_cases, t.scale_cases ? 100.0 * t.scale_caught / t.scale_cases : 0.0,
-                t.nan_caught, t.nan_cases, t.nan_cases ? 100.0 * t.nan_caught / t.nan_cases : 0.0);
+  std::printf("\n| framework on device | family |");
+  for (const auto& p : kRealPlants) std::printf(" %s |", p.name);
+  std::printf("\n|---|---|---|---|---|---|---|\n");
+  for (const auto& [row, cells] : tallies) {
+    std::printf("| %s |", row.c_str());
+    for (const auto& p : kRealPlants) {
+      const auto it = cells.find(p.name);
+      const Cell c = it == cells.end() ? Cell{} : it->second;
+      std::printf(" %d/%d (%s) |", c.caught, c.of, rate(c).c_str());
+    }
+    std::printf("\n");
   }
   fs::remove_all(work);
   return 0;

@@ -142,13 +142,13 @@ bool ill_conditioned(std::string_view function) {
   // Read part by dotted part of the lowercased name ("linalg.pinv.hermitian",
   // "polygamma.polygamma_n_0"), so a variant suffix keeps its op's family.
   static constexpr std::array<std::string_view, 25> kContains{
-      "gamma",     "bessel",      "zeta",      "airy",        "polynomial",      "ndtr",
-      "erfinv",    "lambertw",    "expint",    "betainc",     "betaln",          "incomplete_beta",
-      "grid_sampl", "solve",      "pinv",      "inverse",     "tensorinv",       "svd",
-      "cholesky",  "lstsq",       "matrix_exp", "matrix_power", "matrix_rank",   "logdet",
-      "householder"};
-  static constexpr std::array<std::string_view, 6> kPrefixes{"eig", "ldl", "lu_", "lobpcg",
-                                                             "ormqr", "geqrf"};
+      "gamma",      "bessel",          "zeta",        "airy",     "polynomial",
+      "ndtr",       "erfinv",          "lambertw",    "expint",   "betainc",
+      "betaln",     "incomplete_beta", "grid_sampl",  "solve",    "pinv",
+      "inverse",    "tensorinv",       "svd",         "cholesky", "lstsq",
+      "matrix_exp", "matrix_power",    "matrix_rank", "logdet",   "householder"};
+  static constexpr std::array<std::string_view, 6> kPrefixes{"eig",    "ldl",   "lu_",
+                                                             "lobpcg", "ormqr", "geqrf"};
   static constexpr std::array<std::string_view, 9> kExactly{
       "det", "inv", "qr", "lu", "expm", "sqrtm", "logm", "schur", "polar"};
   std::string lower;
