@@ -182,13 +182,16 @@ OpClass op_class(std::string_view function, const nlohmann::json& dims,
 
 double alone_bound(std::string_view dtype_name, const OpClass& op) {
   const double root_k = std::sqrt(static_cast<double>(std::max<int64_t>(1, op.reduction)));
-  if (op.ill_conditioned) return std::max(kPerSqrtK * root_k, floor_eps(dtype_name));
-  return std::max(kWellAlonePerSqrtK * root_k, is_complex(dtype_name) ? kWellComplexFloor : 0);
+  if (op.ill_conditioned || is_complex(dtype_name)) {
+    return std::max(kPerSqrtK * root_k, floor_eps(dtype_name));
+  }
+  return kWellAlonePerSqrtK * root_k;
 }
 
-double device_bound(std::string_view /*dtype_name*/, const OpClass& op, double baseline_error) {
+double device_bound(std::string_view dtype_name, const OpClass& op, double baseline_error) {
   const double root_k = std::sqrt(static_cast<double>(std::max<int64_t>(1, op.reduction)));
-  const double per_sqrt_k = op.ill_conditioned ? kPerSqrtK : kWellDevicePerSqrtK;
+  const bool loose = op.ill_conditioned || is_complex(dtype_name);
+  const double per_sqrt_k = loose ? kPerSqrtK : kWellDevicePerSqrtK;
   return std::max(per_sqrt_k * root_k, kBaselineFactor * baseline_error);
 }
 
@@ -260,13 +263,15 @@ std::string describe(const Error& e, double bound, std::string_view against) {
 int64_t default_reduction(std::string_view function, const nlohmann::json& dims) {
   // The function's own name (its last dotted part), lowercased, read by prefix;
   // a module named linalg or fft puts every function in it in the family.
-  static constexpr std::array<std::string_view, 39> kPrefixes{
-      "matmul", "bmm",      "addmm",       "baddbmm",   "addmv",     "einsum",      "tensordot",
-      "linear", "dense",    "conv",        "attention", "multihead", "transformer", "lstm",
-      "gru",    "rnn",      "sequential",  "solve",     "slogdet",   "svd",         "eig",
-      "qr",     "cholesky", "lstsq",       "sum",       "nansum",    "mean",        "nanmean",
-      "norm",   "softmax",  "log_softmax", "logsumexp", "reduce_",   "cumsum",      "cumprod",
-      "var_",   "std_",     "batch_norm",  "layer_norm"};
+  // Transforms (fft, dct, stft) sum over a whole axis, wherever their module.
+  static constexpr std::array<std::string_view, 49> kPrefixes{
+      "matmul", "bmm",      "addmm",       "baddbmm",    "addmv",     "einsum",      "tensordot",
+      "linear", "dense",    "conv",        "attention",  "multihead", "transformer", "lstm",
+      "gru",    "rnn",      "sequential",  "solve",      "slogdet",   "svd",         "eig",
+      "qr",     "cholesky", "lstsq",       "sum",        "nansum",    "mean",        "nanmean",
+      "norm",   "softmax",  "log_softmax", "logsumexp",  "reduce_",   "cumsum",      "cumprod",
+      "var_",   "std_",     "batch_norm",  "layer_norm", "fft",       "ifft",        "rfft",
+      "irfft",  "hfft",     "ihfft",       "dct",        "idct",      "stft",        "istft"};
   static constexpr std::array<std::string_view, 6> kContains{"prod",    "loss",   "pool",
                                                              "average", "matrix", "triangular"};
   static constexpr std::array<std::string_view, 11> kExactly{

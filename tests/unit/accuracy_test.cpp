@@ -91,6 +91,7 @@ TEST(Accuracy, BoundsScaleWithReductionAndBaseline) {
   EXPECT_EQ(oracle::default_reduction("torch.Tensor.detach", nlohmann::json::array({4096})), 1);
   EXPECT_EQ(oracle::default_reduction("jax.numpy.linalg.qr", nlohmann::json::array({8, 8})), 16);
   EXPECT_EQ(oracle::default_reduction("tf.math.reduce_sum", nlohmann::json::array({1000})), 1000);
+  EXPECT_EQ(oracle::default_reduction("tf.signal.idct", nlohmann::json::array({4096})), 4096);
   EXPECT_TRUE(oracle::known_dtype("torch.int64"));
   EXPECT_FALSE(oracle::known_dtype("float8_e4m3"));
 }
@@ -99,7 +100,9 @@ TEST(Accuracy, WellConditionedOpsHaveNoFloor) {
   const oracle::OpClass exp{1, false}, sum{65536, false};
   EXPECT_EQ(oracle::alone_bound("float32", exp), oracle::kWellAlonePerSqrtK);
   EXPECT_EQ(oracle::alone_bound("bfloat16", exp), oracle::kWellAlonePerSqrtK);
-  EXPECT_EQ(oracle::alone_bound("complex64", exp), oracle::kWellComplexFloor);
+  // Complex outputs keep the ill-conditioned rules: their parts can cancel.
+  EXPECT_EQ(oracle::alone_bound("complex64", exp), 0x1p13);
+  EXPECT_EQ(oracle::device_bound("complex64", exp, 0), oracle::kPerSqrtK);
   EXPECT_EQ(oracle::device_bound("float16", exp, 0.5), oracle::kWellDevicePerSqrtK);
   EXPECT_EQ(oracle::device_bound("float16", exp, 10), 10 * oracle::kBaselineFactor);
   EXPECT_EQ(oracle::alone_bound("float32", sum), 256 * oracle::kWellAlonePerSqrtK);
