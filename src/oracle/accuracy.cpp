@@ -59,6 +59,11 @@ const Floating* floating(std::string_view name) {
   return nullptr;
 }
 
+bool is_complex(std::string_view name) {
+  name = bare(name);
+  return name.starts_with("complex") || name == "chalf" || name == "cfloat" || name == "cdouble";
+}
+
 std::string format_g(double v) {
   std::array<char, 32> buf{};
   const int n = std::snprintf(buf.data(), buf.size(), "%.3g", v);
@@ -133,14 +138,63 @@ double floor_eps(std::string_view dtype_name) {
   return 0x1p13;
 }
 
-double alone_bound(std::string_view dtype_name, int64_t reduction) {
-  const double k = static_cast<double>(std::max<int64_t>(1, reduction));
-  return std::max(kPerSqrtK * std::sqrt(k), floor_eps(dtype_name));
+bool ill_conditioned(std::string_view function) {
+  // Read part by dotted part of the lowercased name ("linalg.pinv.hermitian",
+  // "polygamma.polygamma_n_0"), so a variant suffix keeps its op's family.
+  static constexpr std::array<std::string_view, 25> kContains{
+      "gamma",      "bessel",          "zeta",        "airy",     "polynomial",
+      "ndtr",       "erfinv",          "lambertw",    "expint",   "betainc",
+      "betaln",     "incomplete_beta", "grid_sampl",  "solve",    "pinv",
+      "inverse",    "tensorinv",       "svd",         "cholesky", "lstsq",
+      "matrix_exp", "matrix_power",    "matrix_rank", "logdet",   "householder"};
+  static constexpr std::array<std::string_view, 6> kPrefixes{"eig",    "ldl",   "lu_",
+                                                             "lobpcg", "ormqr", "geqrf"};
+  // round: a step function; with decimals= its steps move with the
+  // rounding of x * 10^d (torch.round decimals=3 is 61.5 eps off on a CPU).
+  static constexpr std::array<std::string_view, 10> kExactly{
+      "det", "inv", "qr", "lu", "expm", "sqrtm", "logm", "schur", "polar", "round"};
+  std::string lower;
+  for (char c : function) {
+    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  if (lower.starts_with("fuzz/")) return true;  // a generated graph: a composition of ops
+  // A condition number (linalg.cond), not control flow (jax.lax.cond).
+  if (lower.find("linalg.cond") != std::string::npos) return true;
+  size_t begin = 0;
+  while (begin <= lower.size()) {
+    const size_t end = std::min(lower.find('.', begin), lower.size());
+    const std::string_view part = std::string_view(lower).substr(begin, end - begin);
+    const auto in = [&](std::string_view w) { return part.find(w) != std::string_view::npos; };
+    const auto starts = [&](std::string_view w) { return part.starts_with(w); };
+    if (std::any_of(kContains.begin(), kContains.end(), in) ||
+        std::any_of(kPrefixes.begin(), kPrefixes.end(), starts) ||
+        std::find(kExactly.begin(), kExactly.end(), part) != kExactly.end()) {
+      return true;
+    }
+    begin = end + 1;
+  }
+  return false;
 }
 
-double device_bound(int64_t reduction, double baseline_error) {
-  const double k = static_cast<double>(std::max<int64_t>(1, reduction));
-  return std::max(kPerSqrtK * std::sqrt(k), kBaselineFactor * baseline_error);
+OpClass op_class(std::string_view function, const nlohmann::json& dims,
+                 std::optional<int64_t> declared_reduction) {
+  return {declared_reduction ? *declared_reduction : default_reduction(function, dims),
+          ill_conditioned(function)};
+}
+
+double alone_bound(std::string_view dtype_name, const OpClass& op) {
+  const double root_k = std::sqrt(static_cast<double>(std::max<int64_t>(1, op.reduction)));
+  if (op.ill_conditioned || is_complex(dtype_name)) {
+    return std::max(kPerSqrtK * root_k, floor_eps(dtype_name));
+  }
+  return kWellAlonePerSqrtK * root_k;
+}
+
+double device_bound(std::string_view dtype_name, const OpClass& op, double baseline_error) {
+  const double root_k = std::sqrt(static_cast<double>(std::max<int64_t>(1, op.reduction)));
+  const bool loose = op.ill_conditioned || is_complex(dtype_name);
+  const double per_sqrt_k = loose ? kPerSqrtK : kWellDevicePerSqrtK;
+  return std::max(per_sqrt_k * root_k, kBaselineFactor * baseline_error);
 }
 
 Error measure(const Array& x, const Array& r, double eps, double bound,
@@ -211,13 +265,15 @@ std::string describe(const Error& e, double bound, std::string_view against) {
 int64_t default_reduction(std::string_view function, const nlohmann::json& dims) {
   // The function's own name (its last dotted part), lowercased, read by prefix;
   // a module named linalg or fft puts every function in it in the family.
-  static constexpr std::array<std::string_view, 39> kPrefixes{
-      "matmul", "bmm",      "addmm",       "baddbmm",   "addmv",     "einsum",      "tensordot",
-      "linear", "dense",    "conv",        "attention", "multihead", "transformer", "lstm",
-      "gru",    "rnn",      "sequential",  "solve",     "slogdet",   "svd",         "eig",
-      "qr",     "cholesky", "lstsq",       "sum",       "nansum",    "mean",        "nanmean",
-      "norm",   "softmax",  "log_softmax", "logsumexp", "reduce_",   "cumsum",      "cumprod",
-      "var_",   "std_",     "batch_norm",  "layer_norm"};
+  // Transforms (fft, dct, stft) sum over a whole axis, wherever their module.
+  static constexpr std::array<std::string_view, 49> kPrefixes{
+      "matmul", "bmm",      "addmm",       "baddbmm",    "addmv",     "einsum",      "tensordot",
+      "linear", "dense",    "conv",        "attention",  "multihead", "transformer", "lstm",
+      "gru",    "rnn",      "sequential",  "solve",      "slogdet",   "svd",         "eig",
+      "qr",     "cholesky", "lstsq",       "sum",        "nansum",    "mean",        "nanmean",
+      "norm",   "softmax",  "log_softmax", "logsumexp",  "reduce_",   "cumsum",      "cumprod",
+      "var_",   "std_",     "batch_norm",  "layer_norm", "fft",       "ifft",        "rfft",
+      "irfft",  "hfft",     "ihfft",       "dct",        "idct",      "stft",        "istft"};
   static constexpr std::array<std::string_view, 6> kContains{"prod",    "loss",   "pool",
                                                              "average", "matrix", "triangular"};
   static constexpr std::array<std::string_view, 11> kExactly{

@@ -501,8 +501,8 @@ std::string extra_text(const model::CaseResult& r, const char* key, const char* 
   return f != it->end() && f->is_string() ? f->get<std::string>() : "";
 }
 
-int64_t reduction_of(const model::CaseInfo& info) {
-  return info.reduction ? *info.reduction : oracle::default_reduction(info.function, info.dims);
+oracle::OpClass op_class_of(const model::CaseInfo& info) {
+  return oracle::op_class(info.function, info.dims, info.reduction);
 }
 
 std::optional<oracle::Tolerance> case_tolerance(const model::CaseInfo& info) {
@@ -567,13 +567,13 @@ Judged device_wrong(const model::CaseResult& d, size_t i, const std::string& ref
 bool judge_alone(model::CaseResult& r) {
   auto refs = extra_outputs(r, "reference");
   if (refs.empty()) return true;
-  const int64_t k = reduction_of(r.info);
+  const oracle::OpClass op = op_class_of(r.info);
   const std::string against = "the float64 reference";
   bool ok = true;
   for (size_t i = 0; i < r.outputs.size() && i < refs.size(); ++i) {
     auto eps = oracle::reference_epsilon(r.outputs[i].dtype);
     if (!eps || refs[i].empty()) continue;
-    const double bound = oracle::alone_bound(r.outputs[i].dtype, k);
+    const double bound = oracle::alone_bound(r.outputs[i].dtype, op);
     auto e = oracle::measure_files(r.outputs[i].path, refs[i], *eps, bound, case_tolerance(r.info));
     r.numeric.reference = "float64 on " + r.device;
     note_error(r.numeric, e, std::nullopt, bound);
@@ -587,12 +587,12 @@ bool judge_alone(model::CaseResult& r) {
 
 // Output i of device d against the float64 reference of the baseline's case.
 Judged judge_output(model::CaseResult& d, const model::CaseResult& base, size_t i,
-                    const std::string& ref, double eps, int64_t k) {
+                    const std::string& ref, double eps, const oracle::OpClass& op) {
   const auto& dtype = d.outputs[i].dtype;
-  const double alone = oracle::alone_bound(dtype, k);
+  const double alone = oracle::alone_bound(dtype, op);
   auto eb = oracle::measure_files(base.outputs[i].path, ref, eps, alone, case_tolerance(d.info));
   const bool base_ok = eb.eps <= alone;
-  const double bound = base_ok ? oracle::device_bound(k, eb.eps) : alone;
+  const double bound = base_ok ? oracle::device_bound(dtype, op, eb.eps) : alone;
   auto ed = oracle::measure_files(d.outputs[i].path, ref, eps, bound, case_tolerance(d.info));
   d.numeric.reference = "float64 on " + base.device;
   note_error(d.numeric, ed, eb.eps, bound);
@@ -637,7 +637,7 @@ bool Oracle::compare(model::CaseResult& d, const model::CaseResult& base) {
     return false;
   }
   auto refs = extra_outputs(base, "reference");
-  const int64_t k = reduction_of(d.info);
+  const oracle::OpClass op = op_class_of(d.info);
   bool equal = true;
   double max_abs = 0, max_rel = 0;
   for (size_t i = 0; i < d.outputs.size(); ++i) {
@@ -650,7 +650,7 @@ bool Oracle::compare(model::CaseResult& d, const model::CaseResult& base) {
       j = {false, model::Cause::kNone, "unknown dtype name '" + a.dtype + "'"};
     } else if (auto eps = oracle::reference_epsilon(a.dtype);
                eps && i < refs.size() && !refs[i].empty()) {
-      j = judge_output(d, base, i, refs[i], *eps, k);
+      j = judge_output(d, base, i, refs[i], *eps, op);
     } else {
       auto tol = oracle::default_tolerance(b.dtype);
       if (oracle::dtype_epsilon(a.dtype)) {  // case tolerances loosen floating outputs only
