@@ -2,10 +2,14 @@
 // checked on every local device without writing a suite (the built-in
 // suite `check`, probe/mudjack_probe/checking.py), judged and timed like any
 // case, printed as one short table with error sizes.
+#include <unistd.h>
+
 #include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include "cli/check_framework.hpp"
@@ -204,7 +208,21 @@ int check(const CheckArgs& a) {
   auto discovery = run::discover(options, cases, interrupted());
   auto prepared = run::create(*store, options, cases, discovery, "running");
   const run::Place place{s.results_dir, std::nullopt};
-  const bool completed = run::execute(*store, prepared, discovery, place, nullptr, interrupted());
+  // On a terminal, the progress line `run` draws (done/total, failures,
+  // ETA); piped, nothing but the table, as before.
+  std::optional<Progress> progress;
+  if (!a.common.json && isatty(2) != 0) {
+    std::map<std::string, size_t> per_device;
+    for (const auto& [info, device] : prepared.work) ++per_device[device];
+    progress.emplace(prepared.planned, prepared.done, per_device, true, stderr);
+  }
+  const bool completed = run::execute(
+      *store, prepared, discovery, place,
+      [&](const model::CaseResult& r) {
+        if (progress) progress->on_result(r);
+      },
+      interrupted());
+  if (progress) progress->finish();
   auto judged = run::finish(*store, prepared.info.id, completed, place);
   if (a.common.json) {
     std::cout << report::render("json", judged) << "\n";

@@ -123,7 +123,9 @@ class Campaign {
     bool completed = false;
     const auto cases = run_batch(index, deadline, &completed);
     s_.batches[index]["state"] = completed ? "complete" : "incomplete";
-    if (cases.empty() && s_.batches[index].value("run", "").empty()) return;
+    // Nothing listed (every graph refused by every backend): nothing to say.
+    // A batch cut short before its run started still says so below.
+    if (completed && cases.empty() && s_.batches[index].value("run", "").empty()) return;
     // the batch's facts, recomputed from everything its run stored
     const BatchFacts facts = analyze(cases, s_.options.slow_ratio, batch_ops(dir));
     s_.batches[index]["facts"] = facts_json(facts);
