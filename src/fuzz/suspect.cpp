@@ -56,7 +56,8 @@ std::optional<bool> output_failed(const model::OutputRef& out, const std::string
     return std::nullopt;
   }
   if (auto eps = oracle::dtype_epsilon(out.dtype)) {
-    const double bound = oracle::alone_bound(out.dtype, k);
+    // A fuzz graph is ill-conditioned to the oracle (oracle::ill_conditioned).
+    const double bound = oracle::alone_bound(out.dtype, oracle::OpClass{k, true});
     const auto e = oracle::measure_files(out.path, ref, *eps, bound);
     if (!e.problem.empty()) return std::nullopt;
     return e.eps > bound;
@@ -117,7 +118,7 @@ std::optional<std::string> suspect_output(const OutputFacts& o, int64_t reductio
            g3(tiny) + ")";
   }
   const double scale = cancellation_scale(o.op, o.operand_rms);
-  const double bound = oracle::alone_bound(o.dtype, reduction);
+  const double bound = oracle::alone_bound(o.dtype, oracle::OpClass{reduction, true});
   if (scale > 0 && scale >= bound * o.rms) {
     return head + "(RMS " + g3(o.rms) + ") cancels: " + o.op + " of values of RMS " + g3(scale) +
            ", one rounding of which is " + g3(scale / o.rms) + " eps of it (bound " + g3(bound) +

@@ -154,6 +154,8 @@ nlohmann::json accuracy_to_json(const Numeric& n) {
     return v && std::isinf(*v) ? nlohmann::json("inf") : optional_number(v);
   };
   return {{"reference", n.reference},
+          {"max_abs_err", error(n.max_abs_err)},
+          {"max_rel_err", error(n.max_rel_err)},
           {"error_eps", error(n.error_eps)},
           {"baseline_error_eps", error(n.baseline_error_eps)},
           {"bound_eps", optional_number(n.bound_eps)},
@@ -164,6 +166,11 @@ nlohmann::json accuracy_to_json(const Numeric& n) {
 void accuracy_from_json(const nlohmann::json& j, Numeric& n) {
   if (!j.is_object()) return;
   n.reference = j.value("reference", "");
+  // Older records keep these beside the accuracy fields (store columns,
+  // results.json before 1.9 wrote them as numbers or null): read them only
+  // where they are written here.
+  if (j.contains("max_abs_err")) n.max_abs_err = number_or_inf(j, "max_abs_err");
+  if (j.contains("max_rel_err")) n.max_rel_err = number_or_inf(j, "max_rel_err");
   n.error_eps = number_or_inf(j, "error_eps");
   n.baseline_error_eps = number_or_inf(j, "baseline_error_eps");
   n.bound_eps = number_or_inf(j, "bound_eps");

@@ -225,6 +225,9 @@ Error measure(const Array& x, const Array& r, double eps, double bound,
       const double diff = std::fabs(x.values[i] - r.values[i]);
       e.max_abs = std::max(e.max_abs, diff);
       if (r.values[i] != 0) e.max_rel = std::max(e.max_rel, diff / std::fabs(r.values[i]));
+    } else if (err > 0 && std::isfinite(r.values[i])) {
+      // a non-finite miss of a finite reference is infinitely off, not 0
+      e.max_abs = e.max_rel = std::numeric_limits<double>::infinity();
     }
     if (err > bound) ++e.beyond;
     if (err > e.eps || (i == 0 && err == 0)) {

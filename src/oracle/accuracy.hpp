@@ -135,7 +135,8 @@ struct Error {
   int64_t beyond = 0;  // elements beyond the bound given to measure()
   int64_t count = 0;   // elements judged (complex: parts)
   // The largest |x - r| and |x - r| / |r| over elements where both are
-  // finite (relative: where r != 0), for the views' max_abs_err/max_rel_err.
+  // finite (relative: where r != 0), for the views' max_abs_err/max_rel_err;
+  // infinity when a finite reference element got a non-finite value.
   double max_abs = 0;
   double max_rel = 0;
   std::string worst;    // "[17]: 0.51 vs reference 0.5" for the largest error

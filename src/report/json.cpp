@@ -203,8 +203,6 @@ model::CaseResult case_from_json(const json& c, const std::string& run_id,
   r.memory.peak_device_bytes = opt<int64_t>(m, "peak_device_bytes");
   r.memory.peak_host_bytes = opt<int64_t>(m, "peak_host_bytes");
   const json& nu = sub(c, "numeric");
-  r.numeric.max_abs_err = opt<double>(nu, "max_abs_err");
-  r.numeric.max_rel_err = opt<double>(nu, "max_rel_err");
   r.numeric.compared_with = str(nu, "compared_with");
   r.numeric.message = str(nu, "message");
   model::accuracy_from_json(nu, r.numeric);  // 1.4
@@ -341,10 +339,7 @@ json case_to_json(const model::CaseResult& r) {
 
   c["memory"] = {{"peak_device_bytes", optional(r.memory.peak_device_bytes)},
                  {"peak_host_bytes", optional(r.memory.peak_host_bytes)}};
-  c["numeric"] = {{"max_abs_err", optional(r.numeric.max_abs_err)},
-                  {"max_rel_err", optional(r.numeric.max_rel_err)},
-                  {"compared_with", r.numeric.compared_with},
-                  {"message", r.numeric.message}};
+  c["numeric"] = {{"compared_with", r.numeric.compared_with}, {"message", r.numeric.message}};
   c["numeric"].update(model::accuracy_to_json(r.numeric));  // 1.4
   json outputs = json::array();
   for (const auto& o : r.outputs) {

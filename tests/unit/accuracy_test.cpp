@@ -53,8 +53,12 @@ TEST(Accuracy, NonFiniteRules) {
   auto ok =
       oracle::measure(array("<f2", {kNaN, kInf, -kInf}), array("<f8", {kNaN, 1e5, -7e4}), eps, 16);
   EXPECT_EQ(ok.eps, 0);
+  EXPECT_EQ(ok.max_abs, 0);
   auto bad = oracle::measure(array("<f2", {kNaN, 1}), array("<f8", {1, 1}), eps, 16);
   EXPECT_TRUE(std::isinf(bad.eps));
+  // ... and its absolute and relative errors are infinite too, never 0.
+  EXPECT_TRUE(std::isinf(bad.max_abs));
+  EXPECT_TRUE(std::isinf(bad.max_rel));
   auto sign = oracle::measure(array("<f2", {-kInf}), array("<f8", {1e5}), eps, 16);
   EXPECT_TRUE(std::isinf(sign.eps));
   // Complex per part: a NaN imaginary part must stay NaN, the real part still counts.
