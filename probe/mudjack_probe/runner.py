@@ -34,6 +34,8 @@ class Policy:
     max_samples: int = 1000
     warmup_ms: float = 5.0
     block_ms: float = 1.0
+    # The device pass's longest settling (`_device_pass`), ms.
+    settle_ms: float = 200.0
     # Build the float64 reference of every floating case (protocol 1.3): the
     # engine asks the probe of the baseline device, or every probe when the
     # run has no baseline.
@@ -50,7 +52,7 @@ class Policy:
     @staticmethod
     def from_json(d: dict[str, Any]) -> Policy:
         p = Policy()
-        for key in ("budget_ms", "warmup_ms", "block_ms"):
+        for key in ("budget_ms", "warmup_ms", "block_ms", "settle_ms"):
             if key in d:
                 setattr(p, key, float(d[key]))
         for key in ("min_samples", "max_samples"):
@@ -167,15 +169,18 @@ def block_calls(fn: Callable[..., Any], args: tuple[Any, ...], sync: Callable[[]
     doubles (1, 2, 4, ...) while a block lasts less than `block_ns`, then
     blocks of that size, until `warmup_ns` has passed (at least one block).
     Returns (k, calls made): k = block_ns over the per-call time of the
-    longest block run, so a measured block lasts about block_ns."""
+    largest blocks run (the fastest of them: a preempted block reads slow),
+    so a measured block lasts about block_ns."""
     deadline = clock() + int(warmup_ns)
     n, calls = 1, 0
-    per_call, longest = 1.0, 0
+    per_call, largest = 1.0, 0
     while True:
         wall, _ = _timed_block(fn, args, n, sync, block, clock)
         calls += n
-        if wall >= longest:
-            longest, per_call = wall, max(wall / n, 1.0)
+        if n > largest:
+            largest, per_call = n, max(wall / n, 1.0)
+        elif n == largest:
+            per_call = min(per_call, max(wall / n, 1.0))
         if wall < block_ns and calls < 1_000_000:
             n *= 2
         if clock() >= deadline:
@@ -185,18 +190,27 @@ def block_calls(fn: Callable[..., Any], args: tuple[Any, ...], sync: Callable[[]
 
 def _device_pass(fn: Callable[..., Any], args: tuple[Any, ...], timer: Any, policy: Policy,
                  wall_ns: float, enqueue_ns: float) -> dict[str, Any]:
-    """Device time per call from the device's own events, on the other half
-    of the budget: per-call device time, each call queued behind a cache
-    flush and enough idle device time that the host's launch cost never
-    shows (triton's do_bench). A timer that cannot time the call leaves the
-    host timing standing; the record says why there is no device time."""
+    """Device time per call from the device's own events. First the device
+    settles (`timer.settle`): calls back to back in event-timed blocks until
+    two blocks agree within 2% or `settle_ms` has passed, the SM clock read
+    before and after (`device_settle`: what the GPU session decides the
+    warm-up from). Then, on the other half of the budget, per-call device
+    time, each call queued behind a cache flush and enough idle device time
+    that the host's launch cost never shows (triton's do_bench). A timer
+    that cannot time the call leaves the host timing standing; the record
+    says why there is no device time."""
+    call = (lambda: fn(*args))
     per_call = wall_ns + timer.overhead_ns
     n = int(policy.budget_ms / 2 * 1e6 / max(per_call, 1))
     n = max(policy.min_samples, min(n, policy.max_samples))
+    facts: dict[str, Any] = {}
     try:
-        return {"device_samples_ns": timer.time(lambda: fn(*args), n, enqueue_ns)}
+        if policy.settle_ms > 0:
+            facts["device_settle"] = timer.settle(call, wall_ns, policy.settle_ms * 1e6)
+        facts["device_samples_ns"] = timer.time(call, n, enqueue_ns)
     except Exception as exc:  # the host timing stands
-        return {"device_error": _error("other", exc)["message"]}
+        facts["device_error"] = _error("other", exc)["message"]
+    return facts
 
 
 def once(fn: Callable[[], Any], sync: Callable[[], None],

@@ -66,6 +66,9 @@ struct Policy {
   int max_samples = 1000;
   double warmup_ms = 5;
   double block_ms = 1;  // the shortest timed block; also >= 100 empty blocks
+  // The device pass's longest settling (protocol 1.4, device events): calls
+  // back to back until two event-timed blocks agree within 2%.
+  double settle_ms = 200;
   // Build each floating case's float64 reference (protocol 1.3): set for the
   // baseline device's probe, or every probe of a run without a baseline.
   bool reference = false;
