@@ -199,7 +199,9 @@ def _device_pass(fn: Callable[..., Any], args: tuple[Any, ...], timer: Any, poli
     that the host's launch cost never shows (triton's do_bench). A timer
     that cannot time the call leaves the host timing standing; the record
     says why there is no device time."""
-    call = (lambda: fn(*args))
+    def call() -> Any:
+        return fn(*args)
+
     per_call = wall_ns + timer.overhead_ns
     n = int(policy.budget_ms / 2 * 1e6 / max(per_call, 1))
     n = max(policy.min_samples, min(n, policy.max_samples))
