@@ -36,6 +36,9 @@ class Policy:
     block_ms: float = 1.0
     # The device pass's longest settling (`_device_pass`), ms.
     settle_ms: float = 200.0
+    # Run the device pass where the adapter has a device timer (the engine
+    # turns it off for later rounds of cases reported in host time).
+    device_timer: bool = True
     # Build the float64 reference of every floating case (protocol 1.3): the
     # engine asks the probe of the baseline device, or every probe when the
     # run has no baseline.
@@ -61,6 +64,7 @@ class Policy:
         p.reference = bool(d.get("reference", False))
         p.timing_only = bool(d.get("timing_only", False))
         p.once = bool(d.get("once", False))
+        p.device_timer = bool(d.get("device_timer", True))
         if p.min_samples < 1 or p.max_samples < p.min_samples:
             raise ValueError(f"bad policy: min_samples={p.min_samples} max_samples={p.max_samples}")
         return p
@@ -339,7 +343,8 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
             if policy.once:
                 out, timing = once(lambda: fn(*args), adapter.sync, adapter.block)
             else:
-                out, timing = measure(fn, adapter.sync, policy, adapter.block, adapter.device_timer(), args)
+                timer = adapter.device_timer() if policy.device_timer else None
+                out, timing = measure(fn, adapter.sync, policy, adapter.block, timer, args)
             result.update(timing)
             if not policy.once:
                 result["drift_ns"] = detector_ns(adapter)

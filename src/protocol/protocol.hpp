@@ -69,6 +69,10 @@ struct Policy {
   // The device pass's longest settling (protocol 1.4, device events): calls
   // back to back until two event-timed blocks agree within 2%.
   double settle_ms = 200;
+  // Run the device pass where the adapter has a device timer: a later
+  // round of a case reported in host time does without (its host blocks
+  // then get the whole budget).
+  bool device_timer = true;
   // Build each floating case's float64 reference (protocol 1.3): set for the
   // baseline device's probe, or every probe of a run without a baseline.
   bool reference = false;

@@ -84,7 +84,6 @@ bool whole_model(const model::CaseInfo& info) {
                      [](const std::string& t) { return t.rfind("name::", 0) == 0; });
 }
 
-// A device-bound case reported in device time (its samples are event spans).
 bool in_device_time(const model::Timing& t) {
   return t.bound == "device_bound" && t.rule == "device_events";
 }

@@ -66,6 +66,10 @@ bool whole_model(const model::CaseInfo& info);
 // initialisation for calls that last milliseconds).
 bool wants_rounds(const model::CaseResult& r);
 
+// A device-bound case reported in device time (its samples are event spans):
+// its later rounds need the device pass, no other case's do.
+bool in_device_time(const model::Timing& t);
+
 // Adds a later round's samples (device spans for a device-bound case with
 // events) and detector reading.
 void add_round(model::Latency& latency, const RoundFacts& facts);

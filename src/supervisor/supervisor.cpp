@@ -429,6 +429,8 @@ class FrameworkRun {
         model::CaseResult round;
         auto policy = round_policy_;  // a device-bound case gets time to settle
         policy.budget_ms = stats::round_budget_ms(h.result.latency, round_policy_.budget_ms);
+        policy.device_timer =
+            h.result.latency.timing && stats::in_device_time(*h.result.latency.timing);
         auto step = probe_.run(h.result.info, policy, &round);
         if (step == LaneProbe::Step::kStop) return false;
         if (step == LaneProbe::Step::kUnavailable) continue;

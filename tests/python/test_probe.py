@@ -291,6 +291,8 @@ class Measure(unittest.TestCase):
         p = Policy()
         self.assertEqual((p.budget_ms, p.warmup_ms, p.block_ms, p.settle_ms), (7.0, 5.0, 1.0, 200.0))
         self.assertEqual(Policy.from_json({"settle_ms": 50}).settle_ms, 50.0)
+        self.assertTrue(p.device_timer)
+        self.assertFalse(Policy.from_json({"device_timer": False}).device_timer)
 
     def test_bad_policy(self) -> None:
         with self.assertRaises(ValueError):
