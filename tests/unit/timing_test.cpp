@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "os/disturb.hpp"
+#include "protocol/protocol.hpp"
+#include "run/options.hpp"
 #include "stats/timing.hpp"
 
 namespace mudjack::stats {
@@ -195,6 +197,18 @@ TEST(TimingRounds, AWholeModelGetsOneRoundBecauseARoundRebuildsIt) {
   r.info.tags.push_back("name::resnet18");
   EXPECT_TRUE(whole_model(r.info));
   EXPECT_FALSE(wants_rounds(r));
+}
+
+// One default for the budget and its neighbours: the run's options (what
+// --budget-ms defaults to) and the policy the engine sends.
+TEST(TimingDefaults, ThePolicysDefaultsAreTheRunsDefaults) {
+  const protocol::Policy policy;
+  const run::RunOptions options;
+  EXPECT_EQ(policy.budget_ms, options.budget_ms);
+  EXPECT_EQ(policy.budget_ms, 7);
+  EXPECT_EQ(policy.warmup_ms, options.warmup_ms);
+  EXPECT_EQ(policy.min_samples, options.min_samples);
+  EXPECT_EQ(policy.max_samples, options.max_samples);
 }
 
 TEST(TimingFacts, TheProbesRawFieldsLeaveExtra) {
