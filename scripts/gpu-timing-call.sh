@@ -9,8 +9,12 @@
 #           cleanly after SECONDS (the wall-time target is 600 s) and
 #           published into $OUT (a.tgz, b.tgz: results.json.gz without raw
 #           samples, summary.md), then `agreement.py pair` of the two;
-#   timers  `agreement.py timers` on cuda:0 (MudJack against CUDA events and
-#           torch.utils.benchmark).
+#   timers  `agreement.py timers` on cuda:0 (MudJack against CUDA events,
+#           torch.utils.benchmark and timeit), then the same with
+#           --budget-ms 50 (timers-50.txt);
+#   loops   `bench/agreement/loops.py --device cuda:0`: the probe's loop
+#           before and after issue 34 against torch.utils.benchmark and
+#           timeit, interleaved in one process (loops.txt, loops.json).
 # Always in $OUT: nvidia-smi.csv, devices.txt, and each step's log.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -51,8 +55,19 @@ if [ ! -f "$state/timers.done" ]; then
   "$py" bench/agreement/agreement.py timers --mudjack "$MUDJACK" --device cuda:0 --python "$py" \
     --out "$state/timers" >"$out/timers.txt" 2>&1
   echo "timers: exit $?"
+  "$py" bench/agreement/agreement.py timers --mudjack "$MUDJACK" --device cuda:0 --python "$py" \
+    --out "$state/timers-50" --run-arg=--budget-ms=50 >"$out/timers-50.txt" 2>&1
+  echo "timers --budget-ms 50: exit $?"
   touch "$state/timers.done"
   tail -n 25 "$out/timers.txt"
+  exit 0
+fi
+if [ ! -f "$state/loops.done" ]; then
+  "$py" bench/agreement/loops.py --device cuda:0 --rounds 15 --budget-ms 20 --json-out "$out/loops.json" \
+    >"$out/loops.txt" 2>&1
+  echo "loops: exit $?"
+  touch "$state/loops.done"
+  tail -n 14 "$out/loops.txt"
   exit 0
 fi
 echo "gpu-timing: every step done"

@@ -302,8 +302,8 @@ def host_filter() -> str:
     return "^(" + "|".join(ids) + ")$"
 
 
-def run_independent(python: str, device: str, host: bool, rounds: int) -> dict[str, float]:
-    cmd = [python, str(HERE / "events.py"), "--device", device] + (["--host", "--rounds", str(rounds)] if host else [])
+def run_independent(python: str, device: str, host: bool, rounds: int, timer: str = "benchmark") -> dict[str, float]:
+    cmd = [python, str(HERE / "events.py"), "--device", device] + (["--host", "--rounds", str(rounds), "--timer", timer] if host else [])
     print("$ " + " ".join(cmd), file=sys.stderr)
     proc = subprocess.run(cmd, check=False, stdout=subprocess.PIPE, text=True)
     lines = proc.stdout.strip().splitlines()
@@ -336,6 +336,7 @@ def timers(args: argparse.Namespace) -> int:
     if args.device.startswith("cuda"):
         independent.update(run_independent(python, args.device, False, 1))
     independent.update(run_independent(python, args.device, True, args.host_rounds))
+    by_timeit = run_independent(python, args.device, True, args.host_rounds, "timeit")
 
     cases = {c["id"]: c for c in results.get("cases", []) if c.get("device") == args.device}
     rows = []
@@ -346,21 +347,29 @@ def timers(args: argparse.Namespace) -> int:
             continue  # not run here (device-bound ops off CUDA)
         lo, hi = BANDS[op.bound]
         ratio = mj / ind if mj and ind else None
+        ti = by_timeit.get(op.case_id)
         rows.append({
             "case": op.case_id, "class": op.bound, "mudjack_class": bound_of(c) if c else None,
             "rule": timing_of(c).get("rule"), "outcome": c.get("outcome"),
             "mudjack_ns": mj, "independent_ns": ind, "ratio": ratio,
             "within": None if ratio is None else lo <= ratio <= hi,
+            "timeit_ns": ti, "ratio_timeit": mj / ti if mj and ti else None,
+            "unstable": timing_of(c).get("unstable"), "spread": timing_of(c).get("spread"),
         })
     print(f"\nresults: {path}")
-    print_table(rows, ["case", "class", "mudjack_class", "rule", "mudjack_ns", "independent_ns", "ratio", "within"])
+    print_table(rows, ["case", "class", "mudjack_class", "rule", "mudjack_ns", "independent_ns", "ratio", "within",
+                       "timeit_ns", "ratio_timeit", "unstable", "spread"])
     summary = []
     for cls, (lo, hi) in BANDS.items():
         judged = [r for r in rows if r["class"] == cls and r["within"] is not None]
         ok = sum(bool(r["within"]) for r in judged)
         summary.append({"class": cls, "band": [lo, hi], "judged": len(judged), "within": ok,
                         "class_agrees": sum(r["mudjack_class"] == cls for r in judged)})
-        print(f"{cls}: {ok}/{len(judged)} within {lo}-{hi}; MudJack's class agrees on {summary[-1]['class_agrees']}")
+        by_ti = [r["ratio_timeit"] for r in rows if r["class"] == cls and r["ratio_timeit"] is not None]
+        summary[-1]["within_timeit"] = sum(lo <= x <= hi for x in by_ti)
+        summary[-1]["judged_timeit"] = len(by_ti)
+        print(f"{cls}: {ok}/{len(judged)} within {lo}-{hi}; MudJack's class agrees on {summary[-1]['class_agrees']}"
+              + (f"; against timeit {summary[-1]['within_timeit']}/{len(by_ti)}" if by_ti else ""))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps({"results": str(path), "device": args.device, "rows": rows, "summary": summary}, indent=1))
     return 0

@@ -11,7 +11,9 @@ Device mode (triton `do_bench` style): per op, inputs on the device, about
 (flushes L2), record a start event, call the op, record an end event; one
 synchronise at the end; per-call time = start.elapsed_time(end), median.
 Host mode: torch.utils.benchmark.Timer(...).blocked_autorange() median
-(blocks of calls between synchronisations), in --rounds R rounds (default 5)
+(blocks of calls between synchronisations), or with `--timer timeit` the
+standard library's timeit (blocks of at least 10 ms, each ending in a
+synchronisation on CUDA; the median block), in --rounds R rounds (default 5)
 over every op of min_run_time / R s each (default 1.0 s in all); the median
 of the round medians. `--rounds 1` is one blocked_autorange(min_run_time=1.0)
 per op; on an H200 host two such processes differed by up to 28% per op,
@@ -87,6 +89,27 @@ def time_host(torch: Any, fn: Callable[..., Any], args: list[Any], min_run_time:
     return float(timer.blocked_autorange(min_run_time=min_run_time).median * 1e9)
 
 
+def time_timeit(fn: Callable[..., Any], args: list[Any], min_run_time: float, sync: Callable[[], None]) -> float:
+    """Median per-call time in ns by the standard library's timeit: the call
+    count per block doubled until a block lasts 10 ms (timeit.autorange's
+    way, gc off as timeit does), then blocks for min_run_time s, each closed
+    by `sync` in the clock read (CUDA: synchronise, as torch.utils.benchmark does)."""
+    import time
+    import timeit
+
+    def clock() -> float:
+        sync()
+        return time.perf_counter()
+
+    fn(*args)
+    timer = timeit.Timer("fn(*args)", timer=clock, globals={"fn": fn, "args": args})
+    number = 1
+    while timer.timeit(number) < 0.01:
+        number *= 2
+    repeat = max(3, math.ceil(min_run_time / max(timer.timeit(number), 1e-9)))
+    return float(statistics.median(timer.repeat(repeat, number))) / number * 1e9
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default="cuda:0")
@@ -96,6 +119,8 @@ def main() -> int:
     ap.add_argument("--min-run-time", type=float, default=1.0, help="host mode: blocked_autorange's min_run_time per op, s (split over the rounds)")
     ap.add_argument("--rounds", type=int, default=5, help="host mode: rounds over every op; reports the median of round medians")
     ap.add_argument("--only", default="", help="only case ids containing this text")
+    ap.add_argument("--timer", choices=("benchmark", "timeit"), default="benchmark",
+                    help="host mode: torch.utils.benchmark's blocked_autorange, or the standard library's timeit")
     args = ap.parse_args()
 
     import torch
@@ -110,11 +135,13 @@ def main() -> int:
     chosen = [op for op in ops.OPS if op.bound == (ops.HOST_BOUND if args.host else ops.DEVICE_BOUND) and args.only in op.case_id]
     out: dict[str, float] = {}
     if args.host:  # tiny inputs: all kept; grad mode left on, as in MudJack's probe
+        sync = (lambda: torch.cuda.synchronize(device)) if on_cuda else (lambda: None)
         calls = [(op, op.build(torch), make_inputs(torch, op, device)) for op in chosen]
         rounds: dict[str, list[float]] = {op.case_id: [] for op in chosen}
         for r in range(max(1, args.rounds)):
             for op, fn, inputs in calls:
-                ns = time_host(torch, fn, inputs, args.min_run_time / max(1, args.rounds))
+                share = args.min_run_time / max(1, args.rounds)
+                ns = time_host(torch, fn, inputs, share) if args.timer == "benchmark" else time_timeit(fn, inputs, share, sync)
                 rounds[op.case_id].append(ns)
                 clock = sm_clock(torch, device) if on_cuda else ""
                 print(f"{op.case_id}: round {r}: {ns:.1f} ns{clock}", file=sys.stderr)

@@ -7,6 +7,7 @@ begins and ends with `adapter.sync()`.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import math
 import os
@@ -15,6 +16,7 @@ import statistics
 import time
 import traceback
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, Callable, cast
 
 import numpy as np
@@ -25,11 +27,18 @@ from .errors import MachineFault, NameMissing, Skip, SuiteError, Unavailable, Un
 
 @dataclass
 class Policy:
-    budget_ms: float = 100.0
+    # The engine's defaults (src/run/options.hpp, src/protocol/protocol.hpp);
+    # the engine always sends its own.
+    budget_ms: float = 7.0
     min_samples: int = 5
     max_samples: int = 1000
-    warmup_ms: float = 20.0
+    warmup_ms: float = 5.0
     block_ms: float = 1.0
+    # The device pass's longest settling (`_device_pass`), ms.
+    settle_ms: float = 200.0
+    # Run the device pass where the adapter has a device timer (the engine
+    # turns it off for later rounds of cases reported in host time).
+    device_timer: bool = True
     # Build the float64 reference of every floating case (protocol 1.3): the
     # engine asks the probe of the baseline device, or every probe when the
     # run has no baseline.
@@ -46,7 +55,7 @@ class Policy:
     @staticmethod
     def from_json(d: dict[str, Any]) -> Policy:
         p = Policy()
-        for key in ("budget_ms", "warmup_ms", "block_ms"):
+        for key in ("budget_ms", "warmup_ms", "block_ms", "settle_ms"):
             if key in d:
                 setattr(p, key, float(d[key]))
         for key in ("min_samples", "max_samples"):
@@ -55,19 +64,31 @@ class Policy:
         p.reference = bool(d.get("reference", False))
         p.timing_only = bool(d.get("timing_only", False))
         p.once = bool(d.get("once", False))
+        p.device_timer = bool(d.get("device_timer", True))
         if p.min_samples < 1 or p.max_samples < p.min_samples:
             raise ValueError(f"bad policy: min_samples={p.min_samples} max_samples={p.max_samples}")
         return p
 
 
 def measure(
-    fn: Callable[[], Any],
+    fn: Callable[..., Any],
     sync: Callable[[], None],
     policy: Policy,
     block: Callable[[Any], None] = lambda out: None,
     timer: Any = None,
+    args: tuple[Any, ...] = (),
 ) -> tuple[Any, dict[str, Any]]:
-    """Cold call, warm-up, then adaptive blocks of k calls. Returns (first output, timing).
+    """Cold call, warm-up, then blocks of k calls of `fn(*args)`. Returns
+    (first output, timing).
+
+    Timed as torch.utils.benchmark's `blocked_autorange` and `timeit` time:
+    the timed region is `fn(*args)` k times in a bare loop (no closure, no
+    attribute lookup, garbage collection off, as timeit has it), between two
+    clock reads, closed by `block` and `sync()`. k is sized during the
+    warm-up (`block_calls`): the call count doubles until one block lasts
+    `block_ms`, and at least 100 times the cost of an empty block (a sync and
+    two clock reads: `block_overhead_ns`), so what each block adds besides
+    the calls stays under 1% of it.
 
     `block(out)` waits for one call's output (JAX, whose async dispatch no
     device-wide sync can see); it runs on the last output before each closing
@@ -75,50 +96,27 @@ def measure(
     Each block records its wall time per call and the host's enqueue time
     per call (until the k-th call returned, before waiting on the device).
     With a device `timer` (the adapter's `device_timer()`: CUDA events),
-    half the budget goes to the device pass: per-call device time, each call
-    queued behind a cache flush and enough idle device time that the host's
-    launch cost never shows (triton's do_bench).
-    """
+    half the budget goes to the device pass (`_device_pass`)."""
     clock = time.perf_counter_ns
     sync()
     t0 = clock()
-    out = fn()
+    out = fn(*args)
     block(out)
     sync()
     cold_ns = clock() - t0
 
-    # Warm-up: at least one call, until warmup_ms has passed; the fastest warm
-    # call estimates the per-call time used to size blocks.
-    warm_deadline = clock() + int(policy.warmup_ms * 1e6)
-    fastest = None
-    warmup_calls = 0
-    while True:
-        t0 = clock()
-        block(fn())
-        sync()
-        dt = clock() - t0
-        warmup_calls += 1
-        fastest = dt if fastest is None else min(fastest, dt)
-        if clock() >= warm_deadline or warmup_calls >= 10000:
-            break
-    block_ns = policy.block_ms * 1e6
-    k = max(1, math.ceil(block_ns / max(fastest or 1, 1)))
+    overhead_ns = _block_overhead_ns(sync, clock)
+    block_ns = max(policy.block_ms * 1e6, 100 * overhead_ns)
+    k, warmup_calls = block_calls(fn, args, sync, block, clock, block_ns, policy.warmup_ms * 1e6)
 
     host_budget_ms = policy.budget_ms / 2 if timer is not None else policy.budget_ms
     samples: list[float] = []
     enqueue: list[float] = []
     budget_end = clock() + int(host_budget_ms * 1e6)
     while len(samples) < policy.max_samples:
-        sync()
-        t0 = clock()
-        last = None
-        for _ in range(k):
-            last = fn()
-        t1 = clock()
-        block(last)
-        sync()
-        samples.append((clock() - t0) / k)
-        enqueue.append((t1 - t0) / k)
+        wall, queued = _timed_block(fn, args, k, sync, block, clock)
+        samples.append(wall / k)
+        enqueue.append(queued / k)
         if len(samples) >= policy.min_samples and clock() >= budget_end:
             break
     timing: dict[str, Any] = {
@@ -127,16 +125,98 @@ def measure(
         "calls_per_sample": k,
         "warmup_calls": warmup_calls,
         "enqueue_ns": statistics.median(enqueue),
+        "block_overhead_ns": overhead_ns,
     }
     if timer is not None:
-        per_call = statistics.median(samples) + timer.overhead_ns
-        n = int(policy.budget_ms / 2 * 1e6 / max(per_call, 1))
-        n = max(policy.min_samples, min(n, policy.max_samples))
-        try:
-            timing["device_samples_ns"] = timer.time(fn, n, timing["enqueue_ns"])
-        except Exception as exc:  # the host timing stands; the record says why there is no device time
-            timing["device_error"] = _error("other", exc)["message"]
+        timing.update(_device_pass(fn, args, timer, policy, statistics.median(samples), timing["enqueue_ns"]))
     return out, timing
+
+
+def _timed_block(fn: Callable[..., Any], args: tuple[Any, ...], k: int, sync: Callable[[], None],
+                 block: Callable[[Any], None], clock: Callable[[], int]) -> tuple[int, int]:
+    """k calls between two synchronisations: (wall ns, enqueue ns) of the
+    block. Nothing but the calls runs between the clock reads; the last
+    call's output is kept for `block`, every other one dropped at once."""
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        sync()
+        t0 = clock()
+        for _ in repeat(None, k - 1):
+            fn(*args)
+        last = fn(*args)
+        t1 = clock()
+        block(last)
+        sync()
+        t2 = clock()
+    finally:
+        if gc_was_on:
+            gc.enable()
+    return t2 - t0, t1 - t0
+
+
+def _block_overhead_ns(sync: Callable[[], None], clock: Callable[[], int]) -> float:
+    """What an empty block costs: a sync between two clock reads, median of 5."""
+    spans = []
+    for _ in range(5):
+        sync()
+        t0 = clock()
+        sync()
+        spans.append(clock() - t0)
+    return float(statistics.median(spans))
+
+
+def block_calls(fn: Callable[..., Any], args: tuple[Any, ...], sync: Callable[[], None],
+                block: Callable[[Any], None], clock: Callable[[], int], block_ns: float,
+                warmup_ns: float) -> tuple[int, int]:
+    """The warm-up, which sizes the blocks: timed blocks whose call count
+    doubles (1, 2, 4, ...) while a block lasts less than `block_ns`, then
+    blocks of that size, until `warmup_ns` has passed (at least one block).
+    Returns (k, calls made): k = block_ns over the per-call time of the
+    largest blocks run (the fastest of them: a preempted block reads slow),
+    so a measured block lasts about block_ns."""
+    deadline = clock() + int(warmup_ns)
+    n, calls = 1, 0
+    per_call, largest = 1.0, 0
+    while True:
+        wall, _ = _timed_block(fn, args, n, sync, block, clock)
+        calls += n
+        if n > largest:
+            largest, per_call = n, max(wall / n, 1.0)
+        elif n == largest:
+            per_call = min(per_call, max(wall / n, 1.0))
+        if wall < block_ns and calls < 1_000_000:
+            n *= 2
+        if clock() >= deadline:
+            break
+    return max(1, math.ceil(block_ns / per_call)), calls
+
+
+def _device_pass(fn: Callable[..., Any], args: tuple[Any, ...], timer: Any, policy: Policy,
+                 wall_ns: float, enqueue_ns: float) -> dict[str, Any]:
+    """Device time per call from the device's own events. First the device
+    settles (`timer.settle`): calls back to back in event-timed blocks until
+    two blocks agree within 2% or `settle_ms` has passed, the SM clock read
+    before and after (`device_settle`: what the GPU session decides the
+    warm-up from). Then, on the other half of the budget, per-call device
+    time, each call queued behind a cache flush and enough idle device time
+    that the host's launch cost never shows (triton's do_bench). A timer
+    that cannot time the call leaves the host timing standing; the record
+    says why there is no device time."""
+    def call() -> Any:
+        return fn(*args)
+
+    per_call = wall_ns + timer.overhead_ns
+    n = int(policy.budget_ms / 2 * 1e6 / max(per_call, 1))
+    n = max(policy.min_samples, min(n, policy.max_samples))
+    facts: dict[str, Any] = {}
+    try:
+        if policy.settle_ms > 0:
+            facts["device_settle"] = timer.settle(call, wall_ns, policy.settle_ms * 1e6)
+        facts["device_samples_ns"] = timer.time(call, n, enqueue_ns)
+    except Exception as exc:  # the host timing stands
+        facts["device_error"] = _error("other", exc)["message"]
+    return facts
 
 
 def once(fn: Callable[[], Any], sync: Callable[[], None],
@@ -173,6 +253,15 @@ def detector_ns(adapter: Any) -> float | None:
                 per_block.append((time.perf_counter_ns() - t0) / 20)
             return float(statistics.median(per_block))
     except Exception:  # a device that cannot add four numbers fails elsewhere
+        return None
+
+
+def _load_per_core() -> float | None:
+    """The machine's 1-minute load average per core: above 1, more threads
+    wanted the cores than there were while the case was timed."""
+    try:
+        return os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
         return None
 
 
@@ -254,11 +343,12 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
             if policy.once:
                 out, timing = once(lambda: fn(*args), adapter.sync, adapter.block)
             else:
-                out, timing = measure(lambda: fn(*args), adapter.sync, policy, adapter.block,
-                                      None if policy.timing_only else adapter.device_timer())
+                timer = adapter.device_timer() if policy.device_timer else None
+                out, timing = measure(fn, adapter.sync, policy, adapter.block, timer, args)
             result.update(timing)
             if not policy.once:
                 result["drift_ns"] = detector_ns(adapter)
+                result["load"] = _load_per_core()
             if policy.timing_only:  # a later round: the timing is all the engine asked for
                 result["status"] = "pass"
                 return result

@@ -20,6 +20,7 @@
 #include "report/write.hpp"
 #include "run/lifecycle.hpp"
 #include "run/options.hpp"
+#include "stats/timing.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
 #include "verdict/verdict.hpp"
@@ -127,7 +128,9 @@ void print_table(const verdict::Judged& judged) {
                 cell(r.numeric.max_rel_err, "%.2e").c_str(),
                 r.latency.stats ? util::format_ns(r.latency.stats->median_ns).c_str() : "-",
                 t ? t->bound.c_str() : "-",
-                t && t->rounds_ns.size() > 1 ? cell(t->spread * 100, "%.1f%%").c_str() : "-");
+                t && r.latency.stats
+                    ? (cell(t->spread * 100, "%.1f%%") + (t->unstable ? " unstable" : "")).c_str()
+                    : "-");
     if (unsupported) {
       std::printf("         %s\n", terminal_safe(unsupported->substr(0, 200)).c_str());
     } else if (r.outcome != model::Outcome::kPass && !r.error.message.empty()) {
@@ -228,6 +231,9 @@ int check(const CheckArgs& a) {
     std::cout << report::render("json", judged) << "\n";
   } else {
     print_table(judged);
+    if (auto busy = stats::busy_line(stats::busy_machine(judged.cases)); !busy.empty()) {
+      std::printf("%s\n", busy.c_str());
+    }
     std::printf("run %s: %s\n", judged.run.id.c_str(), run::run_dir(place, judged.run.id).c_str());
   }
   return completed ? exit_code(judged) : 130;

@@ -8,7 +8,7 @@
 //   torch = "/opt/torch/bin/python"
 //   [run]
 //   timeout_s = 120
-//   budget_ms = 100
+//   budget_ms = 7
 //   memory_limit_mb = 16384
 //   [params]                        # case parameters; --param NAME=VALUE overrides
 //   matrix_size = "1024,4096"       # strings, integers, floats or booleans

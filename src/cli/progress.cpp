@@ -1,5 +1,6 @@
 #include "cli/progress.hpp"
 
+#include "stats/timing.hpp"
 #include "util/time.hpp"
 
 namespace mudjack::cli {
@@ -80,12 +81,16 @@ void Progress::on_result(const model::CaseResult& r) {
   ++device_done_[r.device];
   if (model::is_failure(r.outcome)) ++failed_;
   if (r.outcome == model::Outcome::kError) ++errors_;
+  if (r.latency.stats && r.latency.timing && r.latency.timing->unstable) ++unstable_;
   if (tty_) {
     redraw();
     return;
   }
   std::string detail;
-  if (r.latency.stats) detail = util::format_ns(r.latency.stats->median_ns);
+  if (r.latency.stats) {
+    detail = util::format_ns(r.latency.stats->median_ns);
+    if (auto noisy = stats::unstable_text(r.latency); !noisy.empty()) detail += " (" + noisy + ")";
+  }
   if (model::is_failure(r.outcome) || r.outcome == model::Outcome::kUnavailable ||
       r.outcome == model::Outcome::kSkip || r.outcome == model::Outcome::kError) {
     std::string kind(model::to_string(r.error.kind));
@@ -103,6 +108,7 @@ void Progress::redraw() {
   std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " +
                      std::to_string(failed_) + " failed" +
                      (errors_ > 0 ? ", " + std::to_string(errors_) + " suite errors" : "") +
+                     (unstable_ > 0 ? ", " + std::to_string(unstable_) + " unstable" : "") +
                      "  ETA " + eta(rate * static_cast<double>(total_ - done_));
   for (const auto& [device, n] : device_total_) {
     line += "  " + terminal_safe(device) + " " + std::to_string(device_done_[device]) + "/" +

@@ -1,6 +1,8 @@
 #pragma once
 // Run progress on stderr: a redrawn status line on a terminal (done/total,
-// failures so far, ETA, per device), one plain line per outcome otherwise.
+// failures and unstable timings so far, ETA, per device), one plain line per
+// outcome otherwise (a timed case's median, and "unstable, spread N%" where
+// its timing is).
 // Called from the supervisor's listener, which is already serialised.
 //
 // Case ids, device names and messages come from suites and probes: every
@@ -39,7 +41,8 @@ class Progress {
   size_t done_;
   size_t done_here_ = 0;
   size_t failed_ = 0;
-  size_t errors_ = 0;  // the suite's own mistakes (outcome error)
+  size_t errors_ = 0;    // the suite's own mistakes (outcome error)
+  size_t unstable_ = 0;  // timed cases whose spread is past stats::kUnstableSpread
   std::map<std::string, size_t> device_total_;
   std::map<std::string, size_t> device_done_;
   bool tty_;

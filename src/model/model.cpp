@@ -254,6 +254,7 @@ nlohmann::json timing_to_json(const std::optional<Timing>& t) {
       {"unstable", t->unstable},
       {"drift_ns", t->drift_ns},
       {"steal", opt_number(t->steal)},
+      {"load", opt_number(t->load)},
       {"gpu", t->sm_clock_mhz || !t->throttle.empty()
                   ? nlohmann::json{{"sm_clock_mhz", opt_number(t->sm_clock_mhz)},
                                    {"throttle", t->throttle}}
@@ -273,6 +274,7 @@ std::optional<Timing> timing_from_json(const nlohmann::json& j) {
   t.unstable = j.value("unstable", false);
   t.drift_ns = numbers_at(j, "drift_ns");
   t.steal = number_at(j, "steal");
+  t.load = number_at(j, "load");
   if (auto g = j.find("gpu"); g != j.end() && g->is_object()) {
     t.sm_clock_mhz = number_at(*g, "sm_clock_mhz");
     if (auto th = g->find("throttle"); th != g->end() && th->is_array()) {

@@ -199,6 +199,7 @@ struct Timing {
   bool unstable = false;               // rounds disagree beyond stats::kUnstableSpread
   std::vector<double> drift_ns;        // the drift detector beside each round
   std::optional<double> steal;         // share of CPU time the hypervisor took, case-long
+  std::optional<double> load;          // highest 1-minute load average per core (probe)
   std::optional<double> sm_clock_mhz;  // lowest GPU SM clock seen (NVML)
   std::vector<std::string> throttle;   // GPU clock throttle reasons seen (NVML)
 };

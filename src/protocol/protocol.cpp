@@ -74,7 +74,8 @@ json Policy::to_json() const {
   return {{"budget_ms", budget_ms},     {"min_samples", min_samples},
           {"max_samples", max_samples}, {"warmup_ms", warmup_ms},
           {"block_ms", block_ms},       {"reference", reference},
-          {"timing_only", timing_only}, {"once", once}};
+          {"timing_only", timing_only}, {"once", once},
+          {"settle_ms", settle_ms},     {"device_timer", device_timer}};
 }
 
 model::DeviceInfo device_from_json(const json& j) {

@@ -58,12 +58,21 @@ struct Hello {
 };
 
 // Measurement policy the engine sends with every run request (docs/design.md).
+// The defaults are run::RunOptions' (a unit test holds them equal) and the
+// probe's runner.Policy's.
 struct Policy {
-  double budget_ms = 100;
+  double budget_ms = 7;
   int min_samples = 5;
   int max_samples = 1000;
-  double warmup_ms = 20;
-  double block_ms = 1;
+  double warmup_ms = 5;
+  double block_ms = 1;  // the shortest timed block; also >= 100 empty blocks
+  // The device pass's longest settling (protocol 1.4, device events): calls
+  // back to back until two event-timed blocks agree within 2%.
+  double settle_ms = 200;
+  // Run the device pass where the adapter has a device timer: a later
+  // round of a case reported in host time does without (its host blocks
+  // then get the whole budget).
+  bool device_timer = true;
   // Build each floating case's float64 reference (protocol 1.3): set for the
   // baseline device's probe, or every probe of a run without a baseline.
   bool reference = false;

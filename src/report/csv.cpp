@@ -72,6 +72,7 @@ std::string to_csv(const std::vector<model::CaseResult>& cases,
                                   ? std::string(model::to_string(checked[i]))
                                   : "";
     auto tp = throughput_of(r);
+    const auto& t = s ? r.latency.timing : std::nullopt;
     const std::array<std::string, kCsvColumns.size()> fields = {
         r.run_id,
         r.info.id,
@@ -104,6 +105,8 @@ std::string to_csv(const std::vector<model::CaseResult>& cases,
         tp ? tp->unit : "",
         metrics_text(r.metrics),
         r.info.params.is_object() && !r.info.params.empty() ? r.info.params.dump() : "",
+        t ? std::string(t->unstable ? "true" : "false") : "",
+        t ? num(t->spread) : "",
     };
     row(fields);
   }

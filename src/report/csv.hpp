@@ -25,7 +25,7 @@ namespace mudjack::report {
 // max_rel_err the largest absolute and relative errors (against the
 // reference where the oracle judged, else the baseline). Empty where nothing
 // was compared.
-inline constexpr std::array<std::string_view, 31> kCsvColumns = {
+inline constexpr std::array<std::string_view, 33> kCsvColumns = {
     "run_id",
     "case_id",
     "framework",
@@ -57,6 +57,8 @@ inline constexpr std::array<std::string_view, 31> kCsvColumns = {
     "throughput_unit",
     "metrics",
     "params",
+    "unstable",  // true/false for a timed case (latency.timing.unstable), else empty
+    "spread",    // latency.timing.spread: rounds' (max - min) / median, or one round's samples'
 };
 
 // The whole file: header row then one row per result, in the given order;

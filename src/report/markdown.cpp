@@ -13,6 +13,8 @@
 #include "report/capability.hpp"
 #include "report/models.hpp"
 #include "report/text.hpp"
+#include "stats/timing.hpp"
+#include "util/time.hpp"
 
 namespace mudjack::report {
 namespace {
@@ -379,8 +381,29 @@ std::string check_table(const verdict::Judged& j) {
   return out;
 }
 
+// Unstable timings (spread past stats::kUnstableSpread) and what made the
+// machine busy, once per run; nothing when every timing is steady.
+std::string timing_section(const verdict::Judged& j) {
+  const auto line = stats::busy_line(stats::busy_machine(j.cases));
+  if (line.empty()) return "";
+  std::string out = "\n## Timing\n\n" + escape(line) + ".\n";
+  constexpr size_t kListed = 20;
+  size_t n = 0;
+  for (const auto& r : j.cases) {
+    const auto text = r.latency.stats ? stats::unstable_text(r.latency) : "";
+    if (text.empty()) continue;
+    if (n++ == 0) out += "\n";
+    if (n > kListed) continue;
+    out += "- " + code(r.info.id) + " on " + code(r.device) + ": " +
+           util::format_ns(r.latency.stats->median_ns) + ", " + escape(text) + "\n";
+  }
+  if (n > kListed) out += "- ... and " + std::to_string(n - kListed) + " more (results.csv)\n";
+  return out;
+}
+
 std::string to_markdown(const verdict::Judged& j) {
   std::string out = header(j);
+  out += timing_section(j);
   out += check_table(j);
   for (const auto& [framework, by_device] : j.tallies) {
     std::vector<std::string> order;

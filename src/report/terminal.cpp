@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report/text.hpp"
+#include "stats/timing.hpp"
 
 namespace mudjack::report {
 namespace {
@@ -138,6 +139,9 @@ std::string to_terminal(const verdict::Judged& judged, const std::filesystem::pa
   out += divergence_line(judged);
   out += apart_lines(judged);
   out += claims_lines(judged);
+  if (auto busy = stats::busy_line(stats::busy_machine(judged.cases)); !busy.empty()) {
+    out += busy + "\n";
+  }
   out += "reports: " + run_dir.string() +
          "/{results.json,results.csv,junit.xml,summary.md,report.html}\n";
   return out;

@@ -10,9 +10,14 @@
 //   the host is the device.
 // - A device-bound case with device events is reported in device time:
 //   its samples are the per-call event spans.
-// - A host-bound case is timed in rounds interleaved across cases; its
-//   median is the median of the round medians, and it is unstable when
-//   (max - min) / median of the round medians exceeds kUnstableSpread.
+// - A host-bound case, and a device-bound case with device events, is
+//   timed in rounds interleaved across cases; its median is the median of
+//   the round medians, and it is unstable when (max - min) / median of the
+//   round medians (its spread) exceeds kUnstableSpread. A case of one round
+//   (compiled, a whole model, `--rounds 1`) has the spread of its samples
+//   instead, (p90 - p10) / median, against the same bound.
+// - A device-bound case's later rounds run with at least kDeviceRoundMs of
+//   budget: time for the device's clocks and caches to settle.
 
 #include <string_view>
 
@@ -22,6 +27,15 @@ namespace mudjack::stats {
 
 inline constexpr double kDeviceBoundShare = 0.8;
 inline constexpr double kUnstableSpread = 0.10;
+inline constexpr double kDeviceRoundMs = 50;
+// A run's machine was busy (busy_machine) when a case saw more steal than
+// kBusySteal, a load average per core above kBusyLoad, GPU clock throttling
+// or SM clocks kBusyClockDrop apart, or the drift detector's p90 / p10 on
+// one device above kBusyDrift.
+inline constexpr double kBusySteal = 0.05;
+inline constexpr double kBusyLoad = 1.0;
+inline constexpr double kBusyClockDrop = 0.10;
+inline constexpr double kBusyDrift = 1.2;
 
 // What a probe measured in one round, besides the samples (protocol 1.4).
 struct RoundFacts {
@@ -29,6 +43,7 @@ struct RoundFacts {
   std::optional<double> enqueue_ns;       // median host enqueue time per call
   std::vector<double> device_samples_ns;  // per-call device-event spans
   std::optional<double> drift_ns;         // the drift detector beside the round
+  std::optional<double> load;             // 1-minute load average per core, at the round's end
 };
 
 // The probe's raw round facts, taken out of `extra` (where protocol parsing
@@ -51,11 +66,44 @@ bool whole_model(const model::CaseInfo& info);
 // initialisation for calls that last milliseconds).
 bool wants_rounds(const model::CaseResult& r);
 
-// Adds a later round's samples and detector reading.
+// A device-bound case reported in device time (its samples are event spans):
+// its later rounds need the device pass, no other case's do.
+bool in_device_time(const model::Timing& t);
+
+// Adds a later round's samples (device spans for a device-bound case with
+// events) and detector reading.
 void add_round(model::Latency& latency, const RoundFacts& facts);
+
+// The budget of a later round of this case: `budget_ms`, and at least
+// kDeviceRoundMs for a device-bound case.
+double round_budget_ms(const model::Latency& latency, double budget_ms);
 
 // Once the last round has landed: stats over every round's samples, the
 // median replaced by the median of round medians; spread and unstable set.
 void finish_rounds(model::Latency& latency);
+
+// (max - min) / median of the case's drift-detector readings (one per
+// round); 0 with fewer than two. How far the host itself changed speed
+// while the case was timed.
+double drift_spread(const model::Timing& t);
+
+// "unstable, spread 34%" (with ", host drift 20%" when the drift detector moved
+// by more than kUnstableSpread too) for an unstable case, else "".
+std::string unstable_text(const model::Latency& latency);
+
+// What made a run's machine busy, one phrase per cause ("steal up to 12%",
+// "load up to 2.4 per core", "GPU clock 1515-1980 MHz", "drift detector
+// p90/p10 1.9 on cpu"), and how many timed cases are unstable.
+struct Busy {
+  std::vector<std::string> causes;
+  size_t timed = 0;
+  size_t unstable = 0;
+};
+Busy busy_machine(const std::vector<model::CaseResult>& cases);
+
+// One line for the end of a run's output: "" when nothing disturbed it and
+// no case is unstable, else "timing: 12 of 80 timed cases unstable; busy
+// machine: steal up to 12%, ...".
+std::string busy_line(const Busy& busy);
 
 }  // namespace mudjack::stats

@@ -427,7 +427,11 @@ class FrameworkRun {
         }
         if (!probe_.give_up().empty()) continue;  // the framework left: the first rounds stand
         model::CaseResult round;
-        auto step = probe_.run(h.result.info, round_policy_, &round);
+        auto policy = round_policy_;  // a device-bound case gets time to settle
+        policy.budget_ms = stats::round_budget_ms(h.result.latency, round_policy_.budget_ms);
+        policy.device_timer =
+            h.result.latency.timing && stats::in_device_time(*h.result.latency.timing);
+        auto step = probe_.run(h.result.info, policy, &round);
         if (step == LaneProbe::Step::kStop) return false;
         if (step == LaneProbe::Step::kUnavailable) continue;
         merge_round(h.result, round, number, probe_.round_facts());

@@ -22,6 +22,7 @@ using nlohmann::json;
 namespace {
 
 const std::string kRounds = (kFixtures / "suites" / "rounds").string();
+const std::string kJitter = (kFixtures / "suites" / "jitter").string();
 
 json newest_results(const fs::path& out) {
   for (const auto& e : fs::directory_iterator(out / "runs")) {
@@ -49,6 +50,37 @@ TEST_F(Cli, HostBoundCasesGetThreeRoundsAndTheMedianOfTheirMedians) {
   EXPECT_EQ(latency["median_ns"].get<double>(), rounds[1]);
   EXPECT_EQ(timing["drift_ns"].size(), 3u);
   EXPECT_EQ(timing["unstable"], timing["spread"].get<double>() > 0.10);
+}
+
+// A case whose rounds disagree is marked unstable wherever its median is
+// shown; a steady one is not. No timed assertion beyond that class: the
+// noisy case's rounds alternate between 50 us calls and calls that sleep up
+// to 2 ms (tests/fixtures/suites/jitter), the steady one spins 200 us.
+TEST_F(Cli, ANoisyCaseIsUnstableEverywhereItsMedianIsShownAndASteadyOneIsNot) {
+  auto out = dir_ / "results";
+  auto r = mudjack({"run", "--suite-dir", kJitter, "--out", out.string(), "--budget-ms", "20"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto results = newest_results(out);
+  std::map<std::string, json> by_case;
+  for (const auto& c : results["cases"]) by_case[c["function"]] = c;
+  const auto& noisy = by_case["jitter.noisy"]["latency"]["timing"];
+  const auto& steady = by_case["jitter.steady"]["latency"]["timing"];
+  ASSERT_EQ(noisy["rounds"].size(), 3u) << noisy.dump();
+  EXPECT_TRUE(noisy["unstable"].get<bool>()) << noisy.dump();
+  EXPECT_GT(noisy["spread"].get<double>(), 0.10);
+  EXPECT_FALSE(steady["unstable"].get<bool>()) << steady.dump();
+  EXPECT_NE(r.err.find("jitter.noisy"), std::string::npos);
+  EXPECT_NE(r.err.find("(unstable, spread "), std::string::npos) << r.err;  // the progress line
+  EXPECT_NE(r.out.find("timing: 1 of 2 timed cases unstable"), std::string::npos) << r.out;
+  const fs::path run_dir = out / "runs" / results["run"]["id"].get<std::string>();
+  const auto summary = slurp(run_dir / "summary.md");
+  EXPECT_NE(summary.find("## Timing"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("`numpy/jitter.noisy/int32"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("`numpy/jitter.steady/int32"), std::string::npos) << summary;
+  const auto csv = slurp(run_dir / "results.csv");
+  EXPECT_NE(csv.find(",unstable,spread\r\n"), std::string::npos);
+  EXPECT_NE(csv.find(",true,"), std::string::npos);
+  EXPECT_NE(csv.find(",false,"), std::string::npos);
 }
 
 TEST_F(Cli, ACrashInALaterRoundIsTheCasesOutcome) {

@@ -5,6 +5,8 @@ Run by CTest through scripts/python-tests.sh with the numpy environment.
 
 from __future__ import annotations
 
+import gc
+import statistics
 import time
 import unittest
 from typing import ClassVar
@@ -13,7 +15,7 @@ import numpy as np
 
 from mudjack_probe import api
 from mudjack_probe.adapters.base import classify_exception, host_values
-from mudjack_probe.runner import Policy, measure
+from mudjack_probe.runner import Policy, block_calls, measure
 
 
 class Classify(unittest.TestCase):
@@ -184,6 +186,12 @@ class HostValues(unittest.TestCase):
         self.assertEqual(host_values((), "complex64", "randn", 1).shape, ())
 
 
+def _spin(ns: int) -> None:
+    end = time.perf_counter_ns() + ns
+    while time.perf_counter_ns() < end:
+        pass
+
+
 class Measure(unittest.TestCase):
     def test_respects_min_and_max_samples(self) -> None:
         calls = []
@@ -199,6 +207,31 @@ class Measure(unittest.TestCase):
                             Policy(budget_ms=1, min_samples=2, max_samples=50, warmup_ms=1, block_ms=1))
         self.assertGreater(timing["calls_per_sample"], 10)
 
+    def test_blocks_last_block_ms_of_a_wall_clock_call(self) -> None:
+        # A call that spins 10 us of wall time: blocks of 1 ms hold at most
+        # 100 calls (a preempted warm-up block only reads slower: fewer).
+        k, calls = block_calls(_spin, (10_000,), lambda: None, lambda out: None, time.perf_counter_ns, 1e6, 20e6)
+        self.assertLessEqual(k, 100)
+        self.assertGreaterEqual(k, 10)
+        self.assertGreater(calls, k)  # the doubling reached a block of about k calls
+
+    def test_blocks_outlast_a_hundred_empty_blocks(self) -> None:
+        # A sync of 200 us makes an empty block cost that: blocks then last
+        # at least 20 ms however small block_ms is, so the syncs stay under 1%.
+        _, timing = measure(_spin, lambda: time.sleep(0.0002),
+                            Policy(budget_ms=0, min_samples=2, max_samples=2, warmup_ms=100, block_ms=0.001), args=(100_000,))
+        self.assertGreaterEqual(timing["block_overhead_ns"], 200_000)
+        self.assertGreaterEqual(timing["calls_per_sample"], 50)  # about 200 unless preempted
+
+    def test_the_timed_loop_calls_fn_on_args_with_gc_off(self) -> None:
+        seen: list[tuple[int, int, bool]] = []
+        measure(lambda a, b: seen.append((a, b, gc.isenabled())), lambda: None,
+                Policy(budget_ms=0, min_samples=2, max_samples=2, warmup_ms=0, block_ms=0.001), args=(3, 4))
+        self.assertTrue(all(a == 3 and b == 4 for a, b, _ in seen))
+        self.assertTrue(seen[0][2])  # the cold call runs as the case would
+        self.assertFalse(any(on for _, _, on in seen[1:]))  # every timed call: gc off, as timeit has it
+        self.assertTrue(gc.isenabled())  # and back on after
+
     def test_every_block_ends_on_a_sync(self) -> None:
         events: list[str] = []
         measure(lambda: events.append("call"), lambda: events.append("sync"),
@@ -210,7 +243,8 @@ class Measure(unittest.TestCase):
         _, timing = measure(lambda: time.sleep(0.0002), lambda: time.sleep(0.001),
                             Policy(budget_ms=0, min_samples=3, max_samples=3, warmup_ms=0, block_ms=0.001))
         self.assertGreater(timing["enqueue_ns"], 150_000)
-        self.assertLess(timing["enqueue_ns"], min(timing["samples_ns"]))  # the closing sync is not enqueue
+        # every block's wall time holds its enqueue time and the closing sync
+        self.assertLess(timing["enqueue_ns"], statistics.median(timing["samples_ns"]))
         self.assertNotIn("device_samples_ns", timing)
 
     def test_device_timer_gets_half_the_budget_within_the_sample_limits(self) -> None:
@@ -220,6 +254,9 @@ class Measure(unittest.TestCase):
             def __init__(self) -> None:
                 self.asked: list[tuple[int, float]] = []
 
+            def settle(self, fn: object, wall_ns: float, max_ns: float) -> dict[str, object]:
+                return {"blocks": 2}
+
             def time(self, fn: object, n: int, enqueue_ns: float) -> list[float]:
                 self.asked.append((n, enqueue_ns))
                 return [1.0] * n
@@ -228,6 +265,7 @@ class Measure(unittest.TestCase):
         _, timing = measure(lambda: None, lambda: None,
                             Policy(budget_ms=0, min_samples=4, max_samples=7, warmup_ms=0, block_ms=0.001), timer=timer)
         self.assertEqual(timing["device_samples_ns"], [1.0] * 4)  # budget 0: the minimum
+        self.assertEqual(timing["device_settle"], {"blocks": 2})
         _, timing = measure(lambda: None, lambda: None,
                             Policy(budget_ms=50, min_samples=4, max_samples=7, warmup_ms=0, block_ms=0.001), timer=timer)
         self.assertEqual(len(timing["device_samples_ns"]), 7)  # never past the maximum
@@ -237,6 +275,9 @@ class Measure(unittest.TestCase):
         class Broken:
             overhead_ns = 0.0
 
+            def settle(self, fn: object, wall_ns: float, max_ns: float) -> dict[str, object]:
+                return {}
+
             def time(self, fn: object, n: int, enqueue_ns: float) -> list[float]:
                 raise RuntimeError("events unavailable")
 
@@ -244,6 +285,14 @@ class Measure(unittest.TestCase):
                             Policy(budget_ms=0, min_samples=2, max_samples=2, warmup_ms=0, block_ms=0.001), timer=Broken())
         self.assertEqual(len(timing["samples_ns"]), 2)
         self.assertIn("events unavailable", timing["device_error"])
+
+    def test_policy_defaults_are_the_engines(self) -> None:
+        # src/run/options.hpp and src/protocol/protocol.hpp: budget 7 ms, warm-up 5 ms
+        p = Policy()
+        self.assertEqual((p.budget_ms, p.warmup_ms, p.block_ms, p.settle_ms), (7.0, 5.0, 1.0, 200.0))
+        self.assertEqual(Policy.from_json({"settle_ms": 50}).settle_ms, 50.0)
+        self.assertTrue(p.device_timer)
+        self.assertFalse(Policy.from_json({"device_timer": False}).device_timer)
 
     def test_bad_policy(self) -> None:
         with self.assertRaises(ValueError):

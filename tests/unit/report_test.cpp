@@ -556,7 +556,7 @@ TEST(ReportCsv, QuotesCommasQuotesAndNewlines) {
                  "outcome,error_kind,error_message,cold_ns,median_ns,p10_ns,p90_ns,n,"
                  "peak_device_bytes,peak_host_bytes,max_abs_err,max_rel_err,error_eps,bound_eps,"
                  "cause,checked,work_amount,"
-                 "work_unit,throughput_per_s,throughput_unit,metrics,params\r\n",
+                 "work_unit,throughput_per_s,throughput_unit,metrics,params,unstable,spread\r\n",
                  0),
       0u);
   for (const auto& row : rows) {

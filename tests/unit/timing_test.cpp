@@ -6,14 +6,17 @@
 #include <vector>
 
 #include "os/disturb.hpp"
+#include "protocol/protocol.hpp"
+#include "run/options.hpp"
 #include "stats/timing.hpp"
 
 namespace mudjack::stats {
 namespace {
 
 RoundFacts facts(std::vector<double> samples, std::optional<double> enqueue,
-                 std::vector<double> device = {}, std::optional<double> drift = 5.0) {
-  return RoundFacts{std::move(samples), enqueue, std::move(device), drift};
+                 std::vector<double> device = {}, std::optional<double> drift = 5.0,
+                 std::optional<double> load = std::nullopt) {
+  return RoundFacts{std::move(samples), enqueue, std::move(device), drift, load};
 }
 
 model::Latency first(const RoundFacts& f, std::string_view device) {
@@ -75,17 +78,93 @@ TEST(TimingRounds, TheMedianIsTheMedianOfRoundMediansAndASpreadPastTenPercentIsU
   EXPECT_EQ(l.timing->drift_ns, (std::vector<double>{5, 7}));
 }
 
-TEST(TimingRounds, RoundsWithinTenPercentAreStableAndOneRoundIsNeverUnstable) {
+TEST(TimingRounds, RoundsWithinTenPercentAreStableAndOneRoundHasItsSamplesSpread) {
   auto l = first(facts({100}, 100), "cpu");
   add_round(l, facts({105}, 105));
   add_round(l, facts({109}, 109));
   finish_rounds(l);
   EXPECT_FALSE(l.timing->unstable);
   EXPECT_DOUBLE_EQ(l.timing->spread, 9.0 / 105.0);
+  // One round: (p90 - p10) / median of its samples, p10 = 120, p90 = 280.
   auto one = first(facts({100, 300}, 100), "cpu");
   finish_rounds(one);
-  EXPECT_FALSE(one.timing->unstable);
-  EXPECT_EQ(one.timing->spread, 0);
+  EXPECT_TRUE(one.timing->unstable);
+  EXPECT_DOUBLE_EQ(one.timing->spread, 160.0 / 200.0);
+  auto steady = first(facts({100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110}, 100), "cpu");
+  EXPECT_DOUBLE_EQ(steady.timing->spread, 8.0 / 105.0);  // p10 101, p90 109
+  EXPECT_FALSE(steady.timing->unstable);
+  // Rounds replace the samples' spread: one slow block no longer counts.
+  auto rounds = first(facts({100, 100, 100, 100, 400}, 100), "cpu");
+  EXPECT_TRUE(rounds.timing->unstable);
+  add_round(rounds, facts({101}, 101));
+  finish_rounds(rounds);
+  EXPECT_DOUBLE_EQ(rounds.timing->spread, 1.0 / 100.5);
+  EXPECT_FALSE(rounds.timing->unstable);
+}
+
+TEST(TimingRounds, ADeviceBoundCaseWithEventsGetsRoundsInDeviceTimeAndALongerBudget) {
+  auto l = first(facts({100, 100}, 10, {90, 92}), "cuda:0");
+  ASSERT_EQ(l.timing->bound, "device_bound");
+  EXPECT_EQ(round_budget_ms(l, 7), kDeviceRoundMs);
+  EXPECT_EQ(round_budget_ms(l, 80), 80);
+  add_round(l, facts({100, 100}, 10, {80, 82}));
+  add_round(l, facts({100, 100}, 10, {90, 90}));
+  finish_rounds(l);
+  EXPECT_EQ(l.timing->rounds_ns, (std::vector<double>{91, 81, 90}));
+  EXPECT_EQ(l.stats->median_ns, 90);
+  EXPECT_EQ(l.samples_ns.size(), 6u);  // device spans only, no host blocks
+  EXPECT_TRUE(l.timing->unstable);     // 10 / 90
+  auto host = first(facts({100}, 100), "cpu");
+  EXPECT_EQ(round_budget_ms(host, 7), 7);
+  auto jax = first(facts({100}, 10), "cuda:0");  // device-bound by enqueue: no events, no rounds
+  EXPECT_EQ(round_budget_ms(jax, 7), 7);
+}
+
+TEST(TimingRounds, TheDriftDetectorSaysWhenTheHostItselfChangedSpeed) {
+  auto l = first(facts({100}, 100, {}, 10.0), "cpu");
+  add_round(l, facts({150}, 150, {}, 15.0));
+  add_round(l, facts({100}, 100, {}, 10.0));
+  finish_rounds(l);
+  EXPECT_DOUBLE_EQ(drift_spread(*l.timing), 0.5);
+  EXPECT_EQ(unstable_text(l), "unstable, spread 50%, host drift 50%");
+  auto steady = first(facts({100}, 100, {}, 10.0), "cpu");
+  add_round(steady, facts({150}, 150, {}, 10.0));
+  finish_rounds(steady);
+  EXPECT_EQ(unstable_text(steady), "unstable, spread 40%");
+  auto stable = first(facts({100}, 100), "cpu");
+  EXPECT_EQ(unstable_text(stable), "");
+}
+
+model::CaseResult timed(std::string device, RoundFacts f) {
+  model::CaseResult r;
+  r.device = device;
+  r.info.framework = "torch";
+  r.latency = first(f, r.device);
+  return r;
+}
+
+TEST(BusyMachine, QuietRunsSayNothingAndBusyOnesNameEveryCauseOnce) {
+  std::vector<model::CaseResult> quiet;
+  for (int i = 0; i < 6; ++i) quiet.push_back(timed("cpu", facts({100}, 100, {}, 10.0, 0.5)));
+  EXPECT_TRUE(busy_machine(quiet).causes.empty());
+  EXPECT_EQ(busy_line(busy_machine(quiet)), "");
+
+  auto busy = quiet;
+  busy[0].latency.timing->steal = 0.12;
+  busy[1].latency.timing->load = 2.4;
+  busy[2].latency.timing->sm_clock_mhz = 1515;
+  busy[3].latency.timing->sm_clock_mhz = 1980;
+  busy[3].latency.timing->throttle = {"sw_thermal"};
+  busy[4].latency.timing->unstable = true;
+  for (int i = 0; i < 3; ++i) busy[i].latency.timing->drift_ns = {20};
+  const auto b = busy_machine(busy);
+  EXPECT_EQ(b.timed, 6u);
+  EXPECT_EQ(b.unstable, 1u);
+  EXPECT_EQ(busy_line(b),
+            "timing: 1 of 6 timed cases unstable (spread over 10%); busy machine: steal up to 12%, "
+            "load up to 2.4 per core, GPU SM clock 1515-1980 MHz, GPU clock throttled "
+            "(sw_thermal), drift detector p90/p10 2.00 (torch on cpu); read medians as this "
+            "machine's state, not the case's");
 }
 
 TEST(TimingRounds, OnlyPassingHostBoundEagerCasesGetMoreRounds) {
@@ -103,7 +182,9 @@ TEST(TimingRounds, OnlyPassingHostBoundEagerCasesGetMoreRounds) {
   EXPECT_FALSE(wants_rounds(r));
   r.info.mode = "eager";
   r.latency = first(facts({100}, 10, {90}), "cuda:0");
-  EXPECT_FALSE(wants_rounds(r));  // device-bound: device events are steady
+  EXPECT_TRUE(wants_rounds(r));  // device-bound in device time: rounds of device spans
+  r.latency = first(facts({100}, 10), "cuda:0");
+  EXPECT_FALSE(wants_rounds(r));  // device-bound by enqueue time (JAX): the host waits
 }
 
 TEST(TimingRounds, AWholeModelGetsOneRoundBecauseARoundRebuildsIt) {
@@ -118,17 +199,31 @@ TEST(TimingRounds, AWholeModelGetsOneRoundBecauseARoundRebuildsIt) {
   EXPECT_FALSE(wants_rounds(r));
 }
 
+// One default for the budget and its neighbours: the run's options (what
+// --budget-ms defaults to) and the policy the engine sends.
+TEST(TimingDefaults, ThePolicysDefaultsAreTheRunsDefaults) {
+  const protocol::Policy policy;
+  const run::RunOptions options;
+  EXPECT_EQ(policy.budget_ms, options.budget_ms);
+  EXPECT_EQ(policy.budget_ms, 7);
+  EXPECT_EQ(policy.warmup_ms, options.warmup_ms);
+  EXPECT_EQ(policy.min_samples, options.min_samples);
+  EXPECT_EQ(policy.max_samples, options.max_samples);
+}
+
 TEST(TimingFacts, TheProbesRawFieldsLeaveExtra) {
   model::Latency l;
   l.samples_ns = {3, 4};
   nlohmann::json extra = {{"enqueue_ns", 2.5},
                           {"device_samples_ns", {1, 2}},
                           {"drift_ns", 9},
+                          {"load", 0.7},
                           {"checks", nlohmann::json::array()}};
   auto f = take_round_facts(l, extra);
   EXPECT_EQ(f.enqueue_ns, 2.5);
   EXPECT_EQ(f.device_samples_ns, (std::vector<double>{1, 2}));
   EXPECT_EQ(f.drift_ns, 9);
+  EXPECT_EQ(f.load, 0.7);
   EXPECT_EQ(f.samples_ns, (std::vector<double>{3, 4}));
   EXPECT_EQ(extra, (nlohmann::json{{"checks", nlohmann::json::array()}}));
 }

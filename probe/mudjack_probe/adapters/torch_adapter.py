@@ -11,6 +11,7 @@ pass `device=t.device` explicitly.
 from __future__ import annotations
 
 import contextlib
+import math
 import statistics
 import time
 from collections.abc import Iterator
@@ -226,6 +227,33 @@ class CudaEventTimer:
             # what one device sample costs besides the call itself
             self.overhead_ns = start.elapsed_time(end) * 1e6
 
+    def settle(self, fn: Any, wall_ns: float, max_ns: float) -> dict[str, Any]:
+        """Calls back to back, in blocks of at least 2 ms of host time between
+        two CUDA events, until a block's device time per call is within 2%
+        of the block before, or `max_ns` has passed: the GPU's clocks and
+        caches at steady state before the timed calls. Returns the facts:
+        blocks and ms it took, each block's device time per call (ns: the
+        steady-state time of calls that follow each other, no flush), and
+        the SM clock (MHz) before and after where pynvml can read it."""
+        n = max(1, math.ceil(2e6 / max(wall_ns, 1.0)))
+        clock_before = _sm_clock_mhz(self.device)
+        t0 = time.perf_counter_ns()
+        per_block: list[float] = []
+        while True:
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(n):
+                fn()
+            end.record()
+            end.synchronize()
+            per_block.append(start.elapsed_time(end) * 1e6 / n)
+            steady = len(per_block) >= 2 and abs(per_block[-1] / max(per_block[-2], 1e-9) - 1) <= 0.02
+            if steady or time.perf_counter_ns() - t0 >= max_ns:
+                break
+        return {"blocks": len(per_block), "calls_per_block": n, "ms": (time.perf_counter_ns() - t0) / 1e6,
+                "steady": steady, "block_ns": per_block,
+                "sm_clock_mhz": [clock_before, _sm_clock_mhz(self.device)]}
+
     def time(self, fn: Any, n: int, enqueue_ns: float) -> list[float]:
         """n calls of fn, each queued behind a flush and idle device time
         1.5 times the host's enqueue time per call plus 20 µs; per-call
@@ -251,6 +279,14 @@ class CudaEventTimer:
             raise RuntimeError("the call waits for the device (it synchronises), so device events "
                                "would time the host: no device time")
         return [start.elapsed_time(end) * 1e6 for start, end in zip(starts, ends)]
+
+
+def _sm_clock_mhz(device: torch.device) -> int | None:
+    """The SM clock now (torch.cuda.clock_rate, which needs pynvml), or None."""
+    try:
+        return int(torch.cuda.clock_rate(device))
+    except Exception:  # no pynvml, no NVML: the engine's own NVML reading stands
+        return None
 
 
 def create() -> Adapter:
