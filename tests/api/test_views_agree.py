@@ -32,7 +32,7 @@ Key = tuple[str, str, str]
 def _eps(text: str) -> str:
     """An error in eps as every view may print it, to 2 significant digits."""
     text = text.strip()
-    if text in ("", "-", "–"):
+    if text in ("", "-", "\u2013"):  # an en dash: no value
         return "-"
     try:
         return f"{float(text):.2g}"
