@@ -8,6 +8,7 @@
 
 #include "envs/envs.hpp"
 #include "fuzz/findings.hpp"
+#include "model/extra.hpp"
 #include "oracle/accuracy.hpp"
 #include "oracle/compare.hpp"
 #include "os/process.hpp"
@@ -34,21 +35,6 @@ std::string g3(double v) {
   return buf;
 }
 
-// The paths of the float64 reference saved with case `r` (extra.reference).
-std::vector<std::string> reference_paths(const model::CaseResult& r) {
-  std::vector<std::string> paths;
-  auto it = r.extra.find("reference");
-  if (it == r.extra.end() || !it->is_object()) return paths;
-  auto outs = it->find("outputs");
-  if (outs == it->end() || !outs->is_array()) return paths;
-  for (const auto& o : *outs) {
-    paths.push_back(o.is_object() && o.contains("path") && o["path"].is_string()
-                        ? o["path"].get<std::string>()
-                        : std::string());
-  }
-  return paths;
-}
-
 // Whether output i failed against reference `ref`; nullopt: not measurable.
 std::optional<bool> output_failed(const model::OutputRef& out, const std::string& ref, int64_t k) {
   std::error_code ec;
@@ -70,10 +56,11 @@ std::optional<bool> output_failed(const model::OutputRef& out, const std::string
 
 std::optional<std::vector<bool>> failing_outputs(const model::CaseResult& r,
                                                  const std::vector<model::CaseResult>& peers) {
-  auto refs = reference_paths(r);
+  auto refs = model::extra_output_paths(r, "reference");
   for (const auto& p : peers) {
     if (!refs.empty()) break;
-    if (p.info.id == r.info.id && p.device != r.device) refs = reference_paths(p);
+    if (p.info.id == r.info.id && p.device != r.device)
+      refs = model::extra_output_paths(p, "reference");
   }
   if (refs.empty() || r.outputs.empty()) return std::nullopt;
   const int64_t k = r.info.reduction.value_or(1);

@@ -1,5 +1,7 @@
 #include "model/model.hpp"
 
+#include "model/extra.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -147,6 +149,20 @@ std::optional<double> number_or_inf(const nlohmann::json& j, const char* key) {
 }
 
 }  // namespace
+
+std::vector<std::string> extra_output_paths(const CaseResult& r, std::string_view key) {
+  std::vector<std::string> paths;
+  auto it = r.extra.find(key);
+  if (it == r.extra.end() || !it->is_object()) return paths;
+  auto outs = it->find("outputs");
+  if (outs == it->end() || !outs->is_array()) return paths;
+  for (const auto& o : *outs) {
+    paths.push_back(o.is_object() && o.contains("path") && o["path"].is_string()
+                        ? o["path"].get<std::string>()
+                        : std::string());
+  }
+  return paths;
+}
 
 nlohmann::json accuracy_to_json(const Numeric& n) {
   // A non-finite error (a NaN where the reference is finite) is written "inf".

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "model/extra.hpp"
 #include "oracle/accuracy.hpp"
 #include "oracle/compare.hpp"
 #include "os/disturb.hpp"
@@ -481,23 +482,6 @@ void Oracle::load(const std::vector<model::CaseResult>& existing) {
 
 namespace {
 
-// The extra outputs a probe saved beside the case's own (protocol 1.3):
-// extra.reference (the case widened to float64) or extra.strict (every
-// precision knob at its strictest). Empty when there are none.
-std::vector<std::string> extra_outputs(const model::CaseResult& r, const char* key) {
-  std::vector<std::string> paths;
-  auto it = r.extra.find(key);
-  if (it == r.extra.end() || !it->is_object()) return paths;
-  auto outs = it->find("outputs");
-  if (outs == it->end() || !outs->is_array()) return paths;
-  for (const auto& o : *outs) {
-    paths.push_back(o.is_object() && o.contains("path") && o["path"].is_string()
-                        ? o["path"].get<std::string>()
-                        : std::string());
-  }
-  return paths;
-}
-
 std::string extra_text(const model::CaseResult& r, const char* key, const char* field) {
   auto it = r.extra.find(key);
   if (it == r.extra.end() || !it->is_object()) return "";
@@ -555,7 +539,7 @@ void merge(model::CaseResult& r, const Judged& j, size_t output) {
 Judged device_wrong(const model::CaseResult& d, size_t i, const std::string& ref, double eps,
                     double bound, const oracle::Error& e, const std::string& against) {
   Judged j{false, model::Cause::kFullPrecision, oracle::describe(e, bound, against)};
-  auto strict = extra_outputs(d, "strict");
+  auto strict = model::extra_output_paths(d, "strict");
   if (i < strict.size() && !strict[i].empty()) {
     auto s = oracle::measure_files(strict[i], ref, eps, bound, case_tolerance(d.info));
     if (s.eps <= bound) {
@@ -569,7 +553,7 @@ Judged device_wrong(const model::CaseResult& d, size_t i, const std::string& ref
 // The device alone against its own float64 reference (the baseline, or every
 // device of a run without one).
 bool judge_alone(model::CaseResult& r) {
-  auto refs = extra_outputs(r, "reference");
+  auto refs = model::extra_output_paths(r, "reference");
   if (refs.empty()) return true;
   const oracle::OpClass op = op_class_of(r.info);
   const std::string against = "the float64 reference";
@@ -640,7 +624,7 @@ bool Oracle::compare(model::CaseResult& d, const model::CaseResult& base) {
                         std::to_string(base.outputs.size());
     return false;
   }
-  auto refs = extra_outputs(base, "reference");
+  auto refs = model::extra_output_paths(base, "reference");
   const oracle::OpClass op = op_class_of(d.info);
   bool equal = true;
   double max_abs = 0, max_rel = 0;
@@ -692,7 +676,7 @@ std::vector<model::CaseResult> Oracle::observe(model::CaseResult& r) {
     x.outcome = model::Outcome::kMismatch;
     if (x.error.message.empty()) x.error.message = x.numeric.message;
   };
-  if (r.device == baseline_ || !extra_outputs(r, "reference").empty()) {
+  if (r.device == baseline_ || !model::extra_output_paths(r, "reference").empty()) {
     if (!judge_alone(r)) mismatch(r);
   }
   if (r.device == baseline_) {
