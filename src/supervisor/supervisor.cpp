@@ -489,10 +489,6 @@ std::string extra_text(const model::CaseResult& r, const char* key, const char* 
   return f != it->end() && f->is_string() ? f->get<std::string>() : "";
 }
 
-oracle::OpClass op_class_of(const model::CaseInfo& info) {
-  return oracle::op_class(info.function, info.dims, info.reduction);
-}
-
 std::optional<oracle::Tolerance> case_tolerance(const model::CaseInfo& info) {
   if (!info.rtol && !info.atol) return std::nullopt;
   return oracle::Tolerance{info.rtol.value_or(0), info.atol.value_or(0)};
@@ -555,7 +551,7 @@ Judged device_wrong(const model::CaseResult& d, size_t i, const std::string& ref
 bool judge_alone(model::CaseResult& r) {
   auto refs = model::extra_output_paths(r, "reference");
   if (refs.empty()) return true;
-  const oracle::OpClass op = op_class_of(r.info);
+  const oracle::OpClass op = oracle::op_class(r.info.function, r.info.dims, r.info.reduction);
   const std::string against = "the float64 reference";
   bool ok = true;
   for (size_t i = 0; i < r.outputs.size() && i < refs.size(); ++i) {
@@ -625,7 +621,7 @@ bool Oracle::compare(model::CaseResult& d, const model::CaseResult& base) {
     return false;
   }
   auto refs = model::extra_output_paths(base, "reference");
-  const oracle::OpClass op = op_class_of(d.info);
+  const oracle::OpClass op = oracle::op_class(d.info.function, d.info.dims, d.info.reduction);
   bool equal = true;
   double max_abs = 0, max_rel = 0;
   for (size_t i = 0; i < d.outputs.size(); ++i) {
