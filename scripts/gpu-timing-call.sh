@@ -10,11 +10,11 @@
 #           published into $OUT (a.tgz, b.tgz: results.json.gz without raw
 #           samples, summary.md), then `agreement.py pair` of the two;
 #   timers  `agreement.py timers` on cuda:0 (MudJack against CUDA events,
-#           torch.utils.benchmark and timeit), then the same with
-#           --budget-ms 50 (timers-50.txt);
-#   loops   `bench/agreement/loops.py --device cuda:0`: the probe's loop
-#           before and after issue 34 against torch.utils.benchmark and
-#           timeit, interleaved in one process (loops.txt, loops.json).
+#           torch.utils.benchmark and timeit) twice, back to back
+#           (timers-a.txt, timers-b.txt), and `agreement.py repeat` of the
+#           two (repeat.txt: each timer's own run-to-run agreement); then
+#           the capability suite (numpy, torch, jax on cpu and cuda:0,
+#           stopped after 240 s) published as capability.tgz.
 # Always in $OUT: nvidia-smi.csv, devices.txt, and each step's log.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -52,22 +52,22 @@ for name in a b; do
   exit 0
 done
 if [ ! -f "$state/timers.done" ]; then
-  "$py" bench/agreement/agreement.py timers --mudjack "$MUDJACK" --device cuda:0 --python "$py" \
-    --out "$state/timers" >"$out/timers.txt" 2>&1
-  echo "timers: exit $?"
-  "$py" bench/agreement/agreement.py timers --mudjack "$MUDJACK" --device cuda:0 --python "$py" \
-    --out "$state/timers-50" --run-arg=--budget-ms=50 >"$out/timers-50.txt" 2>&1
-  echo "timers --budget-ms 50: exit $?"
+  for t in a b; do  # twice, back to back: each timer's own run-to-run agreement
+    "$py" bench/agreement/agreement.py timers --mudjack "$MUDJACK" --device cuda:0 --python "$py" \
+      --out "$state/timers-$t" --json-out "$state/timers-$t.json" >"$out/timers-$t.txt" 2>&1
+    echo "timers $t: exit $?"
+  done
+  "$py" bench/agreement/agreement.py repeat "$state/timers-a.json" "$state/timers-b.json" >"$out/repeat.txt" 2>&1
   touch "$state/timers.done"
-  tail -n 25 "$out/timers.txt"
-  exit 0
-fi
-if [ ! -f "$state/loops.done" ]; then
-  "$py" bench/agreement/loops.py --device cuda:0 --rounds 15 --budget-ms 20 --json-out "$out/loops.json" \
-    >"$out/loops.txt" 2>&1
-  echo "loops: exit $?"
-  touch "$state/loops.done"
-  tail -n 14 "$out/loops.txt"
+  tail -n 4 "$out/timers-a.txt"
+  cat "$out/repeat.txt"
+  start=$(date +%s)
+  timeout -s INT 240 "$MUDJACK" run --suite capability --framework numpy,torch,jax --device cpu --device cuda:0 \
+    --python "numpy=$py" --python "torch=$py" --python "jax=$py" --out "$state/capability" \
+    >"$state/capability.out" 2>"$state/capability.err"
+  echo "capability: exit $?, $(($(date +%s) - start)) s"
+  publish capability
+  cp "$state/capability.err" "$out/capability-progress.txt"
   exit 0
 fi
 echo "gpu-timing: every step done"

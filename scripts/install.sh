@@ -26,7 +26,7 @@ say() { printf 'install: %s\n' "$*" >&2; }
 
 packages=(g++ cmake make pkg-config git nlohmann-json3-dev libsqlite3-dev libcli11-dev
   libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libre2-dev libz3-dev zlib1g-dev
-  python3 python3-venv clang-format clang-tidy shellcheck chromium wrk)
+  python3 python3-venv clang-format clang-tidy shellcheck chromium wrk ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

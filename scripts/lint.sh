@@ -12,16 +12,11 @@ mapfile -t files < <(git ls-files '*.cpp' '*.hpp')
 clang-format --dry-run -Werror "${files[@]}"
 echo "lint: ${#files[@]} C++ files formatted"
 mapfile -t sources < <(git ls-files 'src/*.cpp')
-# One file per process, two at a time; -quiet keeps only real findings. The
-# pipeline's status is kept: a clang-tidy that crashes or cannot read the
-# compilation database fails the lint even when it printed no "error:".
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-status=0
-printf '%s\n' "${sources[@]}" | xargs -P2 -n1 clang-tidy -p build --quiet >"$log" 2>&1 || status=$?
-if [ "$status" -ne 0 ] || grep -q "error:" "$log"; then
-  grep -v -e "warnings generated" -e "^Suppressed" -e "^Use -header-filter" "$log" || true
-  echo "lint: clang-tidy failed (exit status $status)" >&2
+# Two at a time; a source whose clean result for the same preprocessed input
+# is cached (scripts/clang-tidy-cached.py) is not analysed again. Any
+# finding, a crash or an unreadable compilation database fails the lint.
+scripts/clang-tidy-cached.py build "${sources[@]}" || {
+  echo "lint: clang-tidy failed" >&2
   exit 1
-fi
+}
 echo "lint: clang-tidy clean on ${#sources[@]} sources"

@@ -3,6 +3,7 @@
   python3 bench/agreement/agreement.py pair A.json B.json [--json-out F]
   python3 bench/agreement/agreement.py timers --mudjack build/mudjack --device cuda:0 [--python PY] [--out DIR]
       [--host-rounds 5] [--json-out F]
+  python3 bench/agreement/agreement.py repeat TIMERS_A.json TIMERS_B.json
 
 `pair`: two MudJack results.json files (.gz read too; a results folder, i.e.
 a `mudjack run --out` DIR, stands for its newest DIR/runs/*/results.json).
@@ -23,6 +24,12 @@ device-bound ops on cuda; torch.utils.benchmark for the host-bound ops), and
 prints per op the ratio mudjack / independent and whether it is within
 0.97-1.03 (device-bound) or 0.9-1.1 (host-bound); the class and band are
 the op table's, MudJack's own class is shown beside it.
+
+`repeat`: two `timers --json-out` files of the same device, made one after
+the other: per class, how many ops each timer (MudJack, the independent
+timer, timeit) read within 5% and 10% of its own first reading, so MudJack's
+run-to-run agreement stands beside the independent timers' own on the same
+ops, measured side by side.
 
 Standard library only.
 """
@@ -375,6 +382,29 @@ def timers(args: argparse.Namespace) -> int:
     return 0
 
 
+def repeat(args: argparse.Namespace) -> int:
+    a, b = (json.loads(Path(f).read_text()) for f in (args.a, args.b))
+    rows_b = {r["case"]: r for r in b["rows"]}
+    timers = (("mudjack", "mudjack_ns"), ("independent", "independent_ns"), ("timeit", "timeit_ns"))
+    table = []
+    for cls in BANDS:
+        for name, key in timers:
+            ratios = []
+            for r in a["rows"]:
+                other = rows_b.get(r["case"])
+                if r["class"] == cls and other and r.get(key) and other.get(key):
+                    ratios.append(other[key] / r[key])
+            if not ratios:
+                continue
+            table.append({"class": cls, "timer": name, "n": len(ratios),
+                          "within_5pct": sum(abs(x - 1) <= 0.05 for x in ratios) / len(ratios),
+                          "within_10pct": sum(abs(x - 1) <= 0.10 for x in ratios) / len(ratios),
+                          "median_ratio": statistics.median(ratios)})
+    print(f"run to run, {a.get('device')}: {args.a} then {args.b}")
+    print_table(table, ["class", "timer", "n", "within_5pct", "within_10pct", "median_ratio"])
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
@@ -390,8 +420,11 @@ def main() -> int:
     t.add_argument("--run-arg", action="append", default=[], help="more for `mudjack run`, e.g. --run-arg=--budget-ms=300 (repeatable)")
     t.add_argument("--host-rounds", type=int, default=5, help="events.py --host --rounds: rounds over the host-bound ops")
     t.add_argument("--json-out")
+    r = sub.add_parser("repeat", help="run-to-run agreement of two timers --json-out files, per timer")
+    r.add_argument("a")
+    r.add_argument("b")
     args = ap.parse_args()
-    return pair(args) if args.command == "pair" else timers(args)
+    return {"pair": pair, "timers": timers, "repeat": repeat}[args.command](args)
 
 
 if __name__ == "__main__":
