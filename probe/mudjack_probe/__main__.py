@@ -134,6 +134,51 @@ def _run(adapter: Any, case: api.CaseDef, request: dict[str, Any]) -> dict[str, 
                 "engine_fault": machine_fault(exc) or one_line(exc)}
 
 
+class _Server:
+    """Answers every request but `shutdown`: each with one reply line, but
+    `build`, which streams a `built` line per case and then `build_done`."""
+
+    def __init__(self, args: argparse.Namespace, adapter: Any, unavailable: str) -> None:
+        self.args, self.adapter, self.unavailable = args, adapter, unavailable
+        self.cases: dict[str, api.CaseDef] | None = None
+
+    def serve(self, kind: Any, request: dict[str, Any]) -> None:
+        if kind == "list":
+            self.cases = load_suites(self.args.suite_dir, request.get("framework") or self.args.framework)
+            send({"type": "cases", "cases": [c.metadata() for c in self.cases.values()], "params": api.params_read()})
+        elif kind == "reference":  # needs numpy only, no framework
+            from .fuzz.facts import reference_facts
+
+            send(reference_facts(str(request.get("graph", "")), int(request.get("seed", 0))))
+        elif kind == "repro_graph":  # writing a script imports no framework
+            from .repro import graph_script
+
+            send(graph_script(request))
+        elif kind in ("run", "repro", "build"):
+            if self.adapter is None:
+                send({"type": "error", "message": "no framework is loaded in this probe: " + self.unavailable})
+            elif kind == "build":
+                from .prebuild import build
+
+                build(self.args.framework, self.args.device, self.args.suite_dir, api.parse_param_args(self.args.param),
+                      request, send)
+            else:
+                self._case_request(kind, request)
+        else:
+            send({"type": "error", "message": f"unknown request type {kind!r}"})
+
+    def _case_request(self, kind: str, request: dict[str, Any]) -> None:
+        if self.cases is None:
+            self.cases = load_suites(self.args.suite_dir, self.args.framework)
+        case = self.cases.get(request.get("case", ""))
+        if case is None:
+            send({"type": "error", "message": f"unknown case {request.get('case')!r}"})
+        elif kind == "repro":
+            send(_repro(self.adapter, case, request))
+        else:
+            send(_run(self.adapter, case, request))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="mudjack_probe")
     parser.add_argument("--framework", help="numpy, torch, jax, tensorflow or onnxruntime; omit to only list cases")
@@ -173,7 +218,7 @@ def main() -> int:
         _pin_main_thread(adapter)
     send(hello)
 
-    cases: dict[str, api.CaseDef] | None = None
+    server = _Server(args, adapter, str(hello["unavailable"]))
     for raw in sys.stdin:
         line = raw.strip()
         if not line:
@@ -184,30 +229,11 @@ def main() -> int:
         except (json.JSONDecodeError, AttributeError) as exc:
             send({"type": "error", "message": f"request is not a JSON object: {exc}"})
             continue
+        if kind == "shutdown":
+            send({"type": "bye"})
+            return 0
         try:
-            if kind == "shutdown":
-                send({"type": "bye"})
-                return 0
-            if kind == "list":
-                cases = load_suites(args.suite_dir, request.get("framework") or args.framework)
-                send({"type": "cases", "cases": [c.metadata() for c in cases.values()],
-                      "params": api.params_read()})
-            elif kind in ("run", "repro"):
-                if adapter is None:
-                    send({"type": "error", "message": "no framework is loaded in this probe: " + str(hello["unavailable"])})
-                    continue
-                if cases is None:
-                    cases = load_suites(args.suite_dir, args.framework)
-                case = cases.get(request.get("case", ""))
-                if case is None:
-                    send({"type": "error", "message": f"unknown case {request.get('case')!r}"})
-                    continue
-                if kind == "repro":
-                    send(_repro(adapter, case, request))
-                    continue
-                send(_run(adapter, case, request))
-            else:
-                send({"type": "error", "message": f"unknown request type {kind!r}"})
+            server.serve(kind, request)
         except ValueError as exc:
             send({"type": "error", "message": str(exc)})
         except MachineFault as exc:  # a suite could not be loaded

@@ -1,30 +1,29 @@
-"""Fill the build cache before a run, several builds at once.
+"""Fill the build cache before a run, several builds at once (protocol 1.9 `build`).
 
-`python -m mudjack_probe.prebuild --framework torch --device D --suite-dir DIR
---seed S --jobs N [--param NAME=VALUE ...] CASE_ID ...` builds what each case
-builds into $MUDJACK_BUILD_CACHE, in N processes, timing nothing: an
+A probe started with `--framework torch --device D --suite-dir DIR [--param
+NAME=VALUE ...]` answers `build {cases, seed, jobs, threads, timeout_s}` by
+building what each case builds into $MUDJACK_BUILD_CACHE, in `jobs`
+processes, timing nothing: an
 `onnxruntime` case's body (the model's ONNX export, made on the CPU whatever
 D is), and a `compiled` case built and called once on device D, which fills
 the compilers' caches (Inductor's FX graphs and kernels, Triton's, AOT
 autograd's) that the run on D then reuses. The run that follows, with the
 same seed and parameters, finds every export in the cache (build_reused 1)
-and every compile warm, and measures. `mudjack cache build` runs this with
-the run's interpreter and environment. One JSON line per case on stdout:
-{case, status (built, failed, timeout), seconds, message}; the exit code is 0 when every build
-succeeded or failed as the case would (a failed export or compile is the
-case's finding, reported by the run), 2 when device D cannot be selected.
+and every compile warm, and measures. `mudjack cache build` asks for this
+over the protocol with the run's interpreter and environment. The probe
+sends one `built` line per case as it finishes {case, status (built,
+failed, timeout, unknown), seconds, message} (a failed export or compile is
+the case's finding, reported by the run), then `build_done`. A device D
+that cannot be selected is the probe's hello (`unavailable`).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import multiprocessing
 import os
 import signal
-import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
 from . import api, network
 from .errors import one_line
@@ -102,44 +101,25 @@ def _build(job: tuple[str, int, float]) -> dict[str, Any]:
     return {"case": case_id, "status": status, "seconds": round(time.perf_counter() - start, 2), "message": message}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(prog="mudjack_probe.prebuild")
-    parser.add_argument("--framework", default="torch")
-    parser.add_argument("--device", default="cpu", help="where compiled cases compile (cpu, cuda:0, ...)")
-    parser.add_argument("--suite-dir", action="append", default=[])
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
-    parser.add_argument("--timeout-s", type=float, default=600.0, help="give up one build after this long")
-    parser.add_argument("--threads", type=int, default=0,
-                        help="the framework's threads, as the run's lane will have them (0: its default)")
-    parser.add_argument("cases", nargs="+")
-    args = parser.parse_args()
-    if args.jobs < 1:
-        parser.error("--jobs must be at least 1")
-    if args.timeout_s <= 0:
-        parser.error("--timeout-s must be positive")
-    params = api.parse_param_args(args.param)
-    from . import adapters
-
-    try:
-        adapters.load(args.framework).select(args.device)
-    except Exception as exc:
-        print(f"prebuild: cannot use device {args.device}: {one_line(exc)}", file=sys.stderr)
-        return 2
-    jobs = min(args.jobs, len(args.cases))
-    if args.threads > 0:  # as the engine sets it for the run's cpu lane
-        os.environ["OMP_NUM_THREADS"] = str(args.threads)
-    # One compile worker per process: N processes each with a pool as wide
-    # as the machine would hold N x cores Pythons that import torch.
-    os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
-    context = multiprocessing.get_context("spawn")
-    initargs = (args.framework, args.device, args.suite_dir, params, args.threads)
-    with context.Pool(jobs, initializer=_init, initargs=initargs) as pool:
-        for record in pool.imap_unordered(_build, [(c, args.seed, args.timeout_s) for c in args.cases]):
-            print(json.dumps(record), flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def build(framework: str, device: str, suite_dirs: list[str], params: dict[str, str], request: dict[str, Any],
+          send: Callable[[dict[str, Any]], None]) -> None:
+    """Answers `build`: each case built in a pool of `jobs` processes, one
+    `built` line sent as each finishes, then `build_done`. ValueError for a
+    request whose numbers are out of range (the probe answers `error`)."""
+    cases = [str(c) for c in request.get("cases", [])]
+    jobs, threads = int(request.get("jobs", 1)), int(request.get("threads", 0))
+    seed, timeout_s = int(request.get("seed", 0)), float(request.get("timeout_s", 600.0))
+    if jobs < 1 or timeout_s <= 0 or threads < 0:
+        raise ValueError("build: jobs must be at least 1, timeout_s positive and threads not negative")
+    if cases:
+        if threads > 0:  # as the engine sets it for the run's cpu lane
+            os.environ["OMP_NUM_THREADS"] = str(threads)
+        # One compile worker per process: N processes each with a pool as wide
+        # as the machine would hold N x cores Pythons that import torch.
+        os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+        context = multiprocessing.get_context("spawn")
+        initargs = (framework, device, suite_dirs, params, threads)
+        with context.Pool(min(jobs, len(cases)), initializer=_init, initargs=initargs) as pool:
+            for record in pool.imap_unordered(_build, [(c, seed, timeout_s) for c in cases]):
+                send({"type": "built", **record})
+    send({"type": "build_done", "count": len(cases)})

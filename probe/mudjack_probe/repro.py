@@ -662,3 +662,21 @@ def make_script(adapter: Any, case: CaseDef, seed: int, device: str, seen: str =
     if expected_text:
         out += [f"_expected = [{', '.join(expected_text)}]", f"_RTOL, _ATOL = {rtol!r}, {atol!r}", _COMPARE]
     return "\n".join(out) + _END
+
+
+def graph_script(request: dict[str, Any]) -> dict[str, Any]:
+    """The reply to `repro_graph` (protocol 1.9): a fuzz graph's finding as a
+    standalone script (mudjack_probe.fuzz.script), or why it cannot be one."""
+    from .fuzz.script import script_for_file
+
+    graph = str(request.get("graph", ""))
+    reply: dict[str, Any] = {"type": "repro", "case": graph, "script": "", "unwritable": None}
+    bound = request.get("bound_eps")
+    try:
+        reply["script"] = script_for_file(graph, str(request.get("backend", "")), str(request.get("device", "cpu")),
+                                          int(request.get("seed", 0)), str(request.get("symptom", "mismatch")),
+                                          None if bound is None else float(bound),
+                                          float(request.get("slow_ratio", 10.0)), float(request.get("timeout_s", 60.0)))
+    except ValueError as exc:  # a graph that cannot be read, an unknown backend or symptom
+        reply["unwritable"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return reply

@@ -21,7 +21,6 @@
 #include "cli/commands.hpp"
 #include "cli/numbers.hpp"
 #include "envs/envs.hpp"
-#include "os/process.hpp"
 #include "run/lease.hpp"
 #include "run/options.hpp"
 #include "run/retention.hpp"
@@ -269,66 +268,39 @@ struct PrebuildArgs {
   double timeout_s = 600;            // one build's deadline
 };
 
-// One pass of the prebuild probe (mudjack_probe/prebuild.py) on one device:
-// `ids` built in `jobs` processes, each line of what they did printed.
-// False when interrupted (SIGINT, SIGTERM): the probe and its workers are
-// killed, and what they finished stays in the cache.
+// One pass of the torch probe on one device (protocol `build`, driven by
+// supervisor::ProbeSession): `ids` built in `jobs` processes, each line of
+// what they did printed. False when interrupted (SIGINT, SIGTERM): the probe
+// and its workers are killed, and what they finished stays in the cache.
 bool prebuild_on(const std::string& device, const std::vector<std::string>& ids, int jobs,
                  size_t threads, const PrebuildArgs& a, const Settings& s,
                  const std::filesystem::path& python, int& built, int& failed) {
-  os::SpawnOptions o;
-  o.argv = {python.string(),
-            "-u",
-            "-m",
-            "mudjack_probe.prebuild",
-            "--framework",
-            "torch",
-            "--device",
-            device,
-            "--seed",
-            std::to_string(a.seed),
-            "--jobs",
-            std::to_string(jobs),
-            "--threads",
-            std::to_string(threads),
-            "--timeout-s",
-            std::to_string(a.timeout_s)};
-  for (const auto& ref : suites_of(a.sel))
-    o.argv.insert(o.argv.end(), {"--suite-dir", ref.dir.string()});
-  for (const auto& [name, value] : params_of(a.sel, s)) {
-    o.argv.insert(o.argv.end(), {"--param", name + "=" + value});
-  }
-  o.argv.insert(o.argv.end(), ids.begin(), ids.end());
-  supervisor::add_probe_environment(envs::data_dir() / "probe", o.env_set);
-  o.env_keep = supervisor::probe_may_inherit;
-  o.stderr_tail_bytes = 8192;
+  auto cmd = supervisor::tool_command(python);
+  cmd.framework = "torch";
+  cmd.device = device;
+  for (const auto& ref : suites_of(a.sel)) cmd.suite_dirs.push_back(ref.dir);
+  cmd.params = params_of(a.sel, s);
   std::string error;
-  auto child = os::Child::spawn(o, &error);
-  if (!child) throw util::FatalError("cannot start the torch probe: " + error);
-  std::string line;
-  for (;;) {
-    const auto read = child->read_line(line, std::chrono::milliseconds(250));
-    if (read == os::Child::Read::kEof) break;
-    // Interrupted: `child` going out of scope kills its process group, the
-    // probe's worker processes with it.
+  auto probe = supervisor::ProbeSession::start(cmd, {}, interrupted(), &error);
+  if (!probe) {
     if (interrupted().load()) return false;
-    if (read != os::Child::Read::kLine) continue;
-    const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) continue;
-    const std::string status = j.value("status", "");
-    (status == "built" ? built : failed) += 1;
-    std::printf("%-8s %6.1f s  %-7s %s %s\n", status.c_str(), j.value("seconds", 0.0),
-                device.c_str(), j.value("case", "").c_str(), j.value("message", "").c_str());
+    throw util::FatalError("cannot start the torch probe on " + device + ": " +
+                           error.substr(0, error.find('\n')));
+  }
+  if (!probe->hello().unavailable.empty()) {
+    throw util::FatalError("cannot use device " + device + ": " + probe->hello().unavailable);
+  }
+  const auto print = [&](const protocol::Built& b) {
+    (b.status == "built" ? built : failed) += 1;
+    std::printf("%-8s %6.1f s  %-7s %s %s\n", b.status.c_str(), b.seconds, device.c_str(),
+                b.case_id.c_str(), b.message.c_str());
     std::fflush(stdout);
-  }
-  const auto status = child->wait_or_kill(std::chrono::seconds(30));
-  if (status.exit_code != 0) {
-    std::string tail = child->stderr_tail();
-    while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
-    const auto last = tail.rfind('\n');
-    throw util::FatalError("the prebuild probe on " + device + " ended with " + status.describe() +
-                           ": " + (last == std::string::npos ? tail : tail.substr(last + 1)));
-  }
+  };
+  const protocol::BuildRequest request{ids, a.seed, jobs, threads, a.timeout_s};
+  const bool done = probe->build(request, print, &error);
+  probe->stop();
+  if (!done && error.empty()) return false;  // interrupted
+  if (!done) throw util::FatalError("cache build on " + device + ": " + error);
   return true;
 }
 

@@ -5,8 +5,8 @@
 
 #include "envs/envs.hpp"
 #include "fuzz/runs.hpp"
-#include "os/process.hpp"
-#include "supervisor/probe_session.hpp"
+#include "repro/repro.hpp"
+#include "supervisor/standalone.hpp"
 
 namespace mudjack::fuzz {
 namespace {
@@ -14,93 +14,40 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::vector<std::string> writer_argv(const CampaignState& state, const Finding& f,
-                                     const fs::path& dir, const fs::path& python) {
-  std::vector<std::string> argv = {python.string(),
-                                   "-m",
-                                   "mudjack_probe.fuzz",
-                                   "script",
-                                   (dir / "graph.json").string(),
-                                   f.backend,
-                                   f.device,
-                                   std::to_string(state.options.seed),
-                                   "--symptom",
-                                   f.symptom,
-                                   "--slow-ratio",
-                                   std::to_string(state.options.slow_ratio)};
-  if (f.bound_eps) {
-    argv.push_back("--bound-eps");
-    argv.push_back(std::to_string(*f.bound_eps));
-  }
-  return argv;
-}
-
-// The script the probe writes for `f` (empty, and f.standalone_output
-// saying why, when it cannot).
+// The script the probe writes for `f` through the one writer of standalone
+// scripts (src/repro/, protocol `repro_graph`); empty, and
+// f.standalone_output saying why, when it cannot.
 std::string written_script(const CampaignState& state, Finding& f, const fs::path& dir,
                            const fs::path& python) {
-  os::SpawnOptions so;
-  so.argv = writer_argv(state, f, dir, python);
-  so.env_set["PYTHONPATH"] = (envs::data_dir() / "probe").string();
-  so.env_keep = supervisor::probe_may_inherit;
-  std::string error;
-  auto child = os::Child::spawn(so, &error);
-  if (!child) {
-    f.standalone_output = "no script: " + error;
-    return "";
-  }
-  std::string script;
-  std::string line;
-  while (child->read_line(line, std::chrono::seconds(60)) == os::Child::Read::kLine) {
-    script += line + "\n";
-  }
-  const auto status = child->wait_or_kill(std::chrono::seconds(10));
-  if (status.exit_code != 0 || script.empty()) {
-    std::string tail = child->stderr_tail();
-    while (!tail.empty() && tail.back() == '\n') tail.pop_back();
-    f.standalone_output = "no script: the writer ended with " + status.describe() + ": " +
-                          tail.substr(tail.rfind('\n') + 1).substr(0, 200);
-    return "";
-  }
+  protocol::GraphScriptRequest req;
+  req.graph = (dir / "graph.json").string();
+  req.backend = f.backend;
+  req.device = f.device;
+  req.seed = state.options.seed;
+  req.symptom = f.symptom;
+  req.bound_eps = f.bound_eps;
+  req.slow_ratio = state.options.slow_ratio;
+  std::string why;
+  std::string script = repro::write_graph(python, req, &why);
+  if (script.empty()) f.standalone_output = why;
   return script;
 }
 
-// repro.py run on its own: its framework and NumPy only, no MudJack on the
-// path, for at most 120 s; what it measured and whether it reproduced.
+// repro.py run on its own (supervisor::run_standalone): its framework and
+// NumPy only, for at most 120 s; whether it reproduced is its exit status,
+// and what it printed last is kept for a person.
 void run_script(Finding& f, const fs::path& dir, const fs::path& python) {
-  std::string error;
-  std::string line;
-  os::SpawnOptions run;
-  run.argv = {python.string(), (dir / "repro.py").string()};
-  run.env_unset = {"PYTHONPATH"};
-  run.env_keep = supervisor::probe_may_inherit;
-  run.cwd = dir;
-  run.stderr_tail_bytes = 4096;
-  auto script_run = os::Child::spawn(run, &error);
-  if (!script_run) return;
-  // what it measured (the per-output lines: "v3 (float32[4]): 9.1e+04 eps of
-  // the float64 reference (bound 8.19e+03)") and its verdict line
-  std::string measured;
-  std::string last;
-  const auto until = Clock::now() + std::chrono::seconds(120);
-  while (Clock::now() < until &&
-         script_run->read_line(line, std::chrono::seconds(120)) == os::Child::Read::kLine) {
-    if (line.empty()) continue;
-    last = line;
-    if (line.find(" eps ") != std::string::npos || line.find("median") != std::string::npos) {
-      const auto start = line.find_first_not_of(' ');
-      measured += (measured.empty() ? "" : "; ") + line.substr(start);
-    }
-  }
-  if (!measured.empty()) last = measured.substr(0, 400) + "; " + last;
-  const auto st = script_run->wait_or_kill(std::chrono::seconds(10));
+  const auto ran = supervisor::run_standalone(python, dir / "repro.py", std::chrono::seconds(120));
   // exit 1: the symptom reproduced; 0: it did not; anything else: the script broke
-  if (st.exit_code == 1) {
+  if (ran.exit_code == 1) {
     f.standalone = true;
-  } else if (st.exit_code == 0) {
+  } else if (ran.exit_code == 0) {
     f.standalone = false;
   }
-  f.standalone_output = last.substr(0, 600);
+  f.standalone_output = ran.output.empty() ? "the script ended with " + ran.ended : ran.output;
+  if (ran.exit_code != 0 && ran.exit_code != 1) {
+    f.standalone_output = ("the script ended with " + ran.ended + ": " + ran.output).substr(0, 600);
+  }
 }
 
 // repro.py from the probe's script writer, then run on its own (`run_it`).

@@ -11,7 +11,6 @@
 #include "model/extra.hpp"
 #include "oracle/accuracy.hpp"
 #include "oracle/compare.hpp"
-#include "os/process.hpp"
 #include "supervisor/probe_session.hpp"
 
 namespace mudjack::fuzz {
@@ -169,28 +168,24 @@ std::map<std::string, GraphFacts> reference_facts(
   if (graphs.empty()) return out;
   const auto numpy = envs::resolve("numpy", profile, python);
   if (numpy.python.empty()) return fail("no numpy interpreter: " + numpy.missing_reason);
-  os::SpawnOptions so;
-  so.argv = {numpy.python.string(), "-m",     "mudjack_probe.fuzz",
-             "reference",           "--seed", std::to_string(seed)};
-  for (const auto& p : graphs) so.argv.push_back(p.string());
-  so.env_set["PYTHONPATH"] = (envs::data_dir() / "probe").string();
-  so.env_keep = supervisor::probe_may_inherit;
+  static const std::atomic<bool> kNever{false};  // a batch's suspects are read whole
   std::string error;
-  auto child = os::Child::spawn(so, &error);
-  if (!child) return fail("the reference probe did not start: " + error);
-  std::string line;
-  while (child->read_line(line, std::chrono::seconds(120)) == os::Child::Read::kLine) {
-    const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_object() && j.contains("graph") && j["graph"].is_string()) {
-      out[j["graph"].get<std::string>()] = facts_from_json(j);
-    }
+  auto session = supervisor::ProbeSession::start(supervisor::tool_command(numpy.python), {},
+                                                 kNever, &error);
+  if (!session) {
+    return fail("the reference probe did not start: " + error.substr(0, error.find('\n')));
   }
-  const auto status = child->wait_or_kill(std::chrono::seconds(10));
   for (const auto& p : graphs) {
-    if (out.count(p.string()) == 0) {
-      out[p.string()].error = "the reference probe ended with " + status.describe();
+    auto reply = session->reference(p.string(), seed, &error);
+    if (!reply) {  // this graph and every one after it keep the reason
+      for (const auto& q : graphs) {
+        if (out.count(q.string()) == 0) out[q.string()].error = error;
+      }
+      return out;
     }
+    out[p.string()] = facts_from_json(*reply);
   }
+  session->stop();
   return out;
 }
 

@@ -9,9 +9,9 @@
 // computation in the output's dtype may fail the oracle. Such a mismatch is
 // reported apart as `suspect`: never a finding, never exit 1.
 //
-// The numbers come from the numpy probe (`python -m mudjack_probe.fuzz
-// reference`): it evaluates the graph in float64 and only reports
-// magnitudes; every threshold is here.
+// The numbers come from the numpy probe (protocol 1.9 `reference`, through
+// supervisor::ProbeSession): it evaluates the graph in float64 and only
+// reports magnitudes; every threshold is here.
 
 #include <cstdint>
 #include <filesystem>
@@ -69,8 +69,8 @@ std::optional<std::string> suspect_mismatch(const GraphFacts& g,
 std::optional<std::vector<bool>> failing_outputs(const model::CaseResult& r,
                                                  const std::vector<model::CaseResult>& peers);
 
-// One line of `python -m mudjack_probe.fuzz reference` read into facts;
-// error set when the line is not what the probe prints.
+// A `reference` reply (schemas/probe-protocol-v1.md) read into facts;
+// error set when it is not what the probe sends.
 GraphFacts facts_from_json(const nlohmann::json& j);
 
 // The facts of each graph file in `graphs` (by path, as given), their

@@ -294,6 +294,65 @@ Parsed<Repro> parse_repro(std::string_view line) {
   return p;
 }
 
+std::string repro_graph_request(const GraphScriptRequest& r) {
+  json j = {{"type", "repro_graph"},  {"graph", r.graph},     {"backend", r.backend},
+            {"device", r.device},     {"seed", r.seed},       {"symptom", r.symptom},
+            {"bound_eps", nullptr},   {"slow_ratio", r.slow_ratio}, {"timeout_s", r.timeout_s}};
+  if (r.bound_eps) j["bound_eps"] = *r.bound_eps;
+  return j.dump();
+}
+
+std::string reference_request(std::string_view graph, int64_t seed) {
+  return json{{"type", "reference"}, {"graph", graph}, {"seed", seed}}.dump();
+}
+
+Parsed<json> parse_reference(std::string_view line, std::string_view graph) {
+  Parsed<json> p;
+  auto j = parse_object(line, &p.error);
+  if (!j) return p;
+  if (str(*j, "type") == "error") {
+    p.error = str(*j, "message");
+    return p;
+  }
+  if (str(*j, "type") != "reference" || str(*j, "graph") != graph) {
+    p.error = "probe answered reference for " + std::string(graph) + " with something else";
+    return p;
+  }
+  p.value = std::move(*j);
+  return p;
+}
+
+std::string build_request(const BuildRequest& r) {
+  return json{{"type", "build"}, {"cases", r.cases},     {"seed", r.seed},
+              {"jobs", r.jobs},  {"threads", r.threads}, {"timeout_s", r.timeout_s}}
+      .dump();
+}
+
+Parsed<Built> parse_built(std::string_view line) {
+  Parsed<Built> p;
+  auto j = parse_object(line, &p.error);
+  if (!j) return p;
+  const std::string type = str(*j, "type");
+  if (type == "error") {
+    p.error = str(*j, "message");
+    return p;
+  }
+  Built b;
+  if (type == "build_done") {
+    b.done = true;
+  } else if (type == "built" && !str(*j, "case").empty() && !str(*j, "status").empty()) {
+    b.case_id = str(*j, "case");
+    b.status = str(*j, "status");
+    b.seconds = opt_double(*j, "seconds").value_or(0.0);
+    b.message = str(*j, "message");
+  } else {
+    p.error = "probe answered build with something other than built or build_done";
+    return p;
+  }
+  p.value = std::move(b);
+  return p;
+}
+
 std::string list_request(std::string_view framework) {
   return json{{"type", "list"}, {"framework", framework}}.dump();
 }

@@ -25,10 +25,13 @@ inline constexpr int kVersion = 1;
 // suite's own code is wrong) and a case's `invalid` in the listing; 1.6 a
 // case's `policy` and `claims` in the listing, `once` in the policy and
 // `kernels` (a kernel registry's prediction) in the result; 1.8 `path` on a
-// parameter the suites read (its value names a file, folder or program). A probe's hello
-// carries its minor as `protocol_minor` (absent: 0); every minor of version
-// 1 is accepted.
-inline constexpr int kMinorVersion = 8;
+// parameter the suites read (its value names a file, folder or program); 1.9
+// the requests `build` (streamed `built` lines, then `build_done`),
+// `repro_graph` (a fuzz graph as a standalone script) and `reference` (a
+// fuzz graph's float64 magnitudes), so that nothing but this protocol
+// crosses into Python. A probe's hello carries its minor as
+// `protocol_minor` (absent: 0); every minor of version 1 is accepted.
+inline constexpr int kMinorVersion = 9;
 
 // The longest one-line `engine_fault` kept (longer ones are cut).
 inline constexpr size_t kMaxFaultBytes = 500;
@@ -136,6 +139,50 @@ struct Repro {
   std::string unwritable;
 };
 Parsed<Repro> parse_repro(std::string_view line);
+
+// `repro_graph` (1.9): the probe writes a fuzz graph (a graph.json file) as
+// a standalone script reproducing one finding on `backend` and `device`
+// (docs/fuzz.md, "Bundles"); answered with a `repro` (parse_repro).
+struct GraphScriptRequest {
+  std::string graph;  // path of the graph's JSON file
+  std::string backend;
+  std::string device;
+  int64_t seed = 0;
+  std::string symptom = "mismatch";
+  std::optional<double> bound_eps;  // mismatch: the bound in eps (none: the oracle's alone)
+  double slow_ratio = 10;           // slow: compiled / eager median above this reproduces
+  double timeout_s = 60;            // timeout: no answer within this reproduces
+};
+std::string repro_graph_request(const GraphScriptRequest& r);
+
+// `reference` (1.9): the float64 reference of the fuzz graph in file `graph`,
+// its inputs drawn from `seed`; the reply is one `reference` object (graph,
+// reduction, outputs[], or error), returned whole for src/fuzz/suspect.hpp
+// to read.
+std::string reference_request(std::string_view graph, int64_t seed);
+Parsed<nlohmann::json> parse_reference(std::string_view line, std::string_view graph);
+
+// `build` (1.9): fill the build cache for `cases` in `jobs` processes of the
+// probe's framework on its device, timing nothing (`mudjack cache build`).
+// The probe streams one `built` line per case as it finishes, then one
+// `build_done`.
+struct BuildRequest {
+  std::vector<std::string> cases;
+  int64_t seed = 0;
+  int jobs = 1;
+  size_t threads = 0;  // the framework's threads per process (0: its default)
+  double timeout_s = 600;
+};
+std::string build_request(const BuildRequest& r);
+// One line of the stream: a case built (or not), or the end.
+struct Built {
+  bool done = false;   // `build_done`: no more lines follow
+  std::string case_id;
+  std::string status;  // built, failed, timeout, unknown
+  double seconds = 0;
+  std::string message;
+};
+Parsed<Built> parse_built(std::string_view line);
 
 model::DeviceInfo device_from_json(const nlohmann::json& j);
 model::CaseInfo case_from_json(const nlohmann::json& j);  // throws nlohmann errors on bad types

@@ -118,4 +118,26 @@ Script write(const Request& r, const std::atomic<bool>& interrupted) {
   return {reply.script, info.framework};
 }
 
+std::string write_graph(const fs::path& python, const protocol::GraphScriptRequest& request,
+                        std::string* why) {
+  static const std::atomic<bool> kNever{false};  // a campaign stops between findings
+  std::string error;
+  auto session = supervisor::ProbeSession::start(supervisor::tool_command(python), {}, kNever, &error);
+  if (!session) {
+    *why = "no script: the probe did not start: " + first_line(error);
+    return "";
+  }
+  auto reply = session->repro_graph(request, &error);
+  session->stop();
+  if (!reply) {
+    *why = "no script: " + error;
+    return "";
+  }
+  if (!reply->unwritable.empty()) {
+    *why = "no script: " + reply->unwritable;
+    return "";
+  }
+  return reply->script;
+}
+
 }  // namespace mudjack::repro

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "plan/plan.hpp"
+#include "protocol/protocol.hpp"
 #include "store/store.hpp"
 
 namespace mudjack::repro {
@@ -38,5 +39,12 @@ struct Script {
 };
 
 Script write(const Request& request, const std::atomic<bool>& interrupted);
+
+// A fuzz graph as a standalone script reproducing one finding (docs/fuzz.md,
+// "Bundles"): the probe of interpreter `python` (the backend's framework's)
+// writes it over protocol `repro_graph`, as it writes a case's. The script's
+// text, or why there is none (one line) in *why.
+std::string write_graph(const std::filesystem::path& python,
+                        const protocol::GraphScriptRequest& request, std::string* why);
 
 }  // namespace mudjack::repro

@@ -26,6 +26,17 @@ std::string last_lines(const std::string& text, size_t max_lines) {
   return util::redact(start < text.size() ? text.substr(start + 1) : std::string());
 }
 
+// The last line of a probe's stderr, redacted and cut: what a one-line
+// error about the probe ends with.
+std::string last_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
+    text.pop_back();
+  }
+  const auto nl = text.rfind('\n');
+  if (nl != std::string::npos) text = text.substr(nl + 1);
+  return util::redact(text.substr(0, 300));
+}
+
 std::string format_bytes(int64_t bytes) {
   double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
   char buf[64];
@@ -96,6 +107,13 @@ os::SpawnOptions spawn_options(const ProbeCommand& command) {
   o.cpu_affinity = command.cpu_affinity;
   o.stderr_tail_bytes = 16384;
   return o;
+}
+
+ProbeCommand tool_command(const std::filesystem::path& python) {
+  ProbeCommand c;
+  c.python = python;
+  c.probe_dir = envs::data_dir() / "probe";
+  return c;
 }
 
 std::unique_ptr<ProbeSession> ProbeSession::start(const ProbeCommand& command, const Limits& limits,
@@ -230,6 +248,100 @@ std::optional<protocol::Repro> ProbeSession::repro(const protocol::ReproRequest&
     return std::nullopt;
   }
   return std::move(*r.value);
+}
+
+std::string ProbeSession::no_reply(Wait w, std::string_view what) {
+  alive_ = false;
+  std::string why;
+  switch (w) {
+    case Wait::kLine:
+      return "";
+    case Wait::kInterrupted:
+      child_->kill();
+      return "interrupted";
+    case Wait::kTimeout:
+      child_->kill();
+      why = "went silent during the " + std::string(what) + " request; probe killed";
+      break;
+    case Wait::kMemory:
+      child_->kill();
+      why = "grew past the probe limit of " + format_bytes(limits_.memory_limit_bytes) +
+            " during the " + std::string(what) + " request; probe killed";
+      break;
+    case Wait::kDied:
+      why = "died during the " + std::string(what) + " request (" +
+            child_->wait_or_kill(milliseconds(2000)).describe() + ")";
+      break;
+  }
+  const std::string tail = last_line(child_->stderr_tail());
+  return "the probe " + why + (tail.empty() ? "" : ": " + tail);
+}
+
+std::optional<std::string> ProbeSession::ask(const std::string& request, std::string_view what,
+                                             milliseconds timeout, std::string* error) {
+  if (!alive_ || !child_->write_line(request)) {
+    *error = no_reply(Wait::kDied, what);
+    return std::nullopt;
+  }
+  std::string line;
+  const Wait w = wait_line(line, timeout);
+  if (w != Wait::kLine) {
+    *error = no_reply(w, what);
+    return std::nullopt;
+  }
+  return line;
+}
+
+std::optional<protocol::Repro> ProbeSession::repro_graph(
+    const protocol::GraphScriptRequest& request, std::string* error) {
+  auto line = ask(protocol::repro_graph_request(request), "repro_graph", limits_.case_timeout, error);
+  if (!line) return std::nullopt;
+  auto r = protocol::parse_repro(*line);
+  if (!r.ok()) {
+    *error = r.error;
+    return std::nullopt;
+  }
+  return std::move(*r.value);
+}
+
+std::optional<nlohmann::json> ProbeSession::reference(const std::string& graph, int64_t seed,
+                                                      std::string* error) {
+  auto line =
+      ask(protocol::reference_request(graph, seed), "reference", limits_.case_timeout, error);
+  if (!line) return std::nullopt;
+  auto r = protocol::parse_reference(*line, graph);
+  if (!r.ok()) {
+    *error = r.error;
+    return std::nullopt;
+  }
+  return std::move(*r.value);
+}
+
+bool ProbeSession::build(const protocol::BuildRequest& request,
+                         const std::function<void(const protocol::Built&)>& on_built,
+                         std::string* error) {
+  // Each build is cut at timeout_s by the probe itself; a probe silent for
+  // longer (plus the time its workers take to start) is stuck.
+  const auto silence =
+      limits_.start_timeout + milliseconds(static_cast<int64_t>(request.timeout_s * 1000));
+  auto line = ask(protocol::build_request(request), "build", silence, error);
+  while (line) {
+    auto b = protocol::parse_built(*line);
+    if (!b.ok()) {
+      *error = b.error;
+      stop();
+      return false;
+    }
+    if (b.value->done) return true;
+    on_built(*b.value);
+    const Wait w = wait_line(*line, silence);
+    if (w != Wait::kLine) {
+      *error = no_reply(w, "build");
+      line.reset();
+    }
+  }
+  if (interrupted_.load()) error->clear();
+  return false;
 }
 
 model::CaseResult ProbeSession::died(model::CaseResult r, const std::string& why) {

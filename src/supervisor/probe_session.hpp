@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,6 +52,10 @@ void add_probe_environment(const std::filesystem::path& probe_dir,
 // cloud key). Every process the engine starts for Python uses it.
 bool probe_may_inherit(std::string_view name);
 os::SpawnOptions spawn_options(const ProbeCommand& command);
+// A probe of the interpreter `python` that imports no framework and answers
+// the requests that need none (`list`, `repro_graph`, `reference`); the probe
+// package from the data folder (envs::data_dir()).
+ProbeCommand tool_command(const std::filesystem::path& python);
 
 class ProbeSession {
  public:
@@ -101,6 +106,22 @@ class ProbeSession {
   // Asks the probe to write one case as a standalone script (protocol
   // `repro`); nullopt + *error when the probe fails or times out.
   std::optional<protocol::Repro> repro(const protocol::ReproRequest& request, std::string* error);
+  // Asks the probe to write a fuzz graph as a standalone script (protocol
+  // 1.9 `repro_graph`); nullopt + *error (one line) when the probe fails,
+  // dies or times out.
+  std::optional<protocol::Repro> repro_graph(const protocol::GraphScriptRequest& request,
+                                             std::string* error);
+  // The float64 reference's magnitudes of one fuzz graph (protocol 1.9
+  // `reference`): the reply object; nullopt + *error (one line) on failure.
+  std::optional<nlohmann::json> reference(const std::string& graph, int64_t seed,
+                                          std::string* error);
+  // Fills the build cache (protocol 1.9 `build`): `on_built` sees each
+  // case's line as the probe streams it. True once `build_done` came; false
+  // with *error empty when interrupted (the probe and its workers are
+  // killed), else with *error one line (the probe died, went silent for
+  // the request's timeout_s plus the start timeout, or broke the protocol).
+  bool build(const protocol::BuildRequest& request,
+             const std::function<void(const protocol::Built&)>& on_built, std::string* error);
   // Polite shutdown, then kill after a grace period.
   void stop();
 
@@ -113,6 +134,13 @@ class ProbeSession {
   Wait wait_line(std::string& line, std::chrono::milliseconds timeout);
   bool memory_over_limit();
   model::CaseResult died(model::CaseResult r, const std::string& why);
+  // Sends one request line and reads one reply line within `timeout`;
+  // nullopt + *error (one line: what happened to the probe, and the last
+  // line of its stderr) when it could not.
+  std::optional<std::string> ask(const std::string& request, std::string_view what,
+                                 std::chrono::milliseconds timeout, std::string* error);
+  // One line for a reply that did not come: `w` is why wait_line returned.
+  std::string no_reply(Wait w, std::string_view what);
 
   std::unique_ptr<os::Child> child_;
   Limits limits_;

@@ -1,32 +1,24 @@
-"""`python -m mudjack_probe.fuzz script|check ...`.
+"""`python -m mudjack_probe.fuzz check ...`: a developer's tool (tests/adapters/fuzz_backends.sh).
 
-script GRAPH.json BACKEND DEVICE SEED [--symptom S] [--bound-eps B] [--slow-ratio R] [--timeout-s T]
-    prints a standalone script reproducing the graph on the backend (script.py).
+The engine never starts this: it reaches the fuzz code only over the probe
+protocol (schemas/probe-protocol-v1.md: `repro_graph` writes a finding's
+script, `reference` its float64 magnitudes).
+
 check GRAPH.json... [--backend B]... [--framework F]... [--device D] [--seed N] [--expect FILE]
     runs every graph on every backend whose framework this interpreter has (or
     the ones named) and judges each against the NumPy reference, as a
     reproduction script would for `mismatch`; prints a table; exits 1 when a
     backend disagrees or raises, unless FILE lists that (graph, backend) as a
     known disagreement (lines `GRAPH BACKEND why`); 2 for bad usage.
-reference GRAPH.json... --seed N
-    prints one JSON line per graph: the float64 reference's magnitudes (the
-    engine's suspect rule reads them, src/fuzz/suspect.hpp; nothing is
-    judged here): for each output its dtype, the op that produces it, the
-    root mean square of its finite values, and of each operand of that op
-    (null for one that is not floating). A graph that cannot be evaluated
-    is a line with its one-line `error`.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import sys
-from typing import Any
 
-from .graph import BACKENDS, SYMPTOMS, is_float, load_graph
-from .script import script_for_file
+from .graph import BACKENDS, load_graph
 
 
 def _available() -> list[str]:
@@ -101,49 +93,9 @@ def _badness(line: str) -> float:
         return -1.0
 
 
-def _rms(value: Any) -> float:
-    """The root mean square of the finite elements of `value` (0 when none)."""
-    import numpy as np
-
-    x = np.asarray(value, dtype=np.float64)
-    x = x[np.isfinite(x)]
-    return float(np.sqrt(np.mean(x * x))) if x.size else 0.0
-
-
-def reference_facts(path: str, seed: int) -> dict[str, Any]:
-    """The magnitudes of the float64 reference of the graph in `path`, its
-    inputs drawn from `seed` (see `reference` above)."""
-    from .graph import draw_inputs
-    from .ops_numpy import evaluate_values
-
-    try:
-        graph = load_graph(path)
-        values = evaluate_values(graph, draw_inputs(graph, seed))
-    except (ValueError, ArithmeticError, MemoryError) as exc:
-        return {"graph": path, "error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
-    producer = {n.name: n for n in graph.nodes}
-    outputs = []
-    for name in graph.outputs:
-        node = producer.get(name)
-        operands = node.inputs if node is not None else ()
-        outputs.append({"name": name, "dtype": graph.dtypes[name], "op": node.op if node is not None else "",
-                        "rms": _rms(values[name]),
-                        "operand_rms": [_rms(values[a]) if is_float(graph.dtypes[a]) else None for a in operands]})
-    return {"graph": path, "reduction": graph.reduction, "outputs": outputs}
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mudjack_probe.fuzz")
     sub = parser.add_subparsers(dest="command", required=True)
-    s = sub.add_parser("script", help="print a standalone reproduction script")
-    s.add_argument("graph")
-    s.add_argument("backend", choices=list(BACKENDS))
-    s.add_argument("device")
-    s.add_argument("seed", type=int)
-    s.add_argument("--symptom", choices=SYMPTOMS, default="mismatch")
-    s.add_argument("--bound-eps", type=float, default=None, help="mismatch bound in eps (default: the oracle's bound alone)")
-    s.add_argument("--slow-ratio", type=float, default=10.0, help="slow: compiled / eager median above this reproduces")
-    s.add_argument("--timeout-s", type=float, default=60.0, help="timeout: no answer within this reproduces")
     c = sub.add_parser("check", help="every backend here against the NumPy reference")
     c.add_argument("graphs", nargs="+")
     c.add_argument("--backend", action="append", choices=list(BACKENDS), default=None)
@@ -151,19 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--device", default="cpu")
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--expect", default=None, help="known disagreements: lines GRAPH BACKEND why")
-    r = sub.add_parser("reference", help="the float64 reference's magnitudes, one JSON line per graph")
-    r.add_argument("graphs", nargs="+")
-    r.add_argument("--seed", type=int, required=True)
     args = parser.parse_args(argv)
     try:
-        if args.command == "reference":
-            for path in args.graphs:
-                print(json.dumps(reference_facts(path, args.seed)), flush=True)
-            return 0
-        if args.command == "script":
-            sys.stdout.write(script_for_file(args.graph, args.backend, args.device, args.seed, args.symptom,
-                                             args.bound_eps, args.slow_ratio, args.timeout_s))
-            return 0
         backends = args.backend or _available()
         if args.framework:
             backends = [b for b in backends if BACKENDS[b][0] in args.framework]

@@ -10,7 +10,8 @@ symptom. The script prints what it saw (versions, each output's error
 against the float64 reference, or the exception) and exits 1 when the
 symptom shows, 0 when it does not.
 
-    python -m mudjack_probe.fuzz script GRAPH.json BACKEND DEVICE SEED [--symptom S] [--bound-eps B] > repro.py
+The engine asks for one over the probe protocol (`repro_graph`, answered by
+mudjack_probe.repro.graph_script beside the case scripts it writes).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def make_script(graph_text: str, name: str, backend: str, device: str, seed: int
         f'"""MudJack fuzz: graph {name} on backend {backend}, device {device}, inputs from seed {seed}.',
         "",
         f"Reproduces the symptom `{symptom}` (docs/fuzz.md); exits 1 when it shows, 0 when it",
-        f"does not. Needs only {needs}. Written by `python -m mudjack_probe.fuzz script`:",
+        f"does not. Needs only {needs}. Written by MudJack's probe (protocol `repro_graph`):",
         "the graph, then MudJack's own sources (the graph format, the backend's materializer,",
         'the NumPy float64 reference, the run and its judgement), then the call."""',
         "",
