@@ -148,6 +148,19 @@ class EntryPointsCatch(CopyOfCheckout):
         found = {line.split(": uses")[0] for line in self.violations(run(ENTRY_POINTS, self.tmp)) - clean}
         self.assertEqual(found, {f"src/fleet/extra.cpp:{first + 1}", f"src/fleet/extra.cpp:{first + 2}"})
 
+    def test_a_side_door_into_python_is_caught(self):
+        # Only src/supervisor/ starts Python (and envs/source.cpp runs git):
+        # a fuzz file that spawns a probe itself is the side door issue 35 closed.
+        clean = self.violations(run(ENTRY_POINTS, self.tmp))
+        first = self.append("src/fuzz/bundle.cpp", """\
+            void side_door(const os::SpawnOptions& so, std::string* error) {
+              auto child = os::Child::spawn(so, error);
+            }
+        """)
+        new = self.violations(run(ENTRY_POINTS, self.tmp)) - clean
+        self.assertEqual(new, {f"src/fuzz/bundle.cpp:{first + 1}: uses os::Child::spawn, allowed only from "
+                               "src/os/, src/supervisor/, src/envs/source.cpp"})
+
     def test_fully_qualified_and_using_are_uses(self):
         clean = self.violations(run(ENTRY_POINTS, self.tmp))
         first = self.append("src/fleet/extra.cpp", """\
