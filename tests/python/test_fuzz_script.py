@@ -4,6 +4,7 @@ framework, and run for real with the numpy backend for each symptom."""
 from __future__ import annotations
 
 import ast
+import json
 import os
 import subprocess
 import sys
@@ -59,16 +60,34 @@ class Writing(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "input 'x9'"):
             script_for_file(str(BAD), "numpy", "cpu", 0)
 
-    def test_the_command_line(self) -> None:
+    def test_the_protocol_requests(self) -> None:
+        # The engine reaches this code only over the probe protocol (1.9):
+        # `repro_graph` answered by a listing probe with a `repro`, `reference`
+        # with the float64 magnitudes; a bad graph is one line in each.
         env = {**os.environ, "PYTHONPATH": str(ROOT / "probe")}
-        ok = subprocess.run([sys.executable, "-m", "mudjack_probe.fuzz", "script", str(FIRST), "torch-compile", "cuda:1", "3",
-                             "--symptom", "slow", "--slow-ratio", "4"], capture_output=True, text=True, env=env, check=False)
-        self.assertEqual(ok.returncode, 0, ok.stderr)
-        self.assertIn("reproduce(parse_graph(GRAPH_JSON), 'torch-compile', 'cuda:1', 3, 'slow', torch_glue()", ok.stdout)
-        bad = subprocess.run([sys.executable, "-m", "mudjack_probe.fuzz", "script", str(BAD), "numpy", "cpu", "0"],
-                             capture_output=True, text=True, env=env, check=False)
-        self.assertEqual(bad.returncode, 2)
-        self.assertEqual(len(bad.stderr.strip().splitlines()), 1)
+        requests = [{"type": "repro_graph", "graph": str(FIRST), "backend": "torch-compile", "device": "cuda:1",
+                     "seed": 3, "symptom": "slow", "bound_eps": None, "slow_ratio": 4, "timeout_s": 60},
+                    {"type": "repro_graph", "graph": str(BAD), "backend": "numpy", "device": "cpu", "seed": 0,
+                     "symptom": "mismatch"},
+                    {"type": "reference", "graph": str(FIRST), "seed": 0},
+                    {"type": "reference", "graph": str(BAD), "seed": 0},
+                    {"type": "shutdown"}]
+        proc = subprocess.run([sys.executable, "-m", "mudjack_probe", "--protocol", "1"],
+                              input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True,
+                              text=True, env=env, timeout=120, check=False)
+        replies = [json.loads(line) for line in proc.stdout.splitlines()]
+        self.assertEqual([r["type"] for r in replies], ["hello", "repro", "repro", "reference", "reference", "bye"],
+                         proc.stderr)
+        ok, bad, facts, no_facts = replies[1:5]
+        self.assertIsNone(ok["unwritable"])
+        self.assertIn("reproduce(parse_graph(GRAPH_JSON), 'torch-compile', 'cuda:1', 3, 'slow', torch_glue()",
+                      ok["script"])
+        self.assertEqual(bad["script"], "")
+        self.assertIn("input 'x9'", bad["unwritable"])
+        self.assertNotIn("\n", bad["unwritable"])
+        self.assertTrue(facts["outputs"] and all(o["rms"] >= 0 for o in facts["outputs"]))
+        self.assertNotIn("outputs", no_facts)
+        self.assertNotIn("\n", no_facts["error"])
 
 
 class Running(unittest.TestCase):

@@ -167,5 +167,53 @@ TEST(Protocol, RequestsAreSingleLines) {
   EXPECT_EQ(nlohmann::json::parse(shutdown_request())["type"], "shutdown");
 }
 
+TEST(Protocol, TheMinorIsNineAndEverySideDoorIsARequest) {
+  // 1.9: the requests that replaced the engine's side doors into Python
+  // (the probe's PROTOCOL_MINOR, tests/python/test_machine_faults.py, holds
+  // the same number).
+  EXPECT_EQ(kMinorVersion, 9);
+  GraphScriptRequest g;
+  g.graph = "/tmp/a b.json";
+  g.backend = "torch-compile";
+  g.device = "cuda:0";
+  g.seed = 4;
+  g.symptom = "slow";
+  auto j = nlohmann::json::parse(repro_graph_request(g));
+  EXPECT_EQ(j["type"], "repro_graph");
+  EXPECT_TRUE(j["bound_eps"].is_null());
+  EXPECT_EQ(j["symptom"], "slow");
+  g.bound_eps = 8.5;
+  EXPECT_EQ(nlohmann::json::parse(repro_graph_request(g))["bound_eps"], 8.5);
+  auto r = nlohmann::json::parse(reference_request("/g.json", 3));
+  EXPECT_EQ(r["type"], "reference");
+  EXPECT_EQ(r["seed"], 3);
+  BuildRequest b;
+  b.cases = {"torch/x/y"};
+  b.jobs = 2;
+  auto bj = nlohmann::json::parse(build_request(b));
+  EXPECT_EQ(bj["type"], "build");
+  EXPECT_EQ(bj["cases"], nlohmann::json::array({"torch/x/y"}));
+  EXPECT_EQ(bj["jobs"], 2);
+}
+
+TEST(Protocol, BuildLinesReferencesAndTheirErrorsAreValues) {
+  auto built = parse_built(
+      R"({"type":"built","case":"torch/m/c","status":"timeout","seconds":2.5,"message":"not built"})");
+  ASSERT_TRUE(built.ok()) << built.error;
+  EXPECT_FALSE(built.value->done);
+  EXPECT_EQ(built.value->status, "timeout");
+  EXPECT_EQ(built.value->seconds, 2.5);
+  auto done = parse_built(R"({"type":"build_done","count":1})");
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(done.value->done);
+  EXPECT_EQ(parse_built(R"({"type":"error","message":"no framework"})").error, "no framework");
+  EXPECT_FALSE(parse_built(R"({"type":"built","case":"x"})").ok());
+  EXPECT_FALSE(parse_built("not json").ok());
+  auto ref = parse_reference(R"({"type":"reference","graph":"/g.json","outputs":[]})", "/g.json");
+  ASSERT_TRUE(ref.ok()) << ref.error;
+  EXPECT_FALSE(parse_reference(R"({"type":"reference","graph":"/h.json"})", "/g.json").ok());
+  EXPECT_EQ(parse_reference(R"({"type":"error","message":"m"})", "/g.json").error, "m");
+}
+
 }  // namespace
 }  // namespace mudjack::protocol
