@@ -170,8 +170,8 @@ std::map<std::string, GraphFacts> reference_facts(
   if (numpy.python.empty()) return fail("no numpy interpreter: " + numpy.missing_reason);
   static const std::atomic<bool> kNever{false};  // a batch's suspects are read whole
   std::string error;
-  auto session = supervisor::ProbeSession::start(supervisor::tool_command(numpy.python), {},
-                                                 kNever, &error);
+  auto session =
+      supervisor::ProbeSession::start(supervisor::tool_command(numpy.python), {}, kNever, &error);
   if (!session) {
     return fail("the reference probe did not start: " + error.substr(0, error.find('\n')));
   }

@@ -176,7 +176,7 @@ struct BuildRequest {
 std::string build_request(const BuildRequest& r);
 // One line of the stream: a case built (or not), or the end.
 struct Built {
-  bool done = false;   // `build_done`: no more lines follow
+  bool done = false;  // `build_done`: no more lines follow
   std::string case_id;
   std::string status;  // built, failed, timeout, unknown
   double seconds = 0;

@@ -122,7 +122,8 @@ std::string write_graph(const fs::path& python, const protocol::GraphScriptReque
                         std::string* why) {
   static const std::atomic<bool> kNever{false};  // a campaign stops between findings
   std::string error;
-  auto session = supervisor::ProbeSession::start(supervisor::tool_command(python), {}, kNever, &error);
+  auto session =
+      supervisor::ProbeSession::start(supervisor::tool_command(python), {}, kNever, &error);
   if (!session) {
     *why = "no script: the probe did not start: " + first_line(error);
     return "";

@@ -294,7 +294,8 @@ std::optional<std::string> ProbeSession::ask(const std::string& request, std::st
 
 std::optional<protocol::Repro> ProbeSession::repro_graph(
     const protocol::GraphScriptRequest& request, std::string* error) {
-  auto line = ask(protocol::repro_graph_request(request), "repro_graph", limits_.case_timeout, error);
+  auto line =
+      ask(protocol::repro_graph_request(request), "repro_graph", limits_.case_timeout, error);
   if (!line) return std::nullopt;
   auto r = protocol::parse_repro(*line);
   if (!r.ok()) {

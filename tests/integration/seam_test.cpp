@@ -137,7 +137,8 @@ TEST_F(Seam, AProbeThatDiesDuringARequestIsOneLine) {
   ASSERT_NE(a, nullptr);
   protocol::BuildRequest build;
   build.cases = {"x"};
-  EXPECT_FALSE(a->build(build, [](const protocol::Built&) {}, &error));
+  EXPECT_FALSE(a->build(
+      build, [](const protocol::Built&) {}, &error));
   check(error, "build");
   auto b = start(dying);
   ASSERT_NE(b, nullptr);
