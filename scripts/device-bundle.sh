@@ -39,4 +39,5 @@ python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
   --dest "$out/wheels" "${pins[@]}"
 rm -rf "$out/gitdir"
 git clone -q --depth 1 --no-checkout "file://$PWD" "$out/gitdir"
+git rev-parse HEAD >"$out/commit"
 echo "device-bundle: $(git rev-parse --short HEAD), $(du -sh "$out" | cut -f1) in $out" >&2

@@ -11,11 +11,17 @@
 # shellcheck disable=SC2034  # the calling script reads it
 secs=${1:?usage: $0 SECONDS}
 out=${OUT:?OUT: the folder whose files come back}
-if [ ! -d .git ]; then cp -a .device/gitdir/.git .git; fi
+# The copy may arrive with a .git of its own (another commit's): the bundle's
+# clone replaces it, so what runs is the commit the engine was built from.
+rm -rf .git && cp -a .device/gitdir/.git .git
 git checkout -qf HEAD && git clean -qfd
 state=$PWD/${state_dir:?state_dir: the calling script sets it}
 mkdir -p "$state"
 echo "tree: $(git rev-parse --short HEAD), $(git status --porcelain | wc -l) paths changed"
+if [ "$(git rev-parse HEAD)" != "$(cat .device/commit 2>/dev/null)" ]; then
+  echo "device-env: the checkout is not the commit .device/mudjack was built from; rebuild the bundle" >&2
+  exit 2
+fi
 export LD_LIBRARY_PATH=$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export MUDJACK=$PWD/.device/mudjack MUDJACK_DATA_DIR=$PWD
 py=$(command -v python3)

@@ -14,7 +14,7 @@
 #           (timers-a.txt, timers-b.txt), and `agreement.py repeat` of the
 #           two (repeat.txt: each timer's own run-to-run agreement); then
 #           the capability suite (numpy, torch, jax on cpu and cuda:0,
-#           stopped after 240 s) published as capability.tgz.
+#           stopped after SECONDS) published as capability.tgz.
 # Always in $OUT: nvidia-smi.csv, devices.txt, and each step's log.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -62,7 +62,7 @@ if [ ! -f "$state/timers.done" ]; then
   tail -n 4 "$out/timers-a.txt"
   cat "$out/repeat.txt"
   start=$(date +%s)
-  timeout -s INT 240 "$MUDJACK" run --suite capability --framework numpy,torch,jax --device cpu --device cuda:0 \
+  timeout -s INT "$secs" "$MUDJACK" run --suite capability --framework numpy,torch,jax --device cpu --device cuda:0 \
     --python "numpy=$py" --python "torch=$py" --python "jax=$py" --out "$state/capability" \
     >"$state/capability.out" 2>"$state/capability.err"
   echo "capability: exit $?, $(($(date +%s) - start)) s"
