@@ -44,6 +44,7 @@ FRAMEWORKS = ["torch", "jax", "tensorflow", "numpy"]
 NO_RUN = ("No published run of the `paper` suite yet: `mudjack report --publish` accepts only runs made from a "
           "clean, known source tree, and the earlier headline's runs (now in `history/`) were made from a dirty "
           "tree or record no source state. The new headline comes from the runs being made now.")
+NONE_YET = "No published `paper` run yet (see the headline)."
 
 
 def verdict_list() -> list[str]:
@@ -115,7 +116,7 @@ def pct(n: int, total: int) -> str:
 
 def section_runs(docs: list[tuple[str, dict[str, Any]]]) -> str:
     if not docs:
-        return NO_RUN
+        return NONE_YET
     lines = ["| machine | run | started (UTC) | devices | frameworks (versions) | cases × devices | mudjack | source |",
              "|---|---|---|---|---|--:|---|---|"]
     for label, doc in docs:
@@ -142,7 +143,7 @@ def verdict_counts(docs: list[tuple[str, dict[str, Any]]]) -> dict[tuple[str, st
 
 def section_matrix(docs: list[tuple[str, dict[str, Any]]]) -> str:
     if not docs:
-        return NO_RUN
+        return NONE_YET
     counts = verdict_counts(docs)
     lines = ["| framework | device | functions | " + " | ".join(v.replace("_", " ") for v in VERDICTS) + " | not portable |",
              "|---|---|--:|" + "--:|" * len(VERDICTS) + "--:|"]
@@ -176,7 +177,7 @@ def first_error(doc: dict[str, Any], case_ids: list[str], device: str) -> str:
 
 def section_problems(docs: list[tuple[str, dict[str, Any]]]) -> str:
     if not docs:
-        return NO_RUN
+        return NONE_YET
     lines = ["| framework | function | device | verdict | failing / differing cases | first such case and its error |",
              "|---|---|---|---|--:|---|"]
     rows = []
@@ -195,7 +196,7 @@ def section_problems(docs: list[tuple[str, dict[str, Any]]]) -> str:
 
 def section_latency(docs: list[tuple[str, dict[str, Any]]]) -> str:
     if not docs:
-        return NO_RUN
+        return NONE_YET
     lines = []
     for label, doc in docs:
         if not gpu_model(doc):
@@ -224,7 +225,7 @@ def section_latency(docs: list[tuple[str, dict[str, Any]]]) -> str:
 
 def section_cold(docs: list[tuple[str, dict[str, Any]]]) -> str:
     if not docs:
-        return NO_RUN
+        return NONE_YET
     lines = ["| machine · device | mode | passing cases | median cold | median warm | median cold ÷ warm | p90 cold ÷ warm |",
              "|---|---|--:|--:|--:|--:|--:|"]
     for label, doc in docs:
@@ -533,7 +534,7 @@ def provenance(root: Path) -> tuple[list[dict[str, Any]], list[str]]:
 
 def section_provenance() -> str:
     records, problems = provenance(RESULTS)
-    rows = ["| folder | files | source commit | tree | engine revision | CPU | GPU (driver) |", "|---|--:|---|---|---|---|---|"]
+    rows = ["| folder | records | source commit | tree | engine revision | CPU | GPU (driver) |", "|---|--:|---|---|---|---|---|"]
     grouped: dict[tuple[Any, ...], int] = Counter()
     for r in records:
         tree = "unknown" if r["dirty"] is None else "dirty" if r["dirty"] else "clean"
@@ -569,12 +570,18 @@ def rejudge(mudjack: str) -> int:
     return 0
 
 
+WHY = {"judge: unchecked": "a pass that no check of its own checked (the old run records its checks: none) makes the "
+                          "function `unverified`, no longer `portable`",
+       "judge: listed name missing": "a listed name that does not exist is `unavailable`; its successor's verdict is "
+                                     "reported beside it, no longer as its own"}
+
+
 def _why_changed(old: str, new: dict[str, Any]) -> str:
     reason = new.get("reason") or ""
     if new["verdict"] == "unverified" and "checked by nothing" in reason:
-        return "judge: a pass its own checks did not check (the old run recorded none for it) is `unverified`, no longer `portable`"
+        return "judge: unchecked"
     if new["verdict"] == "unavailable" and reason.startswith("listed name missing"):
-        return "judge: a listed name that is missing is `unavailable`; its successor's verdict is reported beside it, no longer as its own"
+        return "judge: listed name missing"
     return f"judge: {old} → {new['verdict']}"
 
 
@@ -593,10 +600,13 @@ def section_rejudge() -> str:
     out.append("|---|---|---|--:|")
     for (fw, a, b), n in sorted(trans.items(), key=lambda t: (FRAMEWORKS.index(t[0][0]), t[0][1:])):
         out.append(f"| {fw} | {a} | {b} | {n} |")
-    why = Counter(_why_changed(old[k]["verdict"], new[k]).split(":")[0] for k in changed)
+    why = Counter(_why_changed(old[k]["verdict"], new[k]) for k in changed)
     out.append("")
-    out.append("By cause: " + ", ".join(f"{c} {n}" for c, n in sorted(why.items())) + " (the cases are the stored ones, "
-               "so grid, semantics and versions cannot differ here: every change is the judge's).")
+    out.append("By cause (the cases are the stored ones, so the grid, the suites' semantics and the versions cannot "
+               "differ here: every change is the judge's):")
+    out.append("")
+    for c, n in sorted(why.items()):
+        out.append(f"- `{c}`: {n} functions" + (f": {WHY[c]}." if c in WHY else "."))
     out.append("")
     out.append("| framework | function | device | before | after | why | the engine's reason |")
     out.append("|---|---|---|---|---|---|---|")
