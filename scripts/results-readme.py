@@ -384,6 +384,14 @@ def section_models() -> str:
         pairs = len(doc["cases"])
         states.append(f"- {label} `{folder.name}`: run `{run['id']}`, {run['state']}, "
                       f"{pairs} case × device results, commit `{doc['environment']['machines'][0]['source']['commit'][:7]}`.")
+        default = [r for r in rows if r.get("cause") == "precision_default" and r.get("error_eps") is not None]
+        if default:
+            per = Counter(f"{r['framework']} on `{r['device']}`" for r in default)
+            states.append(f"  - Default precision (`precision_default`: agrees once the framework's full-precision switch is set): "
+                          f"{len(default)} rows ({', '.join(f'{k} {n}' for k, n in sorted(per.items()))}), "
+                          f"error against the float64 model {min(r['error_eps'] for r in default):.3g} to "
+                          f"{max(r['error_eps'] for r in default):.3g} eps (bounds {min(r['bound_eps'] for r in default):.3g} "
+                          f"to {max(r['bound_eps'] for r in default):.3g} eps).")
         by: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
         for r in rows:
             by[(r["stage"], r["device"])][r["outcome"]] += 1
@@ -454,9 +462,15 @@ def section_version_axis() -> str:
                 details.append(f"| {p['framework']} | {p['from']} → {p['to']} | {change} | `{e['function']}` "
                                f"| {e['old'].replace('_', ' ')} → {e['new'].replace('_', ' ')} | {why} |")
     outcomes = ["| framework | from → to | function | cases fixed | cases newly failing |", "|---|---|---|--:|--:|"]
+    totals = ["| framework | from → to | cases fixed | cases newly failing | functions with a newly failing case |",
+              "|---|---|--:|--:|---|"]
     for p in axis["pairs"]:
-        for o in p["latency"].get("outcomes", []):
+        rows = p["latency"].get("outcomes", [])
+        for o in rows:
             outcomes.append(f"| {p['framework']} | {p['from']} → {p['to']} | `{o['function']}` | {o['fixed']} | {o['new_failure']} |")
+        worse = ", ".join(f"`{o['function']}`" for o in rows if o["new_failure"]) or "none"
+        totals.append(f"| {p['framework']} | {p['from']} → {p['to']} | {sum(o['fixed'] for o in rows)} "
+                      f"| {sum(o['new_failure'] for o in rows)} | {worse} |")
     bisects = ["| framework | function | between | changed in | last release before | releases tried of those between (class) |",
                "|---|---|---|---|---|---|"]
     for path in sorted(p for d in BISECTS for p in d.glob("*.json")):
@@ -465,7 +479,7 @@ def section_version_axis() -> str:
         bisects.append(f"| {b['framework']} | `{b['function']}` | {b['old']} – {b['new']} | {b.get('changed_in') or '–'} "
                        f"| {b.get('last_before') or '–'} | {len(b['tried'])} of {len(b['releases'])}: {tried} |")
     return ("\n".join(runs) + "\n\n" + "\n".join(pairs) + "\n\n" + "\n".join(details) + "\n\n"
-            + "\n".join(outcomes) + "\n\n" + "\n".join(bisects) + "\n")
+            + "\n".join(totals) + "\n\n" + "\n".join(outcomes) + "\n\n" + "\n".join(bisects) + "\n")
 
 
 PROVENANCE_FILES = ("results.json.gz", "findings.json", "campaign.json", "axis.json", "provenance.json")
