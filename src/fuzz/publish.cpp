@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
 
 #include "fuzz/runs.hpp"
 #include "report/write.hpp"
@@ -90,12 +91,14 @@ json provenance_of(const model::RunInfo& info) {
 
 // The published campaign.json and findings.json carry `provenance`: every
 // batch run's provenance_of, in batch order (a campaign resumed on another
-// machine names both).
+// machine names both). A copy that is not a JSON object is left as copied.
 void add_provenance(const fs::path& dest, const json& provenance) {
   for (const char* name : {"findings.json", "campaign.json"}) {
     std::error_code ec;
     if (!fs::is_regular_file(fs::symlink_status(dest / name, ec))) continue;
-    json j = read_json(dest / name);
+    std::ifstream in(dest / name);
+    json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) continue;
     j["provenance"] = provenance;
     report::write_file_atomically(dest / name, j.dump(1) + "\n");
   }
