@@ -559,6 +559,7 @@ def section_provenance() -> str:
     return "\n".join(rows) + ("\n\nMissing:\n" + "\n".join(f"- {p}" for p in problems) if problems else "")
 
 
+LIMIT = 20 * 1024 * 1024  # results/ must stay a small download
 OLD_CPU = HISTORY / "2026-11-26-amd-epyc"
 REJUDGE = RESULTS / "rejudge-2026-11-26-amd-epyc.md"
 
@@ -686,6 +687,11 @@ def main() -> int:
     for line in problems:
         print(f"results-readme: {line}: a published folder must record its source commit, clean or dirty, "
               "engine revision and machine (or move to results/history/)", file=sys.stderr)
+    size = sum(f.stat().st_size for f in RESULTS.rglob("*") if f.is_file())
+    if size > LIMIT:
+        print(f"results-readme: results/ holds {size:,} bytes, over its {LIMIT:,} (20 MiB): slim it "
+              "(results/history/README.md says how)", file=sys.stderr)
+        bad = True
     if args.check and not bad and not problems:
         print("results/README.md and rejudge-2026-11-26-amd-epyc.md match the committed results; every folder records its provenance")
     return 1 if bad or problems else 0
