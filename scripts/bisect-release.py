@@ -66,6 +66,15 @@ def releases(package: str, python: str) -> list[Version]:
     return [Version(v) for v in m.group(1).split(", ") if final(v)]
 
 
+def provenance(doc: dict[str, Any]) -> dict[str, Any]:
+    """Where and from what a run ran (results.json machines[0]): the source
+    tree's state, the engine's revision, the CPU and each device."""
+    m = (doc.get("environment", {}).get("machines") or [{}])[0]
+    devices = [{k: d.get(k, "") for k in ("id", "kind", "model", "driver_version")} for d in m.get("devices", [])]
+    return {"source": m.get("source"), "mudjack_revision": m.get("mudjack_revision", ""),
+            "cpu_model": m.get("cpu_model", ""), "devices": devices}
+
+
 def podman(args: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["podman", *args], capture_output=True, text=True, check=False,
                           env={**os.environ, **CONF})
@@ -144,7 +153,8 @@ class Bisect:
         else:
             doc = json.loads((self.out / "runs" / m.group(1) / "results.json").read_text())
             klass, detail = classify(doc, self.function)
-            result = {"version": key, "python": python, "class": klass, "detail": detail, "run": m.group(1)}
+            result = {"version": key, "python": python, "class": klass, "detail": detail, "run": m.group(1),
+                      "provenance": provenance(doc)}
         say(f"{self.fw} {version}: {result['class']} ({result['detail'][:120]})")
         self.tried[key] = result
         return result
@@ -197,6 +207,8 @@ def main() -> int:
         report["changed_in"] = str(candidates[hi])
         report["last_before"] = str(candidates[lo])
     report["tried"] = sorted(b.tried.values(), key=lambda r: Version(r["version"]))
+    # the bisect's own provenance: its first run's (each tried release keeps its own)
+    report["provenance"] = next((t["provenance"] for t in report["tried"] if "provenance" in t), None)
     target = out / f"{args.framework}-{args.function}.json"
     target.write_text(json.dumps(report, indent=1) + "\n")
     say(f"{args.function}: " + (f"changed in {report['changed_in']} (after {report['last_before']})"
