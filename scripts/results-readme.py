@@ -41,9 +41,10 @@ README = RESULTS / "README.md"
 HISTORY = RESULTS / "history"
 SCHEMA = ROOT / "schemas" / "results-v1.schema.json"
 FRAMEWORKS = ["torch", "jax", "tensorflow", "numpy"]
-NO_RUN = ("No published run of the `paper` suite yet: `mudjack report --publish` accepts only runs made from a "
-          "clean, known source tree, and the earlier headline's runs (now in `history/`) were made from a dirty "
-          "tree or record no source state. The new headline comes from the runs being made now.")
+NO_RUN = ("No complete published run of the `paper` suite yet: the headline reads only complete runs that "
+          "`mudjack report --publish` accepts (a clean, known source tree). The earlier headline's runs (now in "
+          "`history/`) were made from a dirty tree or record no source state; the 2026-11-28 H100 runs stopped "
+          "after 360 s (the device time ran out) and are evidence of timing, not a headline.")
 NONE_YET = "No published `paper` run yet (see the headline)."
 
 
@@ -85,8 +86,8 @@ def published_folders(root: Path) -> list[Path]:
 
 
 def columns(root: Path = RESULTS) -> list[tuple[str, dict[str, Any]]]:
-    """(machine label, results document) of every `paper` run outside
-    history/ that `report --publish` accepts, folder by folder; a version
+    """(machine label, results document) of every complete `paper` run
+    outside history/ that `report --publish` accepts, folder by folder; a version
     axis (a folder with axis.json) is its own section."""
     out = []
     for folder in published_folders(root):
@@ -94,7 +95,10 @@ def columns(root: Path = RESULTS) -> list[tuple[str, dict[str, Any]]]:
             continue
         for path in sorted(folder.rglob("results.json.gz")):
             doc = load(path)
-            if doc["run"].get("suite") == "paper" and unpublishable(doc) is None:
+            # A run stopped before its end (state `incomplete`) covers only
+            # the cases it reached: it is evidence, not a headline.
+            if (doc["run"].get("suite") == "paper" and doc["run"].get("state") == "complete"
+                    and unpublishable(doc) is None):
                 out.append((folder.name[11:] if folder.name[:4].isdigit() else folder.name, doc))
     return out
 
