@@ -7,8 +7,8 @@ function states why not with a reason from the closed list (`excused` in the
 listing); anything else is missing. Exit 1 when a pair is missing, or when a
 listing names a reason outside the closed list.
 
-  build/mudjack list --suite paper --json | scripts/dtype-coverage.py
-  scripts/dtype-coverage.py listing.json [--missing]
+  build/mudjack list --suite paper --json | studies/dtype-coverage/dtype-coverage.py
+  studies/dtype-coverage/dtype-coverage.py listing.json [--missing]
 """
 
 from __future__ import annotations
