@@ -130,7 +130,7 @@ ordered_json accuracy() {
 int main() {
   ordered_json doc;
   doc["$schema"] = "https://json-schema.org/draft/2020-12/schema";
-  doc["$id"] = "vocabulary.json";
+  doc["$id"] = "mudjack/vocabulary.json";
   doc["description"] =
       "Every closed list of MudJack, written by the engine (build/vocabulary > "
       "schemas/vocabulary.json) from its C++ definitions; never edit by hand. CTest "
