@@ -5,7 +5,7 @@ index's releases between two versions:
     studies/version-axis/bisect-release.py OUT FRAMEWORK FUNCTION OLD NEW [--filter REGEX]
 
 OLD and NEW are the framework versions of two profiles whose runs disagree on
-FUNCTION (studies/version-axis/version-axis.py names them). Each tried release gets its own
+FUNCTION (version-axis.py names them). Each tried release gets its own
 environment, built inside a MudJack image whose Python the release supports
 (the paper-2023 image's 3.9 where it can, else the latest image's 3.13) with
 the index reachable; the `paper` suite's cases of FUNCTION then run in that

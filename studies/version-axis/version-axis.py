@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What changed between framework releases: reads the runs studies/version-axis/version-axis.sh
+"""What changed between framework releases: reads the runs version-axis.sh
 listed in OUT/runs.tsv and writes OUT/axis.json.
 
     studies/version-axis/version-axis.py OUT [--mudjack build/mudjack]
