@@ -78,9 +78,9 @@ ordered_json model_lists() {
   for (auto c : model::kCauses) causes.emplace_back(model::to_string(c));
   auto checks = enum_names<model::Check>([](model::Check c) { return model::to_string(c); },
                                          [](std::string_view s) { return model::parse_check(s); });
-  auto errors = enum_names<model::ErrorKind>(
-      [](model::ErrorKind k) { return model::to_string(k); },
-      [](std::string_view s) { return model::parse_error_kind(s); });
+  auto errors =
+      enum_names<model::ErrorKind>([](model::ErrorKind k) { return model::to_string(k); },
+                                   [](std::string_view s) { return model::parse_error_kind(s); });
   d["outcome"] = enum_of(outcomes, "every case x device ends with exactly one");
   d["verdict"] = enum_of(verdicts, "per (framework, function, device), in precedence order");
   d["cause"] = enum_of(causes, "why a result is what it is; none is the empty string");
