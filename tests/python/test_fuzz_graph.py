@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from mudjack_probe.vocabulary import words
 from mudjack_probe.fuzz.graph import OPS, alone_bound, draw_inputs, error_eps, load_graph, operand_dtypes, pad_pairs, parse_graph
+from mudjack_probe.vocabulary import words
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "fuzz"
 

@@ -19,8 +19,8 @@ import ast
 import os
 from pathlib import Path
 
-from . import MODULES
 from ..vocabulary import fuzz_part
+from . import MODULES
 from .graph import BACKENDS, SYMPTOMS, parse_graph
 
 _HERE = Path(__file__).resolve().parent
