@@ -672,7 +672,7 @@ def _combinations(function: str, declared: list[str], shapes: dict[str, Any], gr
         if grid not in shapes:
             raise ValueError(f"{function}: grid shape {grid!r} is not one of {list(shapes)}")
         first = {k: next(iter(grid_params[k])) for k in keys}
-        modes = [m for m in ("eager", "compiled") if m in mode]
+        modes = [m for m in MODES if m in mode]
         combos += [(d, grid, shapes[grid], first, m, True) for d in GRID if d not in declared for m in modes]
     return combos
 

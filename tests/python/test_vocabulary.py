@@ -10,7 +10,7 @@ import unittest
 from pathlib import Path
 from typing import Any
 
-from mudjack_probe import api
+from mudjack_probe import api, models
 from mudjack_probe.fuzz import graph
 from mudjack_probe.vocabulary import VOCABULARY, words
 
@@ -24,6 +24,18 @@ SCRIPT_LISTS = (
     ("studies/version-axis/version-axis.py", "FAILED", "verdict"),
     ("studies/version-axis/version-axis.py", "RUNS", "verdict"),
 )
+
+
+class StudyListsAreTheVocabulary(unittest.TestCase):
+    def test_dtype_coverage_reads_the_grid(self) -> None:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("dtype_coverage", ROOT / "studies/dtype-coverage/dtype-coverage.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        self.assertEqual(module.GRID, words("grid_dtype"))
+        self.assertEqual(module.REASONS, words("excuse"))
 
 
 def literal(path: Path, name: str) -> Any:
@@ -41,6 +53,7 @@ class ProbeListsAreTheVocabulary(unittest.TestCase):
         self.assertEqual(api.MODES + api.MODEL_STAGES, words("mode"))
         self.assertEqual(api.POLICIES, words("policy"))
         self.assertTrue(set(api.WIDE) <= set(words("dtype")))
+        self.assertEqual(models.STAGES, words("mode"))
 
     def test_fuzz_lists(self) -> None:
         self.assertEqual(graph.OPS, words("fuzz_op"))
