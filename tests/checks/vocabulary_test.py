@@ -54,6 +54,13 @@ class VocabularyCatches(unittest.TestCase):
         self.assertIn("/$defs/verdict: verdict differs", r.stderr)
         self.assertIn("missing ['unverified']", r.stderr)
 
+    def test_an_engine_that_cannot_run_is_one_line(self) -> None:
+        r = subprocess.run([sys.executable, str(CHECK), "--engine", str(self.tmp / "missing"), "--root", str(self.tmp)],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1)
+        self.assertIn("check-vocabulary: ", r.stderr)
+
 
 if __name__ == "__main__":
     ENGINE = sys.argv.pop(1)

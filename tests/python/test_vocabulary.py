@@ -77,6 +77,22 @@ class ProbeListsAreTheVocabulary(unittest.TestCase):
         self.assertIn("error", words("outcome"))
 
 
+class AMissingVocabularyIsOneLine(unittest.TestCase):
+    def test_a_probe_without_schemas_names_the_file(self) -> None:
+        import shutil
+        import subprocess
+        import sys
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(ROOT / "probe" / "mudjack_probe", Path(tmp) / "probe" / "mudjack_probe")
+            r = subprocess.run([sys.executable, "-c", "import mudjack_probe.vocabulary"], cwd=Path(tmp) / "probe",
+                               capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(r.returncode, 0)
+        last = r.stderr.strip().splitlines()[-1]
+        self.assertRegex(last, r"^RuntimeError: .*schemas/vocabulary\.json: cannot be read: ")
+
+
 class ScriptWordsAreVocabulary(unittest.TestCase):
     def test_every_listed_word_is_known(self) -> None:
         for rel, name, vocab in SCRIPT_LISTS:
