@@ -434,8 +434,8 @@ BISECTS = [AXIS / "bisect", HISTORY / "2026-11-27-intel-xeon-bisect"]
 
 
 def section_version_axis() -> str:
-    """The version axis (scripts/version-axis.sh and version-axis.py, bisects
-    by scripts/bisect-release.py): per profile and framework the release that
+    """The version axis (studies/version-axis/version-axis.sh and version-axis.py, bisects
+    by studies/version-axis/bisect-release.py): per profile and framework the release that
     ran and its verdict counts; per framework and pair of profiles the
     functions fixed, broken, added, removed, changed numerically and timed
     beyond noise; every fixed and broken function with the error on its

@@ -13,7 +13,7 @@
 #      cpu and cuda:0;
 #   3. `core`: the set::core models compiled, amp and train on cpu and cuda:0.
 #
-#   scripts/gpu-models.sh STATE_DIR SECONDS [WHEELS]
+#   gpu/gpu-models.sh STATE_DIR SECONDS [WHEELS]
 #
 # Env: MUDJACK (binary, default build/mudjack); CORPUS_FILTER (a --filter
 # regex: finish a corpus another run left incomplete); CASE_TIMEOUT_S (per

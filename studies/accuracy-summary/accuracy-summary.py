@@ -4,7 +4,7 @@ divergence with its cause, the causes counted, and the failures that happen
 only on some devices (portability failures) apart from those on every device
 (the function lacks the dtype).
 
-  scripts/accuracy-summary.py RUN_DIR/results.json [--all]
+  studies/accuracy-summary/accuracy-summary.py RUN_DIR/results.json [--all]
 """
 
 from __future__ import annotations

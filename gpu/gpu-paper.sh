@@ -5,7 +5,7 @@
 # reported `unavailable` where it is missing). Resumable: call it again with
 # the same RESULTS_DIR and FRAMEWORK and it finishes the interrupted run
 # instead of starting a new one. This is how results/ was produced.
-#   scripts/gpu-paper.sh RESULTS_DIR FRAMEWORK[,FRAMEWORK] [more `mudjack run` args]
+#   gpu/gpu-paper.sh RESULTS_DIR FRAMEWORK[,FRAMEWORK] [more `mudjack run` args]
 # Env: MUDJACK (binary, default build/mudjack), CHUNK_S (stop cleanly after
 # this many seconds, default 540; resume later), SUITE (default paper).
 set -uo pipefail

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""What changed between framework releases: reads the runs scripts/version-axis.sh
+"""What changed between framework releases: reads the runs version-axis.sh
 listed in OUT/runs.tsv and writes OUT/axis.json.
 
-    scripts/version-axis.py OUT [--mudjack build/mudjack]
+    studies/version-axis/version-axis.py OUT [--mudjack build/mudjack]
 
 For each framework and each pair of profiles (paper-2023 -> current,
 current -> latest, paper-2023 -> latest), per function on the CPU:
@@ -42,7 +42,7 @@ def load_runs(out: Path) -> dict[tuple[str, str], dict[str, Any]]:
     runs: dict[tuple[str, str], dict[str, Any]] = {}
     table = out / "runs.tsv"
     if not table.exists():
-        raise SystemExit(f"version-axis: {table} is missing: run scripts/version-axis.sh first")
+        raise SystemExit(f"version-axis: {table} is missing: run studies/version-axis/version-axis.sh first")
     for line in table.read_text().splitlines():
         if not line.strip():
             continue
@@ -122,7 +122,7 @@ def diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, list[dict[str, A
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", type=Path)
-    ap.add_argument("--mudjack", default=str(Path(__file__).resolve().parent.parent / "build" / "mudjack"))
+    ap.add_argument("--mudjack", default=str(Path(__file__).resolve().parents[2] / "build" / "mudjack"))
     args = ap.parse_args()
     runs = load_runs(args.out)
     axis: dict[str, Any] = {"profiles": {}, "pairs": []}

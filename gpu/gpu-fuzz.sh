@@ -4,7 +4,7 @@
 # there), over cpu and cuda:0, resumable across calls: the first call starts
 # the campaign, each later one resumes it for another BUDGET.
 #
-#   scripts/gpu-fuzz.sh STATE_DIR BUDGET [extra mudjack fuzz flags for the first call]
+#   gpu/gpu-fuzz.sh STATE_DIR BUDGET [extra mudjack fuzz flags for the first call]
 #
 # Env: MUDJACK (binary, default build/mudjack). The campaign's id is kept in
 # STATE_DIR/campaign; results (store and campaign folder) in STATE_DIR/results.

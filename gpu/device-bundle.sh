@@ -10,9 +10,9 @@
 #                     there (keras, diffusers and what they pull in that the
 #                     machine lacks), at the pins of envs/current/torch.txt
 #   .device/gitdir/   a depth-1 clone of HEAD (its .git only), so the copy
-#                     can be made a clean checkout of it (scripts/gpu-*-call.sh)
+#                     can be made a clean checkout of it (gpu/gpu-*-call.sh)
 # The tree must be committed: the runs it makes are published.
-#   scripts/device-bundle.sh          then: run ... carry [".device"]
+#   gpu/device-bundle.sh          then: run ... carry [".device"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -n "$(git status --porcelain --untracked-files=no)" ]; then

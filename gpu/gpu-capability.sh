@@ -4,7 +4,7 @@
 # device (cpu and cuda:0, serial lanes), run 2 the big matmuls on cuda:0.
 # Run from a folder holding a stripped mudjack, libtomlplusplus.so.3,
 # probe/ and suites/capability/ (the data folder); results go to $OUT.
-#   scripts/gpu-capability.sh   (copied beside the binary, as FOLDER/gpu-cap.sh)
+#   gpu/gpu-capability.sh   (copied beside the binary, as FOLDER/gpu-cap.sh)
 cd "$(dirname "$0")" || exit 1
 export LD_LIBRARY_PATH=$PWD MUDJACK_DATA_DIR=$PWD PYTHONUNBUFFERED=1
 py=$(command -v python3)

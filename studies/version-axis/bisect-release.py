@@ -2,10 +2,10 @@
 """The release where one function's result changed, bisected over the package
 index's releases between two versions:
 
-    scripts/bisect-release.py OUT FRAMEWORK FUNCTION OLD NEW [--filter REGEX]
+    studies/version-axis/bisect-release.py OUT FRAMEWORK FUNCTION OLD NEW [--filter REGEX]
 
 OLD and NEW are the framework versions of two profiles whose runs disagree on
-FUNCTION (scripts/version-axis.py names them). Each tried release gets its own
+FUNCTION (version-axis.py names them). Each tried release gets its own
 environment, built inside a MudJack image whose Python the release supports
 (the paper-2023 image's 3.9 where it can, else the latest image's 3.13) with
 the index reachable; the `paper` suite's cases of FUNCTION then run in that
@@ -49,7 +49,7 @@ PACKAGE = {"torch": "torch", "jax": "jax", "tensorflow": "tensorflow"}
 # is pure Python, its compiled half jaxlib is released with the same numbers.
 WHEELS = {"torch": "torch", "jax": "jaxlib", "tensorflow": "tensorflow"}
 IMAGES = (("3.9", "paper-2023"), ("3.13", "latest"))
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONF = {"CONTAINERS_CONF": str(ROOT / "deploy" / "containers.conf")}
 
 

@@ -2,7 +2,7 @@
 # The version axis: the `paper` suite on this machine's CPU under three
 # profiles of framework releases, then what changed between them.
 #
-#   scripts/version-axis.sh OUT [FRAMEWORK...]     (default: torch jax tensorflow)
+#   studies/version-axis/version-axis.sh OUT [FRAMEWORK...]     (default: torch jax tensorflow)
 #
 #   paper-2023  the study's releases (envs/paper-2023/), in the image
 #               localhost/mudjack:<framework>-cpu-paper-2023-<arch>
@@ -18,12 +18,12 @@
 # Each (profile, framework) is one run, listed in OUT/runs.tsv when it
 # completes; running the script again skips those, so an interrupted axis
 # resumes. The runs are serial: one at a time, every core to it, so their
-# timings compare. Then scripts/version-axis.py OUT writes OUT/axis.json
+# timings compare. Then studies/version-axis/version-axis.py OUT writes OUT/axis.json
 # (mudjack compare between the profiles, function by function).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
-[ $# -ge 1 ] || { echo "usage: scripts/version-axis.sh OUT [FRAMEWORK...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: studies/version-axis/version-axis.sh OUT [FRAMEWORK...]" >&2; exit 2; }
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
 frameworks=("$@")
@@ -73,4 +73,4 @@ for profile in paper-2023 current latest; do
     say "$profile $fw: run $id in $(( $(date +%s) - start )) s"
   done
 done
-python3 scripts/version-axis.py "$out"
+python3 studies/version-axis/version-axis.py "$out"

@@ -2,7 +2,7 @@
 # Runs the paper suite and the benchmarks on a machine whose system Python
 # already has the frameworks (e.g. a GPU box with torch and jax), using a
 # prebuilt mudjack binary. Writes a small bundle of results to OUTDIR.
-#   scripts/gpu-run.sh MUDJACK_BINARY OUTDIR [extra mudjack run args]
+#   gpu/gpu-run.sh MUDJACK_BINARY OUTDIR [extra mudjack run args]
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 bin=$1; out=$2; shift 2

@@ -7,8 +7,8 @@ function states why not with a reason from the closed list (`excused` in the
 listing); anything else is missing. Exit 1 when a pair is missing, or when a
 listing names a reason outside the closed list.
 
-  build/mudjack list --suite paper --json | scripts/dtype-coverage.py
-  scripts/dtype-coverage.py listing.json [--missing]
+  build/mudjack list --suite paper --json | studies/dtype-coverage/dtype-coverage.py
+  studies/dtype-coverage/dtype-coverage.py listing.json [--missing]
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ import argparse
 import json
 import sys
 from collections import defaultdict
+from pathlib import Path
 
-GRID = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128",
-        "int8", "uint8", "int16", "int32", "int64", "bool")
-REASONS = ("no_tensor_input", "integer_only", "string_only", "dtype_fixed_by_api")
+# The grid and the excuse reasons as the engine spells them (schemas/vocabulary.json).
+_LISTS = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "vocabulary.json").read_text(encoding="utf-8"))["$defs"]
+GRID = tuple(_LISTS["grid_dtype"]["enum"])
+REASONS = tuple(_LISTS["excuse"]["enum"])
 
 
 def coverage(cases: list[dict]) -> tuple[dict[str, dict[str, int]], list[str], list[str]]:

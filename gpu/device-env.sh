@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Sourced by the device-call scripts (gpu-models-call.sh, gpu-timing-call.sh)
 # from the repository root on a lent GPU machine, over a copy of the working
-# tree with .device/ carried (scripts/device-bundle.sh): makes the copy a
+# tree with .device/ carried (gpu/device-bundle.sh): makes the copy a
 # clean checkout of the bundled commit, so what it runs is publishable;
 # points MUDJACK, MUDJACK_DATA_DIR and the library path at the bundle; sets
 # `py` (the system python3, which has the frameworks), `secs` (the calling

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a CUDA machine whose system python3 has torch: the device-state and
 # unverified demonstrations of docs/design.md, with MudJack's own output.
-#   scripts/gpu-checks-demo.sh OUT_DIR
+#   gpu/gpu-checks-demo.sh OUT_DIR
 # 1. tests/fixtures/suites/cuda on cuda:0: a device-side assert, then ten
 #    ordinary cases (which must pass), with the cpu baseline run beside it.
 # 2. The same suite's planted wrong GPU answer with --no-baseline: unverified.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How many wrong answers do the suites' checks catch?
 
-    scripts/plant-checks.py [RESULTS.json[.gz]] [--device cpu] [--framework F ...]
+    bench/plant/plant-checks.py [RESULTS.json[.gz]] [--device cpu] [--framework F ...]
                             [--suite-dir suites/paper] [--match TEXT] [--json OUT] [--list]
 
 Takes every case that passed on DEVICE in a results.json (without one: every
@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def env_python(framework: str) -> Path:

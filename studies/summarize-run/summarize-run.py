@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Facts for a closing note or a results README, from one results.json.
 
-  scripts/summarize-run.py RESULTS.json [--baseline cpu]
+  studies/summarize-run/summarize-run.py RESULTS.json [--baseline cpu]
 
 Prints, per framework: cases per function (min/median/max), outcome counts per
 device, wall time per device (sum of the engine's per-case wall time), and

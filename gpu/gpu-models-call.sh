@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# One device call of the models runs (scripts/gpu-models.sh), on a lent GPU
+# One device call of the models runs (gpu/gpu-models.sh), on a lent GPU
 # machine, over a copy of the working tree with .device/ carried
-# (scripts/device-bundle.sh):
-#   scripts/gpu-models-call.sh SECONDS
+# (gpu/device-bundle.sh):
+#   gpu/gpu-models-call.sh SECONDS
 # Makes the copy a clean checkout of the bundled commit, does what is left of
 # the steps within SECONDS (state in build-gpu/, kept between calls on a warm
 # machine), and puts in $OUT each step's published run
@@ -12,9 +12,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 # shellcheck disable=SC2034  # read by device-env.sh
 state_dir=build-gpu
-# shellcheck source=scripts/device-env.sh
-. scripts/device-env.sh
-scripts/gpu-models.sh "$state" "$secs" "$PWD/.device/wheels"
+# shellcheck source=gpu/device-env.sh
+. gpu/device-env.sh
+gpu/gpu-models.sh "$state" "$secs" "$PWD/.device/wheels"
 for step in corpus core; do
   [ -s "$state/$step.run" ] || continue
   run=$(cat "$state/$step.run")

@@ -2,8 +2,8 @@
 # One device call of the timing-agreement measurement (bench/agreement,
 # docs/design.md "Measuring latency honestly") on a lent GPU machine whose
 # system python3 has torch and jax, over a copy of the working tree with
-# .device/ carried (scripts/device-bundle.sh):
-#   scripts/gpu-timing-call.sh SECONDS
+# .device/ carried (gpu/device-bundle.sh):
+#   gpu/gpu-timing-call.sh SECONDS
 # Consecutive calls on one warm machine (state in build-timing/) do, in turn:
 #   a, b    the torch and JAX paper suites on cpu and cuda:0, each run stopped
 #           cleanly after SECONDS (the wall-time target is 600 s) and
@@ -20,8 +20,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 # shellcheck disable=SC2034  # read by device-env.sh
 state_dir=build-timing
-# shellcheck source=scripts/device-env.sh
-. scripts/device-env.sh
+# shellcheck source=gpu/device-env.sh
+. gpu/device-env.sh
 
 publish() {  # publish NAME: the run in $state/NAME into $out/NAME.tgz
   local name=$1 run
