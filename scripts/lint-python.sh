@@ -3,7 +3,8 @@
 # probe, the suites and their tests; mypy, strict, on probe/; both against
 # Python 3.9, the oldest the probe and the suites must import on. Where a
 # Python 3.9 interpreter is found (MUDJACK_PYTHON39, python3.9 on PATH, or
-# pyenv's), the suites are also listed with it. Uses the lint environment that
+# pyenv's), the suites are also listed with it. Every Python function within
+# 80 lines, as in C++ (scripts/py-function-size.py names the exceptions). Uses the lint environment that
 # scripts/install.sh builds from tests/lint-requirements.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,8 @@ env="$cache/envs/lint-$(sha256sum "$pins" | cut -c1-16)"
 echo "lint-python: ruff clean on $(git ls-files 'probe/*.py' 'suites/*.py' 'tests/python/*.py' 'tests/api/*.py' 'python/*.py' | wc -l) files"
 "$env/bin/python" -m mypy --cache-dir=/dev/null --no-error-summary
 echo "lint-python: mypy clean on probe/ and python/"
+# Python functions within 80 lines, as C++ ones (exceptions named in the check).
+python3 scripts/py-function-size.py
 
 py39=""
 candidates=("${MUDJACK_PYTHON39:-}" "$(command -v python3.9 || true)")

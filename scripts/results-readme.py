@@ -1,13 +1,23 @@
 #!/usr/bin/env python3
-"""Writes the generated sections of results/README.md from the committed
-results (results/*/.../results.json.gz), or checks that they are current.
+"""Writes the generated sections of results/README.md (and of
+results/rejudge-2026-11-26-amd-epyc.md) from the committed results
+(results/*/.../results.json.gz), or checks that they are current, and checks
+that every published folder records its provenance.
 
-    scripts/results-readme.py            rewrite the sections in place
-    scripts/results-readme.py --check    exit 1, with a diff, if they differ
+    scripts/results-readme.py                    rewrite the sections in place
+    scripts/results-readme.py --check            exit 1, with a diff, if they differ,
+                                                 or if a folder lacks provenance
+    scripts/results-readme.py --provenance DIR   only the provenance rule, on DIR
+                                                 (a results folder; exit 1 naming each
+                                                 folder outside DIR/history without it)
+    scripts/results-readme.py --rejudge MUDJACK  re-judge the old headline's CPU run
+                                                 with that engine binary (writes
+                                                 results/history/2026-11-26-amd-epyc/rejudged.json)
 
 Every number in a generated section comes from the JSON: the verdicts the
 engine wrote, the cases' outcomes and latencies. Nothing is judged here; this
-only counts and formats. Standard library only.
+only counts and formats. The verdict list is the engine's schema's
+(schemas/results-v1.schema.json, $defs.verdict). Standard library only.
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ import gzip
 import json
 import re
 import statistics
+import subprocess
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -27,11 +38,25 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
 README = RESULTS / "README.md"
 
-CPU_HERE = RESULTS / "2026-11-26-amd-epyc" / "results.json.gz"
-H200 = RESULTS / "2026-11-26-nvidia-h200"
-H200_RUNS = {"run1": ["torch-tensorflow", "jax"], "run2": ["torch-tensorflow", "jax"]}
+HISTORY = RESULTS / "history"
+SCHEMA = ROOT / "schemas" / "results-v1.schema.json"
 FRAMEWORKS = ["torch", "jax", "tensorflow", "numpy"]
-VERDICTS = ["portable", "partial_failure", "complete_failure", "divergent", "intolerable_latency", "unavailable"]
+NO_RUN = ("No complete published run of the `paper` suite yet: the headline reads only complete runs that "
+          "`mudjack report --publish` accepts (a clean, known source tree). The earlier headline's runs (now in "
+          "`history/`) were made from a dirty tree or record no source state; the 2026-11-28 H100 runs stopped "
+          "after 360 s (the device time ran out) and are evidence of timing, not a headline.")
+NONE_YET = "No published `paper` run yet (see the headline)."
+
+
+def verdict_list() -> list[str]:
+    """The engine's verdicts (its schema's enum, most severe first), mildest
+    first: portable, unverified, ..., unavailable last."""
+    enum = json.loads(SCHEMA.read_text(encoding="utf-8"))["$defs"]["verdict"]["enum"]
+    worst_first = [v for v in enum if v != "unavailable"]
+    return list(reversed(worst_first)) + (["unavailable"] if "unavailable" in enum else [])
+
+
+VERDICTS = verdict_list()
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -39,11 +64,42 @@ def load(path: Path) -> dict[str, Any]:
         return json.load(f)
 
 
-def columns() -> list[tuple[str, dict[str, Any]]]:
-    """(column label, results document) per source, in report order."""
-    out = [("amd-epyc (here)", load(CPU_HERE))]
-    for fw_dir in H200_RUNS["run1"]:
-        out.append(("nvidia-h200", load(H200 / "run1" / fw_dir / "results.json.gz")))
+def unpublishable(doc: dict[str, Any]) -> str | None:
+    """Why `mudjack report --publish` refuses this run (run::unpublishable,
+    envs::unpublishable): no machine, no source state, unknown, or dirty."""
+    machines = doc.get("environment", {}).get("machines") or []
+    if not machines:
+        return "records no machine, so no source state"
+    for m in machines:
+        source = m.get("source")
+        if not isinstance(source, dict):
+            return "records no source state"
+        if not isinstance(source.get("dirty"), bool):
+            return "its source tree's state is unknown"
+        if source["dirty"]:
+            return "made from a dirty tree"
+    return None
+
+
+def published_folders(root: Path) -> list[Path]:
+    return sorted(d for d in root.iterdir() if d.is_dir() and d.name != "history")
+
+
+def columns(root: Path = RESULTS) -> list[tuple[str, dict[str, Any]]]:
+    """(machine label, results document) of every complete `paper` run
+    outside history/ that `report --publish` accepts, folder by folder; a version
+    axis (a folder with axis.json) is its own section."""
+    out = []
+    for folder in published_folders(root):
+        if (folder / "axis.json").exists():
+            continue
+        for path in sorted(folder.rglob("results.json.gz")):
+            doc = load(path)
+            # A run stopped before its end (state `incomplete`) covers only
+            # the cases it reached: it is evidence, not a headline.
+            if (doc["run"].get("suite") == "paper" and doc["run"].get("state") == "complete"
+                    and unpublishable(doc) is None):
+                out.append((folder.name[11:] if folder.name[:4].isdigit() else folder.name, doc))
     return out
 
 
@@ -62,19 +118,22 @@ def pct(n: int, total: int) -> str:
     return f"{100.0 * n / total:.0f}%" if total else "–"
 
 
-def section_runs(docs: list[tuple[str, dict[str, Any]]], run2: list[dict[str, Any]]) -> str:
-    lines = ["| machine | run | started (UTC) | devices | frameworks (versions) | cases × devices | mudjack |",
-             "|---|---|---|---|---|--:|---|"]
-    for label, doc in docs + [("nvidia-h200 (repeat)", d) for d in run2]:
+def section_runs(docs: list[tuple[str, dict[str, Any]]]) -> str:
+    if not docs:
+        return NONE_YET
+    lines = ["| machine | run | started (UTC) | devices | frameworks (versions) | cases × devices | mudjack | source |",
+             "|---|---|---|---|---|--:|---|---|"]
+    for label, doc in docs:
         m = machine(doc)
         devices = ", ".join(f"`{d['id']}` {d.get('model', '')}".strip() for d in m["devices"])
         fws = ", ".join(f"{fw} {v.get('version') or 'not installed'}" for fw, v in sorted(m["frameworks"].items()))
         lines.append(f"| {label} | `{doc['run']['id']}` | {doc['run']['created_at'][:16].replace('T', ' ')} | {devices} "
-                     f"| {fws} | {len(doc['cases'])} | {m.get('mudjack_revision', '')} |")
-    drivers = sorted({d.get("driver_version", "") for _, doc in docs for d in machine(doc)["devices"] if d.get("kind") == "cuda"})
-    lines.append("")
-    lines.append(f"GPU driver {', '.join(drivers)}; CUDA runtime "
-                 f"{', '.join(sorted({d.get('runtime_version', '') for _, doc in docs for d in machine(doc)['devices'] if d.get('kind') == 'cuda'}))}.")
+                     f"| {fws} | {len(doc['cases'])} | {m.get('mudjack_revision', '')} | `{m['source']['commit'][:7]}` |")
+    cuda = [d for _, doc in docs for d in machine(doc)["devices"] if d.get("kind") == "cuda"]
+    if cuda:
+        lines.append("")
+        lines.append(f"GPU driver {', '.join(sorted({d.get('driver_version', '') for d in cuda}))}; CUDA runtime "
+                     f"{', '.join(sorted({d.get('runtime_version', '') for d in cuda}))}.")
     return "\n".join(lines)
 
 
@@ -87,6 +146,8 @@ def verdict_counts(docs: list[tuple[str, dict[str, Any]]]) -> dict[tuple[str, st
 
 
 def section_matrix(docs: list[tuple[str, dict[str, Any]]]) -> str:
+    if not docs:
+        return NONE_YET
     counts = verdict_counts(docs)
     lines = ["| framework | device | functions | " + " | ".join(v.replace("_", " ") for v in VERDICTS) + " | not portable |",
              "|---|---|--:|" + "--:|" * len(VERDICTS) + "--:|"]
@@ -119,12 +180,14 @@ def first_error(doc: dict[str, Any], case_ids: list[str], device: str) -> str:
 
 
 def section_problems(docs: list[tuple[str, dict[str, Any]]]) -> str:
+    if not docs:
+        return NONE_YET
     lines = ["| framework | function | device | verdict | failing / differing cases | first such case and its error |",
              "|---|---|---|---|--:|---|"]
     rows = []
     for label, doc in docs:
         for v in doc["verdicts"]:
-            if v["verdict"] in ("portable", "unavailable", "intolerable_latency"):
+            if v["verdict"] in ("portable", "unverified", "unavailable", "intolerable_latency"):
                 continue
             ids = v["failing"] + v["mismatching"]
             rows.append((FRAMEWORKS.index(v["framework"]), v["function"], f"{label.split(' ')[0]}/{v['device']}",
@@ -136,6 +199,8 @@ def section_problems(docs: list[tuple[str, dict[str, Any]]]) -> str:
 
 
 def section_latency(docs: list[tuple[str, dict[str, Any]]]) -> str:
+    if not docs:
+        return NONE_YET
     lines = []
     for label, doc in docs:
         if not gpu_model(doc):
@@ -163,6 +228,8 @@ def section_latency(docs: list[tuple[str, dict[str, Any]]]) -> str:
 
 
 def section_cold(docs: list[tuple[str, dict[str, Any]]]) -> str:
+    if not docs:
+        return NONE_YET
     lines = ["| machine · device | mode | passing cases | median cold | median warm | median cold ÷ warm | p90 cold ÷ warm |",
              "|---|---|--:|--:|--:|--:|--:|"]
     for label, doc in docs:
@@ -181,58 +248,23 @@ def section_cold(docs: list[tuple[str, dict[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
-def section_agreement() -> str:
-    lines = ["| runs | framework | device | verdicts equal | outcomes equal | cases timed twice | median within ±10% | within ±25% | within 2× | geometric mean second ÷ first |",
-             "|---|---|---|--:|--:|--:|--:|--:|--:|--:|"]
-    pairs = [("run1, run2: cpu and cuda:0 lanes in parallel", H200 / "run1" / d / "results.json.gz", H200 / "run2" / d / "results.json.gz")
-             for d in H200_RUNS["run1"]]
-    for what, path_a, path_b in pairs:
-        a = load(path_a)
-        b = load(path_b)
-        devices = sorted({c["device"] for c in a["cases"]})
-        for device in devices:
-            va = {(v["framework"], v["function"]): (v["verdict"], tuple(v["flags"])) for v in a["verdicts"] if v["device"] == device}
-            vb = {(v["framework"], v["function"]): (v["verdict"], tuple(v["flags"])) for v in b["verdicts"] if v["device"] == device}
-            ca = {c["id"]: c for c in a["cases"] if c["device"] == device}
-            cb = {c["id"]: c for c in b["cases"] if c["device"] == device}
-            for fw in sorted({k[0] for k in va}, key=FRAMEWORKS.index):
-                keys = [k for k in va if k[0] == fw]
-                same_v = sum(va[k] == vb.get(k) for k in keys)
-                ids = [i for i in ca if ca[i]["framework"] == fw]
-                same_o = sum(ca[i]["outcome"] == cb.get(i, {}).get("outcome") for i in ids)
-                ratios = []
-                for i in ids:
-                    ma, mb = ca[i]["latency"].get("median_ns"), cb.get(i, {}).get("latency", {}).get("median_ns")
-                    if ma and mb:
-                        ratios.append(mb / ma)
-                if ratios:
-                    within = lambda t: pct(sum(1 / t <= r <= t for r in ratios), len(ratios))  # noqa: E731
-                    gm = statistics.geometric_mean(ratios)
-                    timing = f"{len(ratios)} | {pct(sum(0.9 <= r <= 1.1 for r in ratios), len(ratios))} | " \
-                             f"{pct(sum(0.75 <= r <= 1.25 for r in ratios), len(ratios))} | {within(2.0)} | {gm:.2f}"
-                else:
-                    timing = "0 | – | – | – | –"
-                lines.append(f"| {what} | {fw} | `{device}` | {same_v} of {len(keys)} | {same_o} of {len(ids)} | {timing} |")
-    return "\n".join(lines)
-
-
 def section_headline(docs: list[tuple[str, dict[str, Any]]]) -> str:
+    if not docs:
+        return NO_RUN
     counts = verdict_counts(docs)
-
-    def line(fw: str, dev: str) -> str:
-        c = counts[(fw, dev)]
-        attempted = sum(c.values()) - c["unavailable"]
-        failed = c["partial_failure"] + c["complete_failure"]
-        return (f"{failed} of {attempted} functions fail in part or whole ({pct(failed, attempted)}), "
-                f"{c['divergent']} diverge, {c['intolerable_latency']} crawl")
-
-    out = [
-        f"- PyTorch on `nvidia-h200/cuda:0`: {line('torch', 'nvidia-h200/cuda:0')}; on its own CPU: {line('torch', 'nvidia-h200/cpu')}.",
-        f"- JAX on `nvidia-h200/cuda:0`: {line('jax', 'nvidia-h200/cuda:0')}; on its own CPU: {line('jax', 'nvidia-h200/cpu')}.",
-        f"- TensorFlow on this machine's CPU (`amd-epyc/cpu`): {line('tensorflow', 'amd-epyc/cpu')}. "
-        f"On the H200 machine all {sum(counts[('tensorflow', 'nvidia-h200/cuda:0')].values())} of its functions are `unavailable`: "
-        "TensorFlow is not installed there.",
-    ]
+    out = []
+    for fw in FRAMEWORKS:
+        for (f, dev), c in sorted(counts.items()):
+            if f != fw:
+                continue
+            attempted = sum(c.values()) - c["unavailable"]
+            if not attempted:
+                out.append(f"- {fw} on `{dev}`: all {sum(c.values())} functions `unavailable`.")
+                continue
+            failed = c["partial_failure"] + c["complete_failure"]
+            out.append(f"- {fw} on `{dev}`: {failed} of {attempted} functions fail in part or whole ({pct(failed, attempted)}), "
+                       f"{c['divergent']} diverge, {c['unverified']} `unverified` (a pass checked by nothing), "
+                       f"{c['intolerable_latency']} crawl.")
     return "\n".join(out)
 
 
@@ -287,7 +319,8 @@ def section_surface() -> str:
     return "\n".join(rows) + "\n\n" + "\n".join(only) + "\n"
 
 
-FUZZ = [("amd-epyc", RESULTS / "2026-11-27-amd-epyc-fuzz"), ("nvidia-h100", RESULTS / "2026-11-27-nvidia-h100-fuzz")]
+# in history/: the campaigns record no source commit (docs: results/history/README.md)
+FUZZ = [("amd-epyc", HISTORY / "2026-11-27-amd-epyc-fuzz"), ("nvidia-h100", HISTORY / "2026-11-27-nvidia-h100-fuzz")]
 
 
 def section_fuzz() -> str:
@@ -320,7 +353,7 @@ def section_fuzz() -> str:
     return "\n".join(out)
 
 
-MODELS = [("amd-epyc", RESULTS / "2026-11-27-amd-epyc-models" / "corpus"),
+MODELS = [("intel-xeon", RESULTS / "2026-11-27-intel-xeon-models" / "corpus"),
           ("nvidia-h100", RESULTS / "2026-11-27-nvidia-h100-models" / "corpus"),
           # the models the corpus run above did not reach, run on a later machine (CORPUS_FILTER)
           ("nvidia-h100", RESULTS / "2026-11-27-nvidia-h100-models" / "corpus-rest"),
@@ -355,6 +388,14 @@ def section_models() -> str:
         pairs = len(doc["cases"])
         states.append(f"- {label} `{folder.name}`: run `{run['id']}`, {run['state']}, "
                       f"{pairs} case × device results, commit `{doc['environment']['machines'][0]['source']['commit'][:7]}`.")
+        default = [r for r in rows if r.get("cause") == "precision_default" and r.get("error_eps") is not None]
+        if default:
+            per = Counter(f"{r['framework']} on `{r['device']}`" for r in default)
+            states.append(f"  - Default precision (`precision_default`: agrees once the framework's full-precision switch is set): "
+                          f"{len(default)} rows ({', '.join(f'{k} {n}' for k, n in sorted(per.items()))}), "
+                          f"error against the float64 model {min(r['error_eps'] for r in default):.3g} to "
+                          f"{max(r['error_eps'] for r in default):.3g} eps (bounds {min(r['bound_eps'] for r in default):.3g} "
+                          f"to {max(r['bound_eps'] for r in default):.3g} eps).")
         by: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
         for r in rows:
             by[(r["stage"], r["device"])][r["outcome"]] += 1
@@ -387,12 +428,14 @@ def section_models() -> str:
 
 
 AXIS = RESULTS / "2026-11-27-intel-xeon-version-axis"
-AXIS_VERDICTS = ["portable", "unverified", "partial_failure", "complete_failure", "divergent", "unavailable"]
+AXIS_VERDICTS = [v for v in VERDICTS if v != "intolerable_latency"]  # one device: no latency verdict
+# in history/: the bisects record no source commit; scripts/bisect-release.py now records it
+BISECTS = [AXIS / "bisect", HISTORY / "2026-11-27-intel-xeon-bisect"]
 
 
 def section_version_axis() -> str:
-    """The version axis (scripts/version-axis.sh and version-axis.py, bisects
-    by scripts/bisect-release.py): per profile and framework the release that
+    """The version axis (studies/version-axis/version-axis.sh and version-axis.py, bisects
+    by studies/version-axis/bisect-release.py): per profile and framework the release that
     ran and its verdict counts; per framework and pair of profiles the
     functions fixed, broken, added, removed, changed numerically and timed
     beyond noise; every fixed and broken function with the error on its
@@ -423,31 +466,185 @@ def section_version_axis() -> str:
                 details.append(f"| {p['framework']} | {p['from']} → {p['to']} | {change} | `{e['function']}` "
                                f"| {e['old'].replace('_', ' ')} → {e['new'].replace('_', ' ')} | {why} |")
     outcomes = ["| framework | from → to | function | cases fixed | cases newly failing |", "|---|---|---|--:|--:|"]
+    totals = ["| framework | from → to | cases fixed | cases newly failing | functions with a newly failing case |",
+              "|---|---|--:|--:|---|"]
     for p in axis["pairs"]:
-        for o in p["latency"].get("outcomes", []):
+        rows = p["latency"].get("outcomes", [])
+        for o in rows:
             outcomes.append(f"| {p['framework']} | {p['from']} → {p['to']} | `{o['function']}` | {o['fixed']} | {o['new_failure']} |")
-    bisects = ["| framework | function | between | changed in | last release before | releases tried (class) |",
+        worse = ", ".join(f"`{o['function']}`" for o in rows if o["new_failure"]) or "none"
+        totals.append(f"| {p['framework']} | {p['from']} → {p['to']} | {sum(o['fixed'] for o in rows)} "
+                      f"| {sum(o['new_failure'] for o in rows)} | {worse} |")
+    bisects = ["| framework | function | between | changed in | last release before | releases tried of those between (class) |",
                "|---|---|---|---|---|---|"]
-    for path in sorted((AXIS / "bisect").glob("*.json")):
+    for path in sorted(p for d in BISECTS for p in d.glob("*.json")):
         b = json.loads(path.read_text(encoding="utf-8"))
         tried = ", ".join(f"{t['version']} ({t['class']})" for t in b["tried"])
         bisects.append(f"| {b['framework']} | `{b['function']}` | {b['old']} – {b['new']} | {b.get('changed_in') or '–'} "
-                       f"| {b.get('last_before') or '–'} | {tried} |")
+                       f"| {b.get('last_before') or '–'} | {len(b['tried'])} of {len(b['releases'])}: {tried} |")
     return ("\n".join(runs) + "\n\n" + "\n".join(pairs) + "\n\n" + "\n".join(details) + "\n\n"
-            + "\n".join(outcomes) + "\n\n" + "\n".join(bisects) + "\n")
+            + "\n".join(totals) + "\n\n" + "\n".join(outcomes) + "\n\n" + "\n".join(bisects) + "\n")
+
+
+PROVENANCE_FILES = ("results.json.gz", "findings.json", "campaign.json", "axis.json", "provenance.json")
+
+
+def _record(where: str, source: Any, revision: Any, cpu: Any, devices: list[dict[str, Any]]) -> dict[str, Any]:
+    """One machine's provenance, normalised, with what is missing of it."""
+    source = source if isinstance(source, dict) else {}
+    commit, dirty = source.get("commit"), source.get("dirty")
+    missing = []
+    if not (isinstance(commit, str) and re.fullmatch(r"[0-9a-f]{40}", commit)):
+        missing.append("source commit")
+    if not isinstance(dirty, bool):
+        missing.append("clean or dirty")
+    if not revision:
+        missing.append("engine revision")
+    if not cpu:
+        missing.append("CPU model")
+    gpus = [d for d in devices if d.get("kind") == "cuda" or str(d.get("id", "")).startswith(("cuda", "tpu", "rocm"))]
+    if any(not d.get("model") or not d.get("driver_version") for d in gpus):
+        missing.append("GPU model and driver")
+    return {"file": where, "commit": commit if isinstance(commit, str) else None, "dirty": dirty,
+            "revision": revision or None, "cpu": cpu or None,
+            "gpus": sorted({f"{d.get('model', '')} (driver {d.get('driver_version', '')})" for d in gpus}),
+            "missing": missing}
+
+
+def _records_of(path: Path, where: str) -> list[dict[str, Any]]:
+    """The provenance records one file holds: results.json machines[], a
+    published fuzz campaign's or a bisect's `provenance`, a version axis's
+    profiles, or a folder's own provenance.json (a list of machines in the
+    fuzz format). A file of these kinds with none gives one empty record."""
+    doc = load(path) if path.name.endswith(".gz") else json.loads(path.read_text(encoding="utf-8"))
+    out = []
+    if path.name == "results.json.gz":
+        for m in doc.get("environment", {}).get("machines") or []:
+            out.append(_record(where, m.get("source"), m.get("mudjack_revision"), m.get("cpu_model"), m.get("devices") or []))
+    elif path.name == "axis.json":
+        for profile in doc.get("profiles", {}).values():
+            for env in profile.values():
+                out.append(_record(where, {"commit": env.get("commit"), "dirty": env.get("dirty")}, env.get("revision"),
+                                   env.get("cpu"), []))
+    else:
+        prov = doc.get("provenance") if isinstance(doc, dict) else doc
+        for m in prov if isinstance(prov, list) else [prov] if isinstance(prov, dict) else []:
+            out.append(_record(where, m.get("source"), m.get("mudjack_revision"), m.get("cpu_model"), m.get("devices") or []))
+    return out or [_record(where, None, None, None, [])]
+
+
+def provenance(root: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Per published folder (every folder of `root` but history/): its
+    provenance records, and one line per folder that lacks any part of it."""
+    records, problems = [], []
+    for folder in published_folders(root):
+        files = sorted(p for p in folder.rglob("*") if p.name in PROVENANCE_FILES or p.parent.name == "bisect")
+        mine = [r for p in files for r in _records_of(p, str(p.relative_to(root)))]
+        if not mine:
+            problems.append(f"results/{folder.name}: records no provenance (no results.json.gz, findings.json, "
+                            "axis.json or provenance.json)")
+        for r in mine:
+            if r["missing"]:
+                problems.append(f"results/{r['file']}: no {', no '.join(r['missing'])}")
+        records.extend(dict(r, folder=folder.name) for r in mine)
+    return records, problems
+
+
+def section_provenance() -> str:
+    records, problems = provenance(RESULTS)
+    rows = ["| folder | records | source commit | tree | engine revision | CPU | GPU (driver) |", "|---|--:|---|---|---|---|---|"]
+    grouped: dict[tuple[Any, ...], int] = Counter()
+    for r in records:
+        tree = "unknown" if r["dirty"] is None else "dirty" if r["dirty"] else "clean"
+        grouped[(r["folder"], f"`{r['commit'][:7]}`" if r["commit"] else "unknown", tree, r["revision"] or "unknown",
+                 r["cpu"] or "unknown", ", ".join(r["gpus"]) or "–")] += 1
+    for key, n in sorted(grouped.items()):
+        rows.append(f"| `{key[0]}` | {n} | {' | '.join(key[1:])} |")
+    return "\n".join(rows) + ("\n\nMissing:\n" + "\n".join(f"- {p}" for p in problems) if problems else "")
+
+
+LIMIT = 20 * 1024 * 1024  # results/ must stay a small download
+OLD_CPU = HISTORY / "2026-11-26-amd-epyc"
+REJUDGE = RESULTS / "rejudge-2026-11-26-amd-epyc.md"
+
+
+def rejudge(mudjack: str) -> int:
+    """Today's engine on the old headline's CPU run: `mudjack report FILE
+    --format json` judges its stored cases again; its verdicts, with the
+    engine's version and the source tree's state, go to rejudged.json."""
+    done = subprocess.run([mudjack, "report", str(OLD_CPU / "results.json.gz"), "--format", "json"],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        print(f"results-readme: {mudjack} report failed: {done.stderr.strip()}", file=sys.stderr)
+        return 1
+    verdicts = [{k: v.get(k) for k in ("framework", "function", "device", "verdict", "reason", "flags")}
+                for v in json.loads(done.stdout)["verdicts"]]
+    version = subprocess.run([mudjack, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    git = lambda *a: subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True, text=True, check=False).stdout  # noqa: E731
+    doc = {"command": f"mudjack report results/history/{OLD_CPU.name}/results.json.gz --format json",
+           "engine": {"version": version, "commit": git("rev-parse", "HEAD").strip(),
+                      "dirty": bool(git("status", "--porcelain", "--untracked-files=no").strip())},
+           "verdicts": verdicts}
+    (OLD_CPU / "rejudged.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+WHY = {"judge: unchecked": "a pass that no check of its own checked (the old run records its checks: none) makes the "
+                          "function `unverified`, no longer `portable`",
+       "judge: listed name missing": "a listed name that does not exist is `unavailable`; its successor's verdict is "
+                                     "reported beside it, no longer as its own"}
+
+
+def _why_changed(old: str, new: dict[str, Any]) -> str:
+    reason = new.get("reason") or ""
+    if new["verdict"] == "unverified" and "checked by nothing" in reason:
+        return "judge: unchecked"
+    if new["verdict"] == "unavailable" and reason.startswith("listed name missing"):
+        return "judge: listed name missing"
+    return f"judge: {old} → {new['verdict']}"
+
+
+def section_rejudge() -> str:
+    old = {(v["framework"], v["function"], v["device"]): v for v in load(OLD_CPU / "results.json.gz")["verdicts"]}
+    doc = json.loads((OLD_CPU / "rejudged.json").read_text(encoding="utf-8"))
+    new = {(v["framework"], v["function"], v["device"]): v for v in doc["verdicts"]}
+    changed = sorted((k for k in old if k in new and old[k]["verdict"] != new[k]["verdict"]),
+                     key=lambda k: (FRAMEWORKS.index(k[0]), k[1]))
+    eng = doc["engine"]
+    out = [f"Engine: `{eng['version']}`, tree `{eng['commit'][:7]}` ({'dirty' if eng['dirty'] else 'clean'}); "
+           f"command: `{doc['command']}`. {len(old)} verdicts before, {len(new)} after; "
+           f"{len(changed)} changed, {len(set(old) ^ set(new))} added or gone.", ""]
+    trans: Counter[tuple[str, str, str]] = Counter((k[0], old[k]["verdict"], new[k]["verdict"]) for k in changed)
+    out.append("| framework | before | after | functions |")
+    out.append("|---|---|---|--:|")
+    for (fw, a, b), n in sorted(trans.items(), key=lambda t: (FRAMEWORKS.index(t[0][0]), t[0][1:])):
+        out.append(f"| {fw} | {a} | {b} | {n} |")
+    why = Counter(_why_changed(old[k]["verdict"], new[k]) for k in changed)
+    out.append("")
+    out.append("By cause (the cases are the stored ones, so the grid, the suites' semantics and the versions cannot "
+               "differ here: every change is the judge's):")
+    out.append("")
+    for c, n in sorted(why.items()):
+        out.append(f"- `{c}`: {n} functions" + (f": {WHY[c]}." if c in WHY else "."))
+    out.append("")
+    out.append("| framework | function | device | before | after | why | the engine's reason |")
+    out.append("|---|---|---|---|---|---|---|")
+    for k in changed:
+        out.append(f"| {k[0]} | `{k[1]}` | `{k[2]}` | {old[k]['verdict']} | {new[k]['verdict']} | "
+                   f"{_why_changed(old[k]['verdict'], new[k])} | {_first_line(new[k].get('reason') or '', 200)} |")
+    return "\n".join(out)
 
 
 def generate() -> dict[str, str]:
     docs = columns()
-    run2 = [load(H200 / "run2" / d / "results.json.gz") for d in H200_RUNS["run2"]]
     return {
         "headline": section_headline(docs),
-        "runs": section_runs(docs, run2),
+        "runs": section_runs(docs),
         "matrix": section_matrix(docs),
         "problems": section_problems(docs),
         "latency": section_latency(docs),
         "cold": section_cold(docs),
-        "agreement": section_agreement(),
+        "provenance": section_provenance(),
         "surface": section_surface(),
         "fuzz": section_fuzz(),
         "models": section_models(),
@@ -455,32 +652,53 @@ def generate() -> dict[str, str]:
     }
 
 
-def render(text: str, sections: dict[str, str]) -> str:
+def render(text: str, sections: dict[str, str], name_of: str = "results/README.md") -> str:
     for name, body in sections.items():
         pattern = re.compile(rf"(<!-- generated:{name} -->\n).*?(<!-- /generated:{name} -->)", re.S)
         if not pattern.search(text):
-            raise SystemExit(f"results/README.md has no <!-- generated:{name} --> block")
+            raise SystemExit(f"{name_of} has no <!-- generated:{name} --> block")
         text = pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
     return text
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--check", action="store_true", help="exit 1 if README.md is not what the JSON gives")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a page is not what the JSON gives, or a folder lacks provenance")
+    parser.add_argument("--provenance", metavar="DIR", help="check only the provenance rule on the results folder DIR")
+    parser.add_argument("--rejudge", metavar="MUDJACK", help="re-judge the old headline's CPU run with this engine binary")
     args = parser.parse_args()
-    current = README.read_text(encoding="utf-8")
-    wanted = render(current, generate())
-    if args.check:
-        if wanted != current:
+    if args.provenance:
+        _, problems = provenance(Path(args.provenance))
+        for line in problems:
+            print(f"results-readme: {line}", file=sys.stderr)
+        return 1 if problems else 0
+    if args.rejudge:
+        return rejudge(args.rejudge)
+    pages = [(README, generate()), (REJUDGE, {"rejudge": section_rejudge()})]
+    bad = False
+    for page, sections in pages:
+        current = page.read_text(encoding="utf-8")
+        wanted = render(current, sections, str(page.relative_to(ROOT)))
+        if not args.check:
+            page.write_text(wanted, encoding="utf-8")
+        elif wanted != current:
             sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), wanted.splitlines(True),
-                                                       "results/README.md", "from the committed JSON"))
-            print("results/README.md differs from what the committed results give: run scripts/results-readme.py",
+                                                       str(page.relative_to(ROOT)), "from the committed JSON"))
+            print(f"{page.relative_to(ROOT)} differs from what the committed results give: run scripts/results-readme.py",
                   file=sys.stderr)
-            return 1
-        print("results/README.md matches the committed results")
-        return 0
-    README.write_text(wanted, encoding="utf-8")
-    return 0
+            bad = True
+    _, problems = provenance(RESULTS)
+    for line in problems:
+        print(f"results-readme: {line}: a published folder must record its source commit, clean or dirty, "
+              "engine revision and machine (or move to results/history/)", file=sys.stderr)
+    size = sum(f.stat().st_size for f in RESULTS.rglob("*") if f.is_file())
+    if size > LIMIT:
+        print(f"results-readme: results/ holds {size:,} bytes, over its {LIMIT:,} (20 MiB): slim it "
+              "(results/history/README.md says how)", file=sys.stderr)
+        bad = True
+    if args.check and not bad and not problems:
+        print("results/README.md and rejudge-2026-11-26-amd-epyc.md match the committed results; every folder records its provenance")
+    return 1 if bad or problems else 0
 
 
 if __name__ == "__main__":

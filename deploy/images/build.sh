@@ -55,7 +55,7 @@ command -v podman >/dev/null || die "podman is missing: run deploy/install.sh"
 # (uncommitted changes included), so build/ and results never travel.
 context=$(mktemp -d "${TMPDIR:-/var/tmp}/mudjack-context.XXXXXX")
 trap 'rm -rf "$context"' EXIT
-copied=(CMakeLists.txt src bench probe suites schemas envs intolerable.toml deploy/images)
+copied=(CMakeLists.txt src bench tools probe suites schemas envs intolerable.toml deploy/images)
 (cd "$root" && cp -r --parents "${copied[@]}" "$context"/)
 find "$context" -name __pycache__ -prune -exec rm -rf {} +
 mkdir -p "$context/prebuilt"

@@ -22,19 +22,20 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from .vocabulary import words
+
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 COMMON = FLOATS + ["complex64", "int32", "int64", "bool"]
 
-GRID = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128",
-        "int8", "uint8", "int16", "int32", "int64", "bool")
+GRID = words("grid_dtype")
 """The dtype grid (docs/design.md): every paper function gets a case in each,
 or a reason from `EXCUSES` (`Cases.excuse`)."""
 
-KNOWN_DTYPES = GRID + ("uint16", "uint32", "uint64", "string")
+KNOWN_DTYPES = words("dtype")
 """Every dtype name a case may declare; another (a typo such as "fp16") makes
 the case a suite error (`CaseDef.invalid`), not a framework failure."""
 
-EXCUSES = ("no_tensor_input", "integer_only", "string_only", "dtype_fixed_by_api")
+EXCUSES = words("excuse")
 """Why a function has no case in a grid dtype: it takes no tensor at all, only
 integer (or bool) tensors, only strings, or its API fixes the dtype. A
 function that takes such a tensor but lacks a kernel for it is not excused:
@@ -47,8 +48,8 @@ WIDE = {"float16": "float64", "bfloat16": "float64", "float32": "float64", "floa
 MODES = ("eager", "compiled")
 # A whole model's further stages (suites/models, `mudjack_probe.models`): the
 # body itself autocasts, exports to ONNX Runtime or takes a training step.
-MODEL_STAGES = ("amp", "onnxruntime", "train")
-POLICIES = ("timed", "once")
+MODEL_STAGES = tuple(m for m in words("mode") if m not in MODES)
+POLICIES = words("policy")
 """How a case is run (docs/design.md, "run policy"): `timed` measures it
 (cold call, warm-up, adaptive blocks, rounds); `once` calls it once and
 judges the answer, no timing loop (whole-surface suites, tens of thousands
@@ -595,77 +596,85 @@ class Cases:
         what follows `<function>/` in `case_id` when it starts so.
         """
         shapes = dict(shape) if shape else {"default": ()}
-        if policy not in POLICIES:
-            raise ValueError(f"{function}: policy {policy!r} is not one of {POLICIES}")
-        claimed = {k: frozenset(v) for k, v in (claims or {}).items()}
-        for k in claimed:
-            if k not in DEVICE_KINDS:
-                raise ValueError(f"{function}: claims name device kind {k!r}, not one of {DEVICE_KINDS}")
+        claimed = _checked_claims(function, policy, claims, mode)
         grid_params = dict(params) if params else {}
-        for m in mode:
-            if m not in MODES + MODEL_STAGES:
-                raise ValueError(f"{function}: mode {m!r} is not one of {MODES + MODEL_STAGES}")
 
         def register(body: Callable[[Ctx], Call]) -> Callable[[Ctx], Call]:
-            keys = list(grid_params)
-            declared = list(dtype)
-            combos: list[tuple[str, str, Any, dict[str, Any], str, bool]] = []
-            for d, (sname, sval), combo, m in itertools.product(
-                declared, shapes.items(), itertools.product(*[list(grid_params[k]) for k in keys]), list(mode)
-            ):
-                p = dict(zip(keys, combo))
-                if where is not None and not where(d, sname, m, p):
-                    continue
-                combos.append((d, sname, sval, p, m, False))
-            if grid is not None:
-                if grid not in shapes:
-                    raise ValueError(f"{function}: grid shape {grid!r} is not one of {list(shapes)}")
-                first = {k: next(iter(grid_params[k])) for k in keys}
-                modes = [m for m in ("eager", "compiled") if m in mode]
-                combos += [(d, grid, shapes[grid], first, m, True) for d in GRID if d not in declared for m in modes]
+            combos = _combinations(function, list(dtype), shapes, grid_params, list(mode), where, grid)
             if case_id is not None and len(combos) != 1:
                 raise ValueError(f"{function}: case_id {case_id!r} needs a declaration of exactly one case, not {len(combos)}")
-            seen = self._ids  # not rebuilt per declaration: a whole-surface suite declares thousands
+            common: dict[str, Any] = {"framework": self.framework, "function": function, "body": body,
+                                      "requires": dict(requires or {}), "note": note, "successor": successor,
+                                      "tags": list(tags), "policy": policy}
             for d, sname, sval, p, m, generated in combos:
-                parts = [d, sname] + [f"{k}={_token(v)}" for k, v in p.items()] + [m]
-                variant = "-".join(parts)
-                this_id = f"{self.framework}/{function}/{variant}"
-                if case_id is not None:
-                    if case_id in seen:
-                        raise ValueError(f"{function}: case_id {case_id!r} is declared twice")
-                    this_id = case_id
-                    variant = case_id[len(function) + 1:] if case_id.startswith(function + "/") else variant
-                if generated and this_id in seen:
+                named = self._name(function, d, sname, p, m, case_id, generated)
+                if named is None:
                     continue  # the declaration has it already
-                seen.add(this_id)
-                self._defs.append(
-                    CaseDef(
-                        id=this_id,
-                        framework=self.framework,
-                        function=function,
-                        variant=variant,
-                        dtype=d,
-                        shape_name=sname,
-                        shape=sval,
-                        mode=m,
-                        params=p,
-                        body=body,
-                        requires=dict(requires or {}),
-                        note=note,
-                        rtol=_for_dtype(rtol, d),
-                        atol=_for_dtype(atol, d),
-                        successor=successor,
-                        tags=list(tags),
-                        reduction=int(reduction(sval, p)) if callable(reduction) else reduction,
-                        grid=generated,
-                        invalid=_dtype_mistake(d),
-                        policy=policy,
-                        claims={k: d in v for k, v in claimed.items()},
-                    )
-                )
+                self._defs.append(CaseDef(
+                    id=named[0], variant=named[1], dtype=d, shape_name=sname, shape=sval, mode=m, params=p,
+                    rtol=_for_dtype(rtol, d), atol=_for_dtype(atol, d),
+                    reduction=int(reduction(sval, p)) if callable(reduction) else reduction,
+                    grid=generated, invalid=_dtype_mistake(d), claims={k: d in v for k, v in claimed.items()},
+                    **common))
             return body
 
         return register
+
+    def _name(self, function: str, d: str, sname: str, p: dict[str, Any], m: str, case_id: str | None,
+              generated: bool) -> tuple[str, str] | None:
+        """(id, variant) of one declared combination, recorded as seen; None
+        for a grid case the declaration has already."""
+        seen = self._ids  # not rebuilt per declaration: a whole-surface suite declares thousands
+        variant = "-".join([d, sname] + [f"{k}={_token(v)}" for k, v in p.items()] + [m])
+        this_id = f"{self.framework}/{function}/{variant}"
+        if case_id is not None:
+            if case_id in seen:
+                raise ValueError(f"{function}: case_id {case_id!r} is declared twice")
+            this_id = case_id
+            variant = case_id[len(function) + 1:] if case_id.startswith(function + "/") else variant
+        if generated and this_id in seen:
+            return None
+        seen.add(this_id)
+        return this_id, variant
+
+
+def _checked_claims(function: str, policy: str, claims: Mapping[str, Iterable[str]] | None,
+                    mode: Iterable[str]) -> dict[str, frozenset[str]]:
+    """A declaration's claims by device kind, after its policy, claims and
+    modes are checked (ValueError naming the function)."""
+    if policy not in POLICIES:
+        raise ValueError(f"{function}: policy {policy!r} is not one of {POLICIES}")
+    claimed = {k: frozenset(v) for k, v in (claims or {}).items()}
+    for k in claimed:
+        if k not in DEVICE_KINDS:
+            raise ValueError(f"{function}: claims name device kind {k!r}, not one of {DEVICE_KINDS}")
+    for m in mode:
+        if m not in MODES + MODEL_STAGES:
+            raise ValueError(f"{function}: mode {m!r} is not one of {MODES + MODEL_STAGES}")
+    return claimed
+
+
+def _combinations(function: str, declared: list[str], shapes: dict[str, Any], grid_params: dict[str, Iterable[Any]],
+                  mode: list[str], where: Predicate | None,
+                  grid: str | None) -> list[tuple[str, str, Any, dict[str, Any], str, bool]]:
+    """(dtype, shape name, shape, params, mode, generated for the grid) of
+    every case a declaration yields (`Cases.case`)."""
+    keys = list(grid_params)
+    combos: list[tuple[str, str, Any, dict[str, Any], str, bool]] = []
+    for d, (sname, sval), combo, m in itertools.product(
+        declared, shapes.items(), itertools.product(*[list(grid_params[k]) for k in keys]), mode
+    ):
+        p = dict(zip(keys, combo))
+        if where is not None and not where(d, sname, m, p):
+            continue
+        combos.append((d, sname, sval, p, m, False))
+    if grid is not None:
+        if grid not in shapes:
+            raise ValueError(f"{function}: grid shape {grid!r} is not one of {list(shapes)}")
+        first = {k: next(iter(grid_params[k])) for k in keys}
+        modes = [m for m in MODES if m in mode]
+        combos += [(d, grid, shapes[grid], first, m, True) for d in GRID if d not in declared for m in modes]
+    return combos
 
 
 def _dtype_mistake(name: str) -> str:

@@ -42,8 +42,9 @@ from typing import Any, Callable
 
 from .api import Call, Cases, Ctx, np, param
 from .errors import Unavailable
+from .vocabulary import words
 
-STAGES = ("eager", "compiled", "amp", "onnxruntime", "train")
+STAGES = words("mode")
 LABEL_KEYS = ("name", "author", "task", "framework", "family")
 KERAS_BACKENDS = ("jax", "tensorflow", "torch")
 AMP_DTYPE = "bfloat16"

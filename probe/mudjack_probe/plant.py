@@ -15,7 +15,7 @@ every output as it was (all zeros scaled) has no effect and is not counted.
 One JSON line per case goes to `--out`: the case, whether its checks passed,
 the kinds of its checks, and per plant `caught`, `missed` or `none`.
 
-scripts/plant-checks.py drives it over a results.json and prints the table.
+bench/plant/plant-checks.py drives it over a results.json and prints the table.
 """
 
 from __future__ import annotations

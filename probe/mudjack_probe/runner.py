@@ -316,19 +316,43 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
     return result
 
 
+def _not_runnable(adapter: Any, case: CaseDef, need: int) -> dict[str, Any] | None:
+    """The status and error of a case that cannot start here: it needs more
+    devices than there are (skip), or its declaration is bad (error)."""
+    kind = adapter.device_id.split(":")[0]
+    if need > 1 and adapter.device_count(kind) < need:
+        return {"status": "skip", "error": {"kind": "other", "message": f"needs {need} {kind} devices, {adapter.device_count(kind)} here"}}
+    if case.invalid:  # a bad declaration: nothing to run
+        return {"status": "error", "error": {"kind": "other", "message": f"suite error: {case.invalid}"}}
+    return None
+
+
+def _suite_error(exc: SuiteError) -> dict[str, Any]:
+    """The error of a case whose suite code is broken, not the framework."""
+    error: dict[str, Any] = {"kind": "other", "message": f"suite error: {exc}"[:500], "exception": "SuiteError"}
+    if exc.__cause__ is not None:  # the suite code's own traceback
+        error = {**_error("other", exc.__cause__), **error}
+    return error
+
+
+def _misplaced(adapter: Any, placed: str | None, need: int) -> dict[str, Any] | None:
+    """The error when the framework quietly ran (or left) a one-device case's
+    output elsewhere: not portable. A case that spans several devices
+    (requires devices > 1) leaves its output sharded over them."""
+    if need == 1 and placed is not None and placed != adapter.device_id:
+        return {"kind": "device_error", "message": f"output lives on {placed}, not on {adapter.device_id}"}
+    return None
+
+
 def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_dir: str | None,
               built: list[tuple[Any, tuple[Any, ...]]]) -> dict[str, Any]:
     """run_case without the kernel prediction; `built` receives the case's
     call (fn, args) once its body has built it."""
     result: dict[str, Any] = {"type": "result", "case": case.id, "device": adapter.device_id}
     need = int(case.requires.get("devices", 1))
-    kind = adapter.device_id.split(":")[0]
-    if need > 1 and adapter.device_count(kind) < need:
-        result.update(status="skip", error={"kind": "other", "message": f"needs {need} {kind} devices, {adapter.device_count(kind)} here"})
-        return result
-    if case.invalid:  # a bad declaration: nothing to run
-        result.update(status="error", error={"kind": "other", "message": f"suite error: {case.invalid}"})
-        return result
+    refused = _not_runnable(adapter, case, need)
+    if refused is not None:
+        return {**result, **refused}
     _reset_host_peak()
     adapter.reset_peak_memory()
     try:
@@ -358,10 +382,7 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
             failed = _failed_checks(call.checks, arrays, inputs)
             metrics = _metrics(call.metrics, arrays, inputs)
     except SuiteError as exc:  # the suite is broken, not the framework
-        error = {"kind": "other", "message": f"suite error: {exc}"[:500], "exception": "SuiteError"}
-        if exc.__cause__ is not None:  # the suite code's own traceback
-            error = {**_error("other", exc.__cause__), **error}
-        result.update(status="error", error=error)
+        result.update(status="error", error=_suite_error(exc))
         return result
     except Unavailable as exc:
         result.update(status="unavailable", error={"kind": "other", "message": str(exc)})
@@ -382,13 +403,9 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
         elif adapter.has_soft_placement and adapter.device_id != "cpu":
             result["fallback"] = _runs_with_soft_placement(adapter, case, seed)
         return result
-    placed = result["output_device"]
-    # A case that spans several devices (requires devices > 1) leaves its
-    # output sharded over them; only a one-device case must stay put.
-    if need == 1 and placed is not None and placed != adapter.device_id:
-        # The framework quietly ran (or left) the result elsewhere: not portable.
-        result.update(status="fail", error={"kind": "device_error",
-                                            "message": f"output lives on {placed}, not on {adapter.device_id}"})
+    misplaced = _misplaced(adapter, result["output_device"], need)
+    if misplaced is not None:
+        result.update(status="fail", error=misplaced)
         return result
     result["memory"] = {"peak_device_bytes": adapter.peak_device_bytes(), "peak_host_bytes": _host_peak_bytes()}
     result["outputs"] = _save(arrays, case.id, artifact_dir, result) if call.compare else []

@@ -108,7 +108,9 @@ Outcome resume(const std::string& id, double budget_s, int64_t max_graphs,
 // file renamed into place (report::write_file_atomically), so a link planted
 // at a destination name is replaced, never written through; a destination
 // folder below `dest` that is a link is a FatalError. `dest` itself may be
-// a link, as the results folder may.
+// a link, as the results folder may. The copies of findings.json and
+// campaign.json gain `provenance`: per batch run, its source tree's state,
+// engine revision, CPU model and devices (model, driver), from the store.
 std::vector<std::string> publish(const std::string& id, const Where& w,
                                  const std::filesystem::path& dest);
 

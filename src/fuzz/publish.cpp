@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
 
 #include "fuzz/runs.hpp"
 #include "report/write.hpp"
@@ -65,6 +66,44 @@ void publish_file(const fs::path& from, const fs::path& to, std::vector<std::str
   report::write_file_atomically(to, content);
 }
 
+// Where and from what one batch's run ran, from its environment (results.json
+// machines[]): the source tree's state, the engine's revision, the CPU and
+// each device with its model and driver. One entry per machine of the run.
+json provenance_of(const model::RunInfo& info) {
+  json out = json::array();
+  for (const auto& m : info.environment.value("machines", json::array())) {
+    json devices = json::array();
+    for (const auto& d : m.value("devices", json::array())) {
+      devices.push_back({{"id", d.value("id", "")},
+                         {"kind", d.value("kind", "")},
+                         {"model", d.value("model", "")},
+                         {"driver_version", d.value("driver_version", "")}});
+    }
+    out.push_back({{"run", info.id},
+                   {"host", m.value("host", "")},
+                   {"source", m.value("source", json(nullptr))},
+                   {"mudjack_revision", m.value("mudjack_revision", "")},
+                   {"cpu_model", m.value("cpu_model", "")},
+                   {"devices", devices}});
+  }
+  return out;
+}
+
+// The published campaign.json and findings.json carry `provenance`: every
+// batch run's provenance_of, in batch order (a campaign resumed on another
+// machine names both). A copy that is not a JSON object is left as copied.
+void add_provenance(const fs::path& dest, const json& provenance) {
+  for (const char* name : {"findings.json", "campaign.json"}) {
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::symlink_status(dest / name, ec))) continue;
+    std::ifstream in(dest / name);
+    json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) continue;
+    j["provenance"] = provenance;
+    report::write_file_atomically(dest / name, j.dump(1) + "\n");
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> publish(const std::string& id, const Where& w, const fs::path& dest) {
@@ -75,6 +114,7 @@ std::vector<std::string> publish(const std::string& id, const Where& w, const fs
   }
   const json campaign = read_json(dir / "campaign.json");
   auto store = store::Store::open_read_only(store::default_db_path(w.results_dir));
+  json provenance = json::array();
   for (const auto& b : campaign.value("batches", json::array())) {
     const std::string run = b.value("run", "");
     if (run.empty()) continue;
@@ -83,6 +123,7 @@ std::vector<std::string> publish(const std::string& id, const Where& w, const fs
     if (auto why = run::unpublishable(*info)) {
       throw util::FatalError("campaign " + id + " cannot be published: run " + run + ": " + *why);
     }
+    for (auto& m : provenance_of(*info)) provenance.push_back(std::move(m));
   }
   std::vector<std::string> notes;
   const fs::path findings = dir / "findings";
@@ -97,6 +138,7 @@ std::vector<std::string> publish(const std::string& id, const Where& w, const fs
                            "report.html", "campaign.json"}) {
     publish_file(dir / name, dest / name, notes);
   }
+  add_provenance(dest, provenance);
   if (!bundles) return notes;
   for (const auto& e : fs::directory_iterator(findings)) {
     if (!e.is_directory(ec) || e.is_symlink(ec)) {

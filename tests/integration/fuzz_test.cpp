@@ -239,6 +239,20 @@ TEST_F(Cli, FuzzPublishesACleanCampaignAndRefusesADirtyOne) {
   EXPECT_TRUE(
       fs::exists(dir_ / "pub" / "findings" / "001-mismatch-numpy-planted-cpu" / "graph.json"));
   EXPECT_FALSE(fs::exists(dir_ / "pub" / "graphs")) << "the graphs stay home";
+  // provenance: each batch run's source commit (the fixture tree's HEAD),
+  // clean, the engine's revision and the machine's CPU
+  for (const char* f : {"findings.json", "campaign.json"}) {
+    std::ifstream in(dir_ / "pub" / f);
+    const auto doc = nlohmann::json::parse(in);
+    ASSERT_TRUE(doc.contains("provenance") && doc["provenance"].is_array()) << f;
+    ASSERT_EQ(doc["provenance"].size(), 1u) << f;  // one batch, one machine
+    const auto& p = doc["provenance"][0];
+    EXPECT_EQ(p["source"]["dirty"], false) << f;
+    EXPECT_EQ(p["source"]["commit"].get<std::string>().size(), 40u) << f;
+    EXPECT_FALSE(p["mudjack_revision"].get<std::string>().empty()) << f;
+    EXPECT_FALSE(p["cpu_model"].get<std::string>().empty()) << f;
+    EXPECT_TRUE(p["devices"].is_array() && !p["devices"].empty()) << f;
+  }
 
   std::ofstream(tree / "suites" / "fuzz-planted" / "numpy.py", std::ios::app) << "\n# edited\n";
   fs::remove_all(out / "fuzz" / clean);

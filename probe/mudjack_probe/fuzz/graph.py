@@ -2,7 +2,8 @@
 
 Shared by every materializer (ops_numpy, ops_torch, ops_jax, ops_tf,
 ops_onnx) and embedded, source and all, in each reproduction script
-(script.py): this module imports only the standard library (numpy inside
+(script.py): this module imports only the standard library and the closed
+lists of schemas/vocabulary.json (../vocabulary.py; numpy inside
 the functions that draw and judge values, so that listing the fuzz suite
 needs no numpy), and its names never collide with a materializer's.
 
@@ -20,27 +21,24 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..vocabulary import VOCABULARY
+
 FORMAT = "mudjack.graph/1"
 
-GRAPH_DTYPES = ("float16", "float32", "float64", "int32")
+# The lists below come from schemas/vocabulary.json, which the engine writes
+# from src/gen/ops.cpp and src/oracle/accuracy.hpp; a reproduction script
+# defines VOCABULARY itself (that much of the file, embedded by script.py).
+
+GRAPH_DTYPES: tuple[str, ...] = tuple(VOCABULARY["$defs"]["fuzz_graph_dtype"]["enum"])
 """What a graph's own `dtype` may be: its main floating dtype, or int32."""
 
-VALUE_DTYPES = ("float16", "float32", "float64", "int32", "int64", "bool")
+VALUE_DTYPES: tuple[str, ...] = tuple(VOCABULARY["$defs"]["fuzz_value_dtype"]["enum"])
 """The dtypes an input or a node may have."""
 
-FLOAT_DTYPES = ("float16", "float32", "float64")
+FLOAT_DTYPES: tuple[str, ...] = tuple(VOCABULARY["accuracy"]["eps"])
 
-UNARY = ("neg", "abs", "square", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tanh", "sigmoid",
-         "relu", "leaky_relu", "elu", "softplus", "gelu", "cast", "clamp", "reduce_sum", "reduce_max", "reduce_min",
-         "reduce_mean", "softmax", "log_softmax", "layer_norm", "max_pool2d", "avg_pool2d", "reshape", "transpose",
-         "slice", "pad", "unsqueeze", "squeeze", "expand")
-BINARY = ("add", "sub", "mul", "maximum", "minimum", "div", "pow", "greater", "less", "matmul")
-ARITY: dict[str, tuple[int, int]] = {
-    **dict.fromkeys(UNARY, (1, 1)),
-    **dict.fromkeys(BINARY, (2, 2)),
-    "where": (3, 3), "linear": (3, 3), "conv1d": (3, 3), "conv2d": (3, 3), "batch_norm": (5, 5), "concat": (2, 3),
-}
-"""Every op of docs/fuzz.md (51) with its (fewest, most) inputs."""
+ARITY: dict[str, tuple[int, int]] = {op["name"]: (op["min_inputs"], op["max_inputs"]) for op in VOCABULARY["fuzz_ops"]}
+"""Every op of docs/fuzz.md with its (fewest, most) inputs."""
 
 OPS = tuple(ARITY)
 
@@ -62,8 +60,11 @@ its own dtypes with NumPy on the CPU (ops_numpy, native)."""
 SYMPTOMS = ("raise", "crash", "mismatch", "slow", "timeout")
 """What a finding saw, as a reproduction script checks for it (reproduce.py)."""
 
-EAGER_TWIN = {"torch-compile": "torch", "jax-jit": "jax", "tensorflow-xla": "tensorflow"}
-"""A compiled backend's eager twin: what `slow` compares it with."""
+EAGER_TWIN = {b: e for b, (fw, _) in BACKENDS.items() for e, (efw, _) in BACKENDS.items()
+              if efw == fw and e != b and b.startswith(e)}
+"""A compiled backend's eager twin: what `slow` compares it with. The engine's
+rule (src/fuzz/reduction.cpp, eager_twin): the backend of the same framework
+whose name starts this one's."""
 
 
 @dataclass(frozen=True)
@@ -333,9 +334,9 @@ GELU_C = math.sqrt(2.0 / math.pi)
 # The accuracy oracle's error, as src/oracle/accuracy.hpp defines it
 # --------------------------------------------------------------------------
 
-EPS = {"float16": 2.0 ** -10, "float32": 2.0 ** -23, "float64": 2.0 ** -52}
-FLOOR_EPS = {"float16": 16.0, "float32": 2.0 ** 13, "float64": 2.0 ** 13}
-PER_SQRT_K = 16.0
+EPS: dict[str, float] = VOCABULARY["accuracy"]["eps"]
+FLOOR_EPS: dict[str, float] = VOCABULARY["accuracy"]["floor_eps"]
+PER_SQRT_K: float = VOCABULARY["accuracy"]["per_sqrt_k"]
 
 
 def alone_bound(dtype: str, reduction: int) -> float:

@@ -20,6 +20,7 @@ import ast
 import os
 from pathlib import Path
 
+from ..vocabulary import fuzz_part
 from . import MODULES
 from .graph import BACKENDS, SYMPTOMS, parse_graph
 
@@ -70,6 +71,7 @@ def make_script(graph_text: str, name: str, backend: str, device: str, seed: int
         "from __future__ import annotations",
         "",
         f"GRAPH_JSON = {graph_text.strip()!r}",
+        f"VOCABULARY = {fuzz_part()!r}",
         "",
     ]
     body = [f"# ---- mudjack_probe/fuzz/{m}.py " + "-" * max(4, 60 - len(m)) + "\n\n" + module_source(m) for m in modules_for(framework)]

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Makes .device/, what a lent GPU machine (Ubuntu, Python 3.12, no Debian
+# libraries, no network) needs beside a copy of the working tree to run the
+# engine from a clean, committed tree:
+#   .device/mudjack   the engine, Release, no tests, no Z3 (not installed
+#                     there), stripped; built in build-device/
+#   .device/lib/      the shared libraries it links that the machine lacks
+#                     (cpp-httplib, re2, toml++), for LD_LIBRARY_PATH
+#   .device/wheels/   pure-Python and cp312 wheels the models suite needs
+#                     there (keras, diffusers and what they pull in that the
+#                     machine lacks), at the pins of envs/current/torch.txt
+#   .device/gitdir/   a depth-1 clone of HEAD (its .git only), so the copy
+#                     can be made a clean checkout of it (gpu/gpu-*-call.sh)
+# The tree must be committed: the runs it makes are published.
+#   gpu/device-bundle.sh          then: run ... carry [".device"]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
+  echo "device-bundle: commit first: the device runs HEAD, and a dirty tree cannot publish" >&2
+  exit 2
+fi
+out=.device
+mkdir -p "$out/lib" "$out/wheels"
+cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release -DMUDJACK_BUILD_TESTS=OFF \
+  -DMUDJACK_Z3=OFF -DMUDJACK_WERROR=OFF >/dev/null
+cmake --build build-device -j2 --target mudjack
+strip -o "$out/mudjack" build-device/mudjack
+for lib in libcpp-httplib libre2 libtomlplusplus; do
+  path=$(ldd "$out/mudjack" | awk -v l="$lib" 'index($1, l) == 1 {print $3}')
+  [ -n "$path" ] && cp -L "$path" "$out/lib/"
+done
+wheels=(keras namex optree absl-py diffusers importlib_metadata zipp)
+pins=()
+for w in "${wheels[@]}"; do
+  pins+=("$(grep -i "^${w}==" envs/current/torch.txt)")
+done
+python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+  --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+  --dest "$out/wheels" "${pins[@]}"
+rm -rf "$out/gitdir"
+git clone -q --depth 1 --no-checkout "file://$PWD" "$out/gitdir"
+git rev-parse HEAD >"$out/commit"
+echo "device-bundle: $(git rev-parse --short HEAD), $(du -sh "$out" | cut -f1) in $out" >&2

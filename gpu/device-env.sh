@@ -1,0 +1,29 @@
+# shellcheck shell=bash
+# Sourced by the device-call scripts (gpu-models-call.sh, gpu-timing-call.sh)
+# from the repository root on a lent GPU machine, over a copy of the working
+# tree with .device/ carried (gpu/device-bundle.sh): makes the copy a
+# clean checkout of the bundled commit, so what it runs is publishable;
+# points MUDJACK, MUDJACK_DATA_DIR and the library path at the bundle; sets
+# `py` (the system python3, which has the frameworks), `secs` (the calling
+# script's first argument), `out` ($OUT) and `state` (the folder the caller
+# names in `state_dir`, kept between calls on a warm machine), and describes
+# the machine into $OUT (nvidia-smi.csv, devices.txt).
+# shellcheck disable=SC2034  # the calling script reads it
+secs=${1:?usage: $0 SECONDS}
+out=${OUT:?OUT: the folder whose files come back}
+# The copy may arrive with a .git of its own (another commit's): the bundle's
+# clone replaces it, so what runs is the commit the engine was built from.
+rm -rf .git && cp -a .device/gitdir/.git .git
+git checkout -qf HEAD && git clean -qfd
+state=$PWD/${state_dir:?state_dir: the calling script sets it}
+mkdir -p "$state"
+echo "tree: $(git rev-parse --short HEAD), $(git status --porcelain | wc -l) paths changed"
+if [ "$(git rev-parse HEAD)" != "$(cat .device/commit 2>/dev/null)" ]; then
+  echo "device-env: the checkout is not the commit .device/mudjack was built from; rebuild the bundle" >&2
+  exit 2
+fi
+export LD_LIBRARY_PATH=$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export MUDJACK=$PWD/.device/mudjack MUDJACK_DATA_DIR=$PWD
+py=$(command -v python3)
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv >"$out/nvidia-smi.csv" 2>&1
+"$MUDJACK" devices --python "torch=$py" --python "jax=$py" >"$out/devices.txt" 2>&1

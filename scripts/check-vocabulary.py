@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Hold every closed list to one spelling (CTest `vocabulary`).
+
+schemas/vocabulary.json is written by the engine (`build/vocabulary`) from its
+C++ definitions. This check fails, one line per difference, when the
+committed file differs from what the engine prints now, or when a list the
+other JSON schemas spell out (the table below) differs from the vocabulary.
+
+    check-vocabulary.py --engine build/vocabulary [--root DIR]
+    check-vocabulary.py --engine build/vocabulary --write   # regenerate the file
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+# (schema file, JSON pointer of an "enum", vocabulary list, extra words the
+# schema allows: "" is the engine's "none" for causes).
+SPELLED: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("results-v1.schema.json", "/$defs/outcome", "outcome", ()),
+    ("results-v1.schema.json", "/$defs/verdict", "verdict", ()),
+    ("results-v1.schema.json", "/$defs/error_kind", "error_kind", ()),
+    ("results-v1.schema.json", "/$defs/numeric/properties/cause", "cause", ("",)),
+    ("results-v1.schema.json", "/$defs/verdict_row/properties/cause", "cause", ("",)),
+    ("results-v1.schema.json", "/$defs/case/properties/checked", "check", ()),
+    ("results-v1.schema.json", "/$defs/case/properties/policy", "policy", ()),
+    ("results-v1.schema.json", "/$defs/case/properties/excused/additionalProperties", "excuse", ()),
+    ("results-v1.schema.json", "/properties/models/items/properties/stage", "mode", ()),
+    ("probe-protocol-v1.schema.json", "/$defs/case/properties/mode", "mode", ()),
+    ("probe-protocol-v1.schema.json", "/$defs/case/properties/excused/additionalProperties", "excuse", ()),
+    ("probe-protocol-v1.schema.json", "/$defs/error_info/properties/kind", "error_kind", ()),
+    ("openapi.json", "/components/schemas/RunRequest/properties/policy", "policy", ()),
+)
+
+
+def pointer(doc: Any, ptr: str) -> Any:
+    for part in ptr.split("/")[1:]:
+        doc = doc[int(part)] if isinstance(doc, list) else doc[part.replace("~1", "/").replace("~0", "~")]
+    return doc
+
+
+def problems(root: Path, emitted: str) -> list[str]:
+    out: list[str] = []
+    path = root / "schemas" / "vocabulary.json"
+    committed = path.read_text(encoding="utf-8") if path.exists() else ""
+    if committed != emitted:
+        out.append(f"{path}: differs from what the engine writes; run scripts/check-vocabulary.py --write")
+    lists = json.loads(emitted)["$defs"]
+    for file, ptr, name, extra in SPELLED:
+        try:
+            spelled = pointer(json.loads((root / "schemas" / file).read_text(encoding="utf-8")), ptr)["enum"]
+        except (OSError, KeyError, IndexError, ValueError, TypeError):
+            out.append(f"schemas/{file}: no enum at {ptr}")
+            continue
+        want = set(lists[name]["enum"]) | set(extra)
+        if set(spelled) != want:
+            missing = sorted(want - set(spelled))
+            stray = sorted(set(spelled) - want)
+            out.append(f"schemas/{file} {ptr}: {name} differs from schemas/vocabulary.json"
+                       f" (missing {missing}, not in the vocabulary {stray})")
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--engine", required=True, help="the built `vocabulary` program")
+    ap.add_argument("--root", default=str(Path(__file__).resolve().parents[1]))
+    ap.add_argument("--write", action="store_true", help="write schemas/vocabulary.json")
+    args = ap.parse_args()
+    try:
+        emitted = subprocess.run([args.engine], check=True, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"check-vocabulary: {args.engine} failed: {exc}", file=sys.stderr)
+        return 2
+    root = Path(args.root)
+    if args.write:
+        (root / "schemas" / "vocabulary.json").write_text(emitted, encoding="utf-8")
+    found = problems(root, emitted)
+    for line in found:
+        print(line, file=sys.stderr)
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

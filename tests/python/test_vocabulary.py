@@ -1,0 +1,114 @@
+"""One spelling per closed list: the probe's lists are schemas/vocabulary.json's
+(which the engine writes; CTest `vocabulary` holds that side), and the words
+the scripts group by are words of the vocabulary."""
+
+from __future__ import annotations
+
+import ast
+import math
+import unittest
+from pathlib import Path
+from typing import Any
+
+from mudjack_probe import api, models
+from mudjack_probe.fuzz import graph
+from mudjack_probe.vocabulary import VOCABULARY, words
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# (script, module-level name, vocabulary list its words come from)
+SCRIPT_LISTS = (
+    ("scripts/results-readme.py", "VERDICTS", "verdict"),
+    ("scripts/results-readme.py", "AXIS_VERDICTS", "verdict"),
+    ("scripts/results-readme.py", "MODEL_OUTCOMES", "outcome"),
+    ("studies/version-axis/version-axis.py", "FAILED", "verdict"),
+    ("studies/version-axis/version-axis.py", "RUNS", "verdict"),
+)
+
+
+class StudyListsAreTheVocabulary(unittest.TestCase):
+    def test_dtype_coverage_reads_the_grid(self) -> None:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("dtype_coverage", ROOT / "studies/dtype-coverage/dtype-coverage.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        self.assertEqual(module.GRID, words("grid_dtype"))
+        self.assertEqual(module.REASONS, words("excuse"))
+
+
+def literal(path: Path, name: str) -> Any:
+    """A script's module-level list: typed there (a literal), or computed
+    from a file when the script is loaded (then its value as loaded)."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            try:
+                return ast.literal_eval(node.value)
+            except ValueError:
+                import runpy
+
+                return runpy.run_path(str(path), run_name="vocabulary_test")[name]
+    raise AssertionError(f"{path}: no module-level {name}")
+
+
+class ProbeListsAreTheVocabulary(unittest.TestCase):
+    def test_api_lists(self) -> None:
+        self.assertEqual(api.GRID, words("grid_dtype"))
+        self.assertEqual(api.KNOWN_DTYPES, words("dtype"))
+        self.assertEqual(api.EXCUSES, words("excuse"))
+        self.assertEqual(api.MODES + api.MODEL_STAGES, words("mode"))
+        self.assertEqual(api.POLICIES, words("policy"))
+        self.assertTrue(set(api.WIDE) <= set(words("dtype")))
+        self.assertEqual(models.STAGES, words("mode"))
+
+    def test_fuzz_lists(self) -> None:
+        self.assertEqual(graph.OPS, words("fuzz_op"))
+        for op in VOCABULARY["fuzz_ops"]:
+            self.assertEqual(graph.ARITY[op["name"]], (op["min_inputs"], op["max_inputs"]))
+        self.assertEqual(graph.VALUE_DTYPES, words("fuzz_value_dtype"))
+        self.assertEqual(graph.GRAPH_DTYPES, words("fuzz_graph_dtype"))
+
+    def test_fuzz_accuracy_bound_is_the_oracles(self) -> None:
+        acc = VOCABULARY["accuracy"]
+        self.assertEqual(graph.EPS, {"float16": 2.0 ** -10, "float32": 2.0 ** -23, "float64": 2.0 ** -52})
+        self.assertEqual(graph.alone_bound("float32", 1), acc["floor_eps"]["float32"])
+        self.assertEqual(graph.alone_bound("float16", 4), max(2 * acc["per_sqrt_k"], acc["floor_eps"]["float16"]))
+        self.assertEqual(graph.alone_bound("float16", 10 ** 6), acc["per_sqrt_k"] * math.sqrt(10 ** 6))
+
+    def test_eager_twin_is_the_engines_prefix_rule(self) -> None:
+        self.assertEqual(graph.EAGER_TWIN, {"torch-compile": "torch", "jax-jit": "jax", "tensorflow-xla": "tensorflow"})
+
+    def test_the_verdict_list_says_unverified(self) -> None:
+        self.assertIn("unverified", words("verdict"))
+        self.assertIn("error", words("outcome"))
+
+
+class AMissingVocabularyIsOneLine(unittest.TestCase):
+    def test_a_probe_without_schemas_names_the_file(self) -> None:
+        import shutil
+        import subprocess
+        import sys
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(ROOT / "probe" / "mudjack_probe", Path(tmp) / "probe" / "mudjack_probe")
+            r = subprocess.run([sys.executable, "-c", "import mudjack_probe.vocabulary"], check=False,
+                               cwd=Path(tmp) / "probe",
+                               capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(r.returncode, 0)
+        last = r.stderr.strip().splitlines()[-1]
+        self.assertRegex(last, r"^RuntimeError: .*schemas/vocabulary\.json: cannot be read: ")
+
+
+class ScriptWordsAreVocabulary(unittest.TestCase):
+    def test_every_listed_word_is_known(self) -> None:
+        for rel, name, vocab in SCRIPT_LISTS:
+            with self.subTest(script=rel, name=name):
+                listed = literal(ROOT / rel, name)
+                self.assertTrue(set(listed) <= set(words(vocab)),
+                                f"{rel} {name}: {sorted(set(listed) - set(words(vocab)))} not in {vocab}")
+
+
+if __name__ == "__main__":
+    unittest.main()
