@@ -355,6 +355,7 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
         return {**result, **refused}
     _reset_host_peak()
     adapter.reset_peak_memory()
+    adapter.case_begin()
     try:
         with adapter.scope():
             ctx = Ctx(adapter, case, seed)
@@ -370,6 +371,7 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
                 timer = adapter.device_timer() if policy.device_timer else None
                 out, timing = measure(fn, adapter.sync, policy, adapter.block, timer, args)
             result.update(timing)
+            result.update(adapter.case_facts())
             if not policy.once:
                 result["drift_ns"] = detector_ns(adapter)
                 result["load"] = _load_per_core()

@@ -19,7 +19,8 @@ inline const std::vector<std::string> kFrameworks = {"numpy", "torch", "jax", "t
 // current: this machine's pins (scripts/install.sh); paper-2023: the study's
 // releases; latest: the newest releases the package index offers. The last two
 // need other Pythons than Debian 12's and are built only in container images.
-inline const std::vector<std::string> kProfiles = {"current", "paper-2023", "latest"};
+// xla: torch 2.9 with torch_xla (XLA devices), only torch, installed on request.
+inline const std::vector<std::string> kProfiles = {"current", "paper-2023", "latest", "xla"};
 // "current, paper-2023, latest", for messages.
 std::string profile_names();
 

@@ -6,6 +6,7 @@
 
 #include "report/capability.hpp"
 #include "report/text.hpp"
+#include "verdict/fallback.hpp"
 
 namespace mudjack::report {
 namespace {
@@ -73,6 +74,8 @@ std::string to_csv(const std::vector<model::CaseResult>& cases,
                                   : "";
     auto tp = throughput_of(r);
     const auto& t = s ? r.latency.timing : std::nullopt;
+    const auto fallback = verdict::case_fallback(r);
+    const auto warm = verdict::warm_compiles(r);
     const std::array<std::string, kCsvColumns.size()> fields = {
         r.run_id,
         r.info.id,
@@ -107,6 +110,8 @@ std::string to_csv(const std::vector<model::CaseResult>& cases,
         r.info.params.is_object() && !r.info.params.empty() ? r.info.params.dump() : "",
         t ? std::string(t->unstable ? "true" : "false") : "",
         t ? num(t->spread) : "",
+        fallback ? verdict::describe(*fallback) : "",
+        warm ? num(static_cast<int64_t>(*warm)) : "",
     };
     row(fields);
   }

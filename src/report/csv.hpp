@@ -25,40 +25,18 @@ namespace mudjack::report {
 // max_rel_err the largest absolute and relative errors (against the
 // reference where the oracle judged, else the baseline). Empty where nothing
 // was compared.
-inline constexpr std::array<std::string_view, 33> kCsvColumns = {
-    "run_id",
-    "case_id",
-    "framework",
-    "function",
-    "variant",
-    "device",
-    "dtype",
-    "shape",
-    "mode",
-    "outcome",
-    "error_kind",
-    "error_message",
-    "cold_ns",
-    "median_ns",
-    "p10_ns",
-    "p90_ns",
-    "n",
-    "peak_device_bytes",
-    "peak_host_bytes",
-    "max_abs_err",
-    "max_rel_err",
-    "error_eps",
-    "bound_eps",
-    "cause",
-    "checked",
-    "work_amount",
-    "work_unit",
-    "throughput_per_s",
-    "throughput_unit",
-    "metrics",
-    "params",
+inline constexpr std::array<std::string_view, 35> kCsvColumns = {
+    "run_id", "case_id", "framework", "function", "variant", "device", "dtype", "shape", "mode",
+    "outcome", "error_kind", "error_message", "cold_ns", "median_ns", "p10_ns", "p90_ns", "n",
+    "peak_device_bytes", "peak_host_bytes", "max_abs_err", "max_rel_err", "error_eps", "bound_eps",
+    "cause", "checked", "work_amount", "work_unit", "throughput_per_s", "throughput_unit",
+    "metrics", "params",
     "unstable",  // true/false for a timed case (latency.timing.unstable), else empty
     "spread",    // latency.timing.spread: rounds' (max - min) / median, or one round's samples'
+    // verdict/fallback.hpp: the host ops that ran instead of the device
+    // ("aten::nonzero×3"), or the fallback kind; empty when none
+    "host_fallback",
+    "warm_compiles",  // torch on XLA: graphs its warm calls compiled (recompilation)
 };
 
 // The whole file: header row then one row per result, in the given order;

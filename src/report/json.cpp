@@ -436,6 +436,22 @@ json gaps_to_json(const verdict::Judged& judged) {
   return out;
 }
 
+// Host fallback and recompilation per (framework, function, device)
+// (verdict/fallback.hpp).
+json fallbacks_to_json(const verdict::Judged& judged) {
+  json out = json::array();
+  for (const auto& f : judged.fallbacks) {
+    out.push_back({{"framework", f.framework},
+                   {"function", f.function},
+                   {"device", f.device},
+                   {"cases", f.cases},
+                   {"kinds", f.kinds},
+                   {"ops", f.ops},
+                   {"recompiling", f.recompiling}});
+  }
+  return out;
+}
+
 json run_to_json(const model::RunInfo& run) {
   return {
       {"id", run.id},
@@ -540,6 +556,7 @@ json to_json(const verdict::Judged& judged) {
   doc["portability_gaps"] = gaps_to_json(judged);
   if (!judged.claims.empty()) doc["claims"] = claims_to_json(judged);
   if (!judged.kernels.empty()) doc["kernels"] = kernels_to_json(judged);
+  if (!judged.fallbacks.empty()) doc["host_fallback"] = fallbacks_to_json(judged);
   if (auto rows = model_rows(judged.cases); !rows.empty()) doc["models"] = models_to_json(rows);
   return doc;
 }

@@ -341,6 +341,30 @@ std::string gaps_section(const verdict::Judged& j) {
   return out;
 }
 
+// Host fallback and recompilation (verdict/fallback.hpp), a row per
+// (framework, function, device); results.json's `host_fallback` has them all.
+std::string fallback_section(const verdict::Judged& j) {
+  if (j.fallbacks.empty()) return "";
+  std::string out =
+      "\n## Host fallback (" + std::to_string(j.fallbacks.size()) +
+      ")\n\nFunctions with cases that ran, in part, somewhere other than the device asked for "
+      "(ops without an XLA lowering run on the host; TensorFlow's soft placement; an output "
+      "left on another device), or whose warm calls compiled a new graph. A flag beside the "
+      "verdict, never a verdict.\n\n| device | function | cases | kinds | host ops | "
+      "recompiling cases |\n|---|---|--:|---|---|--:|\n";
+  for (const auto& f : j.fallbacks) {
+    std::string kinds, ops;
+    for (const auto& k : f.kinds) kinds += (kinds.empty() ? "" : ", ") + k;
+    for (const auto& [op, n] : f.ops) {
+      ops += (ops.empty() ? "" : ", ") + code(op) + (n > 1 ? "\u00d7" + std::to_string(n) : "");
+    }
+    out += "| " + code(f.device) + " | " + code(f.framework + "/" + f.function) + " | " +
+           std::to_string(f.cases) + " | " + escape(kinds) + " | " + ops + " | " +
+           std::to_string(f.recompiling) + " |\n";
+  }
+  return out;
+}
+
 std::string not_portable(const verdict::Judged& j) {
   std::vector<const model::VerdictRow*> bad;
   for (const auto& v : j.verdicts) {
@@ -418,8 +442,8 @@ std::string to_markdown(const verdict::Judged& j) {
   if (auto missing = listed_missing_line(j); !missing.empty()) out += "\n" + escape(missing);
   if (auto line = divergence_line(j); !line.empty()) out += "\n" + escape(line);
   if (auto line = apart_lines(j); !line.empty()) out += "\n" + escape(line);
-  return out + claims_section(j) + kernels_section(j) + gaps_section(j) + not_portable(j) +
-         capability_markdown(j.cases) + models_markdown(model_rows(j.cases));
+  return out + claims_section(j) + kernels_section(j) + gaps_section(j) + fallback_section(j) +
+         not_portable(j) + capability_markdown(j.cases) + models_markdown(model_rows(j.cases));
 }
 
 }  // namespace mudjack::report

@@ -86,6 +86,7 @@ Judged assemble_checked(model::RunInfo run, std::vector<model::CaseResult> cases
   j.claims = verdict::claims(j.cases);
   if (!verdict::worth_showing(j.claims)) j.claims.clear();
   j.kernels = verdict::kernel_rows(j.cases);
+  j.fallbacks = verdict::fallback_rows(j.cases);
   return j;
 }
 

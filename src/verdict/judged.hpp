@@ -17,6 +17,7 @@
 
 #include "model/model.hpp"
 #include "verdict/claims.hpp"
+#include "verdict/fallback.hpp"
 #include "verdict/verdict.hpp"
 
 namespace mudjack::verdict {
@@ -75,6 +76,9 @@ struct Judged {
   std::vector<KernelRow> kernels;
   // Cases that work on one device and not on another (portability_gaps()).
   std::vector<Gap> gaps;
+  // Host fallback and recompilation per (framework, function, device)
+  // (fallback.hpp): a flag beside the verdict.
+  std::vector<FallbackRow> fallbacks;
 
   // nullptr when the case has no ratio (the baseline itself, or not timed).
   const CaseRatio* ratio_of(const model::CaseResult& r) const;

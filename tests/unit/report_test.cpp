@@ -448,6 +448,8 @@ TEST(ReportSchema, RequiredKeysMatchWhatToJsonWrites) {
   const json& defs = schema["$defs"];
   Fixture f;
   f.cases.push_back(full_case());
+  // torch on XLA: a host fallback, so host_fallback is written
+  f.cases.back().extra["xla"] = {{"counters", {{"aten::nonzero", 1}}}, {"warm_compiles", 0}};
   auto whole_model = full_case();  // a models-suite case: its labels are tags
   whole_model.info.id += "-model";
   whole_model.info.tags = {"name::m", "task::T", "family::f", "author::a", "framework::torch"};
@@ -462,7 +464,7 @@ TEST(ReportSchema, RequiredKeysMatchWhatToJsonWrites) {
     for (const char* d : drop) all.erase(d);
     return all;
   };
-  EXPECT_EQ(without(keys(doc), {"claims", "kernels", "models"}), required(schema));
+  EXPECT_EQ(without(keys(doc), {"claims", "kernels", "models", "host_fallback"}), required(schema));
   EXPECT_EQ(keys(doc), keys(schema["properties"]));
   EXPECT_EQ(keys(doc["run"]), required(schema["properties"]["run"]));
   ASSERT_EQ(doc["models"].size(), 1u);
@@ -552,12 +554,14 @@ TEST(ReportCsv, QuotesCommasQuotesAndNewlines) {
   std::vector<std::string> header(kCsvColumns.begin(), kCsvColumns.end());
   EXPECT_EQ(rows[0], header);
   EXPECT_EQ(
-      text.rfind("run_id,case_id,framework,function,variant,device,dtype,shape,mode,"
-                 "outcome,error_kind,error_message,cold_ns,median_ns,p10_ns,p90_ns,n,"
-                 "peak_device_bytes,peak_host_bytes,max_abs_err,max_rel_err,error_eps,bound_eps,"
-                 "cause,checked,work_amount,"
-                 "work_unit,throughput_per_s,throughput_unit,metrics,params,unstable,spread\r\n",
-                 0),
+      text.rfind(
+          "run_id,case_id,framework,function,variant,device,dtype,shape,mode,"
+          "outcome,error_kind,error_message,cold_ns,median_ns,p10_ns,p90_ns,n,"
+          "peak_device_bytes,peak_host_bytes,max_abs_err,max_rel_err,error_eps,bound_eps,"
+          "cause,checked,work_amount,"
+          "work_unit,throughput_per_s,throughput_unit,metrics,params,unstable,spread,host_fallback,"
+          "warm_compiles\r\n",
+          0),
       0u);
   for (const auto& row : rows) {
     EXPECT_EQ(row.size(), kCsvColumns.size());

@@ -274,6 +274,17 @@ class Adapter:
     def reset_peak_memory(self) -> None:
         pass
 
+    def case_begin(self) -> None:
+        """Called before each case's body; an adapter that reports per-case
+        facts (case_facts) takes its starting counters here."""
+
+    def case_facts(self) -> dict[str, Any]:
+        """Facts about the case since case_begin(), merged into its result
+        after its timing (torch on XLA: `xla{counters, compiles, ...}`,
+        the runtime's counters that changed, host fallbacks among them).
+        The probe reports facts only; the engine decides what they mean."""
+        return {}
+
     def device_unusable(self) -> str | None:
         """After a case raised: can the device still compute? Runs a tiny
         computation (x + x over four float32 values, synchronised) and returns

@@ -1,4 +1,5 @@
-"""JAX: cpu and cuda:N; compiler jax.jit.
+"""JAX: cpu, cuda:N and tpu:N (a TPU chip's one name in every framework,
+docs/design.md); compiler jax.jit.
 
 JAX dispatches asynchronously and has no device-wide "wait for everything"
 that covers computations, so the runner calls `block(out)` on the last output
@@ -58,6 +59,29 @@ def _gpus() -> list[Any]:
         return []
 
 
+def _tpus() -> list[Any]:
+    try:
+        return [d for d in jax.devices() if str(d.platform).lower() == "tpu"]
+    except RuntimeError:  # no backend at all beyond the CPU
+        return []
+
+
+def tpu_record(index: int, d: Any) -> dict[str, Any]:
+    stats = d.memory_stats() or {}
+    return {
+        "id": f"tpu:{index}",
+        "kind": "tpu",
+        "vendor": "Google",
+        "model": str(d.device_kind),
+        "memory_bytes": int(stats.get("bytes_limit", 0)),
+        "driver_version": "",
+        "runtime_version": str(getattr(d.client, "platform_version", "")),
+        "clocks": {},
+        "platform": "TPU",
+        "jax_device_id": int(d.id),
+    }
+
+
 class JaxAdapter(Adapter):
     name = "jax"
 
@@ -86,6 +110,7 @@ class JaxAdapter(Adapter):
                         {"jax_device_id": int(d.id)},
                     )
                 )
+            records.extend(tpu_record(i, d) for i, d in enumerate(_tpus()))
             self._devices = records
         return self._devices
 
@@ -93,6 +118,8 @@ class JaxAdapter(Adapter):
         super().select(device_id)
         if device_id == "cpu":
             self.native_device = jax.devices("cpu")[0]
+        elif device_id.startswith("tpu:"):
+            self.native_device = _tpus()[int(device_id.split(":")[1])]
         else:
             self.native_device = _gpus()[int(device_id.split(":")[1])]
 
@@ -202,6 +229,9 @@ class JaxAdapter(Adapter):
             d = devs[0]
             if d.platform == "cpu":
                 found.append("cpu")
+                continue
+            if str(d.platform).lower() == "tpu":
+                found.append(next((f"tpu:{i}" for i, t in enumerate(_tpus()) if t == d), f"tpu:{d.id}"))
                 continue
             found.append(next((f"cuda:{i}" for i, g in enumerate(gpus) if g == d), f"{d.platform}:{d.id}"))
         return found

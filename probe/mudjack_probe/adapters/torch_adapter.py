@@ -1,4 +1,5 @@
-"""PyTorch: cpu and cuda:N; compiler torch.compile.
+"""PyTorch: cpu and cuda:N, and XLA devices (xla:N, tpu:N) where torch_xla
+is installed (torch_xla_devices); compiler torch.compile.
 
 Inputs are created on the host (base.host_values) and copied to the bound
 device, so every device sees the same bytes. `scope()` makes the bound GPU the
@@ -21,6 +22,7 @@ import numpy as np
 import torch
 
 from ..errors import Unavailable, UnsupportedDtype
+from . import torch_xla_devices as txd
 from .base import Adapter, cpu_record, cuda_record, flatten
 
 _DTYPES: dict[str, torch.dtype] = {
@@ -52,6 +54,7 @@ class TorchAdapter(Adapter):
         self.native_device = torch.device("cpu")
         self._devices: list[dict[str, Any]] | None = None
         self._timer: CudaEventTimer | None = None
+        self._xla_counters = txd.Counters() if txd.available() else None
 
     def version(self) -> str:
         return str(torch.__version__)
@@ -71,15 +74,20 @@ class TorchAdapter(Adapter):
                             {"compute_capability": f"{props.major}.{props.minor}"},
                         )
                     )
+            records.extend(txd.records(records[0]))
             self._devices = records
         return self._devices
 
     def select(self, device_id: str) -> None:
         super().select(device_id)
-        self.native_device = torch.device(device_id)
+        record = next(d for d in self.devices() if d["id"] == device_id)
+        self.native_device = torch.device(record.get("torch_device", device_id))
 
     def _on_cuda(self) -> bool:
         return bool(self.native_device.type == "cuda")
+
+    def _on_xla(self) -> bool:
+        return bool(self.native_device.type == "xla")
 
     @contextlib.contextmanager
     def scope(self, soft: bool = False) -> Iterator[None]:
@@ -113,7 +121,9 @@ class TorchAdapter(Adapter):
 
     @contextlib.contextmanager
     def strict_precision(self) -> Iterator[str]:
-        if self.device_id == "cpu":
+        if self.device_id == "cpu" or self._on_xla():
+            # XLA:CPU computes float32 dots in float32; a TPU's default
+            # precision is not a torch setting (torch_xla's own, not set here)
             yield ""
             return
         matmul, cudnn = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
@@ -151,6 +161,22 @@ class TorchAdapter(Adapter):
     def sync(self) -> None:
         if self._on_cuda():
             torch.cuda.synchronize(self.native_device)
+        elif self._on_xla():
+            txd.sync()
+
+    def block(self, out: Any) -> None:
+        if self._on_xla() and self._xla_counters is not None:
+            txd.sync()  # lazy tensors: nothing ran until the graph is cut
+            self._xla_counters.first_call_done()
+
+    def case_begin(self) -> None:
+        if self._on_xla() and self._xla_counters is not None:
+            self._xla_counters.begin()
+
+    def case_facts(self) -> dict[str, Any]:
+        if self._on_xla() and self._xla_counters is not None:
+            return self._xla_counters.facts()
+        return {}
 
     def compile(self, fn: Any) -> Any:
         """torch.compile of one case, compiled afresh. Dynamo keeps what it
@@ -165,6 +191,8 @@ class TorchAdapter(Adapter):
         if not hasattr(torch, "compile"):
             raise Unavailable(f"torch.compile does not exist in torch {torch.__version__} (added in 2.0)")
         torch._dynamo.reset()
+        if self._on_xla():
+            return torch.compile(fn, backend="openxla")
         return torch.compile(fn)
 
     def device_timer(self) -> CudaEventTimer | None:
@@ -192,6 +220,8 @@ class TorchAdapter(Adapter):
                 d = item.device
                 if d.type == "cuda":
                     found.append(f"cuda:{d.index if d.index is not None else torch.cuda.current_device()}")
+                elif d.type == "xla":
+                    found.append(next((r["id"] for r in self.devices() if r.get("torch_device") == str(d)), str(d)))
                 else:
                     found.append(str(d.type))
             else:
