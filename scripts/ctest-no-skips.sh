@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # ctest with the given arguments, failing when a test that is not opt-in
 # reports itself skipped. Opt-in labels (their tests may skip, saying why):
-# `container` (needs podman and a locally built image, MUDJACK_CONTAINER_TESTS=1).
+# `container` (needs podman and a locally built image, MUDJACK_CONTAINER_TESTS=1),
+# `xla` (the xla profile's torch_xla environment; scripts/test.sh leaves it out).
 #   scripts/ctest-no-skips.sh --test-dir DIR [more ctest arguments...]
 set -uo pipefail
 if [ "${1:-}" != --test-dir ] || [ -z "${2:-}" ]; then
   echo "usage: scripts/ctest-no-skips.sh --test-dir DIR [ctest arguments...]" >&2
   exit 2
 fi
-opt_in_labels=(container)
+opt_in_labels=(container xla)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 ctest "$@" 2>&1 | tee "$log"
