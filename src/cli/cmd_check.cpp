@@ -4,6 +4,7 @@
 // case, printed as one short table with error sizes.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -106,12 +107,17 @@ std::string cell(const std::optional<double>& v, const char* format) {
   return buf;
 }
 
-// One row per case; CHECKED is how a pass was checked, in the words of
+// One row per case, led by the function or model it checks (NAME, or each
+// model a script calls); CHECKED is how a pass was checked, in the words of
 // summary.md, report.html, results.csv and the Python API (model::Check).
 void print_table(const verdict::Judged& judged) {
-  std::printf("%-8s %-9s %-9s %-11s %-9s %10s %10s %10s %12s %-12s %s\n", "DEVICE", "MODE", "DTYPE",
-              "OUTCOME", "CHECKED", "ERROR_EPS", "BOUND_EPS", "MAX_REL", "MEDIAN", "CLASS",
-              "NOISE");
+  int name_width = 4;
+  for (const auto& r : judged.cases) {
+    name_width = std::max(name_width, static_cast<int>(terminal_safe(r.info.function).size()));
+  }
+  std::printf("%-*s %-8s %-9s %-9s %-11s %-9s %10s %10s %10s %12s %-12s %s\n", name_width, "NAME",
+              "DEVICE", "MODE", "DTYPE", "OUTCOME", "CHECKED", "ERROR_EPS", "BOUND_EPS", "MAX_REL",
+              "MEDIAN", "CLASS", "NOISE");
   for (size_t i = 0; i < judged.cases.size(); ++i) {
     const auto& r = judged.cases[i];
     const auto& t = r.latency.timing;
@@ -121,8 +127,9 @@ void print_table(const verdict::Judged& judged) {
     const auto unsupported = verdict::unsupported_reason(r);
     const std::string outcome =
         unsupported ? "unsupported" : std::string(model::to_string(r.outcome));
-    std::printf("%-8s %-9s %-9s %-11s %-9s %10s %10s %10s %12s %-12s %s\n", r.device.c_str(),
-                r.info.mode.c_str(), r.info.dtype.c_str(), outcome.c_str(), checked.c_str(),
+    std::printf("%-*s %-8s %-9s %-9s %-11s %-9s %10s %10s %10s %12s %-12s %s\n", name_width,
+                terminal_safe(r.info.function).c_str(), r.device.c_str(), r.info.mode.c_str(),
+                r.info.dtype.c_str(), outcome.c_str(), checked.c_str(),
                 cell(r.numeric.error_eps, "%.3g").c_str(),
                 cell(r.numeric.bound_eps, "%.3g").c_str(),
                 cell(r.numeric.max_rel_err, "%.2e").c_str(),
@@ -131,10 +138,11 @@ void print_table(const verdict::Judged& judged) {
                 t && r.latency.stats
                     ? (cell(t->spread * 100, "%.1f%%") + (t->unstable ? " unstable" : "")).c_str()
                     : "-");
+    const std::string indent(static_cast<size_t>(name_width) + 10, ' ');
     if (unsupported) {
-      std::printf("         %s\n", terminal_safe(unsupported->substr(0, 200)).c_str());
+      std::printf("%s%s\n", indent.c_str(), terminal_safe(unsupported->substr(0, 200)).c_str());
     } else if (r.outcome != model::Outcome::kPass && !r.error.message.empty()) {
-      std::printf("         %s\n", terminal_safe(r.error.message.substr(0, 200)).c_str());
+      std::printf("%s%s\n", indent.c_str(), terminal_safe(r.error.message.substr(0, 200)).c_str());
     }
   }
 }
@@ -198,7 +206,12 @@ int check(const CheckArgs& a) {
                            ": without NAME, check runs the script and checks the torch modules "
                            "it calls, but it does not import torch; name one: FILE.py:NAME");
   }
-  auto options = options_of(a, s, framework);
+  // Stored with the file's absolute path: `repro` and `runs` read it later,
+  // from any folder.
+  CheckArgs stored = a;
+  stored.target = fs::absolute(file).lexically_normal().string() +
+                  (colon == std::string::npos ? "" : a.target.substr(colon));
+  auto options = options_of(stored, s, framework);
   // Listed by the interpreter of what FILE imports: listing imports the file.
   const auto python = envs::resolve(framework, s.config.profile, s.python);
   if (python.python.empty()) throw util::FatalError(python.missing_reason, 3);

@@ -2,6 +2,7 @@
 
 #include "stats/timing.hpp"
 #include "util/time.hpp"
+#include "verdict/verdict.hpp"
 
 namespace mudjack::cli {
 namespace {
@@ -79,7 +80,12 @@ void Progress::on_result(const model::CaseResult& r) {
   ++done_;
   ++done_here_;
   ++device_done_[r.device];
-  if (model::is_failure(r.outcome)) ++failed_;
+  const bool unsupported = verdict::unsupported_reason(r).has_value();
+  if (unsupported) {
+    ++unsupported_;
+  } else if (model::is_failure(r.outcome)) {
+    ++failed_;
+  }
   if (r.outcome == model::Outcome::kError) ++errors_;
   if (r.latency.stats && r.latency.timing && r.latency.timing->unstable) ++unstable_;
   if (tty_) {
@@ -96,20 +102,23 @@ void Progress::on_result(const model::CaseResult& r) {
     std::string kind(model::to_string(r.error.kind));
     detail = (kind.empty() ? "" : kind + ": ") + r.error.message.substr(0, 100);
   }
+  const std::string outcome =
+      unsupported ? "unsupported" : std::string(model::to_string(r.outcome));
   std::fprintf(out_, "[%zu/%zu] %-7s %-11s %s  %s\n", done_, total_,
-               terminal_safe(r.device).c_str(), std::string(model::to_string(r.outcome)).c_str(),
-               terminal_safe(r.info.id).c_str(), terminal_safe(detail).c_str());
+               terminal_safe(r.device).c_str(), outcome.c_str(), terminal_safe(r.info.id).c_str(),
+               terminal_safe(detail).c_str());
   std::fflush(out_);
 }
 
 void Progress::redraw() {
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double rate = done_here_ > 0 ? elapsed / static_cast<double>(done_here_) : 0;
-  std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " +
-                     std::to_string(failed_) + " failed" +
-                     (errors_ > 0 ? ", " + std::to_string(errors_) + " suite errors" : "") +
-                     (unstable_ > 0 ? ", " + std::to_string(unstable_) + " unstable" : "") +
-                     "  ETA " + eta(rate * static_cast<double>(total_ - done_));
+  std::string line =
+      "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " + std::to_string(failed_) +
+      " failed" + (unsupported_ > 0 ? ", " + std::to_string(unsupported_) + " unsupported" : "") +
+      (errors_ > 0 ? ", " + std::to_string(errors_) + " suite errors" : "") +
+      (unstable_ > 0 ? ", " + std::to_string(unstable_) + " unstable" : "") + "  ETA " +
+      eta(rate * static_cast<double>(total_ - done_));
   for (const auto& [device, n] : device_total_) {
     line += "  " + terminal_safe(device) + " " + std::to_string(device_done_[device]) + "/" +
             std::to_string(n);

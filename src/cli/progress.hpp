@@ -1,8 +1,10 @@
 #pragma once
 // Run progress on stderr: a redrawn status line on a terminal (done/total,
-// failures and unstable timings so far, ETA, per device), one plain line per
-// outcome otherwise (a timed case's median, and "unstable, spread N%" where
-// its timing is).
+// failures, unsupported dtypes and unstable timings so far, ETA, per
+// device), one plain line per outcome otherwise (a timed case's median, and
+// "unstable, spread N%" where its timing is). A failing case whose dtype the
+// framework lacks is counted and shown `unsupported`, not failed
+// (verdict::unsupported_reason, as every other view).
 // Called from the supervisor's listener, which is already serialised.
 //
 // Case ids, device names and messages come from suites and probes: every
@@ -41,6 +43,8 @@ class Progress {
   size_t done_;
   size_t done_here_ = 0;
   size_t failed_ = 0;
+  size_t unsupported_ =
+      0;                 // failing cases whose dtype is not claimed (verdict::unsupported_reason)
   size_t errors_ = 0;    // the suite's own mistakes (outcome error)
   size_t unstable_ = 0;  // timed cases whose spread is past stats::kUnstableSpread
   std::map<std::string, size_t> device_total_;

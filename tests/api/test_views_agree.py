@@ -42,7 +42,7 @@ def _eps(text: str) -> str:
 
 def terminal_rows(out: str) -> dict[Key, tuple[str, str, str]]:
     lines = out.splitlines()
-    head = next(i for i, line in enumerate(lines) if line.startswith("DEVICE "))
+    head = next(i for i, line in enumerate(lines) if line.startswith("NAME "))
     names = lines[head].split()
     rows = {}
     for line in lines[head + 1:]:

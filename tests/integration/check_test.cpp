@@ -99,6 +99,37 @@ TEST_F(Cli, CheckOfAScriptFindsAndChecksEveryModelItCalls) {
   }
   EXPECT_EQ(functions, (std::set<std::string>{"Sequential", "TinyConv"}))
       << "the top-level models, not their submodules";
+  // The table names each model on its row, and `runs` names what was checked.
+  r = mudjack({"check", (kFixtures / "check" / "two_models.py").string(), "--quick", "--budget-ms",
+               "2", "--out", (dir_ / "results").string()});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "NAME       DEVICE   MODE")) << r.out;
+  EXPECT_TRUE(has(r.out, "Sequential cpu      eager     float32   pass")) << r.out;
+  EXPECT_TRUE(has(r.out, "TinyConv   cpu      eager     float32   pass")) << r.out;
+  auto runs = mudjack({"runs", "--out", (dir_ / "results").string()});
+  EXPECT_TRUE(has(runs.out, "TARGET")) << runs.out;
+  EXPECT_TRUE(has(runs.out, "two_models.py\n")) << runs.out;
+  const auto listed =
+      nlohmann::json::parse(mudjack({"runs", "--out", (dir_ / "results").string(), "--json"}).out);
+  EXPECT_EQ(listed[0]["target"], (kFixtures / "check" / "two_models.py").string()) << listed;
+}
+
+TEST_F(Cli, CheckRowsAndRunsNameTheFunctionFromAnyFolder) {
+  // A relative FILE.py:NAME is stored with its absolute path: `runs` and
+  // `repro` read it later from anywhere.
+  const auto here = fs::current_path();
+  fs::current_path(kFixtures / "check");
+  auto r = mudjack({"check", "numpy_only.py:scaled_cumsum", "--quick", "--budget-ms", "2", "--out",
+                    (dir_ / "results").string()});
+  fs::current_path(here);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "scaled_cumsum cpu      eager     float32   pass")) << r.out;
+  auto runs = mudjack({"runs", "--out", (dir_ / "results").string()});
+  EXPECT_TRUE(has(runs.out, "numpy_only.py:scaled_cumsum\n")) << runs.out;
+  const auto listed =
+      nlohmann::json::parse(mudjack({"runs", "--out", (dir_ / "results").string(), "--json"}).out);
+  EXPECT_EQ(listed[0]["target"],
+            (kFixtures / "check" / "numpy_only.py").string() + ":scaled_cumsum");
 }
 
 TEST_F(Cli, CheckOfANumpyFunctionListsBfloat16AsUnsupportedAndExitsZero) {

@@ -81,5 +81,51 @@ TEST(Progress, TheRedrawnLineEscapesDeviceNames) {
   EXPECT_NE(text.find("cuda:0\\x1B[2J 1/1"), std::string::npos) << text;
 }
 
+// A dtype the framework lacks (numpy's bfloat16, added by the grid and
+// rejected by type) is counted unsupported, as every view counts it, not
+// failed; a real failure beside it still is.
+TEST(Progress, AnUnsupportedDtypeIsCountedUnsupportedNotFailed) {
+  model::CaseResult lacking;
+  lacking.info.id = "numpy/softmax/bfloat16-given-eager";
+  lacking.info.grid = true;
+  lacking.device = "cpu";
+  lacking.outcome = model::Outcome::kFail;
+  lacking.error.kind = model::ErrorKind::kUnsupportedDtype;
+  lacking.error.message = "UnsupportedDtype: numpy has no dtype bfloat16";
+  model::CaseResult wrong = lacking;
+  wrong.info.id = "numpy/softmax/float16-given-eager";
+  wrong.info.grid = false;
+  wrong.error.kind = model::ErrorKind::kOther;
+  for (const bool tty : {true, false}) {
+    char* buffer = nullptr;
+    size_t size = 0;
+    FILE* out = open_memstream(&buffer, &size);
+    ASSERT_NE(out, nullptr);
+    {
+      Progress progress(2, 0, {{"cpu", 2}}, tty, out);
+      progress.on_result(lacking);
+      if (tty) {
+        std::fflush(out);
+        EXPECT_NE(std::string(buffer, size).find("[1/2] 0 failed, 1 unsupported"),
+                  std::string::npos)
+            << std::string(buffer, size);
+      }
+      progress.on_result(wrong);
+      progress.finish();
+    }
+    std::fclose(out);
+    std::string text(buffer, size);
+    std::free(buffer);
+    if (tty) {
+      EXPECT_NE(text.find("[2/2] 1 failed, 1 unsupported"), std::string::npos) << text;
+    } else {
+      EXPECT_NE(text.find("[1/2] cpu     unsupported numpy/softmax/bfloat16"), std::string::npos)
+          << text;
+      EXPECT_NE(text.find("[2/2] cpu     fail        numpy/softmax/float16"), std::string::npos)
+          << text;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mudjack::cli
