@@ -46,7 +46,9 @@ def load_suites(dirs: list[str], framework: str | None) -> dict[str, api.CaseDef
             helper = importlib.util.module_from_spec(spec)
             sys.modules[path.stem] = helper
             _exec_suite_file(spec.loader, helper, path)
-        for path in sorted(folder.glob("*.py")):
+        # One level of sub-folders too (suites/models/timm/...: generated
+        # corpora); their files are cases, never helpers.
+        for path in sorted(folder.glob("*.py")) + sorted(folder.glob("*/*.py")):
             if path.name.startswith("_"):
                 continue
             name = "mudjack_suite_" + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
