@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import inspect
 import io
 import json
@@ -73,7 +74,13 @@ def budget(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
-def count(build: Callable[[], Any], seconds: float) -> tuple[int, str]:
+# A builder the meta device refuses is built on the CPU only below this many
+# parameters (estimated from its config where the library has one): this is
+# a shared machine, and transformers' default configs reach 7B parameters.
+CPU_LIMIT = 400_000_000
+
+
+def count(build: Callable[[], Any], seconds: float, estimate: int | None = None) -> tuple[int, str]:
     """(parameter count, where it was built: meta or cpu)."""
     import torch
 
@@ -84,13 +91,28 @@ def count(build: Callable[[], Any], seconds: float) -> tuple[int, str]:
         return sum(p.numel() for p in m.parameters()), "meta"
     except Timeout:
         raise
-    except Exception:
-        pass
+    except Exception as exc:
+        if estimate is not None and estimate > CPU_LIMIT:
+            raise RuntimeError(f"does not build on the meta device ({reason(exc)}), and its config "
+                               f"(~{estimate / 1e9:.1f}B parameters) is too large to build on this CPU") from exc
     with budget(seconds), contextlib.redirect_stdout(quiet):
         m = build()
     n = sum(p.numel() for p in m.parameters())
     del m
+    gc.collect()
     return n, "cpu"
+
+
+def config_estimate(config: Any) -> int:
+    """A rough parameter count from a transformers config: embeddings and 12 h^2 per layer;
+    unknown dimensions count as too large."""
+    text = getattr(config, "text_config", None) or config
+    h = next((getattr(text, k) for k in ("hidden_size", "d_model", "n_embd", "dim") if getattr(text, k, None)), None)
+    layers = sum(int(getattr(text, k, 0) or 0) for k in ("num_hidden_layers", "n_layer", "num_layers",
+                                                            "decoder_layers", "encoder_layers"))
+    if not isinstance(h, int) or not layers:
+        return 10 * CPU_LIMIT
+    return int(getattr(text, "vocab_size", 0) or 0) * h + layers * 12 * h * h
 
 
 def reason(exc: BaseException) -> str:
@@ -364,18 +386,21 @@ def transformers_corpus(seconds: float, unbuildable: dict[str, str]) -> int:
             continue
         holder: list[Any] = []
 
-        def build(config: Any = config) -> Any:
+        def build(config: Any = config, holder: list[Any] = holder) -> Any:
             holder[:] = [AutoModel.from_config(config)]
             return holder[0]
 
         try:
-            params, _ = count(build, seconds)
+            params, _ = count(build, seconds, config_estimate(config))
         except Exception as exc:
             unbuildable[key] = reason(exc)
+            holder.clear()
+            gc.collect()
             continue
         feed = hf_inputs(holder[0], config)
         if isinstance(feed, str):
             unbuildable[key] = f"builds ({type(holder[0]).__name__}), but {feed}"
+            holder.clear()
             continue
         inputs, defaults, task, family = feed
         names = [i[0] for i in inputs]
@@ -388,6 +413,8 @@ def transformers_corpus(seconds: float, unbuildable: dict[str, str]) -> int:
                       f"return transformers.AutoModel.from_config(config)")
         write("transformers", model_type, labels, title, inputs, defaults, build_code, forward,
               transformers.__version__)
+        holder.clear()
+        gc.collect()
         made += 1
     return made
 
