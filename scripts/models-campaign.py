@@ -7,7 +7,9 @@ starts and a progress line while it runs.
       [--modes eager] [--cap-min 60] [--bin build/mudjack] [--labels corpus::timm]
 
 Run it again with the same --out to go on where it stopped (an interrupted
-class is resumed with `mudjack run --resume`); the campaign refuses to mix
+class is resumed with `mudjack run --resume`). The suites and probe run are
+this checkout's (MUDJACK_DATA_DIR), so a detached worktree at the commit to
+measure keeps the campaign there while work goes on; it refuses to mix
 commits or to start from a tree with uncommitted changes (--allow-dirty to
 try anyway; the state records it). At the end, and on --summary, it prints
 the counts per corpus (listed, run, passed) and the failures grouped by cause
@@ -46,7 +48,8 @@ def listed(binary: str, size: str, modes: str, labels: list[str]) -> list[dict[s
     cmd = [binary, "list", "--suite", "models", "--json", "--mode", modes, "--labels", f"size::{size}"]
     for label in labels:
         cmd += ["--labels", label]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                          env={**os.environ, "MUDJACK_DATA_DIR": str(ROOT)})
     if done.returncode != 0:
         if "carries" in done.stderr or "no listed case" in done.stderr:
             return []
@@ -93,7 +96,8 @@ def run_class(args: argparse.Namespace, state: dict[str, Any], size: str, deadli
             cmd += ["--labels", label]
     print(f"models-campaign: {' '.join(cmd)}", flush=True)
     start = time.time()
-    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                             env={**os.environ, "MUDJACK_DATA_DIR": str(ROOT)})
     done, total, last = 0, 0, 0.0
     log = open(out / "run.log", "a", encoding="utf-8")
     assert child.stdout is not None
