@@ -23,10 +23,12 @@ import argparse
 import glob
 import json
 import os
+import queue
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -99,26 +101,32 @@ def run_class(args: argparse.Namespace, state: dict[str, Any], size: str, deadli
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
                              env={**os.environ, "MUDJACK_DATA_DIR": str(ROOT)})
     done, total, last = 0, 0, 0.0
-    log = open(out / "run.log", "a", encoding="utf-8")
-    assert child.stdout is not None
-    for line in child.stdout:
-        log.write(line)
-        if m := re.match(r"run (\S+): (\d+) cases", line):
-            info["run_id"], total = m.group(1), int(m.group(2))
-            save_state(Path(args.out), state)
-        if m := re.match(r"\[(\d+)/(\d+)\]", line):
-            done, total = int(m.group(1)), int(m.group(2))
-        now = time.time()
-        if now - last > 30:
-            last = now
-            print(f"models-campaign: size::{size} {done}/{total} cases, {(now - start) / 60:.1f} min in this class, "
-                  f"{(deadline - now) / 60:.1f} min left of the cap", flush=True)
-        if now > deadline and child.poll() is None:
-            print("models-campaign: time cap reached; stopping (resumable)", flush=True)
-            child.send_signal(signal.SIGINT)
-            deadline = float("inf")
+    with open(out / "run.log", "a", encoding="utf-8") as log:
+        lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=_pump, args=(child, lines), daemon=True).start()
+        while True:
+            try:
+                line = lines.get(timeout=5)
+            except queue.Empty:
+                line = ""  # no line for a while: still print progress and watch the cap
+            if line is None:
+                break
+            log.write(line)
+            if m := re.match(r"run (\S+): (\d+) cases", line):
+                info["run_id"], total = m.group(1), int(m.group(2))
+                save_state(Path(args.out), state)
+            if m := re.match(r"\[(\d+)/(\d+)\]", line):
+                done, total = int(m.group(1)), int(m.group(2))
+            now = time.time()
+            if now - last > 30:
+                last = now
+                print(f"models-campaign: size::{size} {done}/{total} cases, {(now - start) / 60:.1f} min in this class, "
+                      f"{(deadline - now) / 60:.1f} min left of the cap", flush=True)
+            if now > deadline and child.poll() is None:
+                print("models-campaign: time cap reached; stopping (resumable)", flush=True)
+                child.send_signal(signal.SIGINT)
+                deadline = float("inf")
     code = child.wait()
-    log.close()
     spent = time.time() - start
     info["wall_s"] = info.get("wall_s", 0.0) + spent
     if done:
@@ -126,6 +134,13 @@ def run_class(args: argparse.Namespace, state: dict[str, Any], size: str, deadli
     info["complete"] = code == 0
     save_state(Path(args.out), state)
     return bool(info["complete"])
+
+
+def _pump(child: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
+    assert child.stdout is not None
+    for line in child.stdout:
+        lines.put(line)
+    lines.put(None)
 
 
 def cause(case: dict[str, Any]) -> str:
