@@ -1,4 +1,4 @@
-# labels: name::stable-diffusion author::diffusers task::Generative_AI framework::torch family::diffusers-pipeline corpus::hand-written size::small license::Apache-2.0
+# labels: name::stable-diffusion author::diffusers task::Generative_AI framework::torch family::diffusers-pipeline corpus::hand-written size::tiny license::Apache-2.0
 """Stable Diffusion as one pipeline case: CLIP text encoder (transformers CLIPTextModel), UNet2DConditionModel and
 AutoencoderKL's decoder (diffusers), each a small literal config of SD 1.x's layout, random weights, assembled as
 StableDiffusionPipeline assembles them: token ids -> text states -> two classifier-free-guided denoising steps of
