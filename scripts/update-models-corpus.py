@@ -6,7 +6,9 @@ registries, offline, random weights (issue 38): one script per architecture
                                         segmentation, video and optical-flow builder
   suites/models/transformers/<type>.py  every transformers model_type whose default
                                         config builds offline (AutoConfig.for_model +
-                                        AutoModel.from_config)
+                                        AutoModel.from_config, or the first task
+                                        head's auto class where AutoModel has none,
+                                        or a sub-model config's own model class)
 
 and suites/models/unbuildable.json: every architecture that could not be
 built, with the reason (nothing is dropped silently).
@@ -371,9 +373,41 @@ def hf_family(config: Any, task: str) -> str:
     return "transformers-encoder"
 
 
+# The auto class that builds a model_type: the bare AutoModel where it has
+# one, else the first task head whose mapping names the type.
+AUTO_CLASSES = (("MODEL_MAPPING_NAMES", "AutoModel"), ("MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", "AutoModelForCausalLM"),
+                ("MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", "AutoModelForSeq2SeqLM"),
+                ("MODEL_FOR_MASKED_LM_MAPPING_NAMES", "AutoModelForMaskedLM"),
+                ("MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES", "AutoModelForImageTextToText"),
+                ("MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES", "AutoModelForImageClassification"),
+                ("MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES", "AutoModelForSpeechSeq2Seq"),
+                ("MODEL_FOR_CTC_MAPPING_NAMES", "AutoModelForCTC"),
+                ("MODEL_FOR_AUDIO_CLASSIFICATION_MAPPING_NAMES", "AutoModelForAudioClassification"),
+                ("MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES", "AutoModelForSequenceClassification"),
+                ("MODEL_FOR_OBJECT_DETECTION_MAPPING_NAMES", "AutoModelForObjectDetection"),
+                ("MODEL_FOR_SEMANTIC_SEGMENTATION_MAPPING_NAMES", "AutoModelForSemanticSegmentation"),
+                ("MODEL_FOR_DEPTH_ESTIMATION_MAPPING_NAMES", "AutoModelForDepthEstimation"),
+                ("MODEL_FOR_BACKBONE_MAPPING_NAMES", "AutoBackbone"))
+
+
+def auto_class(model_type: str, config: Any) -> str:
+    """The call that builds the type from its config: an auto class's
+    from_config, else (a sub-model's config: a composite's text or vision
+    tower) the model class named after the config class, "XTextConfig" ->
+    "XTextModel"."""
+    import transformers
+    from transformers.models.auto import modeling_auto
+
+    for mapping, name in AUTO_CLASSES:
+        if model_type in getattr(modeling_auto, mapping, {}):
+            return f"{name}.from_config"
+    own = type(config).__name__.removesuffix("Config") + "Model"
+    return own if hasattr(transformers, own) else "AutoModel.from_config"
+
+
 def transformers_corpus(seconds: float, unbuildable: dict[str, str]) -> int:
     import transformers
-    from transformers import AutoConfig, AutoModel
+    from transformers import AutoConfig
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
 
     made = 0
@@ -385,9 +419,12 @@ def transformers_corpus(seconds: float, unbuildable: dict[str, str]) -> int:
             unbuildable[key] = "default config: " + reason(exc)
             continue
         holder: list[Any] = []
+        auto = auto_class(model_type, config)
+        owner, _, method = auto.partition(".")
 
-        def build(config: Any = config, holder: list[Any] = holder) -> Any:
-            holder[:] = [AutoModel.from_config(config)]
+        def build(config: Any = config, holder: list[Any] = holder, owner: str = owner, method: str = method) -> Any:
+            maker = getattr(transformers, owner)
+            holder[:] = [getattr(maker, method)(config) if method else maker(config)]
             return holder[0]
 
         try:
@@ -407,10 +444,10 @@ def transformers_corpus(seconds: float, unbuildable: dict[str, str]) -> int:
         forward = f"return m(**dict(zip({names!r}, args)), return_dict=True)"
         cls = type(holder[0]).__name__
         labels = labels_for(f"hf-{model_type}".replace("_", "-"), "huggingface", task, family, "transformers", params)
-        title = (f"transformers {model_type} ({cls} from AutoConfig.for_model({model_type!r}), the library's "
-                 f"default config), random weights.")
+        title = (f"transformers {model_type} ({cls}: {auto}(AutoConfig.for_model({model_type!r})), "
+                 f"the library's default config), random weights.")
         build_code = (f"import transformers\n\nconfig = transformers.AutoConfig.for_model({model_type!r})\n"
-                      f"return transformers.AutoModel.from_config(config)")
+                      f"return transformers.{auto}(config)")
         write("transformers", model_type, labels, title, inputs, defaults, build_code, forward,
               transformers.__version__)
         holder.clear()
