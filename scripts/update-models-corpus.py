@@ -33,6 +33,7 @@ import inspect
 import io
 import json
 import os
+import shutil
 import signal
 import sys
 import time
@@ -197,7 +198,7 @@ def indent(code: str) -> str:
 
 def write(corpus: str, name: str, labels: dict[str, str], title: str, inputs: list[Any], defaults: dict[str, int],
           build: str, forward: str, version: str) -> None:
-    folder = ROOT / corpus
+    folder = ROOT / f".{corpus}.new"  # swapped in when the corpus is complete
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.py"
     text = TEMPLATE.format(labels=" ".join(f"{k}::{v}" for k, v in labels.items()), title=title, library=corpus,
@@ -470,12 +471,15 @@ def main() -> int:
     for corpus in args.only.split(","):
         if corpus not in CORPORA:
             parser.error(f"unknown corpus {corpus!r}; known: {', '.join(CORPORA)}")
-        for old in (ROOT / corpus).glob("*.py") if (ROOT / corpus).is_dir() else []:
-            old.unlink()
+        fresh = ROOT / f".{corpus}.new"
+        shutil.rmtree(fresh, ignore_errors=True)
         known = {k: v for k, v in known.items() if not k.startswith(corpus + "/")}
         start = time.perf_counter()
         unbuildable: dict[str, str] = {}
         made = CORPORA[corpus](args.budget_s, unbuildable)
+        shutil.rmtree(ROOT / corpus, ignore_errors=True)  # the old corpus goes only once the new one is whole
+        fresh.mkdir(exist_ok=True)
+        fresh.rename(ROOT / corpus)
         known.update(unbuildable)
         print(f"{corpus}: {made} scripts, {len(unbuildable)} unbuildable, {time.perf_counter() - start:.0f} s",
               file=sys.stderr, flush=True)
