@@ -68,8 +68,10 @@ def load_suites(dirs: list[str], framework: str | None) -> dict[str, api.CaseDef
             sys.modules[path.stem] = helper
             _exec_suite_file(spec.loader, helper, path)
         # One level of sub-folders too (suites/models/timm/...: generated
-        # corpora); their files are cases, never helpers.
-        for path in sorted(folder.glob("*.py")) + sorted(folder.glob("*/*.py")):
+        # corpora), not hidden ones (a corpus being regenerated); their files
+        # are cases, never helpers.
+        nested = [p for p in folder.glob("*/*.py") if not p.parent.name.startswith((".", "_"))]
+        for path in sorted(folder.glob("*.py")) + sorted(nested):
             if path.name.startswith("_"):
                 continue
             name = "mudjack_suite_" + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]

@@ -119,6 +119,8 @@ class Generated(unittest.TestCase):
         self.cache = tempfile.TemporaryDirectory()
         (Path(self.dir.name) / "gen").mkdir()
         (Path(self.dir.name) / "gen" / "tiny.py").write_text(GENERATED)
+        (Path(self.dir.name) / ".gen.new").mkdir()  # a corpus being regenerated: not read
+        (Path(self.dir.name) / ".gen.new" / "tiny.py").write_text(GENERATED)
         self.env = dict(os.environ)
         os.environ["MUDJACK_CACHE_DIR"] = self.cache.name
 
