@@ -307,28 +307,41 @@ def _hash_metric(digest: Any) -> Metric:
 
 def eager_facts(m: Any, forward: Callable[..., Any], args: tuple[Any, ...]) -> list[Metric]:
     """params, flops, the dispatched operator histogram and the structure
-    hash, from one extra forward pass under torch's FLOP counter."""
+    hash, from one extra forward pass. FLOPs are torch's own counter's
+    formulas (torch.utils.flop_counter's registry, what FlopCounterMode
+    sums), applied here: FlopCounterMode's module tracker asserts on some
+    models under no_grad (timm's PiT: "Expected gradient function to be
+    set"). A model whose facts cannot be taken still runs: only its params."""
     import torch
-    from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils.flop_counter import FlopCounterMode
 
+    facts = [Metric("params", sum(p.numel() for p in m.parameters()))]
+    try:
+        from torch.utils._python_dispatch import TorchDispatchMode
+        from torch.utils.flop_counter import flop_registry
+    except ImportError:
+        return facts
     ops: dict[str, int] = {}
+    flops = [0]
     digest = hashlib.sha256()
 
     class Recording(TorchDispatchMode):  # type: ignore[misc]
         def __torch_dispatch__(self, func: Any, types: Any, a: Any = (), kw: Any = None) -> Any:
             kw = kw or {}
-            name = str(func.overloadpacket)
-            ops[name] = ops.get(name, 0) + 1
+            packet = func.overloadpacket
+            ops[str(packet)] = ops.get(str(packet), 0) + 1
             digest.update(repr((str(func), _shape_sig(a), _shape_sig(kw))).encode())
-            return func(*a, **kw)
+            out = func(*a, **kw)
+            if packet in flop_registry:
+                flops[0] += int(flop_registry[packet](*a, **kw, out_val=out))
+            return out
 
-    counter = FlopCounterMode(display=False)
-    with torch.no_grad(), counter, Recording():
-        forward(m, *args)
-    out = [Metric("params", sum(p.numel() for p in m.parameters())),
-           Metric("flops", counter.get_total_flops(), "FLOP"), _hash_metric(digest)]
-    return out + [Metric(f"op:{k}", v, "op") for k, v in sorted(ops.items())]
+    try:
+        with torch.no_grad(), Recording():
+            forward(m, *args)
+    except Exception:  # a model the dispatch mode cannot follow: its case still runs
+        return facts
+    facts += [Metric("flops", flops[0], "FLOP"), _hash_metric(digest)]
+    return facts + [Metric(f"op:{k}", v, "op") for k, v in sorted(ops.items())]
 
 
 def onnx_facts(path: Path) -> list[Metric]:
