@@ -234,8 +234,9 @@ def main() -> int:
     if args.summary:
         summary(args, state, listing)
         return 0
-    seconds, detail = estimate(state, {s: len(c) for s, c in listing.items()})
-    print(f"models-campaign: estimate {seconds / 60:.0f} min for {sum(map(len, listing.values()))} cases "
+    left = {s: len(c) for s, c in listing.items() if not state.get("classes", {}).get(s, {}).get("complete")}
+    seconds, detail = estimate(state, left)
+    print(f"models-campaign: estimate {seconds / 60:.0f} min for the {sum(left.values())} cases of the classes left "
           f"({detail}); cap {args.cap_min:g} min", flush=True)
     save_state(out, state)
     deadline = time.time() + args.cap_min * 60
