@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .api import Call, Cases, Ctx, np, param
+from .api import Call, Cases, Ctx, Metric, np, param
 from .errors import Unavailable
 from .vocabulary import words
 
@@ -49,7 +49,7 @@ LABEL_KEYS = ("name", "author", "task", "framework", "family")
 KERAS_BACKENDS = ("jax", "tensorflow", "torch")
 AMP_DTYPE = "bfloat16"
 TRAIN_LR = 1e-3
-_OPSET = 18
+_OPSET = 18  # the default; --param opset=N
 
 
 def read_labels(path: str) -> dict[str, str]:
@@ -126,6 +126,24 @@ def tensor(tag: str, dims: Sequence[int], samples: int = 1) -> Inputs:
     """One float tensor of `dims` (audio samples, features, latents)."""
     d = tuple(dims)
     return Inputs(tag, d, lambda t: (floats(t, d),), samples)
+
+
+def generated(script: str, build: Callable[[], Any], inputs: Sequence[tuple[str, Any, Sequence[Any]]],
+              defaults: dict[str, int], forward: Callable[..., Any]) -> Cases:
+    """A generated script's declaration (scripts/update-models-corpus.py):
+    `inputs` are (argument, kind, dims), kind "float" or an int (token ids
+    below it), a dim that is a string naming a standard parameter
+    (`--param height=64`), its default in `defaults`."""
+    dims = {name: int(param(name, value)) for name, value in defaults.items()}
+    shapes = [(kind, tuple(dims[d] if isinstance(d, str) else int(d) for d in shape)) for _, kind, shape in inputs]
+    batch = dims.get("batch_size", 1)
+    first = shapes[0][1]
+    tag = f"b{batch}-" + "x".join(str(d) for d in first[1:])
+
+    def make(t: Ctx) -> tuple[Any, ...]:
+        return tuple(floats(t, s) if kind == "float" else ids(t, int(kind), s) for kind, s in shapes)
+
+    return torch_model(script, build, Inputs(tag, first, make, batch), forward=forward)
 
 
 # --- the build cache ------------------------------------------------------------
@@ -256,6 +274,93 @@ def _checked(call: Call) -> Call:
             .sanity("the first output is not constant", _nonconstant))
 
 
+# --- what a model is: size, work, operators, structure ------------------------
+#
+# Reported as the case's metrics (numbers, so they travel in results.json,
+# results.csv and the Models table without a new field): `params`, `flops`
+# (one forward pass, torch.utils.flop_counter), `op:<aten op>` (the operator
+# histogram of one eager forward pass, as dispatched) or, for the onnxruntime
+# stage, `onnx:<op type>` (the exported graph's nodes), and `structure_hash`
+# (the first 52 bits of a SHA-256 over the operators in order, their
+# argument shapes, dtypes and non-tensor arguments, not the weights' values;
+# the ONNX stage's over node types, attributes and initializer shapes).
+
+HASH_BITS = 52  # exact in a JSON double
+
+
+def _shape_sig(value: Any) -> Any:
+    """A value as its structure: a tensor's shape and dtype, containers
+    element by element, anything else its repr."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return ("T", tuple(value.shape), str(value.dtype))
+    if isinstance(value, (list, tuple)):
+        return tuple(_shape_sig(v) for v in value)
+    if isinstance(value, dict):
+        return tuple((k, _shape_sig(v)) for k, v in sorted(value.items()))
+    return repr(value)
+
+
+def _hash_metric(digest: Any) -> Metric:
+    return Metric("structure_hash", int(digest.hexdigest()[: HASH_BITS // 4], 16), "hash")
+
+
+def eager_facts(m: Any, forward: Callable[..., Any], args: tuple[Any, ...]) -> list[Metric]:
+    """params, flops, the dispatched operator histogram and the structure
+    hash, from one extra forward pass. FLOPs are torch's own counter's
+    formulas (torch.utils.flop_counter's registry, what FlopCounterMode
+    sums), applied here: FlopCounterMode's module tracker asserts on some
+    models under no_grad (timm's PiT: "Expected gradient function to be
+    set"). A model whose facts cannot be taken still runs: only its params."""
+    import torch
+
+    facts = [Metric("params", sum(p.numel() for p in m.parameters()))]
+    try:
+        from torch.utils._python_dispatch import TorchDispatchMode
+        from torch.utils.flop_counter import flop_registry
+    except ImportError:
+        return facts
+    ops: dict[str, int] = {}
+    flops = [0]
+    digest = hashlib.sha256()
+
+    class Recording(TorchDispatchMode):  # type: ignore[misc]
+        def __torch_dispatch__(self, func: Any, types: Any, a: Any = (), kw: Any = None) -> Any:
+            kw = kw or {}
+            packet = func.overloadpacket
+            ops[str(packet)] = ops.get(str(packet), 0) + 1
+            digest.update(repr((str(func), _shape_sig(a), _shape_sig(kw))).encode())
+            out = func(*a, **kw)
+            if packet in flop_registry:
+                flops[0] += int(flop_registry[packet](*a, **kw, out_val=out))
+            return out
+
+    try:
+        with torch.no_grad(), Recording():
+            forward(m, *args)
+    except Exception:  # a model the dispatch mode cannot follow: its case still runs
+        return facts
+    facts += [Metric("flops", flops[0], "FLOP"), _hash_metric(digest)]
+    return facts + [Metric(f"op:{k}", v, "op") for k, v in sorted(ops.items())]
+
+
+def onnx_facts(path: Path) -> list[Metric]:
+    """The exported graph's node histogram and structure hash (weights not read)."""
+    import onnx
+
+    graph = onnx.load(str(path), load_external_data=False).graph
+    ops: dict[str, int] = {}
+    digest = hashlib.sha256()
+    for init in graph.initializer:
+        digest.update(repr((init.name, tuple(init.dims), init.data_type)).encode())
+    for node in graph.node:
+        ops[node.op_type] = ops.get(node.op_type, 0) + 1
+        attrs = sorted((a.name, str(onnx.helper.get_attribute_value(a))[:200]) for a in node.attribute)
+        digest.update(repr((node.domain, node.op_type, len(node.input), len(node.output), attrs)).encode())
+    return [_hash_metric(digest)] + [Metric(f"onnx:{k}", v, "op") for k, v in sorted(ops.items())]
+
+
 # --- torch ----------------------------------------------------------------------
 
 
@@ -294,6 +399,7 @@ class TorchModel:
     forward: Callable[..., Any] = _positional
     pick: Callable[[Any], tuple[Any, ...]] = first_tensor
     stages: Sequence[str] = STAGES
+    opset: int = _OPSET
 
     def module(self, t: Ctx, dtype: Any) -> Any:
         import torch
@@ -334,7 +440,10 @@ class TorchModel:
             def fn(*a: Any) -> Any:
                 with torch.no_grad():
                     return tuple(x.to(t.dtype) if x.is_floating_point() else x for x in pick(forward(m, *a)))
-        return _checked(t.call(fn, *args).work(self.inputs.samples, "sample"))
+        call = _checked(t.call(fn, *args).work(self.inputs.samples, "sample"))
+        if stage == "eager" and not t.widen:
+            call.metrics.extend(eager_facts(m, forward, args))
+        return call
 
     def _train(self, t: Ctx, args: tuple[Any, ...]) -> Call:
         """Forward, a mean-square loss on the picked output, backward
@@ -377,13 +486,14 @@ class TorchModel:
         def export(folder: Path) -> None:
             try:
                 torch.onnx.export(Picked().eval(), tuple(a.cpu() for a in args), str(folder / "model.onnx"),
-                                  dynamo=True, opset_version=_OPSET, external_data=True)
+                                  dynamo=True, opset_version=self.opset, external_data=True)
             except Exception as exc:  # the exporter's own words are in its innermost cause
                 raise ExportError(f"ONNX export failed: {type(exc).__name__}: {_root_cause(exc)}") from exc
 
         import onnx
 
-        versions = {"torch": torch.__version__, "onnx": onnx.__version__, "onnxscript": _version("onnxscript")}
+        versions = {"torch": torch.__version__, "onnx": onnx.__version__, "onnxscript": _version("onnxscript"),
+                    "opset": str(self.opset)}
         labels = read_labels(self.script)
         key = build_key(self.script, t.case, t.seed, versions)
         folder, spent, reused = cached_build(key, {"model": labels["name"], "framework": "torch", "stage": "onnxruntime",
@@ -395,11 +505,14 @@ class TorchModel:
         def run(*a: Any) -> Any:
             return tuple(session.run(None, {n: x.numpy() for n, x in zip(names, a)}))
 
-        return (_checked(t.call(run, *args).work(self.inputs.samples, "sample"))
+        call = (_checked(t.call(run, *args).work(self.inputs.samples, "sample"))
                 .metric("build_s", round(spent, 3), "s").metric("build_reused", int(reused)))
+        call.metrics.extend(onnx_facts(folder / "model.onnx"))
+        return call
 
     def declare(self) -> Cases:
         labels = read_labels(self.script)
+        self.opset = int(param("opset", _OPSET))  # the ONNX stage's opset (--param opset=N)
         cases = Cases("torch")
         tags = [f"{k}::{v}" for k, v in labels.items()]
         shape = {self.inputs.tag: self.inputs.dims}

@@ -1,9 +1,11 @@
 #include "report/models.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "report/capability.hpp"
@@ -36,6 +38,31 @@ std::optional<double> metric(const model::CaseResult& r, const std::string& name
   return it == r.metrics.end() ? std::nullopt : it->second.value;
 }
 
+// The model facts the probe reported as metrics (models.py: params, flops,
+// structure_hash, op:<aten op> or onnx:<op type>) and the size and license labels.
+void add_facts(const model::CaseResult& r, const std::map<std::string, std::string>& labels,
+               ModelRow& m) {
+  m.params = metric(r, "params");
+  m.flops = metric(r, "flops");
+  if (auto h = metric(r, "structure_hash"); h && *h >= 0) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "%013llx", static_cast<unsigned long long>(*h));
+    m.structure_hash = buf;
+  }
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 2> kSources = {
+      {{"op:", "aten"}, {"onnx:", "onnx"}}};
+  for (const auto& [name, value] : r.metrics) {
+    for (const auto& [prefix, source] : kSources) {
+      if (name.starts_with(prefix) && value.value) {
+        m.ops_source = source;
+        m.ops[name.substr(prefix.size())] = static_cast<int64_t>(*value.value);
+      }
+    }
+  }
+  m.size = label(labels, "size");
+  m.license = label(labels, "license");
+}
+
 ModelRow row_of(const model::CaseResult& r, const std::map<std::string, std::string>& labels) {
   ModelRow m;
   m.model = r.info.function;
@@ -59,6 +86,7 @@ ModelRow row_of(const model::CaseResult& r, const std::map<std::string, std::str
   m.cause = r.numeric.cause;
   m.build_s = metric(r, "build_s");
   if (auto reused = metric(r, "build_reused")) m.build_reused = *reused != 0;
+  add_facts(r, labels, m);
   return m;
 }
 
@@ -81,11 +109,32 @@ std::string number(double v, const char* format) {
 }
 
 // The row's cells, in the order of kColumns.
-constexpr std::array<const char*, 10> kColumns = {
-    "model",      "framework",   "stage",
-    "device",     "outcome",     "median (cold)",
-    "throughput", "peak memory", "error / bound (eps)",
-    "build"};
+constexpr std::array<const char*, 14> kColumns = {
+    "model",          "framework",     "stage",
+    "device",         "outcome",       "median (cold)",
+    "throughput",     "peak memory",   "error / bound (eps)",
+    "build",          "params / FLOP", "top operators",
+    "structure hash", "license"};
+
+// "25.6 M / 4.1 GFLOP" (parameters, FLOPs of one forward pass).
+std::string size_text(const ModelRow& m) {
+  if (!m.params && !m.flops) return m.size;
+  return (m.params ? model::format_si(*m.params, "") : "?") + " / " +
+         (m.flops ? model::format_si(*m.flops, "FLOP") : "?");
+}
+
+// The three most frequent operators, with their source: "Conv 20, Relu 17, Add 8 (onnx)".
+std::string ops_text(const ModelRow& m) {
+  if (m.ops.empty()) return "";
+  std::vector<std::pair<int64_t, std::string>> order;
+  for (const auto& [name, n] : m.ops) order.emplace_back(-n, name);
+  std::sort(order.begin(), order.end());
+  std::string out;
+  for (size_t i = 0; i < order.size() && i < 3; ++i) {
+    out += (i ? ", " : "") + order[i].second + " " + std::to_string(-order[i].first);
+  }
+  return out + " of " + std::to_string(m.ops.size()) + " (" + m.ops_source + ")";
+}
 
 std::vector<std::string> cells(const ModelRow& m) {
   std::string outcome(model::to_string(m.outcome));
@@ -113,7 +162,11 @@ std::vector<std::string> cells(const ModelRow& m) {
           m.throughput ? number(m.throughput->per_s, "%.3g ") + m.throughput->unit : "",
           bytes_text(m.peak_bytes),
           divergence,
-          build};
+          build,
+          size_text(m),
+          ops_text(m),
+          m.structure_hash,
+          m.license};
 }
 
 // "stage on device: ran/total" for every (stage, device), ran = pass or mismatch.
@@ -151,27 +204,35 @@ json models_to_json(const std::vector<ModelRow>& rows) {
   for (const auto& m : rows) {
     json t = m.throughput ? json{{"per_s", m.throughput->per_s}, {"unit", m.throughput->unit}}
                           : json(nullptr);
-    out.push_back({{"model", m.model},
-                   {"framework", m.framework},
-                   {"device", m.device},
-                   {"stage", m.stage},
-                   {"dtype", m.dtype},
-                   {"shape", m.shape},
-                   {"task", m.task},
-                   {"family", m.family},
-                   {"author", m.author},
-                   {"case", m.case_id},
-                   {"outcome", model::to_string(m.outcome)},
-                   {"error", m.error},
-                   {"peak_memory_bytes", opt(m.peak_bytes)},
-                   {"median_ns", opt(m.median_ns)},
-                   {"cold_ns", opt(m.cold_ns)},
-                   {"throughput", std::move(t)},
-                   {"error_eps", opt(m.error_eps)},
-                   {"bound_eps", opt(m.bound_eps)},
-                   {"cause", model::to_string(m.cause)},
-                   {"build_s", opt(m.build_s)},
-                   {"build_reused", opt(m.build_reused)}});
+    out.push_back(
+        {{"model", m.model},
+         {"framework", m.framework},
+         {"device", m.device},
+         {"stage", m.stage},
+         {"dtype", m.dtype},
+         {"shape", m.shape},
+         {"task", m.task},
+         {"family", m.family},
+         {"author", m.author},
+         {"case", m.case_id},
+         {"outcome", model::to_string(m.outcome)},
+         {"error", m.error},
+         {"peak_memory_bytes", opt(m.peak_bytes)},
+         {"median_ns", opt(m.median_ns)},
+         {"cold_ns", opt(m.cold_ns)},
+         {"throughput", std::move(t)},
+         {"error_eps", opt(m.error_eps)},
+         {"bound_eps", opt(m.bound_eps)},
+         {"cause", model::to_string(m.cause)},
+         {"build_s", opt(m.build_s)},
+         {"build_reused", opt(m.build_reused)},
+         {"params", opt(m.params)},
+         {"flops", opt(m.flops)},
+         {"ops_source", m.ops_source.empty() ? json(nullptr) : json(m.ops_source)},
+         {"ops", m.ops.empty() ? json(nullptr) : json(m.ops)},
+         {"structure_hash", m.structure_hash.empty() ? json(nullptr) : json(m.structure_hash)},
+         {"size", m.size},
+         {"license", m.license}});
   }
   return out;
 }

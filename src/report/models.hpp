@@ -8,6 +8,7 @@
 //   - report.html: a "Models" table beside the function heatmaps (models_html).
 // Pure and thread-safe.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,17 @@ struct ModelRow {
   model::Cause cause = model::Cause::kNone;
   std::optional<double> build_s;     // export time (or the cached build's load)
   std::optional<bool> build_reused;  // the build cache had it
+  // What the model is (issue 38), from the probe's metrics (models.py):
+  // parameter count and FLOPs of one forward pass (eager stage), the
+  // operator histogram (ops_source "onnx": the exported graph's nodes, the
+  // onnxruntime stage; "aten": the operators one eager forward pass
+  // dispatched), a hash of its structure (13 hex digits: operators, shapes,
+  // attributes, not the weights), and the labels size:: and license::.
+  std::optional<double> params, flops;
+  std::string ops_source;
+  std::map<std::string, int64_t> ops;
+  std::string structure_hash;
+  std::string size, license;
 };
 
 // The rows of every result that is a whole model (stats::whole_model), ordered by model,

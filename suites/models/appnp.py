@@ -4,9 +4,13 @@ on a random graph of 1000 nodes (64 features) and 8000 edges."""
 
 from __future__ import annotations
 
+from mudjack_probe.api import param
 from mudjack_probe.models import Inputs, floats, ids, torch_model
 
-N, F, E = 1000, 64, 8000  # nodes, node features, directed edges of a random graph
+N, E = 1000, 8000  # nodes, directed edges of a random graph
+F = param("in_channels", 64)  # node features (MLAgility's GNN standard parameters)
+K = param("k", 10)  # propagation hops
+ALPHA = param("alpha", 0.1)  # teleport (restart) probability
 
 
 def build():
@@ -18,7 +22,7 @@ def build():
             super().__init__()
             self.lin1 = torch.nn.Linear(F, 128)
             self.lin2 = torch.nn.Linear(128, 16)
-            self.prop = APPNP(K=10, alpha=0.1)
+            self.prop = APPNP(K=K, alpha=ALPHA)
 
         def forward(self, x, edge_index):
             return self.prop(self.lin2(self.lin1(x).relu()), edge_index)

@@ -4,9 +4,13 @@ weights, on a random graph of 1000 nodes (64 features) and 8000 edges."""
 
 from __future__ import annotations
 
+from mudjack_probe.api import param
 from mudjack_probe.models import Inputs, floats, ids, torch_model
 
-N, F, E = 1000, 64, 8000  # nodes, node features, directed edges of a random graph
+N, E = 1000, 8000  # nodes, directed edges of a random graph
+F = param("in_channels", 64)  # node features (MLAgility's GNN standard parameters)
+OUT = param("out_channels", 16)  # output features
+K = param("k", 3)  # propagation hops
 
 
 def build():
@@ -16,8 +20,8 @@ def build():
     class ChebNet(torch.nn.Module):
         def __init__(self):
             super().__init__()
-            self.conv1 = ChebConv(F, 128, K=3)
-            self.conv2 = ChebConv(128, 16, K=3)
+            self.conv1 = ChebConv(F, 128, K=K)
+            self.conv2 = ChebConv(128, OUT, K=K)
 
         def forward(self, x, edge_index):
             return self.conv2(self.conv1(x, edge_index).relu(), edge_index)

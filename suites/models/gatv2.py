@@ -4,9 +4,12 @@ on a random graph of 1000 nodes (64 features) and 8000 edges."""
 
 from __future__ import annotations
 
+from mudjack_probe.api import param
 from mudjack_probe.models import Inputs, floats, ids, torch_model
 
-N, F, E = 1000, 64, 8000  # nodes, node features, directed edges of a random graph
+N, E = 1000, 8000  # nodes, directed edges of a random graph
+F = param("in_channels", 64)  # node features (MLAgility's GNN standard parameters)
+OUT = param("out_channels", 16)  # output features
 
 
 def build():
@@ -17,7 +20,7 @@ def build():
         def __init__(self):
             super().__init__()
             self.conv1 = GATv2Conv(F, 16, heads=8)
-            self.conv2 = GATv2Conv(16 * 8, 16, heads=1)
+            self.conv2 = GATv2Conv(16 * 8, OUT, heads=1)
 
         def forward(self, x, edge_index):
             return self.conv2(self.conv1(x, edge_index).relu(), edge_index)

@@ -4,9 +4,12 @@
 
 from __future__ import annotations
 
+from mudjack_probe.api import param
 from mudjack_probe.models import Inputs, floats, ids, torch_model
 
-N, F, E = 1000, 64, 8000  # nodes, node features, directed edges of a random graph
+N, E = 1000, 8000  # nodes, directed edges of a random graph
+F = param("in_channels", 64)  # node features (MLAgility's GNN standard parameters)
+OUT = param("out_channels", 16)  # output features
 
 
 def build():
@@ -16,7 +19,7 @@ def build():
     class GCN(torch.nn.Module):
         def __init__(self):
             super().__init__()
-            self.convs = torch.nn.ModuleList([GCNConv(F, 128), GCNConv(128, 128), GCNConv(128, 16)])
+            self.convs = torch.nn.ModuleList([GCNConv(F, 128), GCNConv(128, 128), GCNConv(128, OUT)])
 
         def forward(self, x, edge_index):
             for i, conv in enumerate(self.convs):

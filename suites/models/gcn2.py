@@ -4,9 +4,13 @@ ReLU, a linear head of 16, random weights, on a random graph of 1000 nodes (64 f
 
 from __future__ import annotations
 
+from mudjack_probe.api import param
 from mudjack_probe.models import Inputs, floats, ids, torch_model
 
-N, F, E = 1000, 64, 8000  # nodes, node features, directed edges of a random graph
+N, E = 1000, 8000  # nodes, directed edges of a random graph
+F = param("in_channels", 64)  # node features (MLAgility's GNN standard parameters)
+ALPHA = param("alpha", 0.1)  # teleport (restart) probability
+LAYERS = param("num_layers", 4)  # GCN2Conv layers
 
 
 def build():
@@ -17,7 +21,7 @@ def build():
         def __init__(self):
             super().__init__()
             self.lin_in = torch.nn.Linear(F, 128)
-            self.convs = torch.nn.ModuleList([GCN2Conv(128, alpha=0.1, theta=0.5, layer=i + 1) for i in range(4)])
+            self.convs = torch.nn.ModuleList([GCN2Conv(128, alpha=ALPHA, theta=0.5, layer=i + 1) for i in range(LAYERS)])
             self.lin_out = torch.nn.Linear(128, 16)
 
         def forward(self, x, edge_index):

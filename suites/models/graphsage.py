@@ -4,9 +4,12 @@ weights, on a random graph of 1000 nodes (64 features) and 8000 edges."""
 
 from __future__ import annotations
 
+from mudjack_probe.api import param
 from mudjack_probe.models import Inputs, floats, ids, torch_model
 
-N, F, E = 1000, 64, 8000  # nodes, node features, directed edges of a random graph
+N, E = 1000, 8000  # nodes, directed edges of a random graph
+F = param("in_channels", 64)  # node features (MLAgility's GNN standard parameters)
+OUT = param("out_channels", 16)  # output features
 
 
 def build():
@@ -16,7 +19,7 @@ def build():
     class GraphSAGE(torch.nn.Module):
         def __init__(self):
             super().__init__()
-            self.convs = torch.nn.ModuleList([SAGEConv(F, 128), SAGEConv(128, 128), SAGEConv(128, 16)])
+            self.convs = torch.nn.ModuleList([SAGEConv(F, 128), SAGEConv(128, 128), SAGEConv(128, OUT)])
 
         def forward(self, x, edge_index):
             for i, conv in enumerate(self.convs):

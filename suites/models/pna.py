@@ -6,9 +6,11 @@ law, drawn on the host in build() (PNA uses it only for its average-degree stati
 
 from __future__ import annotations
 
+from mudjack_probe.api import param
 from mudjack_probe.models import Inputs, floats, ids, torch_model
 
-N, F, E = 1000, 64, 8000  # nodes, node features, directed edges of a random graph
+N, E = 1000, 8000  # nodes, directed edges of a random graph
+F = param("in_channels", 64)  # node features (MLAgility's GNN standard parameters)
 
 
 def build():

@@ -9,7 +9,9 @@
 #   - the first run exports every ONNX model into an empty build cache, the
 #     second reuses every export (build_reused) and measures again;
 #   - results.json has a `models` row per model x device x stage and
-#     summary.md a Models section.
+#     summary.md a Models section; torch models' eager rows carry params, FLOPs,
+#     the aten operator histogram and a structure hash, onnxruntime rows
+#     the exported graph's.
 # Exit 77 (skipped, never passed) when the torch, jax or tensorflow
 # environment (scripts/install.sh) is absent.
 #   tests/adapters/models_run.sh BINARY
@@ -62,6 +64,12 @@ if not built or any(r["build_reused"] is not False or not r["build_s"] for r in 
 reused = [r for r in second.get("models", []) if r["stage"] == "onnxruntime"]
 if len(reused) != len(built) or any(r["build_reused"] is not True or r["median_ns"] is None for r in reused):
     problems.append(f"second run: {[(r['model'], r['build_reused'], r['median_ns']) for r in reused]}, expected every export reused and measured")
+for r in first["models"]:  # what each model is (issue 38): size, work, operators, structure
+    if r["model"] in ("bert", "resnet18") and r["stage"] == "eager" and not (  # torch models, not Keras
+            r["params"] and r["flops"] and r["ops_source"] == "aten" and len(r["structure_hash"] or "") == 13):
+        problems.append(f"{r['model']} eager: params {r['params']}, flops {r['flops']}, ops from {r['ops_source']}, hash {r['structure_hash']}")
+    if r["stage"] == "onnxruntime" and not (r["ops_source"] == "onnx" and r["ops"] and r["structure_hash"]):
+        problems.append(f"{r['model']} onnxruntime: ops {r['ops_source']} {r['ops']}")
 summary = open(glob.glob(f"{out}/first/runs/*/summary.md")[0], encoding="utf-8").read()
 if "## Models" not in summary:
     problems.append("summary.md has no Models section")

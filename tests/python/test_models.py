@@ -89,6 +89,64 @@ class Scripts(unittest.TestCase):
             load_suites([self.dir.name], "torch")
 
 
+GENERATED = """\
+# labels: name::gen-tiny author::mudjack task::Tabular framework::torch family::mlp corpus::gen size::tiny
+from __future__ import annotations
+
+INPUTS = [("x", "float", ("batch_size", "num_channels", "height", "width")), ("ids", 50, ("batch_size", 7))]
+DEFAULTS = {"batch_size": 1, "num_channels": 3, "height": 32, "width": 32}
+
+
+def build():
+    raise AssertionError("never built while listing")
+
+
+if __name__.startswith("mudjack_suite_"):
+    from mudjack_probe.models import generated
+
+    generated(__file__, build, INPUTS, DEFAULTS, lambda m, *a: m(*a))
+else:
+    raise AssertionError("run alone while listing")
+"""
+
+
+class Generated(unittest.TestCase):
+    """A generated corpus (scripts/update-models-corpus.py): a script in a
+    sub-folder of the suite, its inputs' dims from standard parameters."""
+
+    def setUp(self) -> None:
+        self.dir = tempfile.TemporaryDirectory()
+        self.cache = tempfile.TemporaryDirectory()
+        (Path(self.dir.name) / "gen").mkdir()
+        (Path(self.dir.name) / "gen" / "tiny.py").write_text(GENERATED)
+        (Path(self.dir.name) / ".gen.new").mkdir()  # a corpus being regenerated: not read
+        (Path(self.dir.name) / ".gen.new" / "tiny.py").write_text(GENERATED)
+        self.env = dict(os.environ)
+        os.environ["MUDJACK_CACHE_DIR"] = self.cache.name
+
+    def tearDown(self) -> None:
+        os.environ.clear()
+        os.environ.update(self.env)
+        api.set_params({})
+        api.reset()
+        self.dir.cleanup()
+        self.cache.cleanup()
+
+    def test_a_sub_folder_script_is_read_with_its_defaults_and_the_parameters_over_them(self) -> None:
+        cases = load_suites([self.dir.name], "torch")
+        self.assertIn("torch/gen-tiny/float32-b1-3x32x32-eager", cases)
+        self.assertEqual(cases["torch/gen-tiny/float32-b1-3x32x32-eager"].shape, (1, 3, 32, 32))
+        api.set_params({"batch_size": "2", "height": "8", "opset": "17"})
+        cases = load_suites([self.dir.name], "torch")
+        self.assertIn("torch/gen-tiny/float32-b2-3x8x32-onnxruntime", cases)
+        self.assertLessEqual({"batch_size", "height", "width", "num_channels", "opset"}, set(api.params_read()))
+
+    def test_its_bytecode_goes_to_the_cache_never_beside_the_source(self) -> None:
+        load_suites([self.dir.name], "torch")
+        self.assertFalse((Path(self.dir.name) / "gen" / "__pycache__").exists())
+        self.assertTrue(list((Path(self.cache.name) / "suite-bytecode").rglob("tiny*.pyc")))
+
+
 class BuildCache(unittest.TestCase):
     def test_a_build_is_made_once_then_reused_and_its_facts_kept(self) -> None:
         with tempfile.TemporaryDirectory() as root:

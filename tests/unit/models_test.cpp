@@ -160,5 +160,48 @@ TEST(ModelReport, OneRowPerModelDeviceStageWithTheFactsOfEachView) {
   EXPECT_FALSE(report::to_json(testing::judged(run, {plain}, {})).contains("models"));
 }
 
+// The model facts the probe reports as metrics (params, flops, the operator
+// histogram of the exported graph or the eager pass, the structure hash) and
+// the size and license labels reach every view.
+TEST(ModelReport, ParamsFlopsOperatorsHashAndLicenseInEveryView) {
+  const auto cs = corpus();
+  auto eager = result(cs[2], "cpu", model::Outcome::kPass);
+  eager.info.tags.push_back("size::small");
+  eager.info.tags.push_back("license::BSD-3-Clause");
+  eager.metrics["params"] = model::Metric{11689512, ""};
+  eager.metrics["flops"] = model::Metric{3.6e9, "FLOP"};
+  eager.metrics["structure_hash"] = model::Metric{4503599627370495.0, "hash"};  // 2^52 - 1
+  eager.metrics["op:aten.convolution"] = model::Metric{20, "op"};
+  eager.metrics["op:aten.relu_"] = model::Metric{17, "op"};
+  eager.metrics["op:aten.add_"] = model::Metric{8, "op"};
+  eager.metrics["op:aten.addmm"] = model::Metric{1, "op"};
+  auto ort = result(cs[1], "cpu", model::Outcome::kPass);
+  ort.metrics["onnx:Conv"] = model::Metric{3, "op"};
+  ort.metrics["structure_hash"] = model::Metric{255, "hash"};
+  const auto rows = report::model_rows({eager, ort});
+  ASSERT_EQ(rows.size(), 2u);
+  const auto& r = rows[0];  // resnet18, Computer_Vision first
+  ASSERT_TRUE(r.params && r.flops);
+  EXPECT_EQ(*r.params, 11689512);
+  EXPECT_EQ(r.ops_source, "aten");
+  EXPECT_EQ(r.ops.at("aten.convolution"), 20);
+  EXPECT_EQ(r.structure_hash, "fffffffffffff");
+  EXPECT_EQ(r.size, "small");
+  EXPECT_EQ(r.license, "BSD-3-Clause");
+  EXPECT_EQ(rows[1].ops_source, "onnx");
+  EXPECT_EQ(rows[1].structure_hash, "00000000000ff");
+  EXPECT_FALSE(rows[1].params);
+  const auto j = report::models_to_json(rows);
+  EXPECT_EQ(j[0]["ops"]["aten.relu_"], 17);
+  EXPECT_EQ(j[0]["license"], "BSD-3-Clause");
+  EXPECT_TRUE(j[1]["params"].is_null());
+  const auto md = report::models_markdown(rows);
+  EXPECT_NE(md.find("aten.convolution 20, aten.relu\\_ 17, aten.add\\_ 8 of 4 (aten)"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| fffffffffffff | BSD-3-Clause |"), std::string::npos) << md;
+  EXPECT_NE(md.find("11.7 M / 3.6 GFLOP"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace mudjack

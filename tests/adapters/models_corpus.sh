@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# CTest models_corpus (label `adapters`): the generated corpora of the
+# models suite (scripts/update-models-corpus.py, issue 38), through the real
+# binary, without running the corpus:
+#   - `list --suite models` lists at least 1,000 distinct architectures, every
+#     generated script with its corpus::, size:: and license:: labels, and
+#     every architecture the generator could not build is in
+#     suites/models/unbuildable.json with a reason, not in the listing;
+#   - the standard parameters (MLAgility's 11 and opset) are accepted and
+#     shape the case ids; an unknown one is refused;
+#   - one generated script runs alone with the torch environment's Python,
+#     where mudjack_probe cannot be imported: it builds the model and runs
+#     one forward pass;
+#   - `mudjack check` on that script finds its model and passes it (eager).
+# Exit 77 (skipped, never passed) when the torch environment is absent.
+#   tests/adapters/models_corpus.sh BINARY
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bin=$1
+# shellcheck source=tests/adapters/common.sh
+. tests/adapters/common.sh
+skip_without_env torch
+cache=${MUDJACK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mudjack}
+py="$cache/envs/torch-current-$(sha256sum envs/current/torch.txt | cut -c1-16)/bin/python"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+"$bin" list --suite models --json >"$out/list.json"
+python3 - "$out/list.json" suites/models <<'PY'
+import glob, json, os, sys
+
+cases = json.load(open(sys.argv[1], encoding="utf-8"))
+cases = cases["cases"] if isinstance(cases, dict) else cases
+root = sys.argv[2]
+labels = {}
+for c in cases:
+    tags = dict(t.split("::", 1) for t in c.get("tags", []) if "::" in t)
+    labels[tags["name"]] = tags
+problems = []
+if len(labels) < 1000:
+    problems.append(f"{len(labels)} architectures listed, expected at least 1000")
+unbuildable = json.load(open(f"{root}/unbuildable.json", encoding="utf-8"))
+for corpus, prefix in (("timm", "timm-"), ("torchvision", "tv-"), ("transformers", "hf-")):
+    scripts = glob.glob(f"{root}/{corpus}/*.py")
+    listed = [n for n, t in labels.items() if t.get("corpus") == corpus]
+    if not scripts or len(listed) != len(scripts):
+        problems.append(f"{corpus}: {len(scripts)} scripts, {len(listed)} listed")
+    for name in listed:
+        t = labels[name]
+        if not name.startswith(prefix) or t.get("size") not in ("tiny", "small", "medium", "large") or not t.get("license"):
+            problems.append(f"{name}: labels {t}")
+            break
+    stems = {os.path.basename(s)[:-3] for s in scripts}
+    for key, why in unbuildable.items():
+        if key.startswith(corpus + "/") and (key.split("/", 1)[1] in stems or not why):
+            problems.append(f"{key} is unbuildable ({why!r}) and has a script")
+if problems:
+    sys.exit("models_corpus:\n  " + "\n  ".join(problems[:20]))
+print(f"models_corpus: {len(labels)} architectures listed, {len(unbuildable)} unbuildable with reasons")
+PY
+
+# Standard parameters shape the ids; an unknown one is refused.
+"$bin" list --suite models --filter '^torch/(tv-resnet18|tagcn)/' --param batch_size=2 --param height=64 \
+  --param width=64 --param num_channels=3 --param max_seq_length=16 --param max_audio_seq_length=8000 \
+  --param k=2 --param alpha=0.2 --param in_channels=8 --param out_channels=4 --param num_layers=2 \
+  --param opset=17 >"$out/params.txt"
+grep -q "torch/tv-resnet18/float32-b2-3x64x64-eager" "$out/params.txt" || { cat "$out/params.txt" >&2; exit 1; }
+if "$bin" list --suite models --param max_seq_lenght=16 >"$out/bad.txt" 2>&1; then
+  echo "a misspelt standard parameter was accepted" >&2
+  exit 1
+fi
+grep -q "max_seq_lenght" "$out/bad.txt" || { cat "$out/bad.txt" >&2; exit 1; }
+
+# Alone: the framework's Python only, from a folder where mudjack_probe is not importable.
+script=$PWD/suites/models/torchvision/squeezenet1_1.py
+if (cd "$out" && env -u PYTHONPATH "$py" -c "import mudjack_probe" 2>/dev/null); then
+  echo "mudjack_probe is importable by $py: the standalone run would prove nothing" >&2
+  exit 1
+fi
+(cd "$out" && env -u PYTHONPATH "$py" "$script") >"$out/alone.txt"
+grep -q "squeezenet1_1.py: output (1, 1000) torch.float32 in " "$out/alone.txt" || { cat "$out/alone.txt" >&2; exit 1; }
+
+# mudjack check finds the model the script calls.
+"$bin" check "$script" --quick --device cpu --out "$out/check" >"$out/check.txt" 2>&1 || { cat "$out/check.txt" >&2; exit 1; }
+grep -Eq "^cpu +eager +float32 +pass " "$out/check.txt" || { cat "$out/check.txt" >&2; exit 1; }
+echo "models_corpus: standard parameters, a standalone script and mudjack check pass"
