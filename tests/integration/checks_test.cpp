@@ -122,7 +122,8 @@ TEST_F(Checks, PublishWritesViewsWithoutSamplesAndRefusesADirtyTree) {
   namespace fs = std::filesystem;
   const auto tree = dir_ / "tree";
   fs::create_directories(tree / "suites");
-  for (const char* part : {"probe", "envs"}) {  // envs/: the pins that name the environments
+  for (const char* part :
+       {"probe", "envs", "schemas"}) {  // envs/: the pins; schemas/: the vocabulary the probe reads
     fs::copy(fs::path(MUDJACK_SOURCE_DIR) / part, tree / part, fs::copy_options::recursive);
   }
   fs::copy(kFixtures / "suites" / "checks", tree / "suites" / "checks");

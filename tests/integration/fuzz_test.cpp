@@ -211,7 +211,7 @@ namespace {
 TEST_F(Cli, FuzzPublishesACleanCampaignAndRefusesADirtyOne) {
   const auto tree = dir_ / "tree";
   fs::create_directories(tree / "suites");
-  for (const char* part : {"probe", "envs"}) {
+  for (const char* part : {"probe", "envs", "schemas"}) {
     fs::copy(fs::path(MUDJACK_SOURCE_DIR) / part, tree / part, fs::copy_options::recursive);
   }
   fs::copy(kFixtures / "suites" / "fuzz-planted", tree / "suites" / "fuzz-planted");
