@@ -61,9 +61,12 @@ def key_of(entry: dict[str, object], salt: bytes) -> str | None:
                           check=False)
     if done.returncode != 0:
         return None  # let clang-tidy say what is wrong
+    # The checkout's own path is left out, so clones at other paths share
+    # the cache (the files under it are hashed as the compiler read them).
+    root = os.getcwd().encode()
     h = hashlib.sha256(salt)
-    h.update("\0".join(args[1:]).encode())
-    h.update(done.stdout)
+    h.update("\0".join(args[1:]).encode().replace(root, b"@ROOT@"))
+    h.update(done.stdout.replace(root, b"@ROOT@"))
     return h.hexdigest()
 
 
