@@ -12,7 +12,8 @@ that every published folder records its provenance.
                                                  folder outside DIR/history without it)
     scripts/results-readme.py --rejudge MUDJACK  re-judge the old headline's CPU run
                                                  with that engine binary (writes
-                                                 results/history/2026-11-26-amd-epyc/rejudged.json)
+                                                 results/history/2026-11-26-amd-epyc/rejudged.json
+                                                 from the run in git history, OLD_CPU_RUN)
 
 Every number in a generated section comes from the JSON: the verdicts the
 engine wrote, the cases' outcomes and latencies. Nothing is judged here; this
@@ -568,12 +569,33 @@ OLD_CPU = HISTORY / "2026-11-26-amd-epyc"
 REJUDGE = RESULTS / "rejudge-2026-11-26-amd-epyc.md"
 
 
+# The old headline's CPU run was made from a dirty tree, so it is not
+# published under results/; it is read from git history where the page is
+# generated (a clone without that history leaves the page as committed).
+OLD_CPU_RUN = "365f58c:results/2026-11-26-amd-epyc/results.json.gz"
+
+
+def old_cpu_run() -> bytes | None:
+    """The old run's results.json.gz as committed at OLD_CPU_RUN, or None."""
+    done = subprocess.run(["git", "-C", str(ROOT), "show", OLD_CPU_RUN], capture_output=True, check=False)
+    return done.stdout if done.returncode == 0 and done.stdout else None
+
+
 def rejudge(mudjack: str) -> int:
     """Today's engine on the old headline's CPU run: `mudjack report FILE
     --format json` judges its stored cases again; its verdicts, with the
     engine's version and the source tree's state, go to rejudged.json."""
-    done = subprocess.run([mudjack, "report", str(OLD_CPU / "results.json.gz"), "--format", "json"],
-                          capture_output=True, text=True, check=False)
+    import tempfile
+
+    run = old_cpu_run()
+    if run is None:
+        print(f"results-readme: cannot read {OLD_CPU_RUN} from git history (a shallow clone?)", file=sys.stderr)
+        return 1
+    with tempfile.NamedTemporaryFile(suffix=".json.gz") as f:
+        f.write(run)
+        f.flush()
+        done = subprocess.run([mudjack, "report", f.name, "--format", "json"],
+                              capture_output=True, text=True, check=False)
     if done.returncode != 0:
         print(f"results-readme: {mudjack} report failed: {done.stderr.strip()}", file=sys.stderr)
         return 1
@@ -581,7 +603,7 @@ def rejudge(mudjack: str) -> int:
                 for v in json.loads(done.stdout)["verdicts"]]
     version = subprocess.run([mudjack, "--version"], capture_output=True, text=True, check=False).stdout.strip()
     git = lambda *a: subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True, text=True, check=False).stdout  # noqa: E731
-    doc = {"command": f"mudjack report results/history/{OLD_CPU.name}/results.json.gz --format json",
+    doc = {"command": f"git show {OLD_CPU_RUN} > old.json.gz; mudjack report old.json.gz --format json",
            "engine": {"version": version, "commit": git("rev-parse", "HEAD").strip(),
                       "dirty": bool(git("status", "--porcelain", "--untracked-files=no").strip())},
            "verdicts": verdicts}
@@ -604,8 +626,11 @@ def _why_changed(old: str, new: dict[str, Any]) -> str:
     return f"judge: {old} → {new['verdict']}"
 
 
-def section_rejudge() -> str:
-    old = {(v["framework"], v["function"], v["device"]): v for v in load(OLD_CPU / "results.json.gz")["verdicts"]}
+def section_rejudge() -> str | None:
+    run = old_cpu_run()
+    if run is None:
+        return None
+    old = {(v["framework"], v["function"], v["device"]): v for v in json.loads(gzip.decompress(run))["verdicts"]}
     doc = json.loads((OLD_CPU / "rejudged.json").read_text(encoding="utf-8"))
     new = {(v["framework"], v["function"], v["device"]): v for v in doc["verdicts"]}
     changed = sorted((k for k in old if k in new and old[k]["verdict"] != new[k]["verdict"]),
@@ -674,7 +699,13 @@ def main() -> int:
         return 1 if problems else 0
     if args.rejudge:
         return rejudge(args.rejudge)
-    pages = [(README, generate()), (REJUDGE, {"rejudge": section_rejudge()})]
+    pages = [(README, generate())]
+    rejudged = section_rejudge()
+    if rejudged is None:
+        print(f"results-readme: {OLD_CPU_RUN} is not in this clone's history: {REJUDGE.name} left as committed",
+              file=sys.stderr)
+    else:
+        pages.append((REJUDGE, {"rejudge": rejudged}))
     bad = False
     for page, sections in pages:
         current = page.read_text(encoding="utf-8")
