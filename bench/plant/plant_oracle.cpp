@@ -50,6 +50,7 @@
 #include "oracle/accuracy.hpp"
 #include "oracle/npy.hpp"
 #include "report/json.hpp"
+#include "stats/timing.hpp"
 #include "store/store.hpp"
 #include "supervisor/supervisor.hpp"
 
@@ -63,8 +64,17 @@ namespace {
 // ---------------------------------------------------------------------------
 
 oracle::OpClass op_class(const std::string& function, const nlohmann::json& dims,
-                         std::optional<int64_t> declared) {
-  return oracle::op_class(function, dims, declared);
+                         std::optional<int64_t> declared, bool composition) {
+  return oracle::op_class(function, dims, declared, composition);
+}
+
+// A stored case is a whole model by the engine's own rule (stats::whole_model).
+bool whole_model_json(const nlohmann::json& c) {
+  model::CaseInfo info;
+  for (const auto& t : c.value("tags", nlohmann::json::array())) {
+    if (t.is_string()) info.tags.push_back(t.get<std::string>());
+  }
+  return stats::whole_model(info);
 }
 
 double alone_for(const std::string& dtype, const oracle::OpClass& op) {
@@ -392,8 +402,8 @@ void rejudge_case(const nlohmann::json& c, Rejudged& out) {
   if (n.contains("baseline_error_eps")) eb = number(n["baseline_error_eps"]);
   std::optional<int64_t> declared;
   if (c.contains("reduction") && c["reduction"].is_number_integer()) declared = c["reduction"];
-  const auto op =
-      op_class(c.value("function", ""), c.value("dims", nlohmann::json::array()), declared);
+  const auto op = op_class(c.value("function", ""), c.value("dims", nlohmann::json::array()),
+                           declared, whole_model_json(c));
   double bound = 0, low = std::numeric_limits<double>::infinity();
   std::string dtype;
   for (const auto& o : c.value("outputs", nlohmann::json::array())) {
@@ -606,7 +616,8 @@ int real(const std::vector<std::string>& args) {
   for (const auto& r : results.cases) {
     auto b = base.find(r.info.id);
     if (r.outcome != model::Outcome::kPass || b == base.end()) continue;
-    const auto op = oracle::op_class(r.info.function, r.info.dims, r.info.reduction);
+    const auto op = oracle::op_class(r.info.function, r.info.dims, r.info.reduction,
+                                     stats::whole_model(r.info));
     const std::string row = r.info.framework + " on " + r.device +
                             (r.device == a.baseline ? " (alone)" : " (beside " + a.baseline + ")") +
                             " | " + (op.ill_conditioned ? "ill" : "well") +

@@ -177,9 +177,9 @@ bool ill_conditioned(std::string_view function) {
 }
 
 OpClass op_class(std::string_view function, const nlohmann::json& dims,
-                 std::optional<int64_t> declared_reduction) {
+                 std::optional<int64_t> declared_reduction, bool composition) {
   return {declared_reduction ? *declared_reduction : default_reduction(function, dims),
-          ill_conditioned(function)};
+          composition || ill_conditioned(function)};
 }
 
 double alone_bound(std::string_view dtype_name, const OpClass& op) {

@@ -26,15 +26,13 @@ std::string last_lines(const std::string& text, size_t max_lines) {
   return util::redact(start < text.size() ? text.substr(start + 1) : std::string());
 }
 
-// The last line of a probe's stderr, redacted and cut: what a one-line
-// error about the probe ends with.
+// The last non-blank line of a probe's stderr, redacted and cut: what a
+// one-line error about the probe ends with.
 std::string last_line(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
     text.pop_back();
   }
-  const auto nl = text.rfind('\n');
-  if (nl != std::string::npos) text = text.substr(nl + 1);
-  return util::redact(text.substr(0, 300));
+  return last_lines(text, 0).substr(0, 300);
 }
 
 std::string format_bytes(int64_t bytes) {

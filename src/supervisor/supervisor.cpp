@@ -546,14 +546,9 @@ Judged device_wrong(const model::CaseResult& d, size_t i, const std::string& ref
   return j;
 }
 
-// A case's accuracy class. A whole model (suites/models) is a composition of
-// hundreds of ops, as a generated graph is: its error is held to the loose
-// bound, not to one well-conditioned op's 6 eps per sqrt(K) (bert's float32
-// output is 21 eps off float64 on a CPU, keras-mobilenet-v2's 18.5).
+// A case's accuracy class; a whole model is a composition.
 oracle::OpClass op_class_of(const model::CaseInfo& info) {
-  oracle::OpClass op = oracle::op_class(info.function, info.dims, info.reduction);
-  if (stats::whole_model(info)) op.ill_conditioned = true;
-  return op;
+  return oracle::op_class(info.function, info.dims, info.reduction, stats::whole_model(info));
 }
 
 // The device alone against its own float64 reference (the baseline, or every

@@ -130,10 +130,14 @@ TEST(Accuracy, IllConditionedOpsAreNamedByAnyDottedPart) {
                         "torch.linalg.vector_norm", "nn.functional.gelu", "torch.sinc"}) {
     EXPECT_FALSE(oracle::ill_conditioned(f)) << f;
   }
-  const auto solve = oracle::op_class("torch.linalg.solve", nlohmann::json::array({8, 8}), {});
+  const auto solve =
+      oracle::op_class("torch.linalg.solve", nlohmann::json::array({8, 8}), {}, false);
   EXPECT_EQ(solve.reduction, 16);
   EXPECT_TRUE(solve.ill_conditioned);
-  EXPECT_EQ(oracle::op_class("torch.exp", nlohmann::json::array({4096}), 7).reduction, 7);
+  EXPECT_EQ(oracle::op_class("torch.exp", nlohmann::json::array({4096}), 7, false).reduction, 7);
+  // A whole model (a composition) is held to the loose bound whatever its name.
+  EXPECT_FALSE(oracle::op_class("resnet18", nlohmann::json::array(), {}, false).ill_conditioned);
+  EXPECT_TRUE(oracle::op_class("resnet18", nlohmann::json::array(), {}, true).ill_conditioned);
 }
 
 class AccuracyFlow : public ::testing::Test {
