@@ -4,5 +4,5 @@ PROTOCOL_VERSION = 1
 # Additions within version 1 (schemas/probe-protocol-v1.md): 1.1 adds
 # `engine_fault`; 1.2 adds `device_unusable` to result and `kind` to each check; 1.9 the
 # requests `build`, `repro_graph` and `reference`.
-PROTOCOL_MINOR = 9
+PROTOCOL_MINOR = 10
 __version__ = "0.1.0"

@@ -40,13 +40,17 @@ def send(message: dict[str, Any]) -> None:
 
 def _repro(adapter: Any, case: api.CaseDef, request: dict[str, Any]) -> dict[str, Any]:
     """The reply to `repro`: the case as a standalone script, or why it cannot be one."""
+    from .minimal import make_minimal
     from .repro import CannotWrite, make_script
 
     reply: dict[str, Any] = {"type": "repro", "case": case.id, "script": "", "unwritable": None}
+    bound = request.get("bound_eps")
+    write = make_minimal if request.get("minimal") else make_script
     try:
-        reply["script"] = make_script(adapter, case, int(request.get("seed", 0)), adapter.device_id,
-                                      str(request.get("seen", "")), list(request.get("expected", [])),
-                                      float(request.get("rtol", 1e-3)), float(request.get("atol", 1e-3)))
+        reply["script"] = write(adapter, case, int(request.get("seed", 0)), adapter.device_id,
+                                str(request.get("seen", "")), list(request.get("expected", [])),
+                                float(request.get("rtol", 1e-3)), float(request.get("atol", 1e-3)),
+                                None if bound is None else float(bound))
     except CannotWrite as exc:
         reply["unwritable"] = str(exc)
     except Exception as exc:  # the case body itself failed while building its call

@@ -618,14 +618,23 @@ def _header(case: CaseDef, device: str, seen: str, compared: bool, checks: list[
 
 
 def make_script(adapter: Any, case: CaseDef, seed: int, device: str, seen: str = "",
-                expected: list[str] | None = None, rtol: float = 1e-3, atol: float = 1e-3) -> str:
+                expected: list[str] | None = None, rtol: float = 1e-3, atol: float = 1e-3,
+                bound_eps: float | None = None) -> str:
     """The script. `expected` are .npy files of the baseline device's outputs,
-    compared within rtol/atol (the engine's tolerance for this case)."""
+    compared within rtol/atol (the engine's tolerance for this case);
+    `bound_eps`, when the run's outcome was the accuracy oracle's mismatch:
+    the outputs' error against the float64 reference, held to that bound
+    (`minimal.accuracy_lines`)."""
     with adapter.scope():
         call: Call = case.body(Ctx(adapter, case, seed))
     w = _Writer(adapter, owners=torch_owners([call.fn, *call.args]))
     fn_text = w.value(call.fn, "the called function")
     args_text = [w.value(a, f"argument {i + 1}") for i, a in enumerate(call.args)]
+    accuracy: list[str] = []
+    if bound_eps is not None:  # before the call's lines are written: it may add the reference's function
+        from .minimal import accuracy_lines
+
+        accuracy = accuracy_lines(adapter, case, seed, call, bound_eps, w, fn_text)
     check_lines, entries = _checks(adapter, call.checks, w.imports)
     expected_text = [_npy_literal(np.load(p, allow_pickle=False)) for p in (expected or [])]
     index = device.split(":")[1] if ":" in device else "0"
@@ -661,7 +670,7 @@ def make_script(adapter: Any, case: CaseDef, seed: int, device: str, seen: str =
     ]
     if expected_text:
         out += [f"_expected = [{', '.join(expected_text)}]", f"_RTOL, _ATOL = {rtol!r}, {atol!r}", _COMPARE]
-    return "\n".join(out) + _END
+    return "\n".join(out + accuracy) + _END
 
 
 def graph_script(request: dict[str, Any]) -> dict[str, Any]:

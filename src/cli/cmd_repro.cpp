@@ -17,6 +17,7 @@ struct ReproArgs {
   std::string device = "cpu";
   std::string run;
   std::string output;
+  bool minimal = false;
 };
 
 int write_repro(const ReproArgs& a) {
@@ -25,6 +26,8 @@ int write_repro(const ReproArgs& a) {
   req.case_id = a.case_id;
   req.device = a.device;
   req.suites = suites_of(a.sel);
+  req.suites_named = !a.sel.suites.empty() || !a.sel.suite_dirs.empty();
+  req.minimal = a.minimal;
   req.profile = s.config.profile;
   req.python = s.python;
   std::unique_ptr<store::Store> store;
@@ -63,6 +66,9 @@ Command repro_command() {
                           "Run whose outcome and baseline outputs to use (default: the newest run "
                           "with this case on this device, if any)");
             c->add_option("-o,--output", a->output, "Write the script here (default stdout)");
+            c->add_flag("--minimal", a->minimal,
+                        "The smallest script that shows the failure: the call and one test of "
+                        "what the run saw (no timing, grid or checks)");
             return [a] { return write_repro(*a); };
           }};
 }

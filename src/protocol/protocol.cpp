@@ -266,9 +266,11 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
 }
 
 std::string repro_request(const ReproRequest& r) {
-  return json{{"type", "repro"},        {"case", r.case_id}, {"seed", r.seed}, {"seen", r.seen},
-              {"expected", r.expected}, {"rtol", r.rtol},    {"atol", r.atol}}
-      .dump();
+  json j{{"type", "repro"},        {"case", r.case_id}, {"seed", r.seed}, {"seen", r.seen},
+         {"expected", r.expected}, {"rtol", r.rtol},    {"atol", r.atol}};
+  if (r.bound_eps) j["bound_eps"] = *r.bound_eps;
+  if (r.minimal) j["minimal"] = true;
+  return j.dump();
 }
 
 Parsed<Repro> parse_repro(std::string_view line) {

@@ -31,7 +31,7 @@ inline constexpr int kVersion = 1;
 // fuzz graph's float64 magnitudes), so that nothing but this protocol
 // crosses into Python. A probe's hello carries its minor as
 // `protocol_minor` (absent: 0); every minor of version 1 is accepted.
-inline constexpr int kMinorVersion = 9;
+inline constexpr int kMinorVersion = 10;
 
 // The longest one-line `engine_fault` kept (longer ones are cut).
 inline constexpr size_t kMaxFaultBytes = 500;
@@ -122,7 +122,10 @@ std::string shutdown_request();
 // `repro`: the probe writes case `case_id` as a standalone script. `seen` is
 // what the engine recorded for it (one line, for the script's docstring);
 // `expected` the baseline device's saved outputs (.npy) the script compares
-// with, within rtol/atol.
+// with, within rtol/atol. `bound_eps`: the accuracy oracle's bound when the
+// run's outcome was its mismatch (the script then measures the error against
+// the float64 reference); `minimal`: the smallest script that shows the
+// failure (`mudjack repro --minimal`). Both are sent only when set.
 struct ReproRequest {
   std::string case_id;
   int64_t seed = 0;
@@ -130,6 +133,8 @@ struct ReproRequest {
   std::vector<std::string> expected;
   double rtol = 1e-3;
   double atol = 1e-3;
+  std::optional<double> bound_eps;
+  bool minimal = false;
 };
 std::string repro_request(const ReproRequest& r);
 // The reply: the script, or why the case cannot be written as one (then

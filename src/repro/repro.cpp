@@ -15,12 +15,13 @@ namespace fs = std::filesystem;
 namespace {
 
 model::CaseInfo find_case(const Request& r) {
-  auto all = plan::list_cases(r.suites, envs::listing_interpreter(r.profile, r.python));
+  auto all = plan::list_cases(r.suites, envs::listing_interpreter(r.profile, r.python), r.params);
   auto found = std::find_if(all.begin(), all.end(),
                             [&](const model::CaseInfo& c) { return c.id == r.case_id; });
   if (found == all.end()) {
     throw util::FatalError("unknown case '" + r.case_id +
-                           "' (see: mudjack list; --suite or --suite-dir for other suites)");
+                           "' (see: mudjack list; --suite or --suite-dir for other suites; a "
+                           "`mudjack check` case: --out the results folder that checked it)");
   }
   return *found;
 }
@@ -63,6 +64,11 @@ void add_seen(const Request& r, protocol::ReproRequest& req, oracle::Tolerance& 
     req.seen =
         std::string(model::to_string(seen->outcome)) + " on " + r.device + " in run " + run_id;
     if (auto msg = report::failure_text(*seen); !msg.empty()) req.seen += ": " + msg;
+    const auto& n = seen->numeric;
+    if (seen->outcome == model::Outcome::kMismatch && n.bound_eps && n.error_eps &&
+        *n.error_eps > *n.bound_eps) {
+      req.bound_eps = n.bound_eps;  // the oracle's mismatch: the script measures it again
+    }
   } else if (!r.run_id.empty()) {
     throw util::FatalError("run " + run_id + " has no result for " + r.case_id + " on " + r.device);
   }
@@ -86,6 +92,7 @@ protocol::Repro ask_probe(const Request& r, const model::CaseInfo& info,
   for (const auto& ref : r.suites) cmd.suite_dirs.push_back(ref.dir);
   cmd.framework = info.framework;
   cmd.device = r.device;
+  cmd.params = r.params;
   std::string error;
   auto session = supervisor::ProbeSession::start(cmd, {}, interrupted, &error);
   if (!session) throw util::FatalError("probe did not start: " + first_line(error));
@@ -99,11 +106,56 @@ protocol::Repro ask_probe(const Request& r, const model::CaseInfo& info,
   return *reply;
 }
 
+// The string entries of a run option that is an object ("params", "python").
+std::map<std::string, std::string> strings_of(const model::RunInfo& run, const char* key) {
+  std::map<std::string, std::string> out;
+  const auto it = run.options.find(key);
+  if (it == run.options.end() || !it->is_object()) return out;
+  for (const auto& [name, value] : it->items()) {
+    if (value.is_string()) out[name] = value.get<std::string>();
+  }
+  return out;
+}
+
+// The run's suites whose folders still exist.
+std::vector<plan::SuiteRef> suites_of(const model::RunInfo& run) {
+  std::vector<plan::SuiteRef> suites;
+  const auto it = run.options.find("suites");
+  if (it == run.options.end() || !it->is_array()) return suites;
+  for (const auto& s : *it) {
+    std::error_code ec;
+    if (s.is_object() && fs::is_directory(s.value("dir", ""), ec)) {
+      suites.push_back({s.value("name", ""), s.value("dir", "")});
+    }
+  }
+  return suites;
+}
+
+// What the run that has the case lends the request (Request::suites_named).
+Request lent(const Request& asked) {
+  Request r = asked;
+  if (r.store == nullptr) return r;
+  const auto run_id = run_to_read(r);
+  const auto run = run_id.empty() ? std::nullopt : r.store->get_run(run_id);
+  if (!run) return r;
+  for (const auto& [name, value] : strings_of(*run, "params")) r.params.try_emplace(name, value);
+  for (const auto& [fw, python] : strings_of(*run, "python")) {
+    std::error_code ec;
+    if (fs::exists(python, ec)) r.python.try_emplace(fw, python);
+  }
+  if (!r.suites_named) {
+    if (auto suites = suites_of(*run); !suites.empty()) r.suites = std::move(suites);
+  }
+  return r;
+}
+
 }  // namespace
 
-Script write(const Request& r, const std::atomic<bool>& interrupted) {
+Script write(const Request& asked, const std::atomic<bool>& interrupted) {
+  const Request r = lent(asked);
   const model::CaseInfo info = find_case(r);
   protocol::ReproRequest req;
+  req.minimal = r.minimal;
   req.case_id = info.id;
   auto tol = oracle::default_tolerance(info.dtype);
   add_seen(r, req, tol);

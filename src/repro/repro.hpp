@@ -3,7 +3,10 @@
 // the case's probe writes it (protocol `repro`), with the exact inputs, the
 // call as source and, when a stored run has the baseline device's outputs,
 // the comparison MudJack made; the script runs the case's own checks too and
-// exits 1 when one fails or an output differs, as the case's outcome did.
+// exits 1 when one fails or an output differs, as the case's outcome did
+// (or, after the accuracy oracle's mismatch, when the error against the
+// float64 reference is beyond its bound). `minimal`: only the call and the
+// test of that failure (probe/mudjack_probe/minimal.py).
 //
 // Blocks while one probe starts and answers. Errors: util::FatalError for
 // an unknown case or run, an unavailable framework or device, a probe that
@@ -27,10 +30,18 @@ struct Request {
   std::vector<plan::SuiteRef> suites;  // where the case is found
   std::string profile = "current";
   std::map<std::string, std::string> python;  // framework -> interpreter
+  plan::Params params;                        // run parameters the suites are listed with
   // The results store to read what a run saw (nullptr: none), and the run:
   // given, or "" for the newest run with this case on this device.
   store::Store* store = nullptr;
   std::string run_id;
+  // false: `suites` is only the default; a run that has the case lends its
+  // own suites. A run read always lends its parameters (`mudjack check`'s
+  // target) and, for a framework `python` does not name, its interpreters:
+  // a check case exists only with them.
+  bool suites_named = true;
+  // The smallest script that shows the failure (`repro --minimal`).
+  bool minimal = false;
 };
 
 struct Script {

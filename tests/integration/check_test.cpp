@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "harness.hpp"
@@ -259,6 +260,43 @@ else:
   ASSERT_EQ(status, 0) << out;
   EXPECT_TRUE(has(out, "error (eps)")) << out;
   EXPECT_TRUE(has(out, "refused: scaled(x) does not take the 2 inputs")) << out;
+}
+
+}  // namespace
+
+namespace {
+
+// `repro` of a check case: the run lends its target, so the case is found;
+// after the oracle's mismatch the full and the minimal script both measure
+// the error against float64 and exit 1, the minimal one in at most 40 lines
+// besides its inline inputs.
+TEST_F(Cli, ReproOfACheckCaseAndItsMinimalScriptShowTheMismatch) {
+  const auto out = (dir_ / "results").string();
+  const auto target = (kFixtures / "check" / "rms_overflow.py").string() + ":rmsnorm";
+  auto r = mudjack({"check", target, "--quick", "--budget-ms", "2", "--out", out});
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  const std::string id = "numpy/rmsnorm/float16-given-eager";
+  auto doctor = mudjack({"doctor", "--framework", "numpy", "--json"});
+  const auto python =
+      nlohmann::json::parse(doctor.out)["frameworks"][0]["interpreter"].get<std::string>();
+  for (const bool minimal : {false, true}) {
+    const auto script = (dir_ / (minimal ? "min.py" : "full.py")).string();
+    std::vector<std::string> args = {"repro", id, "--out", out, "-o", script};
+    if (minimal) args.push_back("--minimal");
+    auto w = mudjack(args);
+    ASSERT_EQ(w.code, 0) << w.err;
+    const int status = std::system(
+        (quote(python) + " " + quote(script) + " >" + quote(script + ".out") + " 2>&1").c_str());
+    EXPECT_EQ(WEXITSTATUS(status), 1) << slurp(script + ".out");
+    EXPECT_TRUE(has(slurp(script + ".out"), "eps against float64")) << slurp(script + ".out");
+    if (minimal) {
+      std::istringstream text(slurp(script));
+      int lines = 0;
+      for (std::string line; std::getline(text, line);) lines += line.rfind("    put(", 0) != 0;
+      EXPECT_LE(lines, 40) << slurp(script);
+      EXPECT_FALSE(has(slurp(script), "import base64")) << slurp(script);
+    }
+  }
 }
 
 }  // namespace

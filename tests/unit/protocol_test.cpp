@@ -167,11 +167,11 @@ TEST(Protocol, RequestsAreSingleLines) {
   EXPECT_EQ(nlohmann::json::parse(shutdown_request())["type"], "shutdown");
 }
 
-TEST(Protocol, TheMinorIsNineAndEverySideDoorIsARequest) {
-  // 1.9: the requests that replaced the engine's side doors into Python
-  // (the probe's PROTOCOL_MINOR, tests/python/test_machine_faults.py, holds
-  // the same number).
-  EXPECT_EQ(kMinorVersion, 9);
+TEST(Protocol, TheMinorIsTenAndEverySideDoorIsARequest) {
+  // 1.9: the requests that replaced the engine's side doors into Python;
+  // 1.10: repro's bound_eps and minimal (the probe's PROTOCOL_MINOR,
+  // tests/python/test_machine_faults.py, holds the same number).
+  EXPECT_EQ(kMinorVersion, 10);
   GraphScriptRequest g;
   g.graph = "/tmp/a b.json";
   g.backend = "torch-compile";
