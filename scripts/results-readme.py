@@ -98,8 +98,9 @@ def columns(root: Path = RESULTS) -> list[tuple[str, dict[str, Any]]]:
             doc = load(path)
             # A run stopped before its end (state `incomplete`) covers only
             # the cases it reached: it is evidence, not a headline.
+            # A narrowed run (--function, --dtype, --mode) is a study, not a headline.
             if (doc["run"].get("suite") == "paper" and doc["run"].get("state") == "complete"
-                    and unpublishable(doc) is None):
+                    and not doc["run"].get("options", {}).get("narrowed") and unpublishable(doc) is None):
                 out.append((folder.name[11:] if folder.name[:4].isdigit() else folder.name, doc))
     return out
 
@@ -660,10 +661,79 @@ def section_rejudge() -> str | None:
     return "\n".join(out)
 
 
+def _cases_by_function(doc: dict[str, Any], device: str) -> dict[tuple[str, str], dict[str, str]]:
+    out: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
+    for c in doc["cases"]:
+        if c["device"] == device:
+            out[(c["framework"], c["function"])][c["id"]] = c["outcome"]
+    return out
+
+
+def _attribute(old: dict[str, str], new: dict[str, str], same_versions: bool, was: str, now: str) -> str:
+    """Why a function's verdict differs between the old run re-judged by
+    today's engine (`was`) and today's run (`now`): `checks` when only
+    the old cases' missing checks made it `unverified`, `grid` when a case
+    only one run has decides it, else `semantics or machine` (a shared case
+    changed outcome; `version` joins when the versions differ)."""
+    if was == "unverified" and now == "portable":
+        return "checks (the suite's cases now check their passes)"
+    shared_changed = [i for i in old.keys() & new.keys() if old[i] != new[i]]
+    new_only_bad = [i for i in new.keys() - old.keys() if new[i] not in ("pass", "skip")]
+    old_only_bad = [i for i in old.keys() - new.keys() if old[i] not in ("pass", "skip")]
+    if not shared_changed and (new_only_bad or old_only_bad or old.keys() != new.keys()):
+        return "grid"
+    cause = "semantics or machine" if same_versions else "semantics, machine or version"
+    return cause + (" (and grid)" if new_only_bad or old_only_bad else "")
+
+
+def section_attribution(docs: list[tuple[str, dict[str, Any]]]) -> str:
+    """The old headline's CPU verdicts, the same run re-judged by today's
+    engine (the judge alone), and today's complete CPU run side by side,
+    with every changed verdict attributed."""
+    run = old_cpu_run()
+    cpu = [doc for _, doc in docs if all(d["id"] == "cpu" for d in machine(doc)["devices"])]
+    rejudged = OLD_CPU / "rejudged.json"
+    if run is None or not cpu or not rejudged.exists():
+        return "Needs the old run (git history), its re-judge and a complete published CPU `paper` run."
+    old_doc, new_doc = json.loads(gzip.decompress(run)), cpu[0]
+    key = lambda v: (v["framework"], v["function"])  # noqa: E731
+    old = {key(v): v["verdict"] for v in old_doc["verdicts"] if v["device"] == "cpu"}
+    mid = {key(v): v["verdict"] for v in json.loads(rejudged.read_text(encoding="utf-8"))["verdicts"] if v["device"] == "cpu"}
+    new = {key(v): v for v in new_doc["verdicts"] if v["device"] == "cpu"}
+    vers = [{fw: (v.get("version") or "") for fw, v in machine(d)["frameworks"].items()} for d in (old_doc, new_doc)]
+    same = vers[0] == vers[1]
+    out = [f"Old: `history/2026-11-26-amd-epyc` (first engine, AMD EPYC). Re-judged: the same stored cases, today's "
+           f"judge. New: `{new_doc['run']['id']}` ({machine(new_doc).get('cpu_model', 'cpu')}), "
+           f"{len(old_doc['cases'])} → {len(new_doc['cases'])} cases; framework versions "
+           f"{'the same' if same else 'differ'} ({', '.join(f'{k} {v}' for k, v in sorted(vers[1].items()))}).", "",
+           "| framework | functions old / re-judged / new | portable | unverified | partial failure | complete failure "
+           "| divergent | unavailable |", "|---|---|---|---|---|---|---|---|"]
+    for fw in FRAMEWORKS:
+        cols = [Counter(v for k, v in d.items() if k[0] == fw) for d in (old, mid, {k: v["verdict"] for k, v in new.items()})]
+        cells = " | ".join(" / ".join(str(c[v]) for c in cols) for v in
+                           ("portable", "unverified", "partial_failure", "complete_failure", "divergent", "unavailable"))
+        out.append(f"| {fw} | {' / '.join(str(sum(c.values())) for c in cols)} | {cells} |")
+    oc, nc = _cases_by_function(old_doc, "cpu"), _cases_by_function(new_doc, "cpu")
+    changed = sorted((k for k in new if k in mid and mid[k] != new[k]["verdict"]),
+                     key=lambda k: (FRAMEWORKS.index(k[0]), k[1]))
+    why = {k: _attribute(oc.get(k, {}), nc.get(k, {}), same, mid[k], new[k]["verdict"]) for k in changed}
+    out += ["", f"Judge: {sum(1 for k in mid if k in old and old[k] != mid[k])} verdicts changed from old to re-judged "
+            "(`rejudge-2026-11-26-amd-epyc.md`). From re-judged to new, "
+            f"{len(changed)} changed: " + ", ".join(f"{n} {c}" for c, n in sorted(Counter(why.values()).items())) +
+            f"; {len(new.keys() - mid.keys())} functions are new in today's suite and {len(mid.keys() - new.keys())} gone.",
+            "", "| framework | function | old | re-judged | new | cause | the engine's reason (new) |",
+            "|---|---|---|---|---|---|---|"]
+    for k in changed:
+        out.append(f"| {k[0]} | `{k[1]}` | {old.get(k, '–')} | {mid[k]} | {new[k]['verdict']} | {why[k]} | "
+                   f"{_first_line(new[k].get('reason') or '', 160)} |")
+    return "\n".join(out)
+
+
 def generate() -> dict[str, str]:
     docs = columns()
     return {
         "headline": section_headline(docs),
+        "attribution": section_attribution(docs),
         "runs": section_runs(docs),
         "matrix": section_matrix(docs),
         "problems": section_problems(docs),

@@ -291,8 +291,14 @@ void latency_ratio(const std::vector<const CaseResult*>& cases,
   }
   row.latency_ratio = stats::geometric_mean(ratios);
   if (row.latency_ratio && samples.size() == ratios.size()) {
-    if (auto ci = stats::bootstrap_ratio(samples, options.bootstrap_iterations, 0.95,
-                                         options.bootstrap_seed)) {
+    // The interval resamples the raw samples; the point is the estimator's
+    // (rounds, device time). An interval that does not hold its own point
+    // describes another statistic: it is dropped and the point judges.
+    auto ci =
+        stats::bootstrap_ratio(samples, options.bootstrap_iterations, 0.95, options.bootstrap_seed);
+    constexpr double kRounding = 1e-9;
+    if (ci && ci->low <= *row.latency_ratio * (1 + kRounding) &&
+        *row.latency_ratio <= ci->high * (1 + kRounding)) {
       row.latency_ratio_low = ci->low;
       row.latency_ratio_high = ci->high;
     }

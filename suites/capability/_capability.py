@@ -46,6 +46,11 @@ def size_tag(n: int) -> str:
 
 
 XLA_SHAPES = {f"n{n}": (n, n) for n in MATRIX_SIZES}
+
+
+def matmul_reduction(dims: tuple[int, ...], params: object) -> int:
+    """The accuracy oracle's K for an n x n matmul: each output sums n products."""
+    return dims[1]
 JIT_SHAPES = {size_tag(n): (n,) for n in JIT_SIZES}
 AUTOGRAD_SHAPES = {"scalar": (), f"vec{AUTOGRAD_POINTS}": (AUTOGRAD_POINTS,)}
 

@@ -25,6 +25,7 @@ from _capability import (
     matmul_every_row,
     matmul_flop,
     matmul_gain,
+    matmul_reduction,
     mnist_batches,
     mnist_call,
     mnist_data,
@@ -38,7 +39,7 @@ cases = Cases("jax")
 BOTH = ["eager", "compiled"]
 
 
-@cases.case("xla", dtype=["float32", "bfloat16"], shape=XLA_SHAPES, mode=BOTH,
+@cases.case("xla", dtype=["float32", "bfloat16"], shape=XLA_SHAPES, reduction=matmul_reduction, mode=BOTH,
             note="dense matmul; compiled = jax.jit")
 def xla(t: Ctx):
     jnp = t.fw.numpy

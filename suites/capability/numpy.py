@@ -18,6 +18,7 @@ from _capability import (
     matmul_every_row,
     matmul_flop,
     matmul_gain,
+    matmul_reduction,
     optimum_close,
     points,
     rmse_host,
@@ -26,7 +27,7 @@ from _capability import (
 cases = Cases("numpy")
 
 
-@cases.case("xla", dtype=["float32"], shape=XLA_SHAPES,
+@cases.case("xla", dtype=["float32"], shape=XLA_SHAPES, reduction=matmul_reduction,
             note="dense matmul, the study's `xla` experiment; NumPy has no bfloat16")
 def xla(t: Ctx):
     a, b = t.randn(), t.randn()

@@ -18,6 +18,7 @@ from _capability import (
     matmul_every_row,
     matmul_flop,
     matmul_gain,
+    matmul_reduction,
     mnist_batches,
     mnist_call,
     mnist_data,
@@ -29,7 +30,7 @@ cases = Cases("tensorflow")
 BOTH = ["eager", "compiled"]
 
 
-@cases.case("xla", dtype=["float32", "bfloat16"], shape=XLA_SHAPES, mode=BOTH,
+@cases.case("xla", dtype=["float32", "bfloat16"], shape=XLA_SHAPES, reduction=matmul_reduction, mode=BOTH,
             note="dense matmul; compiled = tf.function(jit_compile=True)")
 def xla(t: Ctx):
     tf = t.fw

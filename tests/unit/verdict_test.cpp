@@ -403,6 +403,21 @@ TEST(VerdictInterval, NoisyRatioAboveThresholdIsNotIntolerableUnlessTheWholeInte
   EXPECT_DOUBLE_EQ(*rows[1].latency_ratio_low, 20.0);
 }
 
+TEST(VerdictInterval, AnIntervalThatMissesItsPointIsDroppedAndThePointJudges) {
+  // The estimator's median (rounds, device time) 9.5x the baseline while the
+  // raw samples alone would say 20x: "9.5x (95% CI 20-20x) > 10x" would
+  // contradict itself, so the interval goes and the point judges.
+  std::vector<model::CaseResult> results = {timed("cpu", "v", std::vector<double>(21, 10.0)),
+                                            timed("cuda:0", "v", std::vector<double>(21, 200.0))};
+  results[1].latency.stats->median_ns = 95.0;
+  auto rows = compute(results, Options{});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(*rows[1].latency_ratio, 9.5);
+  EXPECT_FALSE(rows[1].latency_ratio_low.has_value());
+  EXPECT_EQ(rows[1].verdict, model::Verdict::kPortable);
+  EXPECT_EQ(rows[1].reason.find("95% CI"), std::string::npos) << rows[1].reason;
+}
+
 }  // namespace
 }  // namespace mudjack::verdict
 
