@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "envs/envs.hpp"
@@ -87,6 +88,22 @@ void print_text(const std::vector<Row>& rows, const plan::Discovery& d, const Se
   }
 }
 
+// torch on XLA devices (a TPU, or xla:0 through PJRT on this CPU) needs the
+// `xla` profile's environment, which the default install leaves out: said
+// once, with the command, when torch is checked and sees no XLA device.
+std::optional<std::string> xla_hint(const std::vector<Row>& rows, const std::string& profile) {
+  for (const auto& r : rows) {
+    if (r.framework != "torch") continue;
+    for (const auto& dev : r.devices) {
+      if (dev.starts_with("xla:") || dev.starts_with("tpu:")) return std::nullopt;
+    }
+    return "torch on XLA devices (TPU, or xla:0 on this CPU through PJRT): " +
+           install_command("torch", "xla") + ", then run with --profile xla" +
+           (profile == "xla" ? "" : " (this is profile " + profile + ")");
+  }
+  return std::nullopt;
+}
+
 int doctor(const DoctorArgs& a) {
   auto s = settings(a.common);
   auto fws = split_commas(a.frameworks);
@@ -112,6 +129,7 @@ int doctor(const DoctorArgs& a) {
   } else {
     print_text(rows, d, s);
     std::printf("\n%zu of %zu frameworks ready\n", ready, rows.size());
+    if (const auto hint = xla_hint(rows, s.config.profile)) std::printf("%s\n", hint->c_str());
   }
   return ready == rows.size() ? 0 : 3;
 }

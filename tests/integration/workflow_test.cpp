@@ -81,11 +81,19 @@ TEST_F(Cli, DoctorSaysWhatIsReadyAndHowToInstallWhatIsMissing) {
   // No environment at all: missing, with the command that installs it; exit 3.
   ::setenv("MUDJACK_CACHE_DIR", (dir_ / "empty-cache").c_str(), 1);
   r = mudjack({"doctor", "--framework", "numpy"});
+  auto torch = mudjack({"doctor", "--framework", "torch"});
   ::unsetenv("MUDJACK_CACHE_DIR");
   EXPECT_EQ(r.code, 3) << r.out << r.err;
   EXPECT_TRUE(has(r.out, "numpy       missing")) << r.out;
   EXPECT_TRUE(has(r.out, "install: MUDJACK_FRAMEWORKS=numpy ")) << r.out;
   EXPECT_TRUE(has(r.out, "scripts/install.sh")) << r.out;
+  EXPECT_FALSE(has(r.out, "XLA devices")) << "the hint is torch's: " << r.out;
+  // torch seeing no XLA device: the one line that says how to add them.
+  EXPECT_EQ(torch.code, 3) << torch.out << torch.err;
+  EXPECT_TRUE(has(torch.out,
+                  "torch on XLA devices (TPU, or xla:0 on this CPU through PJRT): "
+                  "MUDJACK_FRAMEWORKS=torch MUDJACK_PROFILE=xla "))
+      << torch.out;
 }
 
 TEST_F(Cli, ARunThatCouldAttemptNothingExitsThreeAndSaysWhy) {
