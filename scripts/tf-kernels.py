@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """TensorFlow's kernel registry against what the CPU did, from one run.
 
-  scripts/tf-kernels.py RESULTS.json [--probe [PYTHON]] [--save FILE] [--kernels FILE]
+  scripts/tf-kernels.py RESULTS.json [--kernels FILE]
 
 For every TensorFlow case the run has on `cpu`, the probe records what the
 kernel registry predicts (result field `kernels`, from
@@ -13,15 +13,11 @@ its missing kernels; then a summary: where the CPU prediction and the CPU
 outcome disagree, in both directions, and the functions predicted to fail on
 a GPU.
 
-Where the predictions come from, first found first used:
-  - the cases' `extra.kernels` in RESULTS.json (an engine that keeps the field);
-  - --kernels FILE: JSON lines {"case", "status", "error", "kernels"} saved by --save;
-  - --probe [PYTHON]: the probe itself (python -m mudjack_probe, this checkout's
-    probe/ and the run's suite folders) runs each of the run's TensorFlow cpu
-    cases once more (policy `once`, nothing saved) and its `kernels` are read
-    from its answers. PYTHON defaults to the run's TensorFlow interpreter.
-    A case that kills or hangs the probe (--timeout-s) is recorded as such and
-    a new probe goes on with the next.
+Where the predictions come from: the cases' `extra.kernels` in RESULTS.json
+(the engine keeps the probe's `kernels` field), or --kernels FILE (JSON
+lines {"case", "status", "error", "kernels"}, as earlier versions of this
+script saved them). The script reads files only: it never starts a probe
+(the engine is the protocol's only client).
 
 Standard library only.
 """
@@ -31,17 +27,10 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
-import queue
-import signal
-import subprocess
 import sys
-import threading
 from collections import Counter, defaultdict
-from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
 RAN = frozenset(("pass", "mismatch"))  # the call ran: its kernels existed
 FAILED = frozenset(("fail", "crash", "timeout"))
 
@@ -72,85 +61,6 @@ def from_file(path: str) -> dict[str, dict[str, Any]]:
                 if isinstance(row.get("kernels"), dict):
                     found[row["case"]] = row["kernels"]
     return found
-
-
-class Probe:
-    """One TensorFlow probe on cpu, spoken to as the engine does (schemas/probe-protocol-v1.md)."""
-
-    def __init__(self, python: str, suite_dirs: list[str], log: Any) -> None:
-        env = dict(os.environ, PYTHONPATH=str(REPO / "probe"), TF_CPP_MIN_LOG_LEVEL="3")
-        command = [python, "-m", "mudjack_probe", "--protocol", "1", "--framework", "tensorflow", "--device", "cpu"]
-        for d in suite_dirs:
-            command += ["--suite-dir", d]
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                                     text=True, env=env, start_new_session=True)
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def answer(self, timeout_s: float) -> dict[str, Any] | None:
-        """The next reply line; None when the probe died or said nothing in time."""
-        try:
-            line = self.lines.get(timeout=timeout_s)
-        except queue.Empty:
-            return None
-        return None if line is None else dict(json.loads(line))
-
-    def ask(self, request: dict[str, Any], timeout_s: float) -> dict[str, Any] | None:
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(json.dumps(request) + "\n")
-            self.proc.stdin.flush()
-        except OSError:
-            return None
-        return self.answer(timeout_s)
-
-    def stop(self, kill: bool) -> None:
-        if kill:
-            os.killpg(self.proc.pid, signal.SIGKILL)  # its own process group (start_new_session)
-        else:
-            self.ask({"type": "shutdown"}, 30)
-        self.proc.wait()
-
-
-def from_probe(results: dict[str, Any], cases: list[dict[str, Any]], python: str, timeout_s: float,
-               save: str | None) -> dict[str, dict[str, Any]]:
-    suite_dirs = [s["dir"] for s in results["run"]["options"]["suites"]]
-    policy = {"budget_ms": 1, "min_samples": 1, "max_samples": 2, "warmup_ms": 0, "block_ms": 0.01, "once": True}
-    rows: list[dict[str, Any]] = []
-    pending = [c["id"] for c in cases]
-    with open(os.devnull, "w", encoding="utf-8") as log:
-        while pending:
-            probe = Probe(python, suite_dirs, log)
-            hello = probe.answer(600)
-            if hello is None or hello.get("unavailable"):
-                probe.stop(kill=True)
-                sys.exit(f"tf-kernels: the probe did not start with {python}: {hello and hello.get('unavailable')}")
-            broken = False
-            while pending and not broken:
-                case_id = pending.pop(0)
-                reply = probe.ask({"type": "run", "case": case_id, "device": "cpu", "seed": 0,
-                                   "policy": policy, "artifact_dir": None}, timeout_s)
-                if reply is None:
-                    rows.append({"case": case_id, "status": "crash", "error": "the probe died or hung", "kernels": None})
-                    broken = True
-                else:
-                    rows.append({"case": case_id, "status": reply.get("status", reply.get("type")),
-                                 "error": (reply.get("error") or {}).get("message", reply.get("message", "")),
-                                 "kernels": reply.get("kernels")})
-                if len(rows) % 100 == 0 or len(rows) == len(cases):
-                    print(f"tf-kernels: the probe answered {len(rows)} of {len(cases)} cases", file=sys.stderr)
-            probe.stop(kill=broken)
-    if save:
-        with open(save, "w", encoding="utf-8") as f:
-            for row in rows:
-                f.write(json.dumps(row) + "\n")
-    return {r["case"]: r["kernels"] for r in rows if isinstance(r.get("kernels"), dict)}
 
 
 # --------------------------------------------------------------------------- the comparison
@@ -269,11 +179,7 @@ def summary(cases: list[dict[str, Any]], preds: dict[str, dict[str, Any]], examp
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("results", help="a run's results.json (or .json.gz)")
-    ap.add_argument("--kernels", help="JSON lines saved by --save: the probe's predictions")
-    ap.add_argument("--probe", nargs="?", const="", metavar="PYTHON",
-                    help="ask the probe (default interpreter: the run's TensorFlow one)")
-    ap.add_argument("--save", help="with --probe: write what the probe answered here, as JSON lines")
-    ap.add_argument("--timeout-s", type=float, default=300.0, help="with --probe: deadline per case")
+    ap.add_argument("--kernels", help="JSON lines of earlier predictions: {case, status, error, kernels}")
     ap.add_argument("--examples", type=int, default=8, help="examples listed per disagreement")
     args = ap.parse_args()
     results = load(args.results)
@@ -284,15 +190,9 @@ def main() -> None:
     source = "results.json extra.kernels"
     if not preds and args.kernels:
         preds, source = from_file(args.kernels), args.kernels
-    elif not preds and args.probe is not None:
-        fw = results["environment"]["machines"][0]["frameworks"].get("tensorflow", {})
-        python = args.probe or fw.get("python_executable", "")
-        if not python:
-            sys.exit("tf-kernels: the run names no TensorFlow interpreter; pass --probe PYTHON")
-        preds, source = from_probe(results, cases, python, args.timeout_s, args.save), f"the probe ({python})"
     elif not preds:
-        sys.exit("tf-kernels: no case of this run carries extra.kernels (an engine that does not keep the probe's "
-                 "`kernels` field drops it); pass --probe to ask the probe, or --kernels FILE")
+        sys.exit("tf-kernels: no case of this run carries extra.kernels (an older engine dropped the probe's "
+                 "`kernels` field): run the TensorFlow cases again, or pass --kernels FILE")
     print(f"# TensorFlow kernel registry vs the CPU: {args.results}\npredictions from {source}\n")
     table(cases, preds)
     summary(cases, preds, args.examples)
