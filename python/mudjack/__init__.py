@@ -78,6 +78,7 @@ class Row:
     # How a pass was checked, in the words of every view: reference, property,
     # baseline, float64 (the oracle against its own widened run), none.
     checked: str = ""
+    unstable: bool = False  # the engine's word: the rounds spread over 10% (the views say `unstable`)
 
 
 _HEAD = ("device", "mode", "dtype", "outcome", "checked", "error (eps)", "bound (eps)", "median", "class",
@@ -111,7 +112,8 @@ class CheckResult:
         return [[r.device, r.mode, r.dtype, r.outcome, r.checked or "-", _num(r.error_eps, ".3g"),
                  _num(r.bound_eps, ".3g"),
                  "-" if r.median_ns is None else f"{r.median_ns / 1e3:.1f} us", r.timing_class or "-",
-                 "-" if r.spread is None else f"{100 * r.spread:.1f}%"] for r in self.rows]
+                 "-" if r.spread is None else f"{100 * r.spread:.1f}%" + (" unstable" if r.unstable else "")]
+                for r in self.rows]
 
     def __str__(self) -> str:
         rows = [list(_HEAD), *self._cells()]
@@ -339,5 +341,5 @@ def _rows(doc: dict[str, Any]) -> list[Row]:
                         _float(numeric.get("bound_eps")), _float(latency.get("median_ns")), timing.get("bound", ""),
                         _float(timing.get("spread")) if len(rounds) > 1 else None,
                         (c.get("error") or {}).get("message", "") or numeric.get("message", "") or "",
-                        c.get("checked", "") if c["outcome"] == "pass" else ""))
+                        c.get("checked", "") if c["outcome"] == "pass" else "", bool(timing.get("unstable"))))
     return rows

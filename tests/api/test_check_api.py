@@ -61,6 +61,11 @@ def test_a_numpy_function_is_portable_though_numpy_has_no_bfloat16():
     assert outcomes == {"float16": "pass", "bfloat16": "unsupported", "float32": "pass", "float64": "pass"}, result
     assert result.ok and result.raise_for_failure() is result
     assert "background:#eeeeee" in result._repr_html_()
+    # `unstable` is the engine's word, in the API's rows and its table as in every view.
+    timed = [r for r in result.rows if r.spread is not None]
+    assert all(isinstance(r.unstable, bool) for r in result.rows)
+    assert all(r.unstable == (r.spread > 0.10) for r in timed), result.rows
+    assert ("unstable" in str(result)) == any(r.unstable for r in result.rows), str(result)
 
 
 def test_integer_inputs_keep_their_dtype():
