@@ -685,7 +685,8 @@ def graph_script(request: dict[str, Any]) -> dict[str, Any]:
         reply["script"] = script_for_file(graph, str(request.get("backend", "")), str(request.get("device", "cpu")),
                                           int(request.get("seed", 0)), str(request.get("symptom", "mismatch")),
                                           None if bound is None else float(bound),
-                                          float(request.get("slow_ratio", 10.0)), float(request.get("timeout_s", 60.0)))
+                                          float(request.get("slow_ratio", 10.0)), float(request.get("timeout_s", 60.0)),
+                                          str(request.get("eager") or ""))
     except ValueError as exc:  # a graph that cannot be read, an unknown backend or symptom
         reply["unwritable"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return reply

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "envs/envs.hpp"
+#include "fuzz/reduction.hpp"
 #include "fuzz/runs.hpp"
 #include "repro/repro.hpp"
 #include "supervisor/standalone.hpp"
@@ -27,6 +28,7 @@ std::string written_script(const CampaignState& state, Finding& f, const fs::pat
   req.symptom = f.symptom;
   req.bound_eps = f.bound_eps;
   req.slow_ratio = state.options.slow_ratio;
+  req.eager = eager_twin(state.framework_of, f.backend);  // the engine's rule, sent (slow)
   std::string why;
   std::string script = repro::write_graph(python, req, &why);
   if (script.empty()) f.standalone_output = why;

@@ -297,11 +297,11 @@ Parsed<Repro> parse_repro(std::string_view line) {
 }
 
 std::string repro_graph_request(const GraphScriptRequest& r) {
-  json j = {{"type", "repro_graph"},   {"graph", r.graph},
-            {"backend", r.backend},    {"device", r.device},
-            {"seed", r.seed},          {"symptom", r.symptom},
-            {"bound_eps", nullptr},    {"slow_ratio", r.slow_ratio},
-            {"timeout_s", r.timeout_s}};
+  json j = {{"type", "repro_graph"},    {"graph", r.graph},
+            {"backend", r.backend},     {"device", r.device},
+            {"seed", r.seed},           {"symptom", r.symptom},
+            {"bound_eps", nullptr},     {"slow_ratio", r.slow_ratio},
+            {"timeout_s", r.timeout_s}, {"eager", r.eager}};
   if (r.bound_eps) j["bound_eps"] = *r.bound_eps;
   return j.dump();
 }

@@ -157,6 +157,7 @@ struct GraphScriptRequest {
   std::optional<double> bound_eps;  // mismatch: the bound in eps (none: the oracle's alone)
   double slow_ratio = 10;           // slow: compiled / eager median above this reproduces
   double timeout_s = 60;            // timeout: no answer within this reproduces
+  std::string eager;  // 1.10, slow: the backend's eager twin (fuzz::eager_twin; "": none)
 };
 std::string repro_graph_request(const GraphScriptRequest& r);
 

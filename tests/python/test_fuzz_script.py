@@ -66,7 +66,8 @@ class Writing(unittest.TestCase):
         # with the float64 magnitudes; a bad graph is one line in each.
         env = {**os.environ, "PYTHONPATH": str(ROOT / "probe")}
         requests = [{"type": "repro_graph", "graph": str(FIRST), "backend": "torch-compile", "device": "cuda:1",
-                     "seed": 3, "symptom": "slow", "bound_eps": None, "slow_ratio": 4, "timeout_s": 60},
+                     "seed": 3, "symptom": "slow", "bound_eps": None, "slow_ratio": 4, "timeout_s": 60,
+                     "eager": "torch"},
                     {"type": "repro_graph", "graph": str(BAD), "backend": "numpy", "device": "cpu", "seed": 0,
                      "symptom": "mismatch"},
                     {"type": "reference", "graph": str(FIRST), "seed": 0},
@@ -82,6 +83,7 @@ class Writing(unittest.TestCase):
         self.assertIsNone(ok["unwritable"])
         self.assertIn("reproduce(parse_graph(GRAPH_JSON), 'torch-compile', 'cuda:1', 3, 'slow', torch_glue()",
                       ok["script"])
+        self.assertIn("eager='torch'", ok["script"])  # the engine's twin, passed through
         self.assertEqual(bad["script"], "")
         self.assertIn("input 'x9'", bad["unwritable"])
         self.assertNotIn("\n", bad["unwritable"])

@@ -60,13 +60,6 @@ its own dtypes with NumPy on the CPU (ops_numpy, native)."""
 SYMPTOMS = ("raise", "crash", "mismatch", "slow", "timeout")
 """What a finding saw, as a reproduction script checks for it (reproduce.py)."""
 
-EAGER_TWIN = {b: e for b, (fw, _) in BACKENDS.items() for e, (efw, _) in BACKENDS.items()
-              if efw == fw and e != b and b.startswith(e)}
-"""A compiled backend's eager twin: what `slow` compares it with. The engine's
-rule (src/fuzz/reduction.cpp, eager_twin): the backend of the same framework
-whose name starts this one's."""
-
-
 @dataclass(frozen=True)
 class Input:
     """A leaf tensor (weights included), drawn from the run's seed."""

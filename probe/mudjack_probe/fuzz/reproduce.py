@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .graph import BACKENDS, EAGER_TWIN, Graph, alone_bound, draw_inputs, error_eps, is_float
+from .graph import BACKENDS, Graph, alone_bound, draw_inputs, error_eps, is_float
 from .ops_numpy import evaluate
 
 Glue = dict[str, Callable[..., Any]]
@@ -100,12 +100,13 @@ def median_s(fn: Callable[..., Any], args: list[Any], glue: Glue, device: str, c
 
 
 def reproduce(graph: Graph, backend: str, device: str, seed: int, symptom: str, glue: Glue,
-              bound_eps: float | None = None, slow_ratio: float = 10.0, timeout_s: float = 60.0) -> int:
+              bound_eps: float | None = None, slow_ratio: float = 10.0, timeout_s: float = 60.0,
+              eager: str = "") -> int:
     """Runs the graph as the finding says and prints what it saw; 1 when the
     symptom shows (the backend raises: `raise`; the process dies: `crash`;
     an output beyond the bound: `mismatch`; compiled over its eager twin's
-    median by more than `slow_ratio`: `slow`; no answer within `timeout_s`:
-    `timeout`), 0 when it does not."""
+    median by more than `slow_ratio`: `slow`, the twin named by the engine in
+    `eager`; no answer within `timeout_s`: `timeout`), 0 when it does not."""
     print(f"backend {backend} on {device}, seed {seed}; {glue['version']()}; numpy {np.__version__}; python {sys.version.split()[0]}")
     print(f"graph: {len(graph.inputs)} inputs, {len(graph.nodes)} nodes ({', '.join(sorted({n.op for n in graph.nodes}))}), dtype {graph.dtype}")
     inputs = draw_inputs(graph, seed)
@@ -114,7 +115,7 @@ def reproduce(graph: Graph, backend: str, device: str, seed: int, symptom: str, 
     if symptom == "timeout":
         return _timeout(graph, backend, device, inputs, glue, timeout_s)
     if symptom == "slow":
-        return _slow(graph, backend, device, inputs, glue, slow_ratio)
+        return _slow(graph, backend, eager, device, inputs, glue, slow_ratio)
     try:
         outputs = run_backend(graph, backend, device, inputs, glue)
     except Exception as exc:  # what the finding is about, or not
@@ -173,17 +174,18 @@ def _timeout(graph: Graph, backend: str, device: str, inputs: list[np.ndarray], 
     return 0
 
 
-def _slow(graph: Graph, backend: str, device: str, inputs: list[np.ndarray], glue: Glue, ratio: float) -> int:
-    if backend not in EAGER_TWIN:
+def _slow(graph: Graph, backend: str, eager: str, device: str, inputs: list[np.ndarray], glue: Glue,
+          ratio: float) -> int:
+    if not eager:
         print(f"{backend} is not a compiled backend: slow compares a compiled backend with its eager twin")
         return 0
     times = {}
-    for name, compiled in ((EAGER_TWIN[backend], False), (backend, True)):
+    for name, compiled in ((eager, False), (backend, True)):
         fn = _callable(graph, backend, device, glue, compiled)
         with glue["scope"](device):
             args = [glue["place"](a, device) for a in inputs]
         times[name] = median_s(fn, args, glue, device)
         print(f"  {name}: median {times[name] * 1e6:.1f} us per call")
-    seen = times[backend] / max(times[EAGER_TWIN[backend]], 1e-12)
-    print(f"{backend} / {EAGER_TWIN[backend]} = {seen:.3g} (threshold {ratio:g})")
+    seen = times[backend] / max(times[eager], 1e-12)
+    print(f"{backend} / {eager} = {seen:.3g} (threshold {ratio:g})")
     return 1 if seen > ratio and math.isfinite(seen) else 0

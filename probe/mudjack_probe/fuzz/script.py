@@ -47,9 +47,11 @@ def modules_for(framework: str) -> list[str]:
 
 
 def make_script(graph_text: str, name: str, backend: str, device: str, seed: int, symptom: str = "mismatch",
-                bound_eps: float | None = None, slow_ratio: float = 10.0, timeout_s: float = 60.0) -> str:
+                bound_eps: float | None = None, slow_ratio: float = 10.0, timeout_s: float = 60.0,
+                eager: str = "") -> str:
     """The reproduction script of graph `graph_text` (its file's name, the
-    hash, is `name`) on `backend` and `device` with inputs from `seed`.
+    hash, is `name`) on `backend` and `device` with inputs from `seed`;
+    `eager` is the backend's eager twin, the engine's rule (slow).
     ValueError for a malformed graph, an unknown backend or symptom."""
     parse_graph(graph_text)  # refuse a malformed graph here, not in the script
     if backend not in BACKENDS:
@@ -77,16 +79,18 @@ def make_script(graph_text: str, name: str, backend: str, device: str, seed: int
     body = [f"# ---- mudjack_probe/fuzz/{m}.py " + "-" * max(4, 60 - len(m)) + "\n\n" + module_source(m) for m in modules_for(framework)]
     call = (f"\n# ---- the finding {'-' * 60}\n\nif __name__ == \"__main__\":\n    import sys as _sys\n\n"
             f"    _sys.exit(reproduce(parse_graph(GRAPH_JSON), {backend!r}, {device!r}, {seed!r}, {symptom!r}, {prefix}_glue(),\n"
-            f"                        bound_eps={bound_eps!r}, slow_ratio={slow_ratio!r}, timeout_s={timeout_s!r}))\n")
+            f"                        bound_eps={bound_eps!r}, slow_ratio={slow_ratio!r}, timeout_s={timeout_s!r},\n"
+            f"                        eager={eager!r}))\n")
     return "\n".join(head) + "\n\n".join(body) + call
 
 
 def script_for_file(path: str, backend: str, device: str, seed: int, symptom: str = "mismatch",
-                    bound_eps: float | None = None, slow_ratio: float = 10.0, timeout_s: float = 60.0) -> str:
+                    bound_eps: float | None = None, slow_ratio: float = 10.0, timeout_s: float = 60.0,
+                    eager: str = "") -> str:
     """make_script for the graph in file `path` (named by its file name's stem)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: cannot be read: {exc}") from None
     name = os.path.splitext(os.path.basename(path))[0]
-    return make_script(text, name, backend, device, seed, symptom, bound_eps, slow_ratio, timeout_s)
+    return make_script(text, name, backend, device, seed, symptom, bound_eps, slow_ratio, timeout_s, eager)
