@@ -178,6 +178,8 @@ def summary(args: argparse.Namespace, state: dict[str, Any], listing: dict[str, 
                 else:
                     failures[cause(c)][f"{why(c)}"] += 1
     wall = sum(float(c.get("wall_s", 0)) for c in state.get("classes", {}).values())
+    machines = [m for results in sorted(glob.glob(str(Path(args.out) / "*" / "runs" / "*" / "results.json")))
+                for m in json.loads(Path(results).read_text()).get("environment", {}).get("machines", [])]
     lines = [f"# Models corpus campaign on this CPU (commit {state.get('commit', '?')[:12]})", "",
              f"wall time {wall / 60:.1f} min; modes {args.modes}; classes "
              + ", ".join(f"{s} ({'complete' if c.get('complete') else 'incomplete'})"
@@ -192,7 +194,11 @@ def summary(args: argparse.Namespace, state: dict[str, Any], listing: dict[str, 
             lines.append(f"  - {n} x {text}")
     (Path(args.out) / "summary.md").write_text("\n".join(lines) + "\n")
     (Path(args.out) / "summary.json").write_text(json.dumps(
-        {"counts": per, "failures": failures, "wall_s": wall, "commit": state.get("commit")}, indent=1))
+        {"counts": per, "failures": failures, "wall_s": wall, "commit": state.get("commit"),
+         "classes": state.get("classes", {}), "modes": args.modes,
+         # the class runs' machines (source commit, clean or dirty, engine, CPU): results/ provenance rule
+         "provenance": [{k: m.get(k) for k in ("source", "mudjack_revision", "cpu_model", "devices")}
+                        for m in machines[:1]]}, indent=1))
     print("\n".join(lines))
 
 
