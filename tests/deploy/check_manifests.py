@@ -96,9 +96,9 @@ def read_variants(images: Path) -> dict[str, dict]:
     for line in (images / "variants.txt").read_text().splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        name, arches, current, paper, latest = line.split()
+        name, arches, current, paper, latest, xla = line.split()
         variants[name] = {"arches": arches.split(","), "current": current, "paper-2023": paper,
-                          "latest": latest}
+                          "latest": latest, "xla": xla}
     return variants
 
 
