@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Builds MudJack's container images with podman:
 #
-#   deploy/images/build.sh [--profile current|paper-2023|latest] [--arch amd64|arm64]
+#   deploy/images/build.sh [--profile current|paper-2023|latest|xla] [--arch amd64|arm64]
 #                          [--engine PATH] [--push REGISTRY] VARIANT...
 #   deploy/images/build.sh --list
 #
 # VARIANT is <framework>-<accelerator> from deploy/images/variants.txt
-# (numpy-cpu, torch-cuda, jax-tpu, ...). Each becomes
+# (numpy-cpu, torch-cuda, jax-tpu, ...; torch-tpu exists only for --profile
+# xla, torch_xla 2.9 with torch 2.9). Each becomes
 #   localhost/mudjack:<variant>-<profile>-<arch>
 # and, with --push, REGISTRY/mudjack:<variant>-<profile>-<arch> is tagged and
 # pushed. The Debian 12 base image is built first with debootstrap when it
 # is missing (deploy/images/base.sh). Variants whose vendor wheels live outside
 # PyPI need MUDJACK_PIP_EXTRA_INDEX_URL or MUDJACK_PIP_FIND_LINKS in the
 # environment (the pin file says which index); the build refuses to start
-# without it. (The host's own PIP_* settings never reach the image.)
+# without it, in one line, before anything is built. (The host's own PIP_*
+# settings never reach the image.)
 #
 # --engine PATH puts an engine already built from this tree on a Debian 12
 # host of the same architecture (build/mudjack) in the image instead of
@@ -48,7 +50,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#variants[@]} -gt 0 ] || die "name at least one variant (--list shows them)"
-case $profile in current|paper-2023|latest) ;; *) die "unknown profile $profile" ;; esac
+case $profile in current|paper-2023|latest|xla) ;; *) die "unknown profile $profile" ;; esac
 command -v podman >/dev/null || die "podman is missing: run deploy/install.sh"
 
 # The build context: only what the image needs, copied from the working tree
@@ -77,20 +79,32 @@ else
   printf '{"commit": null, "dirty": null, "why_unknown": "the image was built from a tree without git"}\n'
 fi >"$context/source.json"
 
+# Every variant is checked before anything is built: a variant that cannot be
+# built here (wrong profile or architecture, a vendor index not given) stops
+# the build with one line.
+profiles=(current paper-2023 latest xla)
+for variant in "${variants[@]}"; do
+  row=$(awk -v v="$variant" '$1 == v' "$here/variants.txt")
+  [ -n "$row" ] || die "unknown variant $variant (--list shows them)"
+  read -r _ arches needs_row <<<"$row"
+  read -r -a needs <<<"$needs_row"
+  need="" has=""
+  for i in "${!profiles[@]}"; do
+    [ "${profiles[$i]}" != "$profile" ] || need=${needs[$i]:-unpinned}
+    case ${needs[$i]:-unpinned} in unsupported|unpinned) ;; *) has="$has${has:+, }${profiles[$i]}" ;; esac
+  done
+  [[ ",$arches," == *",$arch,"* ]] || die "$variant is built for $arches, not $arch"
+  [ "$need" != unsupported ] || die "$variant has no $profile build (its profiles: ${has:-none}): see deploy/images/variants.txt"
+  [ "$need" != unpinned ] || die "$variant has no $profile pins (its profiles: ${has:-none}): see deploy/images/variants.txt"
+  if [ "$need" != - ] && [ -z "${!need:-}" ]; then
+    die "$variant ($profile) needs $need: the vendor's wheel index named in deploy/images/pins/$profile/$variant.txt"
+  fi
+done
+
 "$here/base.sh" --arch "$arch"
 base=localhost/mudjack-base:bookworm-$arch
 
 for variant in "${variants[@]}"; do
-  row=$(awk -v v="$variant" '$1 == v' "$here/variants.txt")
-  [ -n "$row" ] || die "unknown variant $variant (--list shows them)"
-  read -r _ arches need_current need_paper need_latest <<<"$row"
-  case $profile in current) need=$need_current ;; paper-2023) need=$need_paper ;; *) need=$need_latest ;; esac
-  [[ ",$arches," == *",$arch,"* ]] || die "$variant is built for $arches, not $arch"
-  [ "$need" != unsupported ] || die "$variant has no $profile build: see deploy/images/variants.txt"
-  [ "$need" != unpinned ] || die "$variant has no $profile pins (that profile is cpu only): see deploy/images/variants.txt"
-  if [ "$need" != - ] && [ -z "${!need:-}" ]; then
-    die "$variant ($profile) needs $need: the vendor's wheel index named in deploy/images/pins/$profile/$variant.txt"
-  fi
   framework=${variant%-*} accel=${variant##*-}
   tag=localhost/mudjack:$variant-$profile-$arch
   say "$tag"

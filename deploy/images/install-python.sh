@@ -6,6 +6,7 @@
 # Inductor compiles C++ for the CPU when a case runs (without them every
 # compiled case fails with "No working C++ compiler found").
 #   current     Debian 12's python3 (3.11)
+#   xla         the same (torch_xla 2.9.0 has wheels for Python 3.11)
 #   paper-2023  python3.9 from Debian 11 (bullseye): the study's wheels
 #               (torch 1.12.1, TensorFlow 2.11, jaxlib 0.4.7) need Python <= 3.10
 #               and Debian 12 has none. Bullseye comes from the same archives the
@@ -32,7 +33,7 @@ add_release() {
 }
 
 case $profile in
-  current)
+  current|xla)
     apt-get install -y -qq --no-install-recommends python3 python3-venv >/dev/null
     dev="g++ python3-dev"
     ln -sf /usr/bin/python3 /usr/local/bin/mudjack-python ;;

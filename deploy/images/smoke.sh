@@ -7,6 +7,10 @@
 #   deploy/images/smoke.sh [IMAGE [IMAGE2]]
 #   (IMAGE defaults to localhost/mudjack:numpy-cpu-current-<arch>, IMAGE2 to IMAGE)
 #
+# 0. `mudjack doctor` and `mudjack devices` in a container of IMAGE: its
+#    framework is ready, cpu is listed, and the image's accelerator is either
+#    listed or, where this host lacks it, named absent with the reason
+#    (`accelerators_absent`: no TPU chip, no NVIDIA driver).
 # 1. `podman run --network host` (never podman's bridge network), server bound
 #    to 127.0.0.1 on a free port, token from the environment: /healthz and
 #    /readyz open; /v1/info 401 without or with a wrong token, 200 with it,
@@ -22,8 +26,9 @@
 # 3. The sweep Job's container command (`mudjack sweep --targets FILE --out
 #    DIR`, as deploy/k8s/sweep runs it; podman plays no Jobs) run with podman
 #    on the host network against two servers from IMAGE and IMAGE2 (default
-#    IMAGE), its output on a mounted folder: the sweep completes both targets
-#    and the merged results hold each target's cpu device.
+#    IMAGE), its output on a mounted folder, the run on their cpu devices: the
+#    sweep completes both targets and the merged results hold each target's
+#    cpu device.
 # Exit 0 when everything holds; 1 with the first failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -109,6 +114,38 @@ podman image exists "$image" || fail "no image $image (deploy/images/build.sh nu
 framework=$(podman image inspect --format '{{index .Labels "io.mudjack.framework"}}' "$image")
 [ -n "$framework" ] || fail "$image has no io.mudjack.framework label: not a MudJack image"
 ok "image $image ($framework), $(($(podman image inspect --format '{{.Size}}' "$image") / 1000000)) MB"
+
+# ---- 0. doctor and devices inside the container -------------------------------
+accel=$(podman image inspect --format '{{index .Labels "io.mudjack.accelerator"}}' "$image")
+inside() {  # mudjack COMMAND... in a throwaway container of IMAGE
+  podman run --rm --network host --entrypoint /opt/mudjack/bin/mudjack "$image" "$@" \
+    --config /etc/mudjack/mudjack.toml --framework "$framework" 2>>"$work/podman.log"
+}
+inside doctor > "$work/doctor.txt" || fail "mudjack doctor in the image failed: $(cat "$work/doctor.txt")"
+row=$(grep -E "^$framework +ready " "$work/doctor.txt" | tr -s ' ') || fail "doctor does not list $framework ready: $(cat "$work/doctor.txt")"
+ok "doctor: $row"
+inside devices --json > "$work/body" || fail "mudjack devices in the image failed: $(cat "$work/body")"
+# The image's accelerator (rocm GPUs are listed as cuda:N) is either listed,
+# or `accelerators_absent` says why not; cpu is always there.
+verdict=$(ACCEL=$accel FW=$framework "$py" - "$work/body" <<'EOF'
+import json, os, sys
+m = json.load(open(sys.argv[1]))["machines"][0]
+ids = [d["id"] for d in m["devices"]]
+accel, fw = os.environ["ACCEL"], os.environ["FW"]
+absent = [a for a in m["frameworks"].get(fw, {}).get("accelerators_absent", []) if a.startswith(accel + ": ")]
+kind = {"rocm": "cuda"}.get(accel, accel)
+if "cpu" not in ids:
+    print(f"FAIL no cpu device among {ids}")
+elif accel == "cpu" or any(i.startswith(kind + ":") for i in ids):
+    print(f"ok devices {' '.join(ids)}")
+elif absent:
+    print(f"ok devices {' '.join(ids)}; {' '.join(absent)}")
+else:
+    print(f"FAIL devices {ids} hold no {accel} device, and accelerators_absent says nothing of {accel}")
+EOF
+)
+case $verdict in ok*) ok "devices: ${verdict#ok devices }" ;; *) fail "devices: ${verdict#FAIL }" ;; esac
+inside devices | sed 's/^/smoke:      | /'
 
 # ---- 1. podman run on the host network ---------------------------------------
 port=$(free_port)
@@ -211,6 +248,7 @@ cat > "$work/sweep/targets.toml" <<EOF
 [run]
 suite = "paper"
 filter = "($(cases_of "$framework"))|($(cases_of "$fw2"))"
+devices = ["cpu"]
 
 [[target]]
 label = "a"

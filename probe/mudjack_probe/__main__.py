@@ -74,6 +74,10 @@ def _load_adapter(framework: str, device: str, hello: dict[str, Any]) -> Any:
     try:
         hello["framework_version"] = adapter.version()
         hello["devices"] = adapter.devices()
+        try:  # 1.10: only a report; a failure here must not cost the framework
+            hello["accelerators_absent"] = adapter.accelerators_absent()
+        except Exception as exc:
+            hello["accelerators_absent"] = [f"?: could not tell which accelerators are absent: {type(exc).__name__}: {exc}"]
         if device:
             adapter.select(device)
         return adapter
@@ -211,6 +215,7 @@ def main() -> int:
         "devices": [],
         "unavailable": None,
         "engine_fault": None,
+        "accelerators_absent": [],
     }
     if args.protocol != PROTOCOL_VERSION:
         hello["unavailable"] = f"engine asked for protocol {args.protocol}, this probe speaks {PROTOCOL_VERSION}"

@@ -32,6 +32,20 @@ void print_devices(const plan::Discovery& d) {
                 dev.vendor.substr(0, 10).c_str(), dev.model.substr(0, 40).c_str(), mem,
                 driver.substr(0, 28).c_str(), fws_seen.c_str());
   }
+  // An accelerator the framework's build targets that is not here, and why
+  // (a CUDA wheel without a driver, libtpu without chips): its devices above
+  // are what remains, cpu (and xla:0, torch_xla's PJRT CPU device).
+  for (const auto& [fw, h] : d.hellos) {
+    for (const auto& line : h.accelerators_absent) {
+      const auto colon = line.find(": ");
+      if (colon == std::string::npos) {
+        std::printf("%s: accelerator absent: %s\n", fw.c_str(), line.c_str());
+      } else {
+        std::printf("%s: %s absent: %s\n", fw.c_str(), line.substr(0, colon).c_str(),
+                    line.substr(colon + 2).c_str());
+      }
+    }
+  }
   for (const auto& [fw, rt] : d.runtimes) {
     if (!rt.unavailable.empty())
       std::printf("%s: unavailable: %s\n", fw.c_str(), rt.unavailable.c_str());

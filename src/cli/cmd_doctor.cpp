@@ -30,8 +30,9 @@ struct Row {
   std::string python_version;
   std::string interpreter;
   std::vector<std::string> devices;
-  std::string missing;  // why not ready
-  std::string fix;      // the command that makes it ready
+  std::vector<std::string> accelerators_absent;  // "<kind>: <reason>" (protocol 1.10)
+  std::string missing;                           // why not ready
+  std::string fix;                               // the command that makes it ready
 };
 
 std::vector<Row> rows_of(const plan::Discovery& d, const Settings& s) {
@@ -43,6 +44,7 @@ std::vector<Row> rows_of(const plan::Discovery& d, const Settings& s) {
     if (auto it = d.hellos.find(fw); it != d.hellos.end()) {
       row.version = it->second.framework_version;
       row.python_version = it->second.python;
+      row.accelerators_absent = it->second.accelerators_absent;
     }
     if (auto it = d.devices_of.find(fw); it != d.devices_of.end()) row.devices = it->second;
     row.ready = rt.unavailable.empty() && rt.engine_fault.empty() && !rt.python.empty();
@@ -73,6 +75,8 @@ void print_text(const std::vector<Row>& rows, const plan::Discovery& d, const Se
                 r.python_version.empty() ? "-" : r.python_version.c_str(),
                 r.devices.empty() ? "-" : joined(r.devices).c_str());
     if (!r.interpreter.empty()) std::printf("            interpreter: %s\n", r.interpreter.c_str());
+    for (const auto& line : r.accelerators_absent)
+      std::printf("            absent: %s\n", line.c_str());
     if (!r.ready) {
       std::printf("            missing: %s\n            install: %s\n", r.missing.c_str(),
                   r.fix.c_str());
@@ -121,6 +125,7 @@ int doctor(const DoctorArgs& a) {
                                    {"python", r.python_version},
                                    {"interpreter", r.interpreter},
                                    {"devices", r.devices},
+                                   {"accelerators_absent", r.accelerators_absent},
                                    {"missing", r.missing},
                                    {"install", r.fix}});
     }

@@ -216,6 +216,9 @@ nlohmann::json environment_json(const Discovery& d) {
       f["probe_version"] = h->second.probe_version;
       f["devices"] = json::array();
       for (const auto& dev : h->second.devices) f["devices"].push_back(dev.id);
+      // Why the accelerators its build targets are not among them (1.10).
+      if (!h->second.accelerators_absent.empty())
+        f["accelerators_absent"] = h->second.accelerators_absent;
     }
     if (!rt.unavailable.empty()) f["unavailable"] = rt.unavailable;
     if (!rt.engine_fault.empty()) f["engine_fault"] = rt.engine_fault;

@@ -153,6 +153,11 @@ Parsed<Hello> parse_hello(std::string_view line) {
   h.executable = str(*j, "executable");
   h.pid = opt_int(*j, "pid").value_or(0);
   h.unavailable = str(*j, "unavailable");
+  if (auto it = j->find("accelerators_absent"); it != j->end() && it->is_array()) {  // 1.10
+    for (const auto& entry : *it) {
+      if (entry.is_string()) h.accelerators_absent.push_back(entry.get<std::string>());
+    }
+  }
   if (j->contains("devices") && (*j)["devices"].is_array()) {
     for (const auto& d : (*j)["devices"]) {
       if (d.is_object()) h.devices.push_back(device_from_json(d));

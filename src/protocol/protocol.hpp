@@ -29,7 +29,8 @@ inline constexpr int kVersion = 1;
 // the requests `build` (streamed `built` lines, then `build_done`),
 // `repro_graph` (a fuzz graph as a standalone script) and `reference` (a
 // fuzz graph's float64 magnitudes), so that nothing but this protocol
-// crosses into Python. A probe's hello carries its minor as
+// crosses into Python; 1.10 `accelerators_absent` in hello (the accelerators
+// the framework's build targets that are not here, and why). A probe's hello carries its minor as
 // `protocol_minor` (absent: 0); every minor of version 1 is accepted.
 inline constexpr int kMinorVersion = 10;
 
@@ -57,6 +58,10 @@ struct Hello {
   // Non-empty (1.1): the probe could not load because of this machine (an
   // address-space limit, a full disk), not because of the framework; one line.
   std::string engine_fault;
+  // 1.10: accelerators the framework's build targets that no listed device
+  // is, one line each, "<kind>: <reason>" (a CUDA wheel without a driver,
+  // libtpu without TPU chips); empty before 1.10.
+  std::vector<std::string> accelerators_absent;
   nlohmann::json raw;
 };
 

@@ -33,18 +33,21 @@ TOKEN_SECRET = ("mudjack-token", "token")
 
 # What each chip overlay must do, written down independently of the manifests.
 # selects: label -> accepted values (nodeSelector value, or a required
-# nodeAffinity "In" list that must contain the first value).
+# nodeAffinity "In" list that must contain the first value). profiles:
+# framework -> the image profile when it is not PROFILE (torch on TPU is
+# torch_xla's own profile, xla).
 CHIPS = {
-    "nvidia-h100": dict(prefix="h100", arch="amd64", accel="cuda", frameworks=["torch", "jax"],
+    "nvidia-h100": dict(prefix="h100", arch="amd64", accel="cuda", frameworks=["torch", "jax", "tensorflow"],
                         resource=("nvidia.com/gpu", "1"), toleration="nvidia.com/gpu",
                         selects={"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}),
-    "nvidia-a100": dict(prefix="a100", arch="amd64", accel="cuda", frameworks=["torch", "jax"],
+    "nvidia-a100": dict(prefix="a100", arch="amd64", accel="cuda", frameworks=["torch", "jax", "tensorflow"],
                         resource=("nvidia.com/gpu", "1"), toleration="nvidia.com/gpu",
                         selects={"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}),
     "amd-mi300x": dict(prefix="mi300x", arch="amd64", accel="rocm", frameworks=["torch", "jax"],
                        resource=("amd.com/gpu", "1"), toleration="amd.com/gpu",
                        selects={"amd.com/gpu.device-id": "74a1"}),
-    "google-tpu-v5e": dict(prefix="tpu-v5e", arch="amd64", accel="tpu", frameworks=["jax", "tensorflow"],
+    "google-tpu-v5e": dict(prefix="tpu-v5e", arch="amd64", accel="tpu", frameworks=["jax", "tensorflow", "torch"],
+                           profiles={"torch": "xla"},
                            resource=("google.com/tpu", "4"), toleration="google.com/tpu",
                            selects={"cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
                                     "cloud.google.com/gke-tpu-topology": "2x2"}),
@@ -96,9 +99,9 @@ def read_variants(images: Path) -> dict[str, dict]:
     for line in (images / "variants.txt").read_text().splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        name, arches, current, paper, latest = line.split()
+        name, arches, current, paper, latest, xla = line.split()
         variants[name] = {"arches": arches.split(","), "current": current, "paper-2023": paper,
-                          "latest": latest}
+                          "latest": latest, "xla": xla}
     return variants
 
 
@@ -120,14 +123,32 @@ def check_base_shape(base: list[dict], docs: list[dict], prefix: str, where: str
     kinds = sorted(d["kind"] for d in docs)
     if kinds != base_kinds:
         bad(where, f"resources {kinds} differ from the base's {base_kinds}")
-    base_names = {(d["kind"], d["metadata"]["name"].split("-mudjack-config")[0]) for d in base}
+    # A generated ConfigMap's name ends in a hash of its content.
+    def unhashed(d: dict, name: str) -> str:
+        return name.rsplit("-", 1)[0] if d["kind"] == "ConfigMap" else name
+
+    base_names = {(d["kind"], unhashed(d, d["metadata"]["name"])) for d in base}
     for d in docs:
         name = d["metadata"]["name"]
         if not name.startswith(prefix + "-"):
             bad(where, f"{d['kind']}/{name} lacks the overlay's prefix {prefix}-")
-        stem = name[len(prefix) + 1:].split("-mudjack-config")[0]
+        stem = unhashed(d, name[len(prefix) + 1:])
         if (d["kind"], stem) not in base_names:
             bad(where, f"{d['kind']}/{name} is not a resource of the base")
+    # An overlay may give its server another profile (its image's) and no
+    # other setting: mudjack.toml is otherwise the base's.
+    base_toml = [toml_of(d) for d in by_kind(base, "ConfigMap") if "mudjack.toml" in d.get("data", {})]
+    for d in by_kind(docs, "ConfigMap"):
+        if "mudjack.toml" not in d.get("data", {}) or len(base_toml) != 1 or base_toml[0] is None:
+            continue
+        mine = toml_of(d)
+        if mine is None:
+            continue  # check_server names the TOML error
+        mine.pop("profile", None)
+        theirs = {k: v for k, v in base_toml[0].items() if k != "profile"}
+        if mine != theirs:
+            bad(where, f"ConfigMap/{d['metadata']['name']}: mudjack.toml differs from the base's "
+                       f"in more than its profile: {mine} != {theirs}")
     bdep = by_kind(base, "Deployment")[0]["spec"]["template"]["spec"]
     for dep in by_kind(docs, "Deployment"):
         spec = dep["spec"]["template"]["spec"]
@@ -224,6 +245,14 @@ def check_server(docs: list[dict], where: str, bad: Problems, host: str, host_ne
                 bad(where, f"Service {svc['metadata']['name']} port {p} does not reach the server's port")
 
 
+def toml_of(configmap: dict) -> dict | None:
+    """The ConfigMap's mudjack.toml as a dict; None when it is not TOML."""
+    try:
+        return tomllib.loads(configmap["data"]["mudjack.toml"])
+    except tomllib.TOMLDecodeError:
+        return None
+
+
 def image_variant(image: str) -> tuple[str, str]:
     """(name, tag); the tag is empty when there is none (a registry port is no tag)."""
     slash = image.rfind("/")
@@ -251,20 +280,21 @@ def check_chip(chip: str, want: dict, docs: list[dict], variants: dict, images: 
     # Image: the right variant, built for this architecture and profile.
     img, tag = image_variant(c["image"])
     variant = f"{framework}-{want['accel']}"
+    profile = want.get("profiles", {}).get(framework, PROFILE)
     if not img.endswith("mudjack"):
         bad(where, f"{name}: image {c['image']} is not a MudJack image")
-    if tag != f"{variant}-{PROFILE}-{want['arch']}":
-        bad(where, f"{name}: image tag {tag}, expected {variant}-{PROFILE}-{want['arch']}")
+    if tag != f"{variant}-{profile}-{want['arch']}":
+        bad(where, f"{name}: image tag {tag}, expected {variant}-{profile}-{want['arch']}")
     v = variants.get(variant)
     if v is None:
         bad(where, f"{name}: variant {variant} is not in deploy/images/variants.txt")
     else:
         if want["arch"] not in v["arches"]:
             bad(where, f"{name}: variant {variant} is not built for {want['arch']}")
-        if v[PROFILE] == "unsupported":
-            bad(where, f"{name}: variant {variant} has no {PROFILE} build")
-        if want["accel"] != "cpu" and not (images / "pins" / PROFILE / f"{variant}.txt").is_file():
-            bad(where, f"{name}: no pin file deploy/images/pins/{PROFILE}/{variant}.txt")
+        if v[profile] in ("unsupported", "unpinned"):
+            bad(where, f"{name}: variant {variant} has no {profile} build ({v[profile]})")
+        if want["accel"] != "cpu" and not (images / "pins" / profile / f"{variant}.txt").is_file():
+            bad(where, f"{name}: no pin file deploy/images/pins/{profile}/{variant}.txt")
     if args_map(c).get("framework") != framework:
         bad(where, f"{name}: serves --framework={args_map(c).get('framework')}, expected {framework}")
     # Node selection.

@@ -133,6 +133,22 @@ TEST(Protocol, AcceptsEveryMinorOfVersionOneAndReadsAHelloFault) {
   EXPECT_FALSE(parse_hello(R"({"type":"hello","protocol":1,"engine_fault":[1]})").ok());
 }
 
+TEST(Protocol, ReadsTheAcceleratorsAbsentFromAHello) {
+  // 1.10: one line per accelerator the build targets that is not here.
+  auto h = parse_hello(
+      R"({"type":"hello","protocol":1,"protocol_minor":10,"devices":[],)"
+      R"("accelerators_absent":["tpu: libtpu 0.0.21 is installed for torch_xla, but no TPU chip",7,)"
+      R"("cuda: torch 2.9.0+cu128 is a CUDA 12.8 build, but the NVIDIA driver is not here"]})");
+  ASSERT_TRUE(h.ok()) << h.error;
+  ASSERT_EQ(h.value->accelerators_absent.size(), 2u) << "a line that is not a string is dropped";
+  EXPECT_EQ(h.value->accelerators_absent[0],
+            "tpu: libtpu 0.0.21 is installed for torch_xla, but no TPU chip");
+  EXPECT_EQ(h.value->accelerators_absent[1].rfind("cuda: ", 0), 0u);
+  auto old = parse_hello(R"({"type":"hello","protocol":1,"protocol_minor":9,"devices":[]})");
+  ASSERT_TRUE(old.ok()) << old.error;
+  EXPECT_TRUE(old.value->accelerators_absent.empty()) << "before 1.10 a hello has none";
+}
+
 TEST(Protocol, ParsesCaseMetadata) {
   auto c = parse_cases(
       R"({"type":"cases","cases":[{"id":"jax/jax.lax.all_gather/float32-rows-pmap-eager","framework":"jax",)"
@@ -169,7 +185,8 @@ TEST(Protocol, RequestsAreSingleLines) {
 
 TEST(Protocol, TheMinorIsTenAndEverySideDoorIsARequest) {
   // 1.9: the requests that replaced the engine's side doors into Python;
-  // 1.10: repro's bound_eps and minimal (the probe's PROTOCOL_MINOR,
+  // 1.10: repro's bound_eps and minimal, repro_graph's eager and
+  // accelerators_absent in hello (the probe's PROTOCOL_MINOR,
   // tests/python/test_machine_faults.py, holds the same number).
   EXPECT_EQ(kMinorVersion, 10);
   GraphScriptRequest g;

@@ -161,6 +161,12 @@ class Adapter:
         """Device records for the hello message (schemas/probe-protocol-v1.md)."""
         return [cpu_record()]
 
+    def accelerators_absent(self) -> list[str]:
+        """Accelerators this framework's build targets that no listed device
+        is, one line each with the reason (adapters/absent.py; hello's
+        `accelerators_absent`, protocol 1.10)."""
+        return []
+
     def device_count(self, kind: str) -> int:
         return sum(1 for d in self.devices() if d["id"].split(":")[0] == kind)
 

@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import UnsupportedDtype
+from . import absent
 from .base import Adapter, cpu_record, cuda_record, flatten
 
 # Without x64 JAX silently turns float64/int64/complex128 into their 32-bit
@@ -64,6 +65,18 @@ def _tpus() -> list[Any]:
         return [d for d in jax.devices() if str(d.platform).lower() == "tpu"]
     except RuntimeError:  # no backend at all beyond the CPU
         return []
+
+
+def _backend_error(platform: str) -> str:
+    """The first line of the error JAX kept when a backend failed to start
+    (jax._src.xla_bridge._backend_errors, private: empty where absent)."""
+    try:
+        from jax._src import xla_bridge
+
+        error = str(getattr(xla_bridge, "_backend_errors", {}).get(platform, ""))
+    except Exception:  # another JAX layout: no reason from JAX itself
+        return ""
+    return error.strip().splitlines()[0][:300] if error.strip() else ""
 
 
 def tpu_record(index: int, d: Any) -> dict[str, Any]:
@@ -113,6 +126,21 @@ class JaxAdapter(Adapter):
             records.extend(tpu_record(i, d) for i, d in enumerate(_tpus()))
             self._devices = records
         return self._devices
+
+    def accelerators_absent(self) -> list[str]:
+        wanted: dict[str, str] = {}
+        for dist, kind in (("jax-cuda13-plugin", "cuda"), ("jax-cuda12-plugin", "cuda"),
+                           ("jax-rocm7-plugin", "rocm"), ("jax-rocm6-plugin", "rocm"), ("libtpu", "tpu")):
+            version = absent.installed(dist)
+            if version and kind not in wanted:
+                wanted[kind] = f"{dist} {version} is installed"
+        reasons = {}
+        for kind, platform in (("cuda", "cuda"), ("rocm", "rocm"), ("tpu", "tpu")):
+            error = _backend_error(platform)
+            if error:
+                reasons[kind] = lambda e=error, p=platform: f"JAX could not start its {p} backend: {e}"
+        defaults = {"cuda": absent.nvidia_reason, "rocm": absent.amd_reason, "tpu": absent.tpu_reason}
+        return absent.lines((d["kind"] for d in self.devices()), wanted, {**defaults, **reasons})
 
     def select(self, device_id: str) -> None:
         super().select(device_id)

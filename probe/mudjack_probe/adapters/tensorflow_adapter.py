@@ -22,6 +22,7 @@ import numpy as np
 import tensorflow as tf
 
 from ..errors import UnsupportedDtype, one_line
+from . import absent
 from .base import Adapter, classify_exception, cpu_record, cuda_record, flatten
 
 # Before any GPU is initialised: allocate on demand instead of taking nearly
@@ -88,6 +89,23 @@ class TensorflowAdapter(Adapter):
                     records.append(cuda_record(i, str(details.get("device_name", "")), limits.get(i, 0), runtime, extra))
             self._devices = records
         return self._devices
+
+    def accelerators_absent(self) -> list[str]:
+        wanted = {}
+        if tf.test.is_built_with_cuda():
+            cuda = tf.sysconfig.get_build_info().get("cuda_version", "")
+            wanted["cuda"] = f"TensorFlow {tf.__version__} is built with CUDA {cuda}".rstrip()
+        libtpu = absent.installed("libtpu")
+        if libtpu:
+            wanted["tpu"] = f"libtpu {libtpu} is installed"
+
+        def tpu() -> str:  # this adapter lists no TPU devices, even where there are chips
+            if absent.tpu_nodes():
+                return "MudJack's tensorflow adapter does not list TPU devices yet"
+            return absent.tpu_reason()
+
+        return absent.lines((d["kind"] for d in self.devices()), wanted,
+                            {"cuda": absent.nvidia_reason, "tpu": tpu})
 
     def select(self, device_id: str) -> None:
         super().select(device_id)

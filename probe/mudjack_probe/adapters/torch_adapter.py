@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from ..errors import Unavailable, UnsupportedDtype
-from . import torch_xla_devices as txd
+from . import absent, torch_xla_devices as txd
 from .base import Adapter, cpu_record, cuda_record, flatten
 
 _DTYPES: dict[str, torch.dtype] = {
@@ -77,6 +77,17 @@ class TorchAdapter(Adapter):
             records.extend(txd.records(records[0]))
             self._devices = records
         return self._devices
+
+    def accelerators_absent(self) -> list[str]:
+        wanted = {}
+        if torch.version.hip:
+            wanted["rocm"] = f"torch {torch.__version__} is a ROCm {torch.version.hip} build"
+        elif torch.version.cuda:
+            wanted["cuda"] = f"torch {torch.__version__} is a CUDA {torch.version.cuda} build"
+        libtpu = absent.installed("libtpu")
+        if txd.available() and libtpu:
+            wanted["tpu"] = f"libtpu {libtpu} is installed for torch_xla"
+        return absent.lines((d["kind"] for d in self.devices()), wanted)
 
     def select(self, device_id: str) -> None:
         super().select(device_id)
