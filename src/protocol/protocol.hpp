@@ -30,8 +30,10 @@ inline constexpr int kVersion = 1;
 // `repro_graph` (a fuzz graph as a standalone script) and `reference` (a
 // fuzz graph's float64 magnitudes), so that nothing but this protocol
 // crosses into Python; 1.10 `accelerators_absent` in hello (the accelerators
-// the framework's build targets that are not here, and why). A probe's hello carries its minor as
-// `protocol_minor` (absent: 0); every minor of version 1 is accepted.
+// the framework's build targets that are not here, and why), `repro`'s
+// `bound_eps` and `minimal`, and `repro_graph`'s `eager`. A probe's hello
+// carries its minor as `protocol_minor` (absent: 0); every minor of version 1
+// is accepted.
 inline constexpr int kMinorVersion = 10;
 
 // The longest one-line `engine_fault` kept (longer ones are cut).
