@@ -122,7 +122,19 @@ ordered_json accuracy() {
       floor[t] = oracle::floor_eps(t);
     }
   }
-  return {{"per_sqrt_k", oracle::kPerSqrtK}, {"eps", eps}, {"floor_eps", floor}};
+  // Machine epsilon of every real floating dtype of the grid (bfloat16
+  // included, which no fuzz graph has): what a standalone script measures
+  // an error in (probe/mudjack_probe/minimal.py).
+  ordered_json dtype_eps;
+  for (const auto t : model::kGridDtypes) {
+    const std::string name(t);
+    if (auto e = oracle::dtype_epsilon(name); e && !name.starts_with("complex"))
+      dtype_eps[name] = *e;
+  }
+  return {{"per_sqrt_k", oracle::kPerSqrtK},
+          {"eps", eps},
+          {"floor_eps", floor},
+          {"dtype_eps", dtype_eps}};
 }
 
 }  // namespace

@@ -30,9 +30,10 @@ import numpy as np
 
 from .api import Call, CaseDef, Ctx
 from .repro import CannotWrite, _Writer, torch_owners
+from .vocabulary import VOCABULARY
 
-# Machine epsilon per floating dtype (the oracle's, src/oracle/accuracy.cpp).
-EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23, "float64": 2.0 ** -52}
+# Machine epsilon per real floating dtype: the oracle's (schemas/vocabulary.json).
+EPS: dict[str, float] = VOCABULARY["accuracy"]["dtype_eps"]
 
 # Per framework: imports, an inline array placed on the device in a dtype,
 # an output to float64 on the host, and compiling.
