@@ -13,8 +13,10 @@ and every compile warm, and measures. `mudjack cache build` asks for this
 over the protocol with the run's interpreter and environment. The probe
 sends one `built` line per case as it finishes {case, status (built,
 failed, timeout, unknown), seconds, message} (a failed export or compile is
-the case's finding, reported by the run), then `build_done`. A device D
-that cannot be selected is the probe's hello (`unavailable`).
+the case's finding, reported by the run), then `build_done`. A worker that
+gives a build up retires (a fresh one takes the next case), and one that
+dies in a build is that case's `failed`. A device D that cannot be selected
+is the probe's hello (`unavailable`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import multiprocessing
 import os
 import signal
 import time
+from multiprocessing.connection import wait
 from typing import Any, Callable
 
 from . import api, network
@@ -101,11 +104,34 @@ def _build(job: tuple[str, int, float]) -> dict[str, Any]:
     return {"case": case_id, "status": status, "seconds": round(time.perf_counter() - start, 2), "message": message}
 
 
+def _worker(initargs: tuple[Any, ...], conn: Any) -> None:
+    """One build process: builds each case the probe sends it and sends
+    back its record. A build given up mid-way (SIGALRM) may have been inside
+    an import or a compiler's bookkeeping, leaving this interpreter
+    half-made (`partially initialized module 'torch._dynamo'` in the next
+    case), so the worker retires after a timeout; a fresh one takes the
+    next case."""
+    try:
+        _init(*initargs)
+    except Exception as exc:  # each case it is given fails with the reason, in a fresh worker each
+        if (job := conn.recv()) is not None:
+            conn.send({"case": job[0], "status": "failed", "seconds": 0.0, "retiring": True,
+                       "message": f"the build process could not start: {one_line(exc)}"})
+        return
+    while (job := conn.recv()) is not None:
+        record = _build(job)
+        conn.send(record)
+        if record["status"] == "timeout":
+            return
+
+
 def build(framework: str, device: str, suite_dirs: list[str], params: dict[str, str], request: dict[str, Any],
           send: Callable[[dict[str, Any]], None]) -> None:
-    """Answers `build`: each case built in a pool of `jobs` processes, one
-    `built` line sent as each finishes, then `build_done`. ValueError for a
-    request whose numbers are out of range (the probe answers `error`)."""
+    """Answers `build`: each case built in `jobs` processes, one `built`
+    line sent as each finishes, then `build_done`. A worker that dies in a
+    build (a compiler's segfault) is that case's `failed` record, and a
+    fresh worker goes on. ValueError for a request whose numbers are out of
+    range (the probe answers `error`)."""
     cases = [str(c) for c in request.get("cases", [])]
     jobs, threads = int(request.get("jobs", 1)), int(request.get("threads", 0))
     seed, timeout_s = int(request.get("seed", 0)), float(request.get("timeout_s", 600.0))
@@ -117,9 +143,83 @@ def build(framework: str, device: str, suite_dirs: list[str], params: dict[str, 
         # One compile worker per process: N processes each with a pool as wide
         # as the machine would hold N x cores Pythons that import torch.
         os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
-        context = multiprocessing.get_context("spawn")
-        initargs = (framework, device, suite_dirs, params, threads)
-        with context.Pool(min(jobs, len(cases)), initializer=_init, initargs=initargs) as pool:
-            for record in pool.imap_unordered(_build, [(c, seed, timeout_s) for c in cases]):
-                send({"type": "built", **record})
+        _Pool((framework, device, suite_dirs, params, threads), send).run(
+            [(c, seed, timeout_s) for c in cases], min(jobs, len(cases)))
     send({"type": "build_done", "count": len(cases)})
+
+
+class _Pool:
+    """Build processes fed one case at a time over a pipe each, so that the
+    probe knows which case a dead worker was building."""
+
+    def __init__(self, initargs: tuple[Any, ...], send: Callable[[dict[str, Any]], None]) -> None:
+        self.context = multiprocessing.get_context("spawn")
+        self.initargs, self.send = initargs, send
+        self.workers: dict[Any, tuple[Any, Any]] = {}  # the probe's end of the pipe -> (process, case or None)
+
+    def run(self, todo: list[tuple[str, int, float]], width: int) -> None:
+        todo.reverse()  # popped from the end, in the order asked
+        try:
+            for _ in range(width):
+                self._start(todo)
+            while self.workers:
+                ready = wait([*self.workers, *(p.sentinel for p, _ in self.workers.values())])
+                for conn in [c for c in self.workers if c in ready or self.workers[c][0].sentinel in ready]:
+                    self._collect(conn, todo)
+        finally:
+            for conn, (process, _) in self.workers.items():
+                process.kill()
+                conn.close()
+
+    def _start(self, todo: list[tuple[str, int, float]]) -> None:
+        ours, theirs = self.context.Pipe()
+        process = self.context.Process(target=_worker, args=(self.initargs, theirs), daemon=True)
+        process.start()
+        theirs.close()
+        self.workers[ours] = (process, None)
+        self._feed(ours, todo)
+
+    def _feed(self, conn: Any, todo: list[tuple[str, int, float]]) -> None:
+        process, _ = self.workers[conn]
+        job = todo.pop() if todo else None
+        conn.send(job)
+        self.workers[conn] = (process, job[0] if job else None)
+        if job is None:
+            self._retire(conn)
+
+    def _retire(self, conn: Any) -> None:
+        process, _ = self.workers.pop(conn)
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+        conn.close()
+
+    def _collect(self, conn: Any, todo: list[tuple[str, int, float]]) -> None:
+        process, case = self.workers[conn]
+        try:
+            record = conn.recv()
+        except EOFError:  # died in the build: its record was never sent
+            process.join()
+            self._retire(conn)
+            self.send({"type": "built", "case": case, "status": "failed", "seconds": 0.0,
+                       "message": f"the build process died ({_exit_text(process.exitcode)})"})
+            if todo:
+                self._start(todo)
+            return
+        retiring = record.pop("retiring", False) or record["status"] == "timeout"
+        self.send({"type": "built", **record})
+        if retiring:
+            self._retire(conn)
+            if todo:
+                self._start(todo)
+        else:
+            self._feed(conn, todo)
+
+
+def _exit_text(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit {code}"
