@@ -62,17 +62,25 @@ bool imports_module(std::string_view line, std::string_view module) {
   return !(std::isalnum(c) || c == '_');  // "torchvision" is not "torch"
 }
 
-// The framework a file imports first in this order (torch, jax, tensorflow),
-// else numpy: whose interpreter can import it.
+// The framework a file imports first in this order (torch and the libraries
+// built on it, jax, tensorflow, then transformers, whose models here are
+// torch's), else numpy: whose interpreter can import it. A models-suite
+// script imports only its library, inside its build().
 std::string framework_of(const fs::path& file) {
   std::ifstream in(file);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
   const std::vector<std::pair<std::string, std::string>> known = {{"torch", "torch"},
+                                                                  {"torchvision", "torch"},
+                                                                  {"torchaudio", "torch"},
+                                                                  {"timm", "torch"},
+                                                                  {"torch_geometric", "torch"},
+                                                                  {"diffusers", "torch"},
                                                                   {"jax", "jax"},
                                                                   {"flax", "jax"},
                                                                   {"tensorflow", "tensorflow"},
-                                                                  {"keras", "tensorflow"}};
+                                                                  {"keras", "tensorflow"},
+                                                                  {"transformers", "torch"}};
   for (const auto& [module, framework] : known) {
     for (const auto& line : lines) {
       if (imports_module(line, module)) return framework;

@@ -4,7 +4,10 @@ JAX, TensorFlow and torch backends, with the same NumPy weights on each."""
 
 from __future__ import annotations
 
-from mudjack_probe.models import image, image_size, keras_model
+if __name__.startswith("mudjack_suite_"):  # read by MudJack's models suite
+    from mudjack_probe.models import image, image_size, keras_model
+else:  # alone (python this file, or mudjack check this file): the framework only, one forward pass
+    from _standalone import image, image_size, keras_model
 
 
 def build(keras):

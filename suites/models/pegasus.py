@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from mudjack_probe.models import Inputs, batch_size, ids, seq_length, torch_model
+if __name__.startswith("mudjack_suite_"):  # read by MudJack's models suite
+    from mudjack_probe.models import Inputs, batch_size, ids, seq_length, torch_model
+else:  # alone (python this file, or mudjack check this file): the framework only, one forward pass
+    from _standalone import Inputs, batch_size, ids, seq_length, torch_model
 
 VOCAB = 96103
 

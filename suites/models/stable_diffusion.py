@@ -7,6 +7,11 @@ the decoded image. Runs alone: `python suites/models/stable_diffusion.py` (torch
 
 from __future__ import annotations
 
+if __name__.startswith("mudjack_suite_"):  # read by MudJack's models suite
+    from mudjack_probe.models import Inputs, floats, ids, torch_model
+else:  # alone (python this file, or mudjack check this file): the framework only, one pipeline pass
+    from _standalone import Inputs, floats, ids, torch_model
+
 CROSS, TOKENS, VOCAB = 256, 77, 1000
 LATENT = 8  # latents 8x8: a 64x64 image
 STEPS = ((999, 0.0047), (499, 0.2779))  # (timestep, alpha-bar) of two DDIM steps
@@ -50,23 +55,7 @@ def build():
     return StableDiffusion()
 
 
-if __name__.startswith("mudjack_suite_"):  # read by MudJack's models suite
-    from mudjack_probe.models import Inputs, floats, ids, torch_model
-
-    torch_model(__file__, build, Inputs(
-        f"b1-{LATENT}x{LATENT}-t{TOKENS}", (1, 4, LATENT, LATENT),
-        lambda t: (ids(t, VOCAB, (1, TOKENS)), ids(t, 1, (1, TOKENS)), floats(t, (1, 4, LATENT, LATENT))), 1),
-        stages=("eager", "compiled", "onnxruntime"))
-else:  # alone: build, one pipeline pass
-    import time
-
-    import torch
-
-    torch.manual_seed(0)
-    model = build().eval()
-    args = (torch.randint(0, VOCAB, (1, TOKENS)), torch.zeros(1, TOKENS, dtype=torch.int64),
-            torch.randn(1, 4, LATENT, LATENT))
-    start = time.perf_counter()
-    with torch.no_grad():
-        y = model(*args)
-    print(f"{__file__}: output {tuple(y.shape)} {y.dtype} in {time.perf_counter() - start:.3f} s")
+torch_model(__file__, build, Inputs(
+    f"b1-{LATENT}x{LATENT}-t{TOKENS}", (1, 4, LATENT, LATENT),
+    lambda t: (ids(t, VOCAB, (1, TOKENS)), ids(t, 1, (1, TOKENS)), floats(t, (1, 4, LATENT, LATENT))), 1),
+    stages=("eager", "compiled", "onnxruntime"))

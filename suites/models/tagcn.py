@@ -4,8 +4,11 @@
 
 from __future__ import annotations
 
-from mudjack_probe.api import param
-from mudjack_probe.models import Inputs, floats, ids, torch_model
+if __name__.startswith("mudjack_suite_"):  # read by MudJack's models suite
+    from mudjack_probe.api import param
+    from mudjack_probe.models import Inputs, floats, ids, torch_model
+else:  # alone (python this file, or mudjack check this file): the framework only, one forward pass
+    from _standalone import Inputs, floats, ids, param, torch_model
 
 N, E = 1000, 8000  # nodes, directed edges of a random graph
 F = param("in_channels", 64)  # node features (MLAgility's GNN standard parameters)

@@ -5,7 +5,10 @@ level (standard normal), as Dance Diffusion feeds its Fourier embedding, not an 
 
 from __future__ import annotations
 
-from mudjack_probe.models import Inputs, floats, torch_model
+if __name__.startswith("mudjack_suite_"):  # read by MudJack's models suite
+    from mudjack_probe.models import Inputs, floats, torch_model
+else:  # alone (python this file, or mudjack check this file): the framework only, one forward pass
+    from _standalone import Inputs, floats, torch_model
 
 
 def build():

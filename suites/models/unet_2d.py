@@ -4,7 +4,10 @@ attention at 16x16), random weights."""
 
 from __future__ import annotations
 
-from mudjack_probe.models import Inputs, floats, ids, torch_model
+if __name__.startswith("mudjack_suite_"):  # read by MudJack's models suite
+    from mudjack_probe.models import Inputs, floats, ids, torch_model
+else:  # alone (python this file, or mudjack check this file): the framework only, one forward pass
+    from _standalone import Inputs, floats, ids, torch_model
 
 
 def build():

@@ -4,7 +4,10 @@ cross_attention_dim 768, but block channels 64-128-256-256), random weights; 32x
 
 from __future__ import annotations
 
-from mudjack_probe.models import Inputs, floats, ids, torch_model
+if __name__.startswith("mudjack_suite_"):  # read by MudJack's models suite
+    from mudjack_probe.models import Inputs, floats, ids, torch_model
+else:  # alone (python this file, or mudjack check this file): the framework only, one forward pass
+    from _standalone import Inputs, floats, ids, torch_model
 
 CROSS = 768
 

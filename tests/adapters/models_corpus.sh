@@ -8,10 +8,10 @@
 #     suites/models/unbuildable.json with a reason, not in the listing;
 #   - the standard parameters (MLAgility's 11 and opset) are accepted and
 #     shape the case ids; an unknown one is refused;
-#   - one generated script runs alone with the torch environment's Python,
-#     where mudjack_probe cannot be imported: it builds the model and runs
-#     one forward pass;
-#   - `mudjack check` on that script finds its model and passes it (eager).
+#   - one generated script and one hand-written one run alone with the
+#     torch environment's Python, where mudjack_probe cannot be imported:
+#     each builds its model and runs one forward pass;
+#   - `mudjack check` on each finds its model and passes it (eager).
 # Exit 77 (skipped, never passed) when the torch environment is absent.
 #   tests/adapters/models_corpus.sh BINARY
 set -euo pipefail
@@ -72,15 +72,19 @@ fi
 grep -q "max_seq_lenght" "$out/bad.txt" || { cat "$out/bad.txt" >&2; exit 1; }
 
 # Alone: the framework's Python only, from a folder where mudjack_probe is not importable.
-script=$PWD/suites/models/torchvision/squeezenet1_1.py
 if (cd "$out" && env -u PYTHONPATH "$py" -c "import mudjack_probe" 2>/dev/null); then
   echo "mudjack_probe is importable by $py: the standalone run would prove nothing" >&2
   exit 1
 fi
-(cd "$out" && env -u PYTHONPATH "$py" "$script") >"$out/alone.txt"
-grep -q "squeezenet1_1.py: output (1, 1000) torch.float32 in " "$out/alone.txt" || { cat "$out/alone.txt" >&2; exit 1; }
-
-# mudjack check finds the model the script calls.
-"$bin" check "$script" --quick --device cpu --out "$out/check" >"$out/check.txt" 2>&1 || { cat "$out/check.txt" >&2; exit 1; }
-grep -Eq "^([^ ]+ +)?cpu +eager +float32 +pass " "$out/check.txt" || { cat "$out/check.txt" >&2; exit 1; }  # NAME column first
-echo "models_corpus: standard parameters, a standalone script and mudjack check pass"
+for script in "$PWD/suites/models/torchvision/squeezenet1_1.py" "$PWD/suites/models/resnet18.py"; do
+  name=$(basename "$script")
+  (cd "$out" && env -u PYTHONPATH "$py" "$script") >"$out/alone.txt" 2>&1 || { cat "$out/alone.txt" >&2; exit 1; }
+  grep -q "$name: output (1, 1000) torch.float32 in " "$out/alone.txt" || { cat "$out/alone.txt" >&2; exit 1; }
+  # mudjack check finds the model the script calls.
+  "$bin" check "$script" --quick --device cpu --out "$out/check-$name" >"$out/check.txt" 2>&1 || {
+    cat "$out/check.txt" >&2
+    exit 1
+  }
+  grep -Eq "^([^ ]+ +)?cpu +eager +float32 +pass " "$out/check.txt" || { cat "$out/check.txt" >&2; exit 1; }  # NAME column first
+done
+echo "models_corpus: standard parameters, two standalone scripts and mudjack check pass"
