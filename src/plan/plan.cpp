@@ -47,6 +47,21 @@ SuiteRef suite_from_dir(const fs::path& dir) {
   return {canonical.filename().string(), canonical};
 }
 
+nlohmann::json suites_to_json(const std::vector<SuiteRef>& suites) {
+  auto out = nlohmann::json::array();
+  for (const auto& ref : suites) out.push_back({{"name", ref.name}, {"dir", ref.dir.string()}});
+  return out;
+}
+
+std::vector<SuiteRef> suites_from_json(const nlohmann::json& j) {
+  std::vector<SuiteRef> out;
+  if (!j.is_array()) return out;
+  for (const auto& ref : j) {
+    if (ref.is_object()) out.push_back({ref.value("name", ""), ref.value("dir", "")});
+  }
+  return out;
+}
+
 std::vector<model::CaseInfo> list_cases(const std::vector<SuiteRef>& suites,
                                         const envs::Interpreter& python, const Params& params,
                                         nlohmann::json* params_read, int64_t memory_limit_bytes) {

@@ -30,6 +30,11 @@ SuiteRef resolve_suite(const std::string& name);
 // A user's own folder of case files (docs/suite-format.md); FatalError if absent.
 SuiteRef suite_from_dir(const std::filesystem::path& dir);
 
+// Suites as JSON (run options): [{name, dir}]; and back, read by
+// run::from_json and by repro (which keeps the folders that still exist).
+nlohmann::json suites_to_json(const std::vector<SuiteRef>& suites);
+std::vector<SuiteRef> suites_from_json(const nlohmann::json& j);
+
 // FatalError when a suite file is malformed, ids collide across suites, or a
 // parameter's value does not convert. The suites are listed with `params`
 // set, so case grids that depend on a parameter (matrix sizes) name the

@@ -106,31 +106,6 @@ protocol::Repro ask_probe(const Request& r, const model::CaseInfo& info,
   return *reply;
 }
 
-// The string entries of a run option that is an object ("params", "python").
-std::map<std::string, std::string> strings_of(const model::RunInfo& run, const char* key) {
-  std::map<std::string, std::string> out;
-  const auto it = run.options.find(key);
-  if (it == run.options.end() || !it->is_object()) return out;
-  for (const auto& [name, value] : it->items()) {
-    if (value.is_string()) out[name] = value.get<std::string>();
-  }
-  return out;
-}
-
-// The run's suites whose folders still exist.
-std::vector<plan::SuiteRef> suites_of(const model::RunInfo& run) {
-  std::vector<plan::SuiteRef> suites;
-  const auto it = run.options.find("suites");
-  if (it == run.options.end() || !it->is_array()) return suites;
-  for (const auto& s : *it) {
-    std::error_code ec;
-    if (s.is_object() && fs::is_directory(s.value("dir", ""), ec)) {
-      suites.push_back({s.value("name", ""), s.value("dir", "")});
-    }
-  }
-  return suites;
-}
-
 // What the run that has the case lends the request (Request::suites_named).
 Request lent(const Request& asked) {
   Request r = asked;
@@ -138,13 +113,22 @@ Request lent(const Request& asked) {
   const auto run_id = run_to_read(r);
   const auto run = run_id.empty() ? std::nullopt : r.store->get_run(run_id);
   if (!run) return r;
-  for (const auto& [name, value] : strings_of(*run, "params")) r.params.try_emplace(name, value);
-  for (const auto& [fw, python] : strings_of(*run, "python")) {
+  // The stored run options, in run::to_json's spelling (plan/ reads it).
+  const auto& stored = run->options;
+  const auto params = plan::params_from_json(stored.value("params", nlohmann::json::object()));
+  for (const auto& [name, value] : params) r.params.try_emplace(name, value);
+  for (const auto& [fw, python] : stored.value("python", std::map<std::string, std::string>{})) {
     std::error_code ec;
     if (fs::exists(python, ec)) r.python.try_emplace(fw, python);
   }
   if (!r.suites_named) {
-    if (auto suites = suites_of(*run); !suites.empty()) r.suites = std::move(suites);
+    std::vector<plan::SuiteRef> suites;  // those whose folders still exist
+    for (const auto& ref :
+         plan::suites_from_json(stored.value("suites", nlohmann::json::array()))) {
+      std::error_code ec;
+      if (fs::is_directory(ref.dir, ec)) suites.push_back(ref);
+    }
+    if (!suites.empty()) r.suites = std::move(suites);
   }
   return r;
 }

@@ -53,10 +53,7 @@ std::optional<std::string> invalid(const RunOptions& o) {
 }
 
 json to_json(const RunOptions& o) {
-  json suites = json::array();
-  for (const auto& ref : o.suites)
-    suites.push_back({{"name", ref.name}, {"dir", ref.dir.string()}});
-  json j = {{"suites", suites},
+  json j = {{"suites", plan::suites_to_json(o.suites)},
             {"frameworks", o.frameworks},
             {"devices", o.devices},
             {"filter", o.filter},
@@ -94,9 +91,7 @@ std::vector<std::string> planned_devices(const RunOptions& o) {
 RunOptions from_json(const json& stored, const std::string& baseline) {
   RunOptions o;
   if (!stored.is_object()) return o;
-  for (const auto& ref : stored.value("suites", json::array())) {
-    o.suites.push_back({ref.value("name", ""), ref.value("dir", "")});
-  }
+  o.suites = plan::suites_from_json(stored.value("suites", json::array()));
   o.frameworks = stored.value("frameworks", o.frameworks);
   o.devices = stored.value("devices", o.devices);
   o.filter = stored.value("filter", o.filter);
