@@ -18,10 +18,12 @@ scripts/lint-python.sh
 scripts/ctest-no-skips.sh --test-dir build --output-on-failure -j2 --timeout 900 -LE '^xla$'
 # Every test again against a build with address and undefined-behaviour
 # sanitizers, but the whole-model runs (label `models`: minutes of framework
-# time, through engine paths the other tests take too).
+# time, through engine paths the other tests take too) and the checks over the
+# published results (label `published`: `mudjack report` over 10 MB of JSON,
+# the same code the report tests run on small runs).
 cmake -S . -B build-asan -DMUDJACK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-asan -j2
-scripts/ctest-no-skips.sh --test-dir build-asan --output-on-failure -j2 --timeout 900 -LE '^(models|xla)$'
+scripts/ctest-no-skips.sh --test-dir build-asan --output-on-failure -j2 --timeout 900 -LE '^(models|xla|published)$'
 # The threads of the server, the sweep and the supervisor under the thread sanitizer.
 cmake -S . -B build-tsan -DMUDJACK_TSAN=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-tsan -j2
