@@ -147,6 +147,32 @@ class Generated(unittest.TestCase):
         self.assertTrue(list((Path(self.cache.name) / "suite-bytecode").rglob("tiny*.pyc")))
 
 
+class Standalone(unittest.TestCase):
+    """suites/models/_standalone.py, what a hand-written script imports when
+    it runs alone, shapes the same inputs as mudjack_probe.models (the two
+    cannot share code: a script run alone has no MudJack)."""
+
+    def test_the_input_helpers_agree(self) -> None:
+        import importlib.util
+
+        path = Path(__file__).resolve().parents[2] / "suites" / "models" / "_standalone.py"
+        spec = importlib.util.spec_from_file_location("_standalone_under_test", path)
+        assert spec is not None and spec.loader is not None
+        alone = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(alone)
+        calls = [("text", (30522,), {}), ("text", (100,), {"batch": 2, "seq": 16}), ("image", (), {}),
+                 ("image", (), {"size": (64, 32), "channels_last": True, "channels": 1}),
+                 ("tensor", ("a16000", (1, 16000)), {"samples": 3})]
+        for name, args, kwargs in calls:
+            with self.subTest(helper=name, args=args, kwargs=kwargs):
+                ours, theirs = getattr(alone, name)(*args, **kwargs), getattr(models, name)(*args, **kwargs)
+                self.assertEqual((ours.tag, tuple(ours.dims), ours.samples),
+                                 (theirs.tag, tuple(theirs.dims), theirs.samples))
+        for name in ("Inputs", "floats", "ids", "param", "batch_size", "seq_length", "image_size", "torch_model",
+                     "keras_model"):
+            self.assertTrue(callable(getattr(alone, name)), name)
+
+
 class BuildCache(unittest.TestCase):
     def test_a_build_is_made_once_then_reused_and_its_facts_kept(self) -> None:
         with tempfile.TemporaryDirectory() as root:
