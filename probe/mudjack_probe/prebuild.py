@@ -120,8 +120,9 @@ def _worker(initargs: tuple[Any, ...], conn: Any) -> None:
         return
     while (job := conn.recv()) is not None:
         record = _build(job)
+        record["retiring"] = record["status"] == "timeout"
         conn.send(record)
-        if record["status"] == "timeout":
+        if record["retiring"]:
             return
 
 
@@ -206,7 +207,7 @@ class _Pool:
             if todo:
                 self._start(todo)
             return
-        retiring = record.pop("retiring", False) or record["status"] == "timeout"
+        retiring = record.pop("retiring")  # the worker says when it leaves
         self.send({"type": "built", **record})
         if retiring:
             self._retire(conn)
