@@ -264,7 +264,14 @@ def _finite(outs: list[Any], ins: list[Any]) -> bool:
 
 def _nonconstant(outs: list[Any], ins: list[Any]) -> bool:
     """A model whose output does not depend on its input position (every
-    element equal) has lost its computation; random weights never give that."""
+    element equal) has lost its computation. Random weights give that in
+    two ways: a weight matrix the library leaves all zero, which
+    `TorchModel.module` redraws (`draw_zero_matrices`), and a signal that
+    fades through the layers of a library's default initialisation
+    (transformers' efficientnet, mobilevitv2 and pp_ocrv5_mobile_det: their
+    activations fall below 1e-13 within the first blocks), which stays this
+    check's failure: the model computes nothing at these weights on any
+    device."""
     first = np.asarray(outs[0], dtype=np.float64).ravel()
     return first.size < 2 or bool(np.ptp(first) > 0)
 
@@ -386,6 +393,31 @@ def _positional(module: Any, *args: Any) -> Any:
     return module(*args)
 
 
+ZERO_DRAW_STD = 0.02  # the scale timm and transformers draw their other linear weights at
+
+
+def draw_zero_matrices(module: Any, seed: int) -> int:
+    """Redraw every weight matrix (2 or more dims) a library initialised to
+    all zeros, from N(0, ZERO_DRAW_STD^2) seeded by `seed`, in parameter
+    order; returns how many. Trained checkpoints fill them; with random
+    weights a zero head (timm's MLP-Mixer, gMLP, ResMLP, Sequencer2d and
+    Hiera heads, torchvision's ViT head) makes every output equal, which the
+    case's own check would call a lost computation. Vectors (biases, norms'
+    scales, zero-initialised residual gates) stay as the library made them."""
+    import torch
+
+    drawn = 0
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in module.parameters():
+            if isinstance(p, torch.nn.parameter.UninitializedParameter):
+                continue
+            if p.dim() >= 2 and p.is_floating_point() and p.device.type == "cpu" and not bool(torch.any(p)):
+                p.copy_(torch.randn(p.shape, generator=generator, dtype=p.dtype) * ZERO_DRAW_STD)
+                drawn += 1
+    return drawn
+
+
 @dataclass
 class TorchModel:
     """A torch model: `build()` returns the module (random weights, CPU,
@@ -406,6 +438,7 @@ class TorchModel:
 
         torch.manual_seed(t.seed)
         m = self.build()
+        draw_zero_matrices(m, t.seed)
         m.eval()
         return m.to(device=t.device, dtype=dtype)
 

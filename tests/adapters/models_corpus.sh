@@ -11,7 +11,9 @@
 #   - one generated script and one hand-written one run alone with the
 #     torch environment's Python, where mudjack_probe cannot be imported:
 #     each builds its model and runs one forward pass;
-#   - `mudjack check` on each finds its model and passes it (eager).
+#   - `mudjack check` on each finds its model and passes it (eager);
+#   - a model whose library zero-initialises its head (timm gmlp_ti16_224)
+#     passes its own "not constant" check: the zero matrix is redrawn.
 # Exit 77 (skipped, never passed) when the torch environment is absent.
 #   tests/adapters/models_corpus.sh BINARY
 set -euo pipefail
@@ -87,4 +89,19 @@ for script in "$PWD/suites/models/torchvision/squeezenet1_1.py" "$PWD/suites/mod
   }
   grep -Eq "^([^ ]+ +)?cpu +eager +float32 +pass " "$out/check.txt" || { cat "$out/check.txt" >&2; exit 1; }  # NAME column first
 done
-echo "models_corpus: standard parameters, two standalone scripts and mudjack check pass"
+# A head the library initialises to zeros (timm's gMLP) is redrawn, so the
+# case's own check ("the first output is not constant") judges the model, not
+# the library's initialisation: at c234fd5 this case failed that check.
+mkdir -p "$out/zero"
+run_into "$bin" "$out/zero" --suite models --function timm-gmlp_ti16_224 --mode eager --device cpu \
+  --budget-ms 2 --rounds 1 --timeout-s 600
+python3 - "$out/zero" <<'PY'
+import glob, json, sys
+
+(path,) = glob.glob(f"{sys.argv[1]}/runs/*/results.json")
+(case,) = json.load(open(path, encoding="utf-8"))["cases"]
+checks = {c["name"]: c["ok"] for c in case["extra"].get("checks", [])}
+if case["outcome"] != "pass" or checks.get("the first output is not constant") is not True:
+    sys.exit(f"models_corpus: timm-gmlp_ti16_224 is {case['outcome']}, checks {checks}, error {case['error']}")
+PY
+echo "models_corpus: standard parameters, two standalone scripts, mudjack check and a zero-headed model pass"
