@@ -12,9 +12,11 @@ this checkout's (MUDJACK_DATA_DIR), so a detached worktree at the commit to
 measure keeps the campaign there while work goes on; it refuses to mix
 commits or to start from a tree with uncommitted changes (--allow-dirty to
 try anyway; the state records it). At the end, and on --summary, it prints
-the counts per corpus (listed, run, passed) and the failures grouped by cause
-(timeout, crash, runtime error, accuracy, unavailable), and writes them to
-OUT/summary.md and OUT/summary.json.
+the counts per corpus (listed, run, passed) and every failing model grouped
+by cause (export, runtime, accuracy, timeout, crash; unavailable counted
+too) and reason, and writes them to OUT/summary.md and OUT/summary.json.
+--summary reads a campaign from any checkout: its counts are of the classes
+it ran, listed by this checkout's engine (--bin).
 """
 
 from __future__ import annotations
@@ -143,28 +145,51 @@ def _pump(child: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
     lines.put(None)
 
 
+CAUSES = ("export", "runtime", "accuracy", "timeout", "crash", "unavailable")
+
+
 def cause(case: dict[str, Any]) -> str:
+    """The issue's causes: export (the ONNX exporter refused), runtime (the
+    model raised), accuracy (beyond the float64 bound, or its own check
+    failed), timeout, crash; unavailable is not a failure but is counted."""
     outcome = case.get("outcome", "")
     if outcome in ("timeout", "crash", "unavailable"):
-        return outcome
+        return str(outcome)
     if outcome == "mismatch":
         return "accuracy"
-    if outcome == "error":
-        message = (case.get("error") or {}).get("message", "") if isinstance(case.get("error"), dict) else ""
-        return "export" if "ONNX export" in message else "runtime error"
-    return outcome
+    return "export" if "ONNX export" in _message(case) else "runtime"
+
+
+def _message(case: dict[str, Any]) -> str:
+    error = case.get("error") or {}
+    return str(error.get("message", "")) if isinstance(error, dict) else str(error)
 
 
 def why(case: dict[str, Any]) -> str:
-    error = case.get("error") or {}
-    message = error.get("message", "") if isinstance(error, dict) else str(error)
-    first = message.strip().splitlines()[0] if message.strip() else case.get("outcome", "")
-    return re.sub(r"\d+", "N", first)[:110]
+    """The failure's reason with its numbers, shapes and names of tensors
+    folded, so that cases failing alike group: an accuracy failure by which
+    check (the float64 bound, or the case's own property), an exception by
+    its type and first line."""
+    message = _message(case).strip()
+    if case.get("outcome") == "mismatch":
+        if message.startswith("property check failed: "):
+            return message[len("property check failed: "):]
+        if " eps of the float64 reference" in message:
+            return "beyond the float64 reference's bound"
+    first = message.splitlines()[0] if message else str(case.get("outcome", ""))
+    first = re.sub(r"\[[-\d, ]*\]", "[..]", first)
+    return re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "N", first)[:110]
+
+
+def _worst_eps(case: dict[str, Any]) -> str:
+    accuracy = case.get("numeric") or {}
+    eps = accuracy.get("error_eps") if isinstance(accuracy, dict) else None
+    return f" ({eps:.3g} eps)" if isinstance(eps, (int, float)) else ""
 
 
 def summary(args: argparse.Namespace, state: dict[str, Any], listing: dict[str, list[dict[str, Any]]]) -> None:
     per: dict[str, Counter[str]] = defaultdict(Counter)
-    failures: dict[str, Counter[str]] = defaultdict(Counter)
+    failures: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for size, cases in listing.items():
         for c in cases:
             per[corpus_of(c)]["listed"] += 1
@@ -176,30 +201,44 @@ def summary(args: argparse.Namespace, state: dict[str, Any], listing: dict[str, 
                 if c.get("outcome") == "pass":
                     per[corpus]["passed"] += 1
                 else:
-                    failures[cause(c)][f"{why(c)}"] += 1
+                    failures[cause(c)][why(c)].append(f"{c.get('function', '?')}{_worst_eps(c)}")
+    lines = _summary_lines(args, state, per, failures)
     wall = sum(float(c.get("wall_s", 0)) for c in state.get("classes", {}).values())
     machines = [m for results in sorted(glob.glob(str(Path(args.out) / "*" / "runs" / "*" / "results.json")))
                 for m in json.loads(Path(results).read_text()).get("environment", {}).get("machines", [])]
-    lines = [f"# Models corpus campaign on this CPU (commit {state.get('commit', '?')[:12]})", "",
-             f"wall time {wall / 60:.1f} min; modes {args.modes}; classes "
-             + ", ".join(f"{s} ({'complete' if c.get('complete') else 'incomplete'})"
-                         for s, c in state.get("classes", {}).items()), "",
-             "| corpus | listed | run | passed |", "|---|---|---|---|"]
-    for corpus, n in sorted(per.items()):
-        lines.append(f"| {corpus} | {n['listed']} | {n['run']} | {n['passed']} |")
-    lines += ["", "## Failures by cause", ""]
-    for kind, reasons in sorted(failures.items(), key=lambda kv: -sum(kv[1].values())):
-        lines.append(f"- **{kind}**: {sum(reasons.values())}")
-        for text, n in reasons.most_common(8):
-            lines.append(f"  - {n} x {text}")
     (Path(args.out) / "summary.md").write_text("\n".join(lines) + "\n")
     (Path(args.out) / "summary.json").write_text(json.dumps(
         {"counts": per, "failures": failures, "wall_s": wall, "commit": state.get("commit"),
-         "classes": state.get("classes", {}), "modes": args.modes,
+         "classes": state.get("classes", {}), "modes": state.get("modes", args.modes),
          # the class runs' machines (source commit, clean or dirty, engine, CPU): results/ provenance rule
          "provenance": [{k: m.get(k) for k in ("source", "mudjack_revision", "cpu_model", "devices")}
-                        for m in machines[:1]]}, indent=1))
+                        for m in machines[:1]]}, indent=1, sort_keys=True))
     print("\n".join(lines))
+
+
+def _summary_lines(args: argparse.Namespace, state: dict[str, Any], per: dict[str, Counter[str]],
+                   failures: dict[str, dict[str, list[str]]]) -> list[str]:
+    """summary.md: counts per corpus, then every failing model under its cause
+    and reason (a user's question is whether *their* model ran)."""
+    wall = sum(float(c.get("wall_s", 0)) for c in state.get("classes", {}).values())
+    lines = [f"# Models corpus campaign on this CPU (commit {state.get('commit', '?')[:12]})", "",
+             f"wall time {wall / 60:.1f} min; modes {state.get('modes', args.modes)}; classes "
+             + ", ".join(f"{s} ({'complete' if c.get('complete') else 'incomplete'})"
+                         for s, c in sorted(state.get("classes", {}).items(), key=lambda sc: SIZES.index(sc[0]))),
+             "",
+             "| corpus | listed | run | passed |", "|---|--:|--:|--:|"]
+    for corpus, n in sorted(per.items()):
+        lines.append(f"| {corpus} | {n['listed']} | {n['run']} | {n['passed']} |")
+    lines.append(f"| all | {sum(n['listed'] for n in per.values())} | {sum(n['run'] for n in per.values())} "
+                 f"| {sum(n['passed'] for n in per.values())} |")
+    lines += ["", "## Failures by cause", ""]
+    order = {c: i for i, c in enumerate(CAUSES)}
+    for kind in sorted(failures, key=lambda k: order.get(k, len(order))):
+        reasons = failures[kind]
+        lines.append(f"- **{kind}**: {sum(len(v) for v in reasons.values())}")
+        for text, models in sorted(reasons.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            lines.append(f"  - {len(models)} x {text}: {', '.join(sorted(models))}")
+    return lines
 
 
 def corpus_of(case: dict[str, Any]) -> str:
@@ -227,6 +266,10 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     state = load_state(out)
     commit, dirty = git("rev-parse", "HEAD"), bool(git("status", "--porcelain", "--untracked-files=no"))
+    if args.summary:  # a reading of what ran, from any checkout; the campaign's commit stays its own
+        summary(args, state, {s: listed(args.bin, s, state.get("modes", args.modes), args.labels)
+                              for s in state.get("classes", {})})
+        return 0
     if state.get("commit", commit) != commit:
         parser.error(f"{out} holds a campaign at {state['commit'][:12]}; this checkout is at {commit[:12]}")
     if dirty and not args.allow_dirty:
@@ -237,9 +280,6 @@ def main() -> int:
         if s not in SIZES:
             parser.error(f"unknown size class {s!r}; known: {', '.join(SIZES)}")
     listing = {s: listed(args.bin, s, args.modes, args.labels) for s in sizes}
-    if args.summary:
-        summary(args, state, listing)
-        return 0
     left = {s: len(c) for s, c in listing.items() if not state.get("classes", {}).get(s, {}).get("complete")}
     seconds, detail = estimate(state, left)
     print(f"models-campaign: estimate {seconds / 60:.0f} min for the {sum(left.values())} cases of the classes left "

@@ -458,19 +458,30 @@ class TorchModel:
         dtype = torch.float32 if stage == "amp" else t.dtype
         m = self.module(t, dtype)
         pick, forward = self.pick, self.forward
+        seed = t.seed
         if stage == "amp":
             kind = t.device.type
 
             def fn(*a: Any) -> Any:
+                torch.manual_seed(seed)  # see `eager` below
                 with torch.no_grad(), torch.autocast(kind, dtype=torch.bfloat16):
                     return tuple(x.to(torch.bfloat16) for x in pick(forward(m, *a)))
+        elif stage == "compiled":
+            compiler_caches()
+            if t.device.type == "cpu":
+                probe_cpu_isa()
+
+            def fn(*a: Any) -> Any:  # traced whole: no reseeding inside the compiled region
+                with torch.no_grad():
+                    return tuple(x.to(t.dtype) if x.is_floating_point() else x for x in pick(forward(m, *a)))
         else:
-            if stage == "compiled":
-                compiler_caches()
-                if t.device.type == "cpu":
-                    probe_cpu_isa()
 
             def fn(*a: Any) -> Any:
+                # Every call draws from the same seeded state: a model that draws
+                # random numbers in its forward pass (ViT-MAE's mask, VITS's
+                # durations, UnivNet's noise) draws the same ones in the run and
+                # in its float64 reference, and is judged, not called divergent.
+                torch.manual_seed(seed)
                 with torch.no_grad():
                     return tuple(x.to(t.dtype) if x.is_floating_point() else x for x in pick(forward(m, *a)))
         call = _checked(t.call(fn, *args).work(self.inputs.samples, "sample"))
@@ -490,6 +501,7 @@ class TorchModel:
         pick, forward = self.pick, self.forward
 
         def step(*a: Any) -> Any:
+            torch.manual_seed(t.seed)  # as the eager stage: a forward pass that draws, draws alike
             out = pick(forward(m, *a))[0]
             loss = out.to(t.dtype).square().mean()
             grads = torch.autograd.grad(loss, [params[n] for n in names], allow_unused=True)
