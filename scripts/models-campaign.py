@@ -175,7 +175,9 @@ def why(case: dict[str, Any]) -> str:
         if message.startswith("property check failed: "):
             return message[len("property check failed: "):]
         if " eps of the float64 reference" in message:
-            return "beyond the float64 reference's bound"
+            oracle = case.get("numeric") or {}
+            cause = oracle.get("cause") if isinstance(oracle, dict) else None
+            return "beyond the float64 reference's bound" + (f" (oracle's cause: {cause})" if cause else "")
     first = message.splitlines()[0] if message else str(case.get("outcome", ""))
     first = re.sub(r"\[[-\d, ]*\]", "[..]", first)
     return re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "N", first)[:110]

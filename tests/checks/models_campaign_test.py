@@ -26,7 +26,7 @@ spec.loader.exec_module(campaign)
 def case(name: str, corpus: str, outcome: str, message: str = "", eps: float | None = None) -> dict:
     return {"function": name, "outcome": outcome, "tags": [f"corpus::{corpus}", "size::tiny"],
             "error": {"message": message} if message else None,
-            "numeric": {"error_eps": eps} if eps is not None else None}
+            "numeric": {"error_eps": eps, "cause": "full_precision"} if eps is not None else None}
 
 
 CASES = [
@@ -62,7 +62,7 @@ class Summary(unittest.TestCase):
         self.assertIn("- **export**: 1", text)
         self.assertIn("- **timeout**: 1", text)
         self.assertIn("  - 1 x the first output is not constant: timm-b", text)
-        self.assertIn("  - 1 x beyond the float64 reference's bound: timm-c (1.37e+07 eps)", text)
+        self.assertIn("  - 1 x beyond the float64 reference's bound (oracle's cause: full_precision): timm-c (1.37e+07 eps)", text)
         causes = [line for line in text.splitlines() if line.startswith("- **")]
         self.assertEqual([c.split("**")[1] for c in causes], ["export", "runtime", "accuracy", "timeout"])
         self.assertEqual(doc["counts"]["timm"], {"listed": 4, "run": 3, "passed": 1})
