@@ -233,7 +233,12 @@ def _summary_lines(args: argparse.Namespace, state: dict[str, Any], per: dict[st
         lines.append(f"| {corpus} | {n['listed']} | {n['run']} | {n['passed']} |")
     lines.append(f"| all | {sum(n['listed'] for n in per.values())} | {sum(n['run'] for n in per.values())} "
                  f"| {sum(n['passed'] for n in per.values())} |")
-    lines += ["", "## Failures by cause", ""]
+    unbuildable = Counter(key.split("/", 1)[0] for key in json.loads(
+        (ROOT / "suites" / "models" / "unbuildable.json").read_text(encoding="utf-8")))
+    lines += ["", f"Listed: the cases of the classes run. Not built offline (every class), with reasons in "
+              f"`suites/models/unbuildable.json`: {sum(unbuildable.values())} ("
+              + ", ".join(f"{corpus} {n}" for corpus, n in sorted(unbuildable.items())) + ").",
+              "", "## Failures by cause", ""]
     order = {c: i for i, c in enumerate(CAUSES)}
     for kind in sorted(failures, key=lambda k: order.get(k, len(order))):
         reasons = failures[kind]

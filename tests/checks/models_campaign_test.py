@@ -56,6 +56,8 @@ class Summary(unittest.TestCase):
             doc = json.loads((Path(d) / "summary.json").read_text())
         self.assertIn("| timm | 4 | 3 | 1 |", text)
         self.assertIn("| all | 8 | 7 | 1 |", text)
+        self.assertRegex(text, r"Not built offline \(every class\), with reasons in `suites/models/unbuildable.json`: "
+                               r"\d+ \(timm \d+, transformers \d+\)")
         self.assertIn("- **runtime**: 2", text)
         self.assertIn("  - 2 x RuntimeError: The size of tensor a (N) must match the size of tensor b (N): hf-d, hf-e",
                       text)
