@@ -328,21 +328,17 @@ def hf_inputs(model: Any, config: Any) -> tuple[list[Any], dict[str, int], str, 
     main = getattr(model, "main_input_name", "input_ids")
     text = getattr(config, "text_config", None) or config
     vocab = getattr(text, "vocab_size", None) or getattr(config, "vocab_size", None)
-    vision = getattr(config, "vision_config", None) or config
     inputs: list[Any] = []
     defaults: dict[str, int] = {"batch_size": 1}
     if "input_ids" in sig and vocab:
         inputs.append(("input_ids", int(min(vocab, 1000)), ("batch_size", "max_seq_length")))
-        defaults["max_seq_length"] = 32
+        # a text tower with few positions (OWL-ViT's 16) takes no more tokens than it has
+        positions = getattr(text, "max_position_embeddings", None)
+        defaults["max_seq_length"] = min(32, positions) if isinstance(positions, int) and positions > 0 else 32
     if "pixel_values" in sig and (main == "pixel_values" or "input_ids" in sig):
-        img = getattr(vision, "image_size", 224)
-        img = img[0] if isinstance(img, (list, tuple)) else img
-        inputs.append(("pixel_values", "float", ("batch_size", "num_channels", "height", "width")))
-        defaults.update({"num_channels": int(getattr(vision, "num_channels", 3) or 3), "height": int(img or 224),
-                         "width": int(img or 224)})
+        inputs.append(hf_pixels(config, defaults))
     if main == "input_values" and "input_values" in sig:
-        inputs.append(("input_values", "float", ("batch_size", "max_audio_seq_length")))
-        defaults["max_audio_seq_length"] = 16000
+        inputs.append(hf_waveform(config, defaults))
     if main == "input_features" and "input_features" in sig:
         mels = int(getattr(config, "num_mel_bins", 0) or getattr(config, "input_feat_per_channel", 0) or 80)
         if "whisper" in config.model_type:
@@ -355,10 +351,49 @@ def hf_inputs(model: Any, config: Any) -> tuple[list[Any], dict[str, int], str, 
     if getattr(config, "is_encoder_decoder", False) and "decoder_input_ids" in sig and vocab:
         inputs.append(("decoder_input_ids", int(min(vocab, 1000)), ("batch_size", 16)))
     names = [i[0] for i in inputs]
+    required = [n for n, p in sig.items() if n != "self" and p.default is inspect.Parameter.empty
+                and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+    if [n for n in required if n not in names]:
+        return f"its forward also requires {', '.join(n for n in required if n not in names)}, which the generator cannot make"
     task = ("Multimodal" if "input_ids" in names and "pixel_values" in names else
             "Computer_Vision" if main == "pixel_values" else
             "Audio" if main in ("input_values", "input_features") else "Natural_Language_Processing")
     return inputs, defaults, task, hf_family(config, task)
+
+
+def hf_pixels(config: Any, defaults: dict[str, int]) -> tuple[Any, ...]:
+    """pixel_values: an image at the config's size (height and width apart
+    where it names two, ViTPose's 256 x 192), a clip of the config's
+    num_frames for a video model (VideoMAE, ViViT), a pair of images for a
+    keypoint matcher (LightGlue, EfficientLoFTR)."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_KEYPOINT_MATCHING_MAPPING_NAMES
+
+    vision = getattr(config, "vision_config", None) or config
+    img = getattr(vision, "image_size", 224) or 224
+    height, width = (img[0], img[1]) if isinstance(img, (list, tuple)) else (img, img)
+    defaults.update({"num_channels": int(getattr(vision, "num_channels", 3) or 3), "height": int(height),
+                     "width": int(width)})
+    image = ("num_channels", "height", "width")
+    frames = getattr(vision, "num_frames", None)
+    if isinstance(frames, int) and frames > 1:
+        return ("pixel_values", "float", ("batch_size", frames, *image))
+    if config.model_type in MODEL_FOR_KEYPOINT_MATCHING_MAPPING_NAMES:
+        return ("pixel_values", "float", ("batch_size", 2, *image))
+    return ("pixel_values", "float", ("batch_size", *image))
+
+
+def hf_waveform(config: Any, defaults: dict[str, int]) -> tuple[Any, ...]:
+    """input_values: a waveform (a neural codec's has a channel axis: EnCodec,
+    Mimi, DAC), or a spectrogram of the config's frames and mel bins (the
+    Audio Spectrogram Transformer's)."""
+    defaults["max_audio_seq_length"] = 16000
+    if getattr(config, "codebook_size", None):
+        return ("input_values", "float", ("batch_size", int(getattr(config, "audio_channels", 1) or 1),
+                                          "max_audio_seq_length"))
+    if getattr(config, "num_mel_bins", None) and getattr(config, "max_length", None):
+        del defaults["max_audio_seq_length"]
+        return ("input_values", "float", ("batch_size", int(config.max_length), int(config.num_mel_bins)))
+    return ("input_values", "float", ("batch_size", "max_audio_seq_length"))
 
 
 def hf_family(config: Any, task: str) -> str:

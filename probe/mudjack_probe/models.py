@@ -271,9 +271,14 @@ def _nonconstant(outs: list[Any], ins: list[Any]) -> bool:
     (transformers' efficientnet, mobilevitv2 and pp_ocrv5_mobile_det: their
     activations fall below 1e-13 within the first blocks), which stays this
     check's failure: the model computes nothing at these weights on any
-    device."""
-    first = np.asarray(outs[0], dtype=np.float64).ravel()
-    return first.size < 2 or bool(np.ptp(first) > 0)
+    device. A discrete first output (EnCodec's and Mimi's codes, LightGlue's
+    matches: integers) may be constant at random weights without anything
+    lost, so only a floating-point one is held to it."""
+    first = np.asarray(outs[0])
+    if first.dtype.kind not in "fcV":  # "V": bfloat16 from ml_dtypes
+        return True
+    values = first.astype(np.float64).ravel()
+    return values.size < 2 or bool(np.ptp(values) > 0)
 
 
 def _checked(call: Call) -> Call:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 # The inputs: (argument, kind, dims); kind "float" (standard normal) or an int
 # (token ids below it); a dim naming a standard parameter takes its value.
-INPUTS = [('input_values', 'float', ('batch_size', 'max_audio_seq_length'))]
-DEFAULTS = {'batch_size': 1, 'max_audio_seq_length': 16000}
+INPUTS = [('input_values', 'float', ('batch_size', 1024, 128))]
+DEFAULTS = {'batch_size': 1}
 
 
 def build():

@@ -12,7 +12,7 @@ from __future__ import annotations
 # The inputs: (argument, kind, dims); kind "float" (standard normal) or an int
 # (token ids below it); a dim naming a standard parameter takes its value.
 INPUTS = [('input_ids', 1000, ('batch_size', 'max_seq_length'))]
-DEFAULTS = {'batch_size': 1, 'max_seq_length': 32}
+DEFAULTS = {'batch_size': 1, 'max_seq_length': 16}
 
 
 def build():
