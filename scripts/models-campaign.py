@@ -73,6 +73,16 @@ def save_state(out: Path, state: dict[str, Any]) -> None:
     os.replace(tmp, out / "campaign.json")
 
 
+def done_cases(out: Path, size: str, state: dict[str, Any]) -> int:
+    """Cases an interrupted class's run has already finished (its results.json,
+    written when the run stopped), so the estimate counts only what is left."""
+    run_id = state.get("classes", {}).get(size, {}).get("run_id")
+    path = out / size / "runs" / str(run_id) / "results.json"
+    if not run_id or not path.is_file():
+        return 0
+    return len(json.loads(path.read_text(encoding="utf-8")).get("cases", []))
+
+
 def estimate(state: dict[str, Any], counts: dict[str, int]) -> tuple[float, str]:
     total, parts = 0.0, []
     for size, n in counts.items():
@@ -287,7 +297,8 @@ def main() -> int:
         if s not in SIZES:
             parser.error(f"unknown size class {s!r}; known: {', '.join(SIZES)}")
     listing = {s: listed(args.bin, s, args.modes, args.labels) for s in sizes}
-    left = {s: len(c) for s, c in listing.items() if not state.get("classes", {}).get(s, {}).get("complete")}
+    left = {s: len(c) - done_cases(out, s, state) for s, c in listing.items()
+            if not state.get("classes", {}).get(s, {}).get("complete")}
     seconds, detail = estimate(state, left)
     print(f"models-campaign: estimate {seconds / 60:.0f} min for the {sum(left.values())} cases of the classes left "
           f"({detail}); cap {args.cap_min:g} min", flush=True)
