@@ -16,7 +16,8 @@ the counts per corpus (listed, run, passed) and every failing model grouped
 by cause (export, runtime, accuracy, timeout, crash; unavailable counted
 too) and reason, and writes them to OUT/summary.md and OUT/summary.json.
 --summary reads a campaign from any checkout: its counts are of the classes
-it ran, listed by this checkout's engine (--bin).
+it ran, listed by --bin over this checkout's suites (run it from the
+campaign's commit for the campaign's own listing).
 """
 
 from __future__ import annotations
@@ -214,8 +215,8 @@ def summary(args: argparse.Namespace, state: dict[str, Any], listing: dict[str, 
                     per[corpus]["passed"] += 1
                 else:
                     failures[cause(c)][why(c)].append(f"{c.get('function', '?')}{_worst_eps(c)}")
-    lines = _summary_lines(args, state, per, failures)
     wall = sum(float(c.get("wall_s", 0)) for c in state.get("classes", {}).values())
+    lines = _summary_lines(args, state, wall, per, failures)
     machines = [m for results in sorted(glob.glob(str(Path(args.out) / "*" / "runs" / "*" / "results.json")))
                 for m in json.loads(Path(results).read_text()).get("environment", {}).get("machines", [])]
     (Path(args.out) / "summary.md").write_text("\n".join(lines) + "\n")
@@ -228,11 +229,10 @@ def summary(args: argparse.Namespace, state: dict[str, Any], listing: dict[str, 
     print("\n".join(lines))
 
 
-def _summary_lines(args: argparse.Namespace, state: dict[str, Any], per: dict[str, Counter[str]],
+def _summary_lines(args: argparse.Namespace, state: dict[str, Any], wall: float, per: dict[str, Counter[str]],
                    failures: dict[str, dict[str, list[str]]]) -> list[str]:
     """summary.md: counts per corpus, then every failing model under its cause
     and reason (a user's question is whether *their* model ran)."""
-    wall = sum(float(c.get("wall_s", 0)) for c in state.get("classes", {}).values())
     lines = [f"# Models corpus campaign on this CPU (commit {state.get('commit', '?')[:12]})", "",
              f"wall time {wall / 60:.1f} min; modes {state.get('modes', args.modes)}; classes "
              + ", ".join(f"{s} ({'complete' if c.get('complete') else 'incomplete'})"

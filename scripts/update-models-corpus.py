@@ -351,10 +351,10 @@ def hf_inputs(model: Any, config: Any) -> tuple[list[Any], dict[str, int], str, 
     if getattr(config, "is_encoder_decoder", False) and "decoder_input_ids" in sig and vocab:
         inputs.append(("decoder_input_ids", int(min(vocab, 1000)), ("batch_size", 16)))
     names = [i[0] for i in inputs]
-    required = [n for n, p in sig.items() if n != "self" and p.default is inspect.Parameter.empty
-                and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
-    if [n for n in required if n not in names]:
-        return f"its forward also requires {', '.join(n for n in required if n not in names)}, which the generator cannot make"
+    missing = [n for n, p in sig.items() if n != "self" and n not in names and p.default is inspect.Parameter.empty
+               and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+    if missing:
+        return f"its forward also requires {', '.join(missing)}, which the generator cannot make"
     task = ("Multimodal" if "input_ids" in names and "pixel_values" in names else
             "Computer_Vision" if main == "pixel_values" else
             "Audio" if main in ("input_values", "input_features") else "Natural_Language_Processing")
