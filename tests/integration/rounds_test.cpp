@@ -53,9 +53,9 @@ TEST_F(Cli, HostBoundCasesGetThreeRoundsAndTheMedianOfTheirMedians) {
 }
 
 // A case whose rounds disagree is marked unstable wherever its median is
-// shown; a steady one is not. No timed assertion beyond that class: the
-// noisy case's rounds alternate between 50 us calls and calls that sleep up
-// to 2 ms (tests/fixtures/suites/jitter), the steady one spins 200 us.
+// shown; a steady one is not. No timed assertion beyond that class: each
+// round of the noisy case spins twice as long per call as the round before
+// (tests/fixtures/suites/jitter), the steady one spins 200 us every round.
 TEST_F(Cli, ANoisyCaseIsUnstableEverywhereItsMedianIsShownAndASteadyOneIsNot) {
   auto out = dir_ / "results";
   auto r = mudjack({"run", "--suite-dir", kJitter, "--out", out.string(), "--budget-ms", "20"});
