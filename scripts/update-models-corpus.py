@@ -369,10 +369,13 @@ def hf_pixels(config: Any, defaults: dict[str, int]) -> tuple[Any, ...]:
     from transformers.models.auto.modeling_auto import MODEL_FOR_KEYPOINT_MATCHING_MAPPING_NAMES
 
     vision = getattr(config, "vision_config", None) or config
-    img = getattr(vision, "image_size", 224) or 224
+    # The size may live only in the backbone's config (SAM2's 1024 x 1024,
+    # LW-DETR's 1024, RF-DETR's 518): the first config that names it.
+    sized = [vision, getattr(vision, "backbone_config", None), getattr(config, "backbone_config", None)]
+    img = next((c.image_size for c in sized if getattr(c, "image_size", None)), 224)
     height, width = (img[0], img[1]) if isinstance(img, (list, tuple)) else (img, img)
-    defaults.update({"num_channels": int(getattr(vision, "num_channels", 3) or 3), "height": int(height),
-                     "width": int(width)})
+    channels = next((c.num_channels for c in sized if getattr(c, "num_channels", None)), 3)
+    defaults.update({"num_channels": int(channels), "height": int(height), "width": int(width)})
     image = ("num_channels", "height", "width")
     frames = getattr(vision, "num_frames", None)
     if isinstance(frames, int) and frames > 1:

@@ -12,7 +12,7 @@ from __future__ import annotations
 # The inputs: (argument, kind, dims); kind "float" (standard normal) or an int
 # (token ids below it); a dim naming a standard parameter takes its value.
 INPUTS = [('pixel_values', 'float', ('batch_size', 'num_channels', 'height', 'width'))]
-DEFAULTS = {'batch_size': 1, 'num_channels': 3, 'height': 224, 'width': 224}
+DEFAULTS = {'batch_size': 1, 'num_channels': 3, 'height': 1024, 'width': 1024}
 
 
 def build():
