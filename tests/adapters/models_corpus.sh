@@ -13,7 +13,8 @@
 #     each builds its model and runs one forward pass;
 #   - `mudjack check` on each finds its model and passes it (eager);
 #   - a model whose library zero-initialises its head (timm gmlp_ti16_224)
-#     passes its own "not constant" check: the zero matrix is redrawn.
+#     passes its own "not constant" check: the zero matrix is redrawn;
+#   - the generator reads an image's size from a nested backbone config.
 # Exit 77 (skipped, never passed) when the torch environment is absent.
 #   tests/adapters/models_corpus.sh BINARY
 set -euo pipefail
@@ -104,4 +105,22 @@ checks = {c["name"]: c["ok"] for c in case["extra"].get("checks", [])}
 if case["outcome"] != "pass" or checks.get("the first output is not constant") is not True:
     sys.exit(f"models_corpus: timm-gmlp_ti16_224 is {case['outcome']}, checks {checks}, error {case['error']}")
 PY
-echo "models_corpus: standard parameters, two standalone scripts, mudjack check and a zero-headed model pass"
+# The generator sizes an image from the first config that names a size: SAM2's
+# only in its vision tower's backbone (1024 x 1024; 224 failed its forward).
+"$py" - scripts/update-models-corpus.py <<'PY'
+import importlib.util, sys
+from types import SimpleNamespace as C
+
+spec = importlib.util.spec_from_file_location("generator", sys.argv[1])
+gen = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(gen)
+nested = C(model_type="sam2", vision_config=C(backbone_config=C(image_size=[1024, 1024], num_channels=3)))
+top = C(model_type="vit", image_size=384, num_channels=1, backbone_config=C(image_size=1024))
+for config, want in ((nested, (3, 1024, 1024)), (top, (1, 384, 384)), (C(model_type="x"), (3, 224, 224))):
+    defaults = {}
+    gen.hf_pixels(config, defaults)
+    got = (defaults["num_channels"], defaults["height"], defaults["width"])
+    if got != want:
+        sys.exit(f"models_corpus: hf_pixels sized {config.model_type} {got}, want {want}")
+PY
+echo "models_corpus: standard parameters, two standalone scripts, mudjack check, a zero-headed model and image sizes pass"
