@@ -81,11 +81,10 @@ double alone_for(const std::string& dtype, const oracle::OpClass& op) {
   return oracle::alone_bound(dtype, op);
 }
 
-// The supervisor's judge_output: a baseline within its own bound sets the
-// device's; one beyond it leaves the device the alone bound.
+// The supervisor's judge_output: the baseline's error sets the device's
+// bound, within or beyond its own (oracle::device_bound caps what it lends).
 double device_for(const std::string& dtype, const oracle::OpClass& op, double baseline_error) {
-  const double alone = alone_for(dtype, op);
-  return baseline_error <= alone ? oracle::device_bound(dtype, op, baseline_error) : alone;
+  return oracle::device_bound(dtype, op, baseline_error);
 }
 
 // ---------------------------------------------------------------------------

@@ -165,6 +165,12 @@ class Params:
         return dict(self._values)
 
 
+# A case whose float64 reference is a trusted host computation (`mudjack
+# check`'s NAME_reference) carries this tag: the runner computes that
+# reference for its float64 rows too, and the engine judges them with it.
+TRUSTED_REFERENCE_TAG = "reference::trusted"
+
+
 @dataclass
 class Check:
     """A test of the output: `fn(outputs_as_numpy, inputs_as_numpy) -> bool`.
@@ -207,6 +213,10 @@ class Call:
     metrics: list[Metric] = field(default_factory=list)
     compiled_by_case: bool = False  # True: the body compiled fn itself; the runner must not
     no_reference_reason: str = ""  # why the case has no float64 reference (`no_reference`)
+    # A widened call that is a trusted host computation, not the function
+    # itself widened (`mudjack check`'s NAME_reference): its name, recorded
+    # with the reference so the engine says what judged the pass.
+    trusted_reference: str = ""
     on_host: frozenset[int] = frozenset()  # outputs meant to live on the host (`host_outputs`)
 
     def check(self, name: str, fn: Callable[..., bool]) -> Call:

@@ -27,9 +27,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .api import FLOATS, KNOWN_DTYPES, Call, Cases, Ctx
+from .api import FLOATS, KNOWN_DTYPES, TRUSTED_REFERENCE_TAG, Call, Cases, Ctx, Metric
+from .models import eager_facts
 
 _MODULES: dict[str, Any] = {}
+# A model's cases carry this tag: the engine judges a model's outputs as a
+# composition (stats::composition), with the reduction depth its operator
+# histogram shows; a function keeps its op's bound.
+MODEL_TAG = "check.target::model"
+# The float64 row of a check whose grid has narrower dtypes: the reference.
+REFERENCE_TAG = "check.role::reference"
 
 
 class CheckTargetError(ValueError):
@@ -86,6 +93,38 @@ def load_target(target: str) -> tuple[Any, Callable[[], Any], str]:
     if not callable(inputs):
         raise CheckTargetError(f"{path} defines {name} but no {name}_inputs() returning its example inputs")
     return getattr(module, name), inputs, name
+
+
+def load_reference(target: str) -> Callable[..., Any] | None:
+    """NAME_reference from "FILE.py:NAME", when FILE defines it: a trusted
+    host computation of NAME's outputs (NumPy arrays in, arrays out)."""
+    path_text, _, name = target.rpartition(":")
+    reference = getattr(_load(Path(path_text)), f"{name}_reference", None)
+    if reference is not None and not callable(reference):
+        raise CheckTargetError(f"{path_text}: {name}_reference is not callable")
+    return reference
+
+
+def _trusted(t: Ctx, reference: Callable[..., Any]) -> Callable[..., Any]:
+    """NAME_reference as the case's float64 reference: called on the widened
+    inputs as NumPy arrays on the host, independent of the framework under
+    test; its outputs placed back as the framework's arrays (floating ones
+    in float64) for the oracle to judge the case against."""
+    import numpy as np
+
+    def run(*args: Any) -> Any:
+        host = [t.adapter.to_numpy(a)[0][0] if hasattr(a, "shape") else a for a in args]
+        out = reference(*host)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        placed = []
+        for o in outs:
+            a = np.asarray(o)
+            wide = np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.complexfloating)
+            placed.append(t.adapter.from_numpy(a, ("complex128" if a.dtype.kind == "c" else "float64")
+                                               if wide else a.dtype.name))
+        return tuple(placed)
+
+    return run
 
 
 def _example(inputs: Callable[[], Any], name: str) -> tuple[Any, ...]:
@@ -221,6 +260,50 @@ def _is_flax(obj: Any) -> bool:
     return "flax.linen" in sys.modules and isinstance(obj, sys.modules["flax.linen"].Module)
 
 
+def _is_torch_module(obj: Any) -> bool:
+    """A torch.nn.Module (torch already imported by the file that made it)."""
+    return "torch" in sys.modules and isinstance(obj, sys.modules["torch"].nn.Module)
+
+
+def _is_model(obj: Any) -> bool:
+    """A model rather than a function: the engine judges its outputs as a
+    composition of many ops (the tag `check.target::model`)."""
+    return _is_torch_module(obj) or _is_flax(obj) or _is_keras(obj)
+
+
+def _jaxpr_histogram(fn: Callable[..., Any], args: list[Any]) -> list[Metric]:
+    """The primitives one traced call of `fn` binds, sub-jaxprs included, as
+    `op:<primitive>` metrics (the reduction depth the engine reads); none
+    when it does not trace."""
+    import jax
+
+    ops: dict[str, int] = {}
+
+    def walk(jaxpr: Any) -> None:
+        for eqn in jaxpr.eqns:
+            ops[eqn.primitive.name] = ops.get(eqn.primitive.name, 0) + 1
+            for value in eqn.params.values():
+                inner = getattr(value, "jaxpr", value)
+                if hasattr(inner, "eqns"):
+                    walk(inner)
+
+    try:
+        walk(jax.make_jaxpr(fn)(*args).jaxpr)
+    except Exception:  # a function jax cannot trace still runs: no histogram
+        return []
+    return [Metric(f"op:{k}", v, "op") for k, v in sorted(ops.items())]
+
+
+def _histogram(fn: Any, args: list[Any]) -> list[Metric]:
+    """A model's operator histogram (and its params and FLOPs for torch), from
+    one extra forward pass on the case's device."""
+    if _is_torch_module(fn):
+        return eager_facts(fn, lambda m, *a: m(*a), tuple(args))
+    if callable(fn) and "jax" in sys.modules:
+        return _jaxpr_histogram(fn, args)
+    return []
+
+
 def _is_keras(obj: Any) -> bool:
     """A Keras layer or model (keras already imported by the file that made it)."""
     return "keras" in sys.modules and isinstance(obj, sys.modules["keras"].layers.Layer)
@@ -280,11 +363,13 @@ def declare(target: str, quick: bool, framework: str = "numpy", call_once: bool 
         path = Path(target)
         if not path.is_file():
             raise CheckTargetError(f"{path}: no such file")
-        return [_declare_one(obj, example, name, target, quick, "torch", []) for name, obj, example in find_models(path)]
+        return [_declare_one(obj, example, name, target, quick, "torch", [MODEL_TAG])
+                for name, obj, example in find_models(path)]
     obj, inputs, name = load_target(target)
     example = _example(inputs, name)
     _check_signature(obj, example, name)
-    return [_declare_one(obj, example, name, target, quick, framework or "numpy", facts(obj, example, call_once))]
+    tags = facts(obj, example, call_once) + ([MODEL_TAG] if _is_model(obj) else [])
+    return [_declare_one(obj, example, name, target, quick, framework or "numpy", tags, load_reference(target))]
 
 
 def _dtype_name(x: Any) -> str | None:
@@ -300,7 +385,7 @@ def _dtype_name(x: Any) -> str | None:
 
 
 def _declare_one(obj: Any, example: tuple[Any, ...], name: str, target: str, quick: bool, framework: str,
-                 tags: list[str]) -> Cases:
+                 tags: list[str], reference: Callable[..., Any] | None = None) -> Cases:
     given = [d for d in (_floating(x) for x in example) if d is not None]
     cases = Cases(framework)
     # A Keras model computes in its layers' own dtype policy whatever its
@@ -327,7 +412,13 @@ def _declare_one(obj: Any, example: tuple[Any, ...], name: str, target: str, qui
             fn = copy.deepcopy(obj).to(device=t.adapter.native_device, dtype=t.dtype)
         elif _is_flax(obj):  # a linen module: init, cast, apply
             fn = _flax_apply(obj, args, t.dtype)
+        if t.widen and reference is not None:  # the trusted reference, not NAME widened
+            call = t.call(_trusted(t, reference), *args)
+            call.trusted_reference = f"{name}_reference"
+            return call
         call = t.call(fn, *args)
+        if MODEL_TAG in tags and not t.widen and not _is_keras(obj):
+            call.metrics.extend(_histogram(fn, args))
         if _is_keras(obj):  # its float64 run would still compute in the layers' float32
             call.no_reference("a Keras model computes in its layers' dtype policy, not float64")
         return call
@@ -335,6 +426,15 @@ def _declare_one(obj: Any, example: tuple[Any, ...], name: str, target: str, qui
     # The dtypes check casts to, beyond those NAME was given, are the grid's:
     # one the framework lacks (numpy's bfloat16) is `unsupported`, never a
     # failure (the engine's verdict::unsupported_reason).
+    #
+    # The float64 row computes what each narrower row's float64 reference
+    # computes: it is the reference, judged by their agreement with it
+    # (verdict::checks_of), not a case nothing checked.
+    # With NAME_reference every row, float64 too, is judged against it.
     for c in cases.defs:
         c.grid = c.dtype not in (given or dtypes)
+        if reference is not None:
+            c.tags = [*c.tags, TRUSTED_REFERENCE_TAG]
+        elif c.dtype == "float64" and any(d != "float64" for d in dtypes):
+            c.tags = [*c.tags, REFERENCE_TAG]
     return cases

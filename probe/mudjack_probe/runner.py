@@ -21,7 +21,7 @@ from typing import Any, Callable, cast
 
 import numpy as np
 
-from .api import WIDE, Call, CaseDef, Check, Ctx, Metric
+from .api import TRUSTED_REFERENCE_TAG, WIDE, Call, CaseDef, Check, Ctx, Metric
 from .errors import MachineFault, NameMissing, Skip, SuiteError, Unavailable, UnsupportedDtype, one_line
 
 
@@ -440,7 +440,9 @@ def _add_kernels(adapter: Any, fn: Any, args: tuple[Any, ...], result: dict[str,
 
 
 # Cases narrower than their widened dtype get a float64 reference; float64 and
-# complex128 cases have none wider (the engine compares them device to device).
+# complex128 cases have none wider (the engine compares them device to device),
+# unless the case's reference is a trusted host computation (the tag: check's
+# NAME_reference), which judges them too.
 _NARROW = frozenset(d for d, wide in WIDE.items() if d != wide)
 # TF32 and default matmul precision change float32 and complex64 results only.
 _PRECISION_KNOBBED = frozenset(("float32", "complex64"))
@@ -465,7 +467,7 @@ def _accuracy_runs(adapter: Any, case: CaseDef, seed: int, policy: Policy, artif
     does: one that fails them (a framework whose float64 kernel is broken) is
     dropped with the reason."""
     extra: dict[str, Any] = {}
-    if policy.reference and case.dtype in _NARROW:
+    if policy.reference and (case.dtype in _NARROW or TRUSTED_REFERENCE_TAG in case.tags):
         if call.no_reference_reason:
             extra["reference"] = {"outputs": [], "error": f"no float64 reference: {call.no_reference_reason}"}
         else:
@@ -478,6 +480,8 @@ def _accuracy_runs(adapter: Any, case: CaseDef, seed: int, policy: Policy, artif
                     return wide[0].fn(*wide_args)
 
             extra["reference"], arrays = _extra_run(adapter, widened, case.id, artifact_dir, "ref")
+            if wide and wide[0].trusted_reference:
+                extra["reference"]["trusted"] = wide[0].trusted_reference
             if extra["reference"]["outputs"] and wide[0].checks:
                 inputs = adapter.to_numpy(wide_args)
                 failed = [c.name for c in wide[0].checks if not _check_ok(c.fn, arrays, inputs)]

@@ -101,12 +101,29 @@ class CheckResult:
 
     @property
     def ok(self) -> bool:
-        """Every case passed, was skipped or is in a dtype the framework lacks."""
-        return all(r.outcome in _FINE for r in self.rows)
+        """Every case passed, was skipped or is in a dtype the framework
+        lacks, and every pass was checked by something (the engine's
+        `unverified` is not ok: nothing says the answer was right)."""
+        return not self.failures and not self.unverified
 
     @property
     def failures(self) -> list[Row]:
         return [r for r in self.rows if r.outcome not in _FINE]
+
+    @property
+    def unverified(self) -> list[Row]:
+        """Passes checked by nothing (no float64 reference, property or
+        checked baseline: integer or bool inputs, a Keras model)."""
+        return [r for r in self.rows if r.outcome == "pass" and r.checked in ("", "none")]
+
+    def _verdict(self) -> str:
+        """The one line every rendering of the result says."""
+        if self.ok:
+            return "portable here"
+        parts = [f"{len(self.failures)} of {len(self.rows)} cases failed"] if self.failures else []
+        if self.unverified:
+            parts.append(f"{len(self.unverified)} passes checked by nothing (unverified)")
+        return "; ".join(parts)
 
     def _cells(self) -> list[list[str]]:
         return [[r.device, r.mode, r.dtype, r.outcome, r.checked or "-", _num(r.error_eps, ".3g"),
@@ -144,7 +161,7 @@ class CheckResult:
             cells = [escape(c[0]), escape(c[1]), escape(c[2]), f"<b>{escape(c[3])}</b>{why}", escape(c[4]), error,
                      escape(c[7]), escape(c[8]), escape(c[9])]
             body.append(f'<tr style="background:{colour}">' + "".join(f"<td>{x}</td>" for x in cells) + "</tr>")
-        verdict = "portable here" if self.ok else f"{len(self.failures)} of {len(self.rows)} cases failed"
+        verdict = self._verdict()
         return (f'<table class="mudjack-check"><caption>mudjack check, run {escape(self.run_id)}: '
                 f"{escape(verdict)}</caption><tr>{head}</tr>{''.join(body)}</table>")
 
@@ -159,13 +176,13 @@ class CheckResult:
 
     def raise_for_failure(self) -> CheckResult:
         """CheckFailed (an AssertionError: pytest shows it) with the table
-        when a case failed; else the result itself."""
+        when a case failed or a pass was checked by nothing; else the result
+        itself."""
         __tracebackhide__ = True  # pytest: show the table, not this frame
         if self.ok:
             return self
-        bad = self.failures
-        which = ", ".join(sorted({f"{r.dtype} on {r.device}" for r in bad}))
-        raise CheckFailed(f"{len(bad)} of {len(self.rows)} cases failed ({which}); run {self.run_id}:\n{self}")
+        which = ", ".join(sorted({f"{r.dtype} on {r.device}" for r in self.failures + self.unverified}))
+        raise CheckFailed(f"{self._verdict()} ({which}); run {self.run_id}:\n{self}")
 
 
 def _binary() -> str:
@@ -248,13 +265,18 @@ def _imports(fn: types.FunctionType, done: set[str]) -> str:
 
 def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[str] | None = None,
           modes: list[str] | None = None, quick: bool = False, budget_ms: float | None = None,
-          out: str | None = None, keep: bool = False, framework: str | None = None) -> CheckResult:
+          out: str | None = None, keep: bool = False, framework: str | None = None,
+          reference: Any = None) -> CheckResult:
     """Checks `fn(*inputs)` on every local device (or `devices`), in the
     floating dtypes of the grid (or `dtypes`) and eager and compiled (or
     `modes`); `quick`: eager, the inputs' dtype, one timing round. Returns
     one Row per case. CheckError for bad input, with the engine's one line.
     `framework` (numpy, torch, jax, tensorflow) overrides what the engine
     decides from fn's own module, the frameworks it names and its inputs.
+    `reference`: a trusted host computation of fn's outputs (NumPy arrays
+    in, arrays out: `NAME_reference` of `mudjack check FILE.py:NAME`), which
+    every case is judged against instead of fn's own float64 run, so a
+    formula bug (eps outside a square root) is caught.
 
     The target, its pickled inputs and (without `out`) the results go to a
     temporary `mudjack-check-*` folder that is removed when the check ends,
@@ -264,7 +286,7 @@ def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[
     folder = Path(tempfile.mkdtemp(prefix="mudjack-check-"))
     try:
         result = _check_in(folder, fn, name, inputs, devices=devices, dtypes=dtypes, modes=modes,
-                           quick=quick, budget_ms=budget_ms, out=out, framework=framework)
+                           quick=quick, budget_ms=budget_ms, out=out, framework=framework, reference=reference)
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
@@ -274,15 +296,19 @@ def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[
 
 def _check_in(folder: Path, fn: Any, name: str, inputs: tuple[Any, ...], *,
               devices: list[str] | None, dtypes: list[str] | None, modes: list[str] | None,
-              quick: bool, budget_ms: float | None, out: str | None, framework: str | None) -> CheckResult:
+              quick: bool, budget_ms: float | None, out: str | None, framework: str | None,
+              reference: Any = None) -> CheckResult:
     """check()'s work in `folder`, which the caller removes."""
     try:
         data = pickle.dumps(inputs)
     except Exception as exc:
         raise CheckError(f"cannot hand the inputs to the engine: {exc}") from exc
     (folder / "inputs.pkl").write_bytes(data)
+    if reference is not None and not callable(reference):
+        raise CheckError(f"reference must be a function of the inputs, not {type(reference).__name__}")
+    trusted = "" if reference is None else "\n\n" + _source(reference, f"{name}_reference")
     (folder / "target.py").write_text(
-        _source(fn, name) + f"\n\ndef {name}_inputs():\n    import pickle\n"
+        _source(fn, name) + trusted + f"\n\ndef {name}_inputs():\n    import pickle\n"
         f"    with open({str(folder / 'inputs.pkl')!r}, 'rb') as f:\n        return pickle.load(f)\n")
     # This interpreter, which made fn and its inputs, runs them whatever their framework.
     args = [_binary(), "check", f"{folder / 'target.py'}:{name}", "--json",

@@ -16,6 +16,7 @@ from .testing import assert_portable
 @pytest.fixture  # type: ignore[untyped-decorator]  # pytest is untyped to the linters
 def mudjack_check() -> Callable[..., CheckResult]:
     """`mudjack_check(fn, *inputs, devices=..., dtypes=...)`: asserts fn is
-    portable (mudjack.testing.assert_portable): by default the quick grid on
-    the devices present; a failure shows MudJack's table."""
+    portable (mudjack.testing.assert_portable): by default `mudjack check`'s
+    grid on the devices present (`quick=True`: eager in the inputs' dtype);
+    a failure or a pass checked by nothing shows MudJack's table."""
     return assert_portable

@@ -28,16 +28,17 @@ __all__ = ["assert_portable"]
 
 
 def assert_portable(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[str] | None = None,
-                    modes: list[str] | None = None, quick: bool | None = None, budget_ms: float | None = None,
-                    framework: str | None = None) -> CheckResult:
+                    modes: list[str] | None = None, quick: bool = False, budget_ms: float | None = None,
+                    framework: str | None = None, reference: Any = None) -> CheckResult:
     """Checks `fn(*inputs)` with `mudjack.check` and raises CheckFailed with
-    the table when a case failed, mismatched, crashed or timed out (a dtype
-    the framework lacks is no failure). By default the quick grid (eager,
-    the inputs' own dtype, one timing round) on every device present;
-    naming `dtypes` or `modes` runs the full grid narrowed to them
-    (`quick=False`). Returns the result when every case passed."""
+    the table when a case failed, mismatched, crashed or timed out, or a
+    pass was checked by nothing (`unverified`; a dtype the framework lacks
+    is no failure). By default the grid `mudjack check` runs (float16,
+    bfloat16, float32, float64; eager and compiled) on every device present,
+    so a softmax that overflows in float16 is not called portable;
+    `quick=True` is the opt-in for eager in the inputs' own dtype.
+    `reference`: a trusted host computation (see `mudjack.check`). Returns
+    the result when every case passed."""
     __tracebackhide__ = True  # pytest: show the table, not this frame
-    if quick is None:
-        quick = dtypes is None and modes is None
     return check(fn, *inputs, devices=devices, dtypes=dtypes, modes=modes, quick=quick, budget_ms=budget_ms,
-                 framework=framework).raise_for_failure()
+                 framework=framework, reference=reference).raise_for_failure()

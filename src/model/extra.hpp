@@ -16,4 +16,16 @@ namespace mudjack::model {
 // output, empty where the record has none. Empty when there are none.
 std::vector<std::string> extra_output_paths(const CaseResult& r, std::string_view key);
 
+// What the float64 reference saved under r's extra is, as every view names it
+// (numeric.reference): the case widened on `device` ("float64 on cpu"), or
+// a trusted host computation the case named instead (`mudjack check`'s
+// NAME_reference: "NAME_reference on the host"; protocol: the record's
+// "trusted").
+std::string reference_name(const CaseResult& r, const std::string& device);
+// True when numeric.reference names a trusted host computation (a pass it
+// judged is checked by `reference`, not `float64`).
+bool trusted_reference(const Numeric& n);
+// True when r's own extra reference is a trusted host computation.
+bool extra_trusted(const CaseResult& r);
+
 }  // namespace mudjack::model

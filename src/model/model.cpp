@@ -164,6 +164,33 @@ std::vector<std::string> extra_output_paths(const CaseResult& r, std::string_vie
   return paths;
 }
 
+namespace {
+constexpr std::string_view kOnTheHost = " on the host";
+}  // namespace
+
+namespace {
+// The trusted reference's name from r's extra, empty when it has none.
+std::string trusted_name(const CaseResult& r) {
+  auto it = r.extra.find("reference");
+  if (it == r.extra.end() || !it->is_object()) return {};
+  auto trusted = it->find("trusted");
+  return trusted != it->end() && trusted->is_string() ? trusted->get<std::string>() : std::string();
+}
+}  // namespace
+
+std::string reference_name(const CaseResult& r, const std::string& device) {
+  const auto trusted = trusted_name(r);
+  return trusted.empty() ? "float64 on " + device : trusted + std::string(kOnTheHost);
+}
+
+bool extra_trusted(const CaseResult& r) {
+  return !trusted_name(r).empty();
+}
+
+bool trusted_reference(const Numeric& n) {
+  return n.reference.ends_with(kOnTheHost);
+}
+
 nlohmann::json accuracy_to_json(const Numeric& n) {
   // A non-finite error (a NaN where the reference is finite) is written "inf".
   auto error = [](const std::optional<double>& v) {

@@ -194,7 +194,10 @@ double device_bound(std::string_view dtype_name, const OpClass& op, double basel
   const double root_k = std::sqrt(static_cast<double>(std::max<int64_t>(1, op.reduction)));
   const bool loose = op.ill_conditioned || is_complex(dtype_name);
   const double per_sqrt_k = loose ? kPerSqrtK : kWellDevicePerSqrtK;
-  return std::max(per_sqrt_k * root_k, kBaselineFactor * baseline_error);
+  // A baseline beyond its own bound lends at most kBaselineFactor times that
+  // bound: its error is evidence of a hard case, a NaN or a wild miss is not.
+  const double lent = std::fmin(baseline_error, kBaselineFactor * alone_bound(dtype_name, op));
+  return std::max(per_sqrt_k * root_k, kBaselineFactor * lent);
 }
 
 Error measure(const Array& x, const Array& r, double eps, double bound,
@@ -304,6 +307,15 @@ int64_t default_reduction(std::string_view function, const nlohmann::json& dims)
     }
   }
   return largest;
+}
+
+bool reduces(std::string_view op) {
+  const size_t dot = op.rfind('.');
+  if (dot != std::string_view::npos) op.remove_prefix(dot + 1);
+  while (op.starts_with('_')) op.remove_prefix(1);
+  if (op.starts_with("native_")) op.remove_prefix(std::string_view("native_").size());
+  if (op.starts_with("dot_general") || op.starts_with("conv_general")) return true;
+  return default_reduction(op, nlohmann::json()) > 1;
 }
 
 }  // namespace mudjack::oracle

@@ -36,7 +36,10 @@
 // pass on a correct CPU). Any other device is held to the baseline's own
 // error times kBaselineFactor, or the sqrt(K) term, whichever is larger: a
 // device that rounds in TF32 (2^-10) where the baseline has float32 (2^-23)
-// is thousands of eps off, and caught at every size.
+// is thousands of eps off, and caught at every size. Also beside a baseline
+// beyond its own bound: the float64 reference judges every device, and the
+// baseline's error lends at most kBaselineFactor x alone (e_base is capped
+// there), so a NaN baseline lends no licence.
 //
 // Where the constants come from: the errors of every pass the oracle judged
 // in the published whole-surface runs (results/2026-11-27-nvidia-h100-surface
@@ -161,5 +164,10 @@ std::string describe(const Error& e, double bound, std::string_view against);
 // layers, linalg) and reductions (sum, mean, norm, softmax, cumsum, losses)
 // get the largest dim of the declared shape, at least 16; everything else 1.
 int64_t default_reduction(std::string_view function, const nlohmann::json& dims);
+// True for an operator of a composition's histogram ("aten.convolution",
+// "aten._native_batch_norm_legit", "dot_general", "reduce_sum") that sums
+// over many inputs: default_reduction's families, read past a namespace,
+// leading underscores and "native_", and XLA's contractions.
+bool reduces(std::string_view op);
 
 }  // namespace mudjack::oracle

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "oracle/accuracy.hpp"
 #include "stats/stats.hpp"
 
 namespace mudjack::stats {
@@ -82,6 +83,24 @@ void first_round(model::Latency& latency, const RoundFacts& facts, std::string_v
 bool whole_model(const model::CaseInfo& info) {
   return std::any_of(info.tags.begin(), info.tags.end(),
                      [](const std::string& t) { return t.rfind("name::", 0) == 0; });
+}
+
+bool composition(const model::CaseInfo& info) {
+  return whole_model(info) ||
+         std::find(info.tags.begin(), info.tags.end(), "check.target::model") != info.tags.end();
+}
+
+std::optional<int64_t> reduction_depth(const model::Metrics& metrics) {
+  constexpr std::string_view kOp = "op:";
+  bool histogram = false;
+  double depth = 0;
+  for (const auto& [name, metric] : metrics) {
+    if (!name.starts_with(kOp) || !metric.value) continue;
+    histogram = true;
+    if (oracle::reduces(std::string_view(name).substr(kOp.size()))) depth += *metric.value;
+  }
+  if (!histogram) return std::nullopt;
+  return static_cast<int64_t>(std::max(1.0, depth));
 }
 
 bool in_device_time(const model::Timing& t) {

@@ -59,6 +59,20 @@ void first_round(model::Latency& latency, const RoundFacts& facts, std::string_v
 // The one definition: the timing rounds and the reports' model rows use it.
 bool whole_model(const model::CaseInfo& info);
 
+// Does the accuracy oracle judge this case's outputs as a composition of many
+// ops (the loose bound, docs/design.md "accuracy oracle")? A whole model
+// (whole_model), and a model `mudjack check` was given (an nn.Module, a Flax
+// or Keras model, or a model a script calls: the tag "check.target::model");
+// a function, checked or not, keeps its op's bound. The one definition: the
+// oracle's judgement, wherever the model comes from.
+bool composition(const model::CaseInfo& info);
+
+// A composition's reduction depth, from the operator histogram its case
+// reported (metrics "op:<operator>", one eager forward pass as dispatched):
+// how many contractions, reductions and normalisations (oracle::reduces) its
+// output went through. nullopt without a histogram.
+std::optional<int64_t> reduction_depth(const model::Metrics& metrics);
+
 // Does this case get more rounds? Host-bound eager cases with samples do; a
 // compiled case does not (each round rebuilds the case, and rebuilding a
 // compiled function compiles it again), nor does a whole model (a round

@@ -73,11 +73,14 @@ bool probe_may_inherit(std::string_view name) {
   static constexpr std::array<std::string_view, 12> kNames = {
       "PATH", "HOME",   "USER", "LOGNAME",         "LANG",       "LANGUAGE",
       "TZ",   "TMPDIR", "TERM", "LD_LIBRARY_PATH", "PYTHONPATH", "VIRTUAL_ENV"};
-  static constexpr std::array<std::string_view, 28> kPrefixes = {
-      "LC_",       "MUDJACK_", "CUDA_", "NVIDIA_", "CUDNN_",        "NCCL_",   "CUBLAS",
-      "XLA_",      "JAX_",     "TF_",   "TORCH",   "PYTORCH_",      "TRITON_", "PJRT_",
-      "TPU_",      "ROCM_",    "HIP_",  "HSA_",    "OMP_",          "MKL_",    "KMP_",
-      "OPENBLAS_", "ONEDNN_",  "DNNL_", "HF_",     "TRANSFORMERS_", "KERAS_",  "XDG_"};
+  // ATEN_ and DNNL_: the CPU kernels' numerics switches (ATEN_CPU_CAPABILITY,
+  // DNNL_MAX_CPU_ISA) a second numerics configuration is run with; NVSHMEM_:
+  // a GPU host's safety switches (NVSHMEM_DISABLE_NVLS).
+  static constexpr std::array<std::string_view, 30> kPrefixes = {
+      "LC_",   "MUDJACK_", "CUDA_",         "NVIDIA_",  "CUDNN_",  "NCCL_",     "CUBLAS",  "XLA_",
+      "JAX_",  "TF_",      "TORCH",         "PYTORCH_", "TRITON_", "PJRT_",     "TPU_",    "ROCM_",
+      "HIP_",  "HSA_",     "OMP_",          "MKL_",     "KMP_",    "OPENBLAS_", "ONEDNN_", "DNNL_",
+      "ATEN_", "HF_",      "TRANSFORMERS_", "KERAS_",   "XDG_",    "NVSHMEM_"};
   for (auto n : kNames) {
     if (name == n) return true;
   }

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "model/extra.hpp"
 #include "stats/stats.hpp"
 #include "stats/timing.hpp"
 #include "verdict/claims.hpp"
@@ -524,6 +525,36 @@ model::Check own_check(const model::CaseResult& r) {
   return property ? model::Check::kProperty : model::Check::kNone;
 }
 
+namespace {
+
+// A check's float64 row (tag "check.role::reference") computes what its
+// narrower rows' float64 references compute: where one of them, same
+// function, mode, shape and device, passed against it, the row is the
+// reference that judged, checked by float64, not a pass nothing checked.
+void check_references(const std::vector<model::CaseResult>& results,
+                      std::vector<model::Check>& out) {
+  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+  const auto key = [](const model::CaseResult& r) {
+    return Key{r.info.framework, r.info.function, r.info.mode, r.info.shape, r.device};
+  };
+  std::set<Key> judged;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (out[i] == model::Check::kFloat64 && results[i].info.dtype != "float64") {
+      judged.insert(key(results[i]));
+    }
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& tags = results[i].info.tags;
+    if (out[i] == model::Check::kNone && results[i].outcome == Outcome::kPass &&
+        std::find(tags.begin(), tags.end(), "check.role::reference") != tags.end() &&
+        judged.contains(key(results[i]))) {
+      out[i] = model::Check::kFloat64;
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<model::Check> checks_of(const std::vector<model::CaseResult>& results) {
   std::vector<model::Check> out;
   out.reserve(results.size());
@@ -547,9 +578,11 @@ std::vector<model::Check> checks_of(const std::vector<model::CaseResult>& result
     const auto& r = results[i];
     if (out[i] == model::Check::kNone && r.outcome == Outcome::kPass && r.numeric.error_eps &&
         std::isfinite(*r.numeric.error_eps) && !r.numeric.reference.empty()) {
-      out[i] = model::Check::kFloat64;
+      out[i] =
+          model::trusted_reference(r.numeric) ? model::Check::kReference : model::Check::kFloat64;
     }
   }
+  check_references(results, out);
   return out;
 }
 

@@ -1,6 +1,8 @@
 """Functions the Python API's tests check (tests/api/): one right, one that
 overflows float32 (an infinite error against its float64 reference), one
-that returns a Python float, one on integers."""
+that returns a Python float, one on integers; a layer norm with its eps
+outside the square root (a formula bug its own float64 run shares) and the
+trusted reference that catches it."""
 
 import numpy as np
 
@@ -19,3 +21,15 @@ def total(x):
 
 def doubled(x):
     return x * 2
+
+
+def layer_norm_eps_outside(x):
+    m = x.mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return (x - m) / (np.sqrt(v) + 1e-5)
+
+
+def layer_norm_reference(x):
+    m = x.mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return (x - m) / np.sqrt(v + 1e-5)

@@ -18,7 +18,7 @@ import mudjack
 import numpy as np
 import pytest
 from mudjack.testing import assert_portable
-from portable_fns import doubled, overflows, scaled_cumsum, total
+from portable_fns import doubled, layer_norm_eps_outside, layer_norm_reference, overflows, scaled_cumsum, total
 
 REPO = Path(__file__).resolve().parents[2]
 X = np.linspace(0, 1, 64, dtype=np.float32)
@@ -32,8 +32,40 @@ def run_python(code: str, cwd: Path, extra_path: str = "") -> subprocess.Complet
 
 
 def test_the_fixture_checks_a_right_function(mudjack_check):
+    # By default the grid `mudjack check` runs (numpy: eager; bfloat16 is
+    # numpy's gap, no failure), not float32 eager alone.
     result = mudjack_check(scaled_cumsum, X)
-    assert [(r.device, r.mode, r.dtype, r.outcome) for r in result.rows] == [("cpu", "eager", "float32", "pass")]
+    rows = {(r.device, r.mode, r.dtype): r.outcome for r in result.rows}
+    assert rows == {("cpu", "eager", "float16"): "pass", ("cpu", "eager", "bfloat16"): "unsupported",
+                    ("cpu", "eager", "float32"): "pass", ("cpu", "eager", "float64"): "pass"}, result
+    # The float64 row is the reference the others were judged against, not a
+    # pass checked by nothing.
+    assert result.ok and not result.unverified and "portable here" in result._repr_html_(), result
+    quick = mudjack_check(scaled_cumsum, X, quick=True)
+    assert [(r.dtype, r.outcome) for r in quick.rows] == [("float32", "pass")], quick
+
+
+def test_a_pass_checked_by_nothing_is_not_ok():
+    result = mudjack.check(doubled, np.arange(8, dtype=np.int32), budget_ms=2)
+    assert [(r.dtype, r.outcome, r.checked) for r in result.rows] == [("int32", "pass", "none")], result
+    assert not result.ok and result.unverified == result.rows
+    assert "1 passes checked by nothing (unverified)" in result._repr_html_()
+    with pytest.raises(mudjack.CheckFailed, match=r"^1 passes checked by nothing \(unverified\) \(int32 on cpu\)"):
+        result.raise_for_failure()
+
+
+def test_a_trusted_reference_catches_a_formula_bug_its_own_float64_run_shares():
+    x = (np.linspace(-1, 1, 256, dtype=np.float32) * 0.01).reshape(4, 64)
+    alone = mudjack.check(layer_norm_eps_outside, x, quick=True, budget_ms=2)
+    assert [r.outcome for r in alone.rows] == ["pass"], alone  # its float64 run has the same bug
+    judged = mudjack.check(layer_norm_eps_outside, x, quick=True, budget_ms=2, reference=layer_norm_reference)
+    assert [r.outcome for r in judged.rows] == ["mismatch"], judged
+    right = mudjack.check(layer_norm_reference, x, dtypes=["float32", "float64"], modes=["eager"], budget_ms=2,
+                          reference=layer_norm_reference)
+    assert right.ok, right
+    assert {r.checked for r in right.rows if r.outcome == "pass"} == {"reference"}, right
+    with pytest.raises(mudjack.CheckError, match="reference must be a function"):
+        mudjack.check(scaled_cumsum, X, quick=True, reference=3)
 
 
 def test_assert_portable_names_the_dtypes_to_run():
@@ -170,7 +202,9 @@ def test_plugin_failures_print_the_table(installed, tmp_path):
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
     assert "1 failed, 1 passed" in out, out
-    assert "CheckFailed: 1 of 1 cases failed (float32 on cpu)" in out, out
+    # The default grid (float16, bfloat16 — numpy's gap —, float32, float64):
+    # float32 overflows where float64 does not.
+    assert re.search(r"CheckFailed: \d of 4 cases failed.*float32 on cpu", out), out
     # The fixture was found with no -p: by the installed package's pytest11 entry point.
     # Its table: the mismatch, its infinite error and the bound it was held to.
     assert re.search(r"mismatch\s+-\s+inf\s+6\b", out), out

@@ -115,6 +115,98 @@ TEST_F(Cli, CheckOfAScriptFindsAndChecksEveryModelItCalls) {
   EXPECT_EQ(listed[0]["target"], (kFixtures / "check" / "two_models.py").string()) << listed;
 }
 
+// One rule for a whole model, wherever it comes from: a model `check` is
+// given is a composition (the loose bound, with the reduction depth its
+// operator histogram shows), a function keeps its op's 6 eps. The fixture
+// plants about 24 eps in both, on any CPU; before the rule, the model was a
+// mismatch at 6 eps as the function is.
+TEST_F(Cli, CheckJudgesAModelAsACompositionAndAFunctionByItsOp) {
+  const auto planted = (kFixtures / "check" / "planted.py").string();
+  const auto run = [&](const std::string& name) {
+    auto r = mudjack({"check", planted + ":" + name, "--quick", "--budget-ms", "2", "--out",
+                      (dir_ / "results").string(), "--json"});
+    const auto doc = nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
+    EXPECT_EQ(doc["cases"].size(), 1u) << r.out << r.err;
+    return doc["cases"].empty() ? nlohmann::json() : doc["cases"][0];
+  };
+  const auto model = run("net");
+  ASSERT_TRUE(model.is_object());
+  const auto& m = model["numeric"];
+  EXPECT_EQ(model["outcome"], "pass") << model.dump();
+  // Judged with its planted error, not around it: well beyond an op's bound,
+  // well inside the composition's.
+  EXPECT_GT(m.value("error_eps", 0.0), 6.0) << model.dump();
+  EXPECT_LT(m.value("error_eps", 1e9), 0.1 * m.value("bound_eps", 0.0)) << model.dump();
+  bool histogram = false;
+  const nlohmann::json metrics = model.contains("metrics") ? model["metrics"] : nlohmann::json();
+  if (metrics.is_object()) {
+    for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+      histogram = histogram || it.key().starts_with("op:");
+    }
+  }
+  EXPECT_TRUE(histogram) << "the model's operator histogram is its case's metrics\n"
+                         << model.dump();
+  const auto function = run("scaled_tanh");
+  ASSERT_TRUE(function.is_object());
+  EXPECT_EQ(function["outcome"], "mismatch") << function.dump();
+  EXPECT_EQ(function["numeric"].value("bound_eps", 0.0), 6.0) << function.dump();
+}
+
+// A correct function checked over the grid is `portable` in every view: its
+// float64 rows are the reference its narrower rows were judged against, not
+// passes "checked by nothing" (before: summary.md "Not portable (1)",
+// report.html "unverified", `run --resume` "2 passes checked by nothing").
+TEST_F(Cli, CheckOfACorrectFunctionIsPortableInEveryView) {
+  const auto out = dir_ / "results";
+  auto r = mudjack({"check", (kFixtures / "check" / "mine.py").string() + ":block", "--mode",
+                    "eager", "--budget-ms", "2", "--out", out.string()});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_FALSE(has(r.out, "checked by nothing")) << r.out;
+  const auto list = runs(out);
+  ASSERT_EQ(list.size(), 1u) << list;
+  const auto run_id = list[0]["id"].get<std::string>();
+  const auto folder = out / "runs" / run_id;
+  const auto summary = slurp(folder / "summary.md");
+  EXPECT_TRUE(has(summary, "## Not portable (0)")) << summary;
+  const auto html = slurp(folder / "report.html");
+  EXPECT_TRUE(has(html, "None: every function that could be attempted is portable."))
+      << html.size();
+  const auto doc = nlohmann::json::parse(slurp(folder / "results.json"));
+  ASSERT_FALSE(doc["verdicts"].empty());
+  for (const auto& v : doc["verdicts"]) EXPECT_EQ(v["verdict"], "portable") << v.dump();
+  for (const auto& c : doc["cases"]) {
+    if (c["dtype"] == "float64") {
+      EXPECT_EQ(c["checked"], "float64") << c.dump();
+    }
+  }
+  auto resumed = mudjack({"run", "--resume", run_id, "--out", out.string()});
+  EXPECT_EQ(resumed.code, 0) << resumed.out << resumed.err;
+  EXPECT_FALSE(has(resumed.out + resumed.err, "checked by nothing")) << resumed.out << resumed.err;
+}
+
+// NAME_reference, a trusted host computation, judges every case: a layer
+// norm with its eps outside the square root passes against its own float64
+// run (which shares the bug) and is a mismatch against the reference; the
+// reference judged against itself passes, checked by `reference`.
+TEST_F(Cli, CheckWithATrustedReferenceCatchesAFormulaBug) {
+  const auto file = (kFixtures / "check" / "layer_norm.py").string();
+  auto r = mudjack({"check", file + ":layer_norm_eps_outside", "--quick", "--budget-ms", "2",
+                    "--out", (dir_ / "results").string(), "--json"});
+  const auto bad = nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
+  ASSERT_EQ(bad["cases"].size(), 1u) << r.out << r.err;
+  EXPECT_EQ(bad["cases"][0]["outcome"], "mismatch") << bad["cases"][0].dump();
+  EXPECT_EQ(bad["cases"][0]["numeric"]["reference"],
+            "layer_norm_eps_outside_reference on the host");
+  r = mudjack({"check", file + ":layer_norm", "--mode", "eager", "--dtype", "float32,float64",
+               "--budget-ms", "2", "--out", (dir_ / "results").string(), "--json"});
+  const auto good = nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
+  ASSERT_EQ(good["cases"].size(), 2u) << r.out << r.err;
+  for (const auto& c : good["cases"]) {
+    EXPECT_EQ(c["outcome"], "pass") << c.dump();
+    EXPECT_EQ(c["checked"], "reference") << c.dump();
+  }
+}
+
 TEST_F(Cli, CheckRowsAndRunsNameTheFunctionFromAnyFolder) {
   // A relative FILE.py:NAME is stored with its absolute path: `runs` and
   // `repro` read it later from anywhere.

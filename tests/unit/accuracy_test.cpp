@@ -276,6 +276,40 @@ TEST_F(AccuracyFlow, ADeviceAsGoodAsTheBaselinePasses) {
   EXPECT_EQ(*dev.numeric.bound_eps, oracle::kWellDevicePerSqrtK);
 }
 
+// The float64 reference judges every device, also beside a baseline beyond
+// its own bound (9 eps on an elementwise op whose bound is 6): a device 50x
+// further off is a mismatch, not a pass by a loose comparison with the
+// baseline (1e-3 for float32, which 450 eps is well inside); one within 4x
+// the baseline's error passes, checked by float64. A NaN baseline lends no
+// licence.
+TEST_F(AccuracyFlow, ABaselineBeyondItsBoundDoesNotLetAWorseDevicePass) {
+  const double s = std::sqrt(7.5);  // the RMS of kTruth
+  const auto off = [&](double k) {
+    std::vector<double> v;
+    for (double r : kTruth) v.push_back(r + k * 0x1p-23 * (r + s));
+    return v;
+  };
+  supervisor::Oracle oracle(*store_, "r1", "cpu");
+  auto base = result("cpu", off(9));
+  add_reference(base, kTruth);
+  oracle.observe(base);
+  EXPECT_EQ(base.outcome, model::Outcome::kMismatch);
+  auto far = result("cuda:0", off(450));
+  oracle.observe(far);
+  EXPECT_EQ(far.outcome, model::Outcome::kMismatch) << far.numeric.message;
+  EXPECT_NE(far.numeric.message.find("float64 reference"), std::string::npos)
+      << far.numeric.message;
+  auto near = result("cuda:0", off(20));
+  oracle.observe(near);
+  EXPECT_EQ(near.outcome, model::Outcome::kPass) << near.numeric.message;
+  ASSERT_TRUE(near.numeric.bound_eps);
+  EXPECT_NEAR(*near.numeric.bound_eps, 4 * 9, 0.5);
+  EXPECT_EQ(near.numeric.reference, "float64 on cpu");
+  // Beside a NaN baseline a device is held to kBaselineFactor x its alone bound.
+  EXPECT_EQ(oracle::device_bound("float32", {1, false}, kNaN),
+            oracle::kBaselineFactor * oracle::kBaselineFactor * oracle::kWellAlonePerSqrtK);
+}
+
 // The sensitivity targets of bench/plant/results-2026-11-28.md, through the
 // supervisor's oracle: an elementwise float32 output 4 eps off everywhere is
 // a mismatch beside a correct baseline, 8 eps off everywhere alone; the same
