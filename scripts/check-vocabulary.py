@@ -28,6 +28,8 @@ SPELLED: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("results-v1.schema.json", "/$defs/numeric/properties/cause", "cause", ("",)),
     ("results-v1.schema.json", "/$defs/verdict_row/properties/cause", "cause", ("",)),
     ("results-v1.schema.json", "/$defs/case/properties/checked", "check", ()),
+    ("results-v1.schema.json", "/$defs/refusal", "refusal", ()),
+    ("results-v1.schema.json", "/$defs/refusal_source", "refusal_source", ()),
     ("results-v1.schema.json", "/$defs/case/properties/policy", "policy", ()),
     ("results-v1.schema.json", "/$defs/case/properties/excused/additionalProperties", "excuse", ()),
     ("results-v1.schema.json", "/properties/models/items/properties/stage", "mode", ()),

@@ -1,5 +1,6 @@
 // Writes schemas/vocabulary.json to stdout: every closed list of the engine
-// (outcomes, verdicts, causes, check kinds, error kinds, modes, policies,
+// (outcomes, verdicts, causes, check kinds, error kinds, refusals and their
+// sources, modes, policies,
 // dtypes, excuse reasons, the fuzz ops with their arity and dtypes, the
 // accuracy oracle's constants) from its C++ definitions. The probe, the
 // Python package and the scripts read that file; CTest `vocabulary` fails
@@ -81,11 +82,22 @@ ordered_json model_lists() {
   auto errors =
       enum_names<model::ErrorKind>([](model::ErrorKind k) { return model::to_string(k); },
                                    [](std::string_view s) { return model::parse_error_kind(s); });
+  auto refusals =
+      enum_names<model::Refusal>([](model::Refusal r) { return model::to_string(r); },
+                                 [](std::string_view s) { return model::parse_refusal(s); });
+  auto sources = enum_names<model::RefusalSource>(
+      [](model::RefusalSource r) { return model::to_string(r); },
+      [](std::string_view s) { return model::parse_refusal_source(s); });
   d["outcome"] = enum_of(outcomes, "every case x device ends with exactly one");
   d["verdict"] = enum_of(verdicts, "per (framework, function, device), in precedence order");
   d["cause"] = enum_of(causes, "why a result is what it is; none is the empty string");
   d["check"] = enum_of(checks, "how a pass's answer was checked");
   d["error_kind"] = enum_of(errors, "a failure's kind; none is the empty string");
+  d["refusal"] = enum_of(refusals,
+                         "a failing case's refusal: outside the function's domain (never a "
+                         "failure) or a kernel missing on this chip (a failure); none is the "
+                         "empty string");
+  d["refusal_source"] = enum_of(sources, "who said a case was refused; none is the empty string");
   d["mode"] = enum_of(words(model::kModes), "how a case calls its function");
   d["policy"] = enum_of(words(model::kPolicies), "a case's run policy");
   d["grid_dtype"] = enum_of(words(model::kGridDtypes), "the dtype grid");

@@ -79,12 +79,25 @@ class Row:
     # baseline, float64 (the oracle against its own widened run), none.
     checked: str = ""
     unstable: bool = False  # the engine's word: the rounds spread over 10% (the views say `unstable`)
+    # The engine's word for a refused fail (results 1.10): unsupported
+    # (outside the function's domain: outcome `unsupported`, no failure) or
+    # kernel_missing (a kernel missing on this device: outcome `fail`, a
+    # failure); documented when the framework's own claims say so.
+    refusal: str = ""
+    documented: bool = False
 
 
 _HEAD = ("device", "mode", "dtype", "outcome", "checked", "error (eps)", "bound (eps)", "median", "class",
          "noise")
 _FINE = ("pass", "skip", "unsupported")  # outcomes that are no failure
 _COLOURS = {"pass": "#d8f0d8", "skip": "#eeeeee", "unsupported": "#eeeeee"}  # else failure red
+
+
+def _refusal_word(r: Row) -> str:
+    """"kernel_missing (documented): " before a refused fail's message, as the engine words it."""
+    if r.refusal == "kernel_missing":
+        return "kernel_missing (documented): " if r.documented else "kernel_missing: "
+    return ""
 
 
 def _num(v: float | None, fmt: str) -> str:
@@ -139,7 +152,7 @@ class CheckResult:
         # A failure's message under its row: which dtype on which device, and why.
         for i, r in enumerate(self.rows):
             if r.outcome not in ("pass", "skip") and r.message:
-                lines[i + 1] += "\n    " + r.message.splitlines()[0][:200]
+                lines[i + 1] += "\n    " + _refusal_word(r) + r.message.splitlines()[0][:200]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -156,7 +169,7 @@ class CheckResult:
                 error = f"<b>{escape(error)}</b>"
             else:
                 error = escape(error)
-            why = f'<br><small>{escape(r.message.splitlines()[0][:200])}</small>' \
+            why = f'<br><small>{escape(_refusal_word(r) + r.message.splitlines()[0][:200])}</small>' \
                 if r.outcome not in ("pass", "skip") and r.message else ""
             cells = [escape(c[0]), escape(c[1]), escape(c[2]), f"<b>{escape(c[3])}</b>{why}", escape(c[4]), error,
                      escape(c[7]), escape(c[8]), escape(c[9])]
@@ -351,7 +364,9 @@ def _float(v: Any) -> float | None:
 
 def _rows(doc: dict[str, Any]) -> list[Row]:
     """One Row per case of results.json; a failed case whose dtype its
-    verdict lists as unsupported (the engine's judgement) is `unsupported`."""
+    verdict lists as unsupported (the engine's judgement) is `unsupported`;
+    each row carries the engine's refusal word (results 1.10: the case's
+    `refusal`)."""
     unsupported = {(v["function"], v["device"], u["dtype"]) for v in doc.get("verdicts", [])
                    for u in v.get("unsupported") or []}
     rows = []
@@ -361,11 +376,14 @@ def _rows(doc: dict[str, Any]) -> list[Row]:
         timing = latency.get("timing") or {}
         rounds = timing.get("rounds") or []
         outcome = c["outcome"]
-        if outcome == "fail" and (c.get("function"), c["device"], c["dtype"]) in unsupported:
+        refusal = c.get("refusal") or {}
+        if outcome == "fail" and (refusal.get("refusal") == "unsupported" or (
+                "refusal" not in c and (c.get("function"), c["device"], c["dtype"]) in unsupported)):
             outcome = "unsupported"
         rows.append(Row(c["device"], c["mode"], c["dtype"], outcome, _float(numeric.get("error_eps")),
                         _float(numeric.get("bound_eps")), _float(latency.get("median_ns")), timing.get("bound", ""),
                         _float(timing.get("spread")) if len(rounds) > 1 else None,
                         (c.get("error") or {}).get("message", "") or numeric.get("message", "") or "",
-                        c.get("checked", "") if c["outcome"] == "pass" else "", bool(timing.get("unstable"))))
+                        c.get("checked", "") if c["outcome"] == "pass" else "", bool(timing.get("unstable")),
+                        refusal.get("refusal", ""), bool(refusal.get("documented"))))
     return rows

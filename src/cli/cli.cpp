@@ -42,8 +42,10 @@ constexpr const char* kExitCodes =
     "Exit codes: 0 run completed (whatever the verdicts), 1 --fail-on matched, a suite error, or "
     "compare found a regression or new failure, 2 bad usage or input, 3 nothing could be "
     "attempted (doctor: something is missing), 130 interrupted.\n"
-    "Words: a failing case is a failure where its dtype is claimed on the device and "
-    "`unsupported` (never a failure) where not; a divergence's cause is own_check (the case's "
+    "Words: a failing case is `unsupported` (never a failure) when the framework's claims "
+    "exclude its dtype on every device, or its message is an API contract; `kernel_missing` (a "
+    "failure) when the claims exclude it only on this device, or its message names this chip's "
+    "kernel or placement; else a plain failure; a divergence's cause is own_check (the case's "
     "own check failed), full_precision, precision_default or baseline_wrong (the oracle); a pass "
     "was checked by a reference, a property, the baseline, float64 (the oracle against its own "
     "widened run) or none (unverified).";

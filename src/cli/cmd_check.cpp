@@ -131,10 +131,13 @@ void print_table(const verdict::Judged& judged) {
     const auto& t = r.latency.timing;
     const std::string checked =
         r.outcome == model::Outcome::kPass ? std::string(model::to_string(judged.checked[i])) : "-";
-    // A dtype the framework lacks is `unsupported` (verdict::unsupported_reason), not a failure.
-    const auto unsupported = verdict::unsupported_reason(r);
-    const std::string outcome =
-        unsupported ? "unsupported" : std::string(model::to_string(r.outcome));
+    // A refused fail reads as the judge reads it (Judged::refusals): outside
+    // the domain `unsupported` (not a failure), a gap of this chip
+    // `kernel_missing` (a failure).
+    const auto& why = judged.refusals[i];
+    const bool refused = why.refusal != model::Refusal::kNone;
+    const std::string outcome = refused ? std::string(model::to_string(why.refusal))
+                                        : std::string(model::to_string(r.outcome));
     std::printf("%-*s %-8s %-9s %-9s %-11s %-9s %10s %10s %10s %12s %-12s %s\n", name_width,
                 terminal_safe(r.info.function).c_str(), r.device.c_str(), r.info.mode.c_str(),
                 r.info.dtype.c_str(), outcome.c_str(), checked.c_str(),
@@ -147,8 +150,8 @@ void print_table(const verdict::Judged& judged) {
                     ? (cell(t->spread * 100, "%.1f%%") + (t->unstable ? " unstable" : "")).c_str()
                     : "-");
     const std::string indent(static_cast<size_t>(name_width) + 10, ' ');
-    if (unsupported) {
-      std::printf("%s%s\n", indent.c_str(), terminal_safe(unsupported->substr(0, 200)).c_str());
+    if (refused) {
+      std::printf("%s%s\n", indent.c_str(), terminal_safe(why.reason.substr(0, 200)).c_str());
     } else if (r.outcome != model::Outcome::kPass && !r.error.message.empty()) {
       std::printf("%s%s\n", indent.c_str(), terminal_safe(r.error.message.substr(0, 200)).c_str());
     }

@@ -2,6 +2,7 @@
 
 #include "stats/timing.hpp"
 #include "util/time.hpp"
+#include "verdict/refusal.hpp"
 #include "verdict/verdict.hpp"
 
 namespace mudjack::cli {
@@ -80,7 +81,8 @@ void Progress::on_result(const model::CaseResult& r) {
   ++done_;
   ++done_here_;
   ++device_done_[r.device];
-  const bool unsupported = verdict::unsupported_reason(r).has_value();
+  const auto refusal = verdict::refusal_of(r).refusal;
+  const bool unsupported = refusal == model::Refusal::kUnsupported;
   if (unsupported) {
     ++unsupported_;
   } else if (model::is_failure(r.outcome)) {
@@ -102,8 +104,10 @@ void Progress::on_result(const model::CaseResult& r) {
     std::string kind(model::to_string(r.error.kind));
     detail = (kind.empty() ? "" : kind + ": ") + r.error.message.substr(0, 100);
   }
-  const std::string outcome =
-      unsupported ? "unsupported" : std::string(model::to_string(r.outcome));
+  // A refused fail shows the judge's word: unsupported, kernel_missing (verdict/refusal.hpp).
+  const std::string outcome = refusal != model::Refusal::kNone
+                                  ? std::string(model::to_string(refusal))
+                                  : std::string(model::to_string(r.outcome));
   std::fprintf(out_, "[%zu/%zu] %-7s %-11s %s  %s\n", done_, total_,
                terminal_safe(r.device).c_str(), outcome.c_str(), terminal_safe(r.info.id).c_str(),
                terminal_safe(detail).c_str());

@@ -76,6 +76,20 @@ constexpr std::array<std::pair<Cause, std::string_view>, 5> kCauseNames{{
     {Cause::kOwnCheck, "own_check"},
 }};
 
+constexpr std::array<std::pair<Refusal, std::string_view>, 3> kRefusalNames{{
+    {Refusal::kNone, ""},
+    {Refusal::kUnsupported, "unsupported"},
+    {Refusal::kKernelMissing, "kernel_missing"},
+}};
+
+constexpr std::array<std::pair<RefusalSource, std::string_view>, 5> kRefusalSourceNames{{
+    {RefusalSource::kNone, ""},
+    {RefusalSource::kOpDatabase, "op_database"},
+    {RefusalSource::kKernelRegistry, "kernel_registry"},
+    {RefusalSource::kTypeRule, "type_rule"},
+    {RefusalSource::kMessage, "message"},
+}};
+
 }  // namespace
 
 std::string_view to_string(Cause c) {
@@ -98,6 +112,18 @@ std::string modes_text() {
 
 std::optional<Check> parse_check(std::string_view s) {
   return value_of(kCheckNames, s);
+}
+std::string_view to_string(Refusal r) {
+  return name_of(kRefusalNames, r);
+}
+std::string_view to_string(RefusalSource s) {
+  return name_of(kRefusalSourceNames, s);
+}
+std::optional<Refusal> parse_refusal(std::string_view s) {
+  return value_of(kRefusalNames, s);
+}
+std::optional<RefusalSource> parse_refusal_source(std::string_view s) {
+  return value_of(kRefusalSourceNames, s);
 }
 std::string_view to_string(Outcome o) {
   return name_of(kOutcomeNames, o);

@@ -36,8 +36,12 @@ inline constexpr std::string_view kSchemaVersion = "1.5";
 // disturbances) and the run's `rounds`; 1.6 the outcome `error` (the suite's
 // own code is wrong) and its count; 1.9 the verdict rows' `unsupported`
 // (dtypes not claimed on the device, never failures) in place of
-// `lacks_dtype`, and the run's `portability_gaps`.
-inline constexpr std::string_view kResultsSchemaVersion = "1.9";
+// `lacks_dtype`, and the run's `portability_gaps`; 1.10 the refusal of a
+// failing case (each case's `refusal`: unsupported or kernel_missing, its
+// source and whether the claims document it), the verdict rows'
+// `kernel_missing` and each unsupported entry's `source`, and the gaps'
+// `unreached` (failing cases whose other lane never ran them).
+inline constexpr std::string_view kResultsSchemaVersion = "1.10";
 
 // The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.
@@ -84,6 +88,21 @@ inline constexpr std::array<Verdict, 7> kVerdicts = {
 // float64); `none`, nothing looked at the answer: only `none` is unverified.
 enum class Check { kNone, kReference, kProperty, kBaseline, kFloat64 };
 
+// How a failing case's refusal reads (docs/design.md, "domain vs device
+// gap"): kNone, an ordinary failure (or no failure at all); kUnsupported,
+// outside the function's domain on every device (never in a failure rate);
+// kKernelMissing, a gap of this chip: a failure here.
+enum class Refusal { kNone, kUnsupported, kKernelMissing };
+// Every refusal word (kNone has none), in enum order.
+inline constexpr std::array<Refusal, 2> kRefusals = {Refusal::kUnsupported,
+                                                     Refusal::kKernelMissing};
+// Who said so: the framework's op database (PyTorch's OpInfo, JAX's harness
+// limitations), its kernel registry (TensorFlow), a type rule the error
+// names (JAX's dtype rules, TensorFlow's op-def attr lists), or the error
+// message itself (an API contract, or a kernel or placement of this chip).
+// The first two are claims: a kernel_missing they say is `documented`.
+enum class RefusalSource { kNone, kOpDatabase, kKernelRegistry, kTypeRule, kMessage };
+
 // The framework's failures: fail, crash, timeout, mismatch (not a pass, a
 // case that could not be attempted here, or the suite's own error).
 constexpr bool is_failure(Outcome o) {
@@ -95,11 +114,15 @@ std::string_view to_string(Outcome o);
 std::string_view to_string(ErrorKind k);
 std::string_view to_string(Verdict v);
 std::string_view to_string(Check c);
+std::string_view to_string(Refusal r);        // kNone is ""
+std::string_view to_string(RefusalSource s);  // kNone is ""
 // Parsers return nullopt for names outside the closed lists.
 std::optional<Outcome> parse_outcome(std::string_view s);
 std::optional<ErrorKind> parse_error_kind(std::string_view s);
 std::optional<Verdict> parse_verdict(std::string_view s);
 std::optional<Check> parse_check(std::string_view s);
+std::optional<Refusal> parse_refusal(std::string_view s);
+std::optional<RefusalSource> parse_refusal_source(std::string_view s);
 // Forward: Cause is declared with Numeric below.
 enum class Cause;
 std::string_view to_string(Cause c);  // kNone is ""
@@ -284,15 +307,20 @@ struct CaseResult {
   double wall_s = 0;                                // wall time the engine spent on this case
 };
 
-// A dtype a device does not support for a function, as its verdict row
-// lists it: the dtype, why it is not claimed (the framework's op database,
-// its kernel registry, or a typed rejection), and how many cases failed so.
+// A dtype a device refused for a function, as its verdict row lists it
+// (VerdictRow::unsupported, VerdictRow::kernel_missing): the dtype, why
+// (the first case's reason), how many cases were refused so, who said so
+// (results 1.10) and, for a kernel missing, whether the framework's claims
+// document the gap.
 struct Unsupported {
   std::string dtype;
   std::string reason;
   int cases = 0;
+  RefusalSource source = RefusalSource::kNone;
+  bool documented = false;
   bool operator==(const Unsupported&) const = default;
 };
+using Refused = Unsupported;
 
 struct VerdictRow {
   std::string framework;
@@ -326,6 +354,10 @@ struct VerdictRow {
   // They are never failures; when they are all the function attempted, the
   // verdict is `unavailable` with their reasons.
   std::vector<Unsupported> unsupported;
+  // Dtypes whose kernel is missing on this device (results 1.10): failing
+  // cases the claims or the message make a gap of this chip. They are
+  // failures (in `failing` and the counts); listed here with their reason.
+  std::vector<Refused> kernel_missing;
 
   // The divergence's cause for the headline: the worst present (own_check
   // outranks full_precision outranks precision_default outranks

@@ -52,7 +52,8 @@ std::string csv_field(std::string_view raw) {
 }
 
 std::string to_csv(const std::vector<model::CaseResult>& cases,
-                   const std::vector<model::Check>& checked) {
+                   const std::vector<model::Check>& checked,
+                   const std::vector<verdict::RefusalOf>& refusals) {
   std::string out;
   const auto row = [&out](const auto& fields) {
     bool first = true;
@@ -76,6 +77,9 @@ std::string to_csv(const std::vector<model::CaseResult>& cases,
     const auto& t = s ? r.latency.timing : std::nullopt;
     const auto fallback = verdict::case_fallback(r);
     const auto warm = verdict::warm_compiles(r);
+    const verdict::RefusalOf none;
+    const auto& why = i < refusals.size() ? refusals[i] : none;
+    const bool refused = why.refusal != model::Refusal::kNone;
     const std::array<std::string, kCsvColumns.size()> fields = {
         r.run_id,
         r.info.id,
@@ -112,6 +116,9 @@ std::string to_csv(const std::vector<model::CaseResult>& cases,
         t ? num(t->spread) : "",
         fallback ? verdict::describe(*fallback) : "",
         warm ? num(static_cast<int64_t>(*warm)) : "",
+        std::string(model::to_string(why.refusal)),
+        std::string(model::to_string(why.source)),
+        refused ? std::string(why.documented ? "true" : "false") : "",
     };
     row(fields);
   }

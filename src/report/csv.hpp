@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/model.hpp"
+#include "verdict/refusal.hpp"
 
 namespace mudjack::report {
 
@@ -25,7 +26,7 @@ namespace mudjack::report {
 // max_rel_err the largest absolute and relative errors (against the
 // reference where the oracle judged, else the baseline). Empty where nothing
 // was compared.
-inline constexpr std::array<std::string_view, 35> kCsvColumns = {
+inline constexpr std::array<std::string_view, 38> kCsvColumns = {
     "run_id", "case_id", "framework", "function", "variant", "device", "dtype", "shape", "mode",
     "outcome", "error_kind", "error_message", "cold_ns", "median_ns", "p10_ns", "p90_ns", "n",
     "peak_device_bytes", "peak_host_bytes", "max_abs_err", "max_rel_err", "error_eps", "bound_eps",
@@ -37,12 +38,18 @@ inline constexpr std::array<std::string_view, 35> kCsvColumns = {
     // ("aten::nonzero×3"), or the fallback kind; empty when none
     "host_fallback",
     "warm_compiles",  // torch on XLA: graphs its warm calls compiled (recompilation)
+    // verdict/refusal.hpp (results 1.10), empty for a case that was not refused:
+    "refusal",         // unsupported (never a failure) or kernel_missing (a failure)
+    "refusal_source",  // op_database, kernel_registry, type_rule or message
+    "documented",      // true/false: the framework's claims say so
 };
 
 // The whole file: header row then one row per result, in the given order;
-// `checked` parallel to `cases` (verdict::Judged::checked), empty for "".
+// `checked` and `refusals` parallel to `cases` (verdict::Judged::checked,
+// ::refusals), empty for "".
 std::string to_csv(const std::vector<model::CaseResult>& cases,
-                   const std::vector<model::Check>& checked = {});
+                   const std::vector<model::Check>& checked = {},
+                   const std::vector<verdict::RefusalOf>& refusals = {});
 
 // One field, quoted if RFC 4180 requires it.
 std::string csv_field(std::string_view value);

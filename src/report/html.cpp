@@ -523,12 +523,21 @@ void problems_section(std::string& h, const std::vector<VerdictRow>& verdicts) {
 // apart from the verdicts, capped at kMaxGapRows rows (results.json has all).
 constexpr size_t kMaxGapRows = 200;
 
-void gaps_section(std::string& h, const std::vector<verdict::Gap>& gaps) {
-  if (gaps.empty()) return;
+void gaps_section(std::string& h, const std::vector<verdict::Gap>& gaps,
+                  const std::vector<verdict::Unreached>& unreached) {
+  if (gaps.empty() && unreached.empty()) return;
   h += "<h2 id=\"gaps\">Portability gaps (" + std::to_string(gaps.size()) +
        ")</h2>\n<p class=\"meta\">Cases that passed on one device and did not on another: code "
        "that works there does not here. Counted beside the failure rate, never in a verdict; "
-       "<em>unsupported</em> ones are not claimed on the device.</p>\n<table id=\"gaps-table\">"
+       "<em>unsupported</em> ones are outside the function's domain, <em>kernel_missing</em> "
+       "ones a gap of that chip (a failure there).</p>\n";
+  for (const auto& u : unreached) {
+    h += "<p class=\"unreached\">" + std::to_string(u.cases) + " " + esc(u.framework) +
+         " cases failed on <code>" + esc(u.device) + "</code> that <code>" + esc(u.other) +
+         "</code> never ran (the run did not reach them; e.g. <code>" + esc(u.example) +
+         "</code>): whether they work there is not known.</p>\n";
+  }
+  h += "<table id=\"gaps-table\">"
        "<tr><th>case</th><th>device</th><th>passes on</th><th>here</th><th>why</th></tr>\n";
   for (size_t i = 0; i < gaps.size() && i < kMaxGapRows; ++i) {
     const auto& g = gaps[i];
@@ -595,7 +604,8 @@ json cell_data(const verdict::Judged& j) {
     data["verdicts"][cell_key(v.framework, v.function, v.device)] = {
         {"verdict", model::to_string(v.verdict)}, {"reason", v.reason}, {"flags", flags}};
   }
-  for (const auto& r : j.cases) {
+  for (size_t i = 0; i < j.cases.size(); ++i) {
+    const auto& r = j.cases[i];
     json row = json::array();
     row.push_back(r.info.variant);
     row.push_back(r.info.dtype);
@@ -612,7 +622,13 @@ json cell_data(const verdict::Judged& j) {
     }
     row.push_back(r.latency.cold_ns ? json(static_cast<double>(*r.latency.cold_ns))
                                     : json(nullptr));
-    row.push_back(failure_text(r, 400));
+    // A refused fail says which word the judge gave it (refusal.hpp).
+    const auto refusal = i < j.refusals.size() ? j.refusals[i].refusal : model::Refusal::kNone;
+    row.push_back((refusal == model::Refusal::kNone
+                       ? ""
+                       : std::string(model::to_string(refusal)) +
+                             (j.refusals[i].documented ? " (documented): " : ": ")) +
+                  failure_text(r, 400));
     data["cases"][cell_key(r.info.framework, r.info.function, r.device)].push_back(std::move(row));
   }
   return data;
@@ -664,7 +680,7 @@ std::string to_html(const verdict::Judged& j) {
   latency_section(h, j);
   accuracy_section(h, j);
   problems_section(h, j.verdicts);
-  gaps_section(h, j.gaps);
+  gaps_section(h, j.gaps, j.unreached);
   environment_section(h, run);
   h += "<aside id=\"detail\" aria-live=\"polite\"></aside>\n<script type=\"application/json\" "
        "id=\"mj-data\">" +

@@ -253,12 +253,20 @@ model::VerdictRow verdict_from_json(const json& v, std::string_view source) {
       }
     }
   }
-  if (auto it = v.find("unsupported"); it != v.end() && it->is_array()) {  // 1.9
+  // 1.9 unsupported; 1.10 each entry's source and documented, and kernel_missing.
+  const auto refused = [&v](const char* key, std::vector<model::Refused>& into) {
+    auto it = v.find(key);
+    if (it == v.end() || !it->is_array()) return;
     for (const auto& u : *it) {
       if (!u.is_object()) continue;
-      row.unsupported.push_back({u.value("dtype", ""), u.value("reason", ""), u.value("cases", 0)});
+      const auto said_by = u.value("source", "");
+      into.push_back({u.value("dtype", ""), u.value("reason", ""), u.value("cases", 0),
+                      model::parse_refusal_source(said_by).value_or(model::RefusalSource::kNone),
+                      u.value("documented", false)});
     }
-  }
+  };
+  refused("unsupported", row.unsupported);
+  refused("kernel_missing", row.kernel_missing);
   // 1.4-1.8: dtypes that failed on every device, the rule before claims.
   for (const auto& dtype : list<std::string>(v, "lacks_dtype")) {
     row.unsupported.push_back({dtype, "failed on every device (judged before results 1.9)", 0});
@@ -355,13 +363,31 @@ json case_to_json(const model::CaseResult& r) {
   return c;
 }
 
-json unsupported_to_json(const std::vector<model::Unsupported>& unsupported) {
+namespace {
+
+json refused_to_json(const std::vector<model::Refused>& refused) {
   json out = json::array();
-  for (const auto& u : unsupported) {
-    out.push_back({{"dtype", u.dtype}, {"reason", u.reason}, {"cases", u.cases}});
+  for (const auto& u : refused) {
+    json entry = {{"dtype", u.dtype}, {"reason", u.reason}, {"cases", u.cases}};
+    if (u.source != model::RefusalSource::kNone) {  // a row read from results before 1.10 has none
+      entry["source"] = model::to_string(u.source);
+      entry["documented"] = u.documented;
+    }
+    out.push_back(std::move(entry));
   }
   return out;
 }
+
+// A failing case's refusal (results 1.10), or null.
+json refusal_to_json(const verdict::RefusalOf& why) {
+  if (why.refusal == model::Refusal::kNone) return nullptr;
+  return {{"refusal", model::to_string(why.refusal)},
+          {"source", model::to_string(why.source)},
+          {"documented", why.documented},
+          {"reason", why.reason}};
+}
+
+}  // namespace
 
 json verdict_to_json(const model::VerdictRow& v) {
   json flags = json::array();
@@ -392,7 +418,8 @@ json verdict_to_json(const model::VerdictRow& v) {
        v.successor_verdict ? json(model::to_string(*v.successor_verdict)) : json(nullptr)},
       {"causes", std::move(causes)},
       {"cause", model::to_string(v.cause())},
-      {"unsupported", unsupported_to_json(v.unsupported)},
+      {"unsupported", refused_to_json(v.unsupported)},
+      {"kernel_missing", refused_to_json(v.kernel_missing)},
   };
 }
 
@@ -432,6 +459,19 @@ json gaps_to_json(const verdict::Judged& judged) {
                    {"works_on", g.works_on},
                    {"what", g.what},
                    {"reason", g.reason}});
+  }
+  return out;
+}
+
+// Failing cases whose other lane never ran them (schema 1.10).
+json unreached_to_json(const verdict::Judged& judged) {
+  json out = json::array();
+  for (const auto& u : judged.unreached) {
+    out.push_back({{"framework", u.framework},
+                   {"device", u.device},
+                   {"other", u.other},
+                   {"cases", u.cases},
+                   {"example", u.example}});
   }
   return out;
 }
@@ -545,6 +585,7 @@ json to_json(const verdict::Judged& judged) {
     json c = case_to_json(r);
     c["latency_ratio"] = ratio_to_json(judged.ratio_of(r));
     c["checked"] = model::to_string(judged.checked[i]);
+    c["refusal"] = refusal_to_json(judged.refusals[i]);
     cs.push_back(std::move(c));
   }
   doc["cases"] = std::move(cs);
@@ -554,6 +595,7 @@ json to_json(const verdict::Judged& judged) {
   doc["counts"] = counts_to_json(judged);
   doc["reasons"] = reasons_to_json(judged);
   doc["portability_gaps"] = gaps_to_json(judged);
+  doc["gaps_unreached"] = unreached_to_json(judged);
   if (!judged.claims.empty()) doc["claims"] = claims_to_json(judged);
   if (!judged.kernels.empty()) doc["kernels"] = kernels_to_json(judged);
   if (!judged.fallbacks.empty()) doc["host_fallback"] = fallbacks_to_json(judged);

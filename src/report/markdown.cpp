@@ -322,15 +322,28 @@ std::string kernels_section(const verdict::Judged& j) {
 
 // Cases that work on one device and not on another: per device, up to
 // kClaimExamples items (results.json's `portability_gaps` has them all).
+// Failing cases whose other lane never ran them: no gap can be told.
+std::string unreached_items(const verdict::Judged& j) {
+  std::string out;
+  for (const auto& u : j.unreached) {
+    out += "- " + std::to_string(u.cases) + " " + u.framework + " cases failed on " +
+           code(u.device) + " that " + code(u.other) + " never ran (the run did not reach them; " +
+           "e.g. " + code(u.example) + "): whether they work there is not known\n";
+  }
+  return out;
+}
+
 std::string gaps_section(const verdict::Judged& j) {
-  if (j.gaps.empty()) return "";
+  if (j.gaps.empty() && j.unreached.empty()) return "";
   std::map<std::string, std::vector<const verdict::Gap*>> by_device;
   for (const auto& g : j.gaps) by_device[g.device].push_back(&g);
   std::string out =
       "\n## Portability gaps (" + std::to_string(j.gaps.size()) +
       ")\n\nCases that passed on one device and did not on another: code that works there "
       "does not here. Counted beside the failure rate, never in a verdict; `unsupported` ones "
-      "are not claimed on the device.\n\n";
+      "are outside the function's domain, `kernel_missing` ones a gap of that chip (a "
+      "failure there).\n\n" +
+      unreached_items(j);
   for (const auto& [device, gaps] : by_device) {
     out += "- " + code(device) + ": " + std::to_string(gaps.size()) + "\n";
     out += capped_items(gaps, "portability_gaps", [](const verdict::Gap& g) {

@@ -228,11 +228,39 @@ std::string divergence_line(const verdict::Judged& judged) {
          "\n";
 }
 
-// "unsupported dtypes (not claimed on the device; never failures): torch on
-// cpu: 4 functions (12 cases); ...\n" and "portability gaps (passed on
-// another device, not here): torch on cuda:0: 3 cases\n", or nothing.
+namespace {
+
+// "torch on cuda:0: 1 function (4 cases, 4 documented)".
+std::string kernel_missing_part(const std::string& framework, const std::string& device,
+                                const verdict::Tally& tally) {
+  return framework + " on " + device + ": " + std::to_string(tally.kernel_missing_functions) +
+         (tally.kernel_missing_functions == 1 ? " function (" : " functions (") +
+         std::to_string(tally.kernel_missing_cases) + " cases, " +
+         std::to_string(tally.kernel_missing_documented) + " documented)";
+}
+
+// "portability gaps cannot be told for 12 failing cases on cuda:0 (cpu never
+// ran them: an incomplete run)\n", or "".
+std::string unreached_line(const verdict::Judged& judged) {
+  std::string parts;
+  for (const auto& u : judged.unreached) {
+    parts += std::string(parts.empty() ? "" : "; ") + u.framework + ": " + std::to_string(u.cases) +
+             " failing on " + u.device + " that " + u.other + " never ran";
+  }
+  if (parts.empty()) return "";
+  return "portability gaps not known (the other lane never reached the case): " + parts + "\n";
+}
+
+}  // namespace
+
+// "unsupported dtypes (outside the function's domain; never failures): torch
+// on cpu: 4 functions (12 cases); ...\n", "kernel missing (a failure on that
+// device): torch on cuda:0: 1 function (4 cases, 4 documented)\n",
+// "portability gaps (passed on another device, not here): torch on cuda:0: 3
+// cases\n" and the failing cases no gap can be told for, or nothing.
 std::string apart_lines(const verdict::Judged& judged) {
   std::string unsupported;
+  std::string missing;
   std::string gaps;
   for (const auto& [framework, by_device] : judged.tallies) {
     for (const auto& [device, tally] : by_device) {
@@ -242,6 +270,10 @@ std::string apart_lines(const verdict::Judged& judged) {
                        (tally.unsupported_functions == 1 ? " function (" : " functions (") +
                        std::to_string(tally.unsupported_cases) + " cases)";
       }
+      if (tally.kernel_missing_functions > 0) {
+        missing += std::string(missing.empty() ? "" : "; ") +
+                   kernel_missing_part(framework, device, tally);
+      }
       if (tally.gaps > 0) {
         gaps += std::string(gaps.empty() ? "" : "; ") + framework + " on " + device + ": " +
                 std::to_string(tally.gaps) + (tally.gaps == 1 ? " case" : " cases");
@@ -250,10 +282,12 @@ std::string apart_lines(const verdict::Judged& judged) {
   }
   std::string out;
   if (!unsupported.empty()) {
-    out += "unsupported dtypes (not claimed on the device; never failures): " + unsupported + "\n";
+    out +=
+        "unsupported dtypes (outside the function's domain; never failures): " + unsupported + "\n";
   }
+  if (!missing.empty()) out += "kernel_missing (a failure on that device): " + missing + "\n";
   if (!gaps.empty()) out += "portability gaps (passed on another device, not here): " + gaps + "\n";
-  return out;
+  return out + unreached_line(judged);
 }
 
 std::string claims_lines(const verdict::Judged& judged) {

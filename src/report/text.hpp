@@ -37,9 +37,11 @@ std::string listed_missing_line(const verdict::Judged& judged);
 // there are none.
 std::string divergence_line(const verdict::Judged& judged);
 
-// The counts apart from the failure rate, one line each, or "": functions
-// with unsupported dtypes (VerdictRow::unsupported) and portability gaps
-// (Judged::gaps), per framework and device.
+// The counts beside the failure rate, one line each, or "": functions with
+// unsupported dtypes (VerdictRow::unsupported, never failures), functions
+// with a kernel missing (VerdictRow::kernel_missing, failures: in the rate),
+// portability gaps (Judged::gaps), per framework and device, and the failing
+// cases no gap can be told for (Judged::unreached).
 std::string apart_lines(const verdict::Judged& judged);
 // Claimed versus actual support (verdict/claims.hpp), one line per
 // framework and device: "claimed vs actual, torch on cuda:0: 4210 agree,

@@ -39,7 +39,7 @@ std::string render(std::string_view format, const verdict::Judged& judged) {
     return util::dump_json(to_json(judged), 1) + "\n";
   }
   if (format == "csv") {
-    return to_csv(judged.cases, judged.checked);
+    return to_csv(judged.cases, judged.checked, judged.refusals);
   }
   if (format == "junit") {
     return to_junit(judged.run, judged.cases);

@@ -1,5 +1,7 @@
 #include "verdict/claims.hpp"
 
+#include "verdict/refusal.hpp"
+
 #include <algorithm>
 #include <tuple>
 #include <utility>
@@ -70,9 +72,9 @@ CaseClaim claim_of(const model::CaseResult& r) {
     return {(*p)["kernels"].get<bool>(), ClaimSource::kKernelRegistry};
   }
   if (!r.info.grid) return {true, ClaimSource::kDeclared};
-  const bool rejected =
-      r.outcome == model::Outcome::kFail && r.error.kind == model::ErrorKind::kUnsupportedDtype;
-  return {!rejected, ClaimSource::kGrid};
+  // A grid dtype is claimed unless its failure reads as outside the
+  // function's domain (refusal.hpp: an API contract or a type rule).
+  return {refusal_of(r).refusal != model::Refusal::kUnsupported, ClaimSource::kGrid};
 }
 
 namespace {

@@ -8,7 +8,8 @@
 //     (extra.kernels, TensorFlow);
 //   - declared: a dtype the suite author declared by hand is claimed;
 //   - grid: a dtype the grid added is claimed unless a case of it failed
-//     with a typed dtype rejection (error kind unsupported_dtype).
+//     outside the function's domain by its own message (refusal.hpp: an
+//     API contract or a type rule).
 // Each (framework, function, dtype, device) is set against what its cases
 // did there:
 //   - ran:    pass or mismatch (the op ran; a wrong answer is a divergence,
@@ -35,8 +36,8 @@ enum class ClaimSource { kOpDatabase, kKernelRegistry, kDeclared, kGrid };
 std::string_view to_string(ClaimSource s);
 
 // Whether a case's dtype is claimed on its device, and by which source (the
-// rule above). A grid case is unclaimed only when it failed by a typed
-// dtype rejection.
+// rule above). A grid case is unclaimed only when its failure's message
+// reads as outside the function's domain.
 struct CaseClaim {
   bool claimed = true;
   ClaimSource source = ClaimSource::kGrid;

@@ -22,9 +22,13 @@ Tally& tally_of(Judged& j, const std::string& framework, const std::string& devi
 }
 
 void count(Judged& j) {
-  for (const auto& r : j.cases) {
+  for (size_t i = 0; i < j.cases.size(); ++i) {
+    const auto& r = j.cases[i];
     auto& t = tally_of(j, r.info.framework, r.device);
     ++t.cases;
+    if (j.refusals[i].refusal == model::Refusal::kKernelMissing && j.refusals[i].documented) {
+      ++t.kernel_missing_documented;
+    }
     ++t.outcomes[r.outcome];
     if (auto reason = paper_reason(r); !reason.empty()) ++t.reasons[std::string(reason)];
   }
@@ -39,6 +43,8 @@ void count(Judged& j) {
     if (v.verdict == model::Verdict::kDivergent) ++t.divergent_causes[v.cause()];
     if (!v.unsupported.empty()) ++t.unsupported_functions;
     for (const auto& u : v.unsupported) t.unsupported_cases += u.cases;
+    if (!v.kernel_missing.empty()) ++t.kernel_missing_functions;
+    for (const auto& k : v.kernel_missing) t.kernel_missing_cases += k.cases;
   }
   for (const auto& g : j.gaps) ++tally_of(j, g.framework, g.device).gaps;
 }
@@ -81,6 +87,9 @@ Judged assemble_checked(model::RunInfo run, std::vector<model::CaseResult> cases
   j.options = options;
   j.ratios = case_ratios(j.cases, options);
   j.gaps = portability_gaps(j.cases, options);
+  j.unreached = unreached_gaps(j.cases, options);
+  j.refusals.reserve(j.cases.size());
+  for (const auto& r : j.cases) j.refusals.push_back(refusal_of(r));
   count(j);
   j.checked = std::move(checked);
   j.claims = verdict::claims(j.cases);

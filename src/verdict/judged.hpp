@@ -18,6 +18,7 @@
 #include "model/model.hpp"
 #include "verdict/claims.hpp"
 #include "verdict/fallback.hpp"
+#include "verdict/refusal.hpp"
 #include "verdict/verdict.hpp"
 
 namespace mudjack::verdict {
@@ -41,6 +42,12 @@ struct Tally {
   // and the cases behind them: never in the failure rate.
   int unsupported_functions = 0;
   int unsupported_cases = 0;
+  // Functions with a kernel missing on this device (VerdictRow::kernel_missing),
+  // the cases behind them (failures, in the rate) and how many of those the
+  // framework's claims document.
+  int kernel_missing_functions = 0;
+  int kernel_missing_cases = 0;
+  int kernel_missing_documented = 0;
   // Portability gaps on this device (portability_gaps()): cases that passed
   // on another device of the machine and not here; counted beside the
   // failure rate, never in it.
@@ -70,12 +77,17 @@ struct Judged {
   // How each case's answer was checked, parallel to `cases` (kNone for
   // anything but a pass).
   std::vector<model::Check> checked;
+  // How each failing case's refusal reads (refusal_of), parallel to `cases`
+  // (Refusal::kNone for anything but a refused fail).
+  std::vector<RefusalOf> refusals;
   // Claimed versus actual support, for cases that carry claims (claims.hpp).
   std::vector<ClaimRow> claims;
   // Kernel registry predictions against outcomes (claims.hpp, TensorFlow).
   std::vector<KernelRow> kernels;
   // Cases that work on one device and not on another (portability_gaps()).
   std::vector<Gap> gaps;
+  // Failing cases no gap can be told for: their other lane never ran them.
+  std::vector<Unreached> unreached;
   // Host fallback and recompilation per (framework, function, device)
   // (fallback.hpp): a flag beside the verdict.
   std::vector<FallbackRow> fallbacks;

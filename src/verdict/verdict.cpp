@@ -13,6 +13,7 @@
 #include "stats/stats.hpp"
 #include "stats/timing.hpp"
 #include "verdict/claims.hpp"
+#include "verdict/refusal.hpp"
 
 namespace mudjack::verdict {
 namespace {
@@ -58,10 +59,14 @@ std::string format_ratio(double ratio, double threshold) {
   return s + "x";
 }
 
-// Label of a failed case in a reason: the error kind of a fail, else the
-// outcome ("crash", "timeout").
+// Label of a failed case in a reason: kernel_missing where the refusal rule
+// says so, the error kind of another fail, else the outcome ("crash",
+// "timeout").
 std::string failure_label(const CaseResult& r) {
   if (r.outcome == Outcome::kFail) {
+    if (refusal_of(r).refusal == model::Refusal::kKernelMissing) {
+      return std::string(model::to_string(model::Refusal::kKernelMissing));
+    }
     const std::string_view kind = model::to_string(r.error.kind);
     return kind.empty() ? "fail" : std::string(kind);
   }
@@ -127,15 +132,19 @@ std::string unchecked_text(const Counts& n) {
          (n.passed == 1 ? " pass" : " passes") + " checked by nothing";
 }
 
-// "2 unsupported (bfloat16: rejected by type: ...; float16: not claimed on cpu)".
-std::string unsupported_text(const model::VerdictRow& row) {
+// "2 unsupported (bfloat16: outside the domain ...; float16: ...)", and
+// likewise "kernel_missing (complex64: kernel missing on cuda ...)".
+std::string refused_text(const std::vector<model::Refused>& refused, std::string_view word) {
   int cases = 0;
   std::string parts;
-  for (const auto& u : row.unsupported) {
+  for (const auto& u : refused) {
     cases += u.cases;
     parts += (parts.empty() ? "" : "; ") + u.dtype + ": " + u.reason;
   }
-  return std::to_string(cases) + " unsupported (" + parts + ")";
+  return std::to_string(cases) + " " + std::string(word) + " (" + parts + ")";
+}
+std::string unsupported_text(const model::VerdictRow& row) {
+  return refused_text(row.unsupported, "unsupported");
 }
 
 // The one-line reason: why the verdict, then what each flag adds.
@@ -213,36 +222,47 @@ std::string explain(const model::VerdictRow& row, const Counts& n,
       reason += "; " + unchecked_text(n);
     }
   }
+  if (!row.kernel_missing.empty()) {
+    reason += "; " + refused_text(row.kernel_missing, "kernel_missing");
+  }
   if (!row.unsupported.empty() && row.verdict != Verdict::kUnavailable) {
     reason += "; " + unsupported_text(row);
   }
   return reason;
 }
 
-// One more unsupported case of `dtype`: the first reason seen is kept.
-void note_unsupported(const std::string& dtype, const std::string& why, model::VerdictRow& row) {
-  for (auto& u : row.unsupported) {
+// One more refused case of `dtype` (unsupported or kernel_missing): the
+// first reason seen is kept; documented when any of its cases is.
+void note_refused(const std::string& dtype, const RefusalOf& why,
+                  std::vector<model::Refused>& refused) {
+  for (auto& u : refused) {
     if (u.dtype == dtype) {
       ++u.cases;
+      u.documented = u.documented || why.documented;
       return;
     }
   }
-  row.unsupported.push_back({dtype, why, 1});
+  refused.push_back({dtype, why.reason, 1, why.source, why.documented});
 }
 
 // Counts of the group's outcomes; the failing and mismatching case ids,
-// sorted. Failing cases whose dtype is not claimed here count apart
-// (row.unsupported), never as failures.
+// sorted. Failing cases outside the function's domain count apart
+// (row.unsupported), never as failures; a kernel missing here is a failure,
+// listed again in row.kernel_missing.
 Counts count_cases(const std::vector<const CaseResult*>& cases,
                    const std::vector<model::Check>& checks, model::VerdictRow& row) {
   Counts n;
   for (size_t i = 0; i < cases.size(); ++i) {
     const CaseResult* r = cases[i];
     ++n.cases;
-    if (auto why = unsupported_reason(*r)) {
+    const auto why = refusal_of(*r);
+    if (why.refusal == model::Refusal::kUnsupported) {
       ++n.unsupported;
-      note_unsupported(r->info.dtype, *why, row);
+      note_refused(r->info.dtype, why, row.unsupported);
       continue;
+    }
+    if (why.refusal == model::Refusal::kKernelMissing) {
+      note_refused(r->info.dtype, why, row.kernel_missing);
     }
     if (r->outcome == Outcome::kPass) {
       ++n.passed;
@@ -265,8 +285,9 @@ Counts count_cases(const std::vector<const CaseResult*>& cases,
   }
   std::sort(row.failing.begin(), row.failing.end());
   std::sort(row.mismatching.begin(), row.mismatching.end());
-  std::sort(row.unsupported.begin(), row.unsupported.end(),
-            [](const auto& a, const auto& b) { return a.dtype < b.dtype; });
+  const auto by_dtype = [](const auto& a, const auto& b) { return a.dtype < b.dtype; };
+  std::sort(row.unsupported.begin(), row.unsupported.end(), by_dtype);
+  std::sort(row.kernel_missing.begin(), row.kernel_missing.end(), by_dtype);
   row.cases = n.cases;
   row.unchecked = n.unchecked;
   return n;
@@ -407,26 +428,9 @@ model::VerdictRow judge_group(const std::vector<const CaseResult*>& cases,
 }  // namespace
 
 std::optional<std::string> unsupported_reason(const model::CaseResult& r) {
-  if (r.outcome != Outcome::kFail) return std::nullopt;
-  const auto claim = claim_of(r);
-  if (claim.claimed) return std::nullopt;
-  const std::string kind = device_kind(r.device);
-  switch (claim.source) {
-    case ClaimSource::kOpDatabase:
-      return "not claimed on " + kind + " by " + r.info.framework + "'s op database";
-    case ClaimSource::kKernelRegistry: {
-      std::string missing;
-      for (const auto& op : kernel_prediction(r, kind)->value("missing", nlohmann::json::array())) {
-        if (op.is_string()) missing += (missing.empty() ? "" : ", ") + op.get<std::string>();
-      }
-      return "no " + r.info.dtype + " kernel registered on " + kind +
-             (missing.empty() ? "" : " (" + first_line_of(missing, 80) + ")");
-    }
-    case ClaimSource::kDeclared:
-    case ClaimSource::kGrid:
-      break;
-  }
-  return "rejected by type: " + first_line_of(r.error.message);
+  auto why = refusal_of(r);
+  if (why.refusal != model::Refusal::kUnsupported) return std::nullopt;
+  return std::move(why.reason);
 }
 
 std::vector<Gap> portability_gaps(const std::vector<model::CaseResult>& results,
@@ -443,16 +447,41 @@ std::vector<Gap> portability_gaps(const std::vector<model::CaseResult>& results,
     if (!failed(r.outcome)) continue;
     const auto it = passed_on.find({options.baseline_for(r.device), r.info.id});
     if (it == passed_on.end()) continue;
-    const auto why = unsupported_reason(r);
+    const auto why = refusal_of(r);
+    const bool refused = why.refusal != model::Refusal::kNone;
     gaps.push_back({r.info.framework, r.info.function, r.info.id, r.device, it->second,
-                    why ? "unsupported" : std::string(model::to_string(r.outcome)),
-                    why ? *why : first_line_of(r.error.message)});
+                    refused ? std::string(model::to_string(why.refusal))
+                            : std::string(model::to_string(r.outcome)),
+                    refused ? why.reason : first_line_of(r.error.message)});
   }
   std::sort(gaps.begin(), gaps.end(), [](const Gap& a, const Gap& b) {
     return std::tie(a.framework, a.function, a.case_id, a.device) <
            std::tie(b.framework, b.function, b.case_id, b.device);
   });
   return gaps;
+}
+
+std::vector<Unreached> unreached_gaps(const std::vector<model::CaseResult>& results,
+                                      const Options& options) {
+  // (framework, machine) -> its devices; (case id, device) pairs with an outcome
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> devices;
+  std::set<std::pair<std::string, std::string>> reached;
+  for (const auto& r : results) {
+    devices[{r.info.framework, options.baseline_for(r.device)}].insert(r.device);
+    reached.insert({r.info.id, r.device});
+  }
+  std::map<std::tuple<std::string, std::string, std::string>, Unreached> out;
+  for (const auto& r : results) {
+    if (!failed(r.outcome)) continue;
+    for (const auto& other : devices[{r.info.framework, options.baseline_for(r.device)}]) {
+      if (other == r.device || reached.contains({r.info.id, other})) continue;
+      auto& u = out[{r.info.framework, r.device, other}];
+      if (u.cases++ == 0) u = {r.info.framework, r.device, other, 1, r.info.id};
+    }
+  }
+  std::vector<Unreached> rows;
+  for (auto& [key, u] : out) rows.push_back(std::move(u));
+  return rows;
 }
 
 std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& results,

@@ -120,7 +120,8 @@ std::optional<std::string> unsupported_reason(const model::CaseResult& r);
 
 // A portability gap: a case that passed on one device (works_on) and did not
 // on another of the same machine: it failed, crashed or timed out there, or
-// is unsupported there (`what` says which, `reason` the first line of why).
+// was refused there (`what` says which: the outcome, or the refusal word
+// unsupported or kernel_missing; `reason` the first line of why).
 // The paper's sense: code that works on A does not on B. Never a verdict
 // change; views list them beside the failure rate.
 struct Gap {
@@ -129,12 +130,27 @@ struct Gap {
   std::string case_id;
   std::string device;    // where it does not work
   std::string works_on;  // a device where it passed (the baseline first)
-  std::string what;      // "unsupported", or the outcome: "fail", "crash", "timeout"
+  std::string what;  // "unsupported", "kernel_missing", or the outcome: "fail", "crash", "timeout"
   std::string reason;
 };
 // Sorted by framework, function, case id, device.
 std::vector<Gap> portability_gaps(const std::vector<model::CaseResult>& results,
                                   const Options& options);
+
+// Failing cases a gap cannot be told for: the case failed (or was refused)
+// on `device`, and `other`, a device of the same machine where the
+// framework ran other cases, has no outcome for it (an incomplete run whose
+// lane never reached it). Views say so instead of showing no gap.
+struct Unreached {
+  std::string framework;
+  std::string device;  // where the cases failed
+  std::string other;   // the device that never ran them
+  int cases = 0;
+  std::string example;  // the first such case id
+};
+// Sorted by framework, device, other.
+std::vector<Unreached> unreached_gaps(const std::vector<model::CaseResult>& results,
+                                      const Options& options);
 
 // Latency of one case on one device against the same case on its baseline
 // device: ratio of medians with its 95% percentile-bootstrap interval (when

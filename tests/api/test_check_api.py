@@ -208,3 +208,23 @@ def test_plugin_failures_print_the_table(installed, tmp_path):
     # The fixture was found with no -p: by the installed package's pytest11 entry point.
     # Its table: the mismatch, its infinite error and the bound it was held to.
     assert re.search(r"mismatch\s+-\s+inf\s+6\b", out), out
+
+
+def test_a_refused_fail_reads_in_the_engines_words(tmp_path):
+    """results 1.10: a case's `refusal` decides its row; kernel_missing stays
+    a failure (not ok), unsupported is none."""
+    def case(dtype: str, refusal: dict | None) -> dict:
+        return {"device": "cuda:0", "mode": "eager", "dtype": dtype, "function": "f", "outcome": "fail",
+                "error": {"kind": "unsupported_dtype", "message": f'"f_cuda" not implemented for {dtype}'},
+                "numeric": {}, "latency": {}, "refusal": refusal}
+    doc = {"run": {"id": "r1"}, "verdicts": [], "cases": [
+        case("complex64", {"refusal": "kernel_missing", "source": "op_database", "documented": True,
+                           "reason": "kernel missing on cuda"}),
+        case("int8", {"refusal": "unsupported", "source": "message", "documented": False, "reason": "domain"})]}
+    (tmp_path / "results.json").write_text(__import__("json").dumps(doc))
+    result = mudjack.load(tmp_path)
+    assert [(r.outcome, r.refusal, r.documented) for r in result.rows] == [
+        ("fail", "kernel_missing", True), ("unsupported", "unsupported", False)]
+    assert not result.ok
+    assert [r.dtype for r in result.failures] == ["complex64"]
+    assert 'kernel_missing (documented): "f_cuda" not implemented' in str(result)

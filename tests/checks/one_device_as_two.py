@@ -2,8 +2,8 @@
 """A device's verdicts depend only on that device's outcomes: every published
 run under results/ that holds more than one device is judged twice with this
 build's `mudjack report` — as stored, and with only its baseline device's
-cases — and the baseline device's rows (verdict, reason, unsupported dtypes)
-must be the same both ways.
+cases — and the baseline device's rows (verdict, reason, unsupported and
+kernel_missing dtypes) must be the same both ways.
 
     tests/checks/one_device_as_two.py MUDJACK [RESULTS_DIR]
 """
@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-FIELDS = ("verdict", "reason", "unsupported", "failing")
+FIELDS = ("verdict", "reason", "unsupported", "kernel_missing", "failing")
 
 
 def rows(mudjack: str, path: Path, device: str) -> dict[tuple[str, str], dict[str, Any]]:

@@ -560,7 +560,7 @@ TEST(ReportCsv, QuotesCommasQuotesAndNewlines) {
           "peak_device_bytes,peak_host_bytes,max_abs_err,max_rel_err,error_eps,bound_eps,"
           "cause,checked,work_amount,"
           "work_unit,throughput_per_s,throughput_unit,metrics,params,unstable,spread,host_fallback,"
-          "warm_compiles\r\n",
+          "warm_compiles,refusal,refusal_source,documented\r\n",
           0),
       0u);
   for (const auto& row : rows) {

@@ -564,11 +564,14 @@ std::vector<CaseResult> sort_on(const std::vector<std::string>& devices) {
   for (auto& r : results) {
     r.info.dtype = r.info.variant;
     r.info.grid = r.info.dtype != "float32";  // float32 declared by hand, the rest by the grid
+    if (r.info.dtype == "complex64") {
+      r.error.message = "TypeError: sort does not accept dtype complex64";  // JAX's dtype rule
+    }
   }
   return results;
 }
 
-TEST(VerdictClaims, AGridDtypeRejectedByTypeIsUnsupportedOnOneDeviceAsOnTwo) {
+TEST(VerdictClaims, AGridDtypeOutsideTheDomainIsUnsupportedOnOneDeviceAsOnTwo) {
   const auto alone = compute(sort_on({"cpu"}), Options{});
   const auto beside = compute(sort_on({"cpu", "cuda:0"}), Options{});
   ASSERT_EQ(alone.size(), 1U);
@@ -578,17 +581,27 @@ TEST(VerdictClaims, AGridDtypeRejectedByTypeIsUnsupportedOnOneDeviceAsOnTwo) {
   ASSERT_EQ(cpu.unsupported.size(), 1U);
   EXPECT_EQ(cpu.unsupported[0].dtype, "complex64");
   EXPECT_EQ(cpu.unsupported[0].cases, 1);
-  EXPECT_EQ(cpu.unsupported[0].reason.rfind("rejected by type: ", 0), 0U) << cpu.reason;
+  EXPECT_EQ(cpu.unsupported[0].reason.rfind("outside the domain (jax dtype rule): ", 0), 0U)
+      << cpu.reason;
+  EXPECT_EQ(cpu.unsupported[0].source, model::RefusalSource::kTypeRule);
   const auto& cpu_beside = row_for(beside, "sort", "cpu");
   EXPECT_EQ(cpu_beside.verdict, cpu.verdict);
   EXPECT_EQ(cpu_beside.reason, cpu.reason);
   EXPECT_EQ(cpu_beside.unsupported, cpu.unsupported);
-  // int8 fails on cuda:0 with no typed rejection: a failure there.
+  // int8 fails on cuda:0 with no word of the domain or the chip: a failure there.
   const auto& cuda = row_for(beside, "sort", "cuda:0");
   EXPECT_EQ(cuda.verdict, Verdict::kPartialFailure) << cuda.reason;
   EXPECT_EQ(cuda.failing, (std::vector<std::string>{"torch/sort/int8"}));
-  EXPECT_NE(cuda.reason.find("1 unsupported (complex64: rejected by type"), std::string::npos)
+  EXPECT_NE(cuda.reason.find("1 unsupported (complex64: outside the domain"), std::string::npos)
       << cuda.reason;
+}
+
+TEST(VerdictClaims, AGridRefusalThatNamesNoDomainIsAFailure) {
+  auto results = sort_on({"cpu"});
+  for (auto& r : results) r.error.message = "NotImplementedError: nothing said";
+  const auto rows = compute(results, Options{});
+  EXPECT_EQ(rows[0].verdict, Verdict::kPartialFailure) << rows[0].reason;
+  EXPECT_TRUE(rows[0].unsupported.empty());
 }
 
 TEST(VerdictClaims, HandDeclaredDtypesAreClaimedEvenWhenRejectedByType) {
@@ -609,12 +622,25 @@ TEST(VerdictClaims, TheFrameworksOwnClaimsDecidePerDeviceKind) {
     r.info.claims = {{"cpu", r.info.dtype == "float32"}, {"cuda", true}};
   }
   const auto rows = compute(results, Options{});
+  // Not claimed on cpu but on cuda: a documented gap of the cpu, a failure there.
   const auto& cpu = row_for(rows, "erf", "cpu");
-  EXPECT_EQ(cpu.verdict, Verdict::kPortable) << cpu.reason;
-  ASSERT_EQ(cpu.unsupported.size(), 1U);
-  EXPECT_EQ(cpu.unsupported[0].reason, "not claimed on cpu by torch's op database");
+  EXPECT_EQ(cpu.verdict, Verdict::kPartialFailure) << cpu.reason;
+  EXPECT_TRUE(cpu.unsupported.empty());
+  ASSERT_EQ(cpu.kernel_missing.size(), 1U);
+  EXPECT_TRUE(cpu.kernel_missing[0].documented);
+  EXPECT_EQ(cpu.kernel_missing[0].source, model::RefusalSource::kOpDatabase);
+  EXPECT_EQ(cpu.kernel_missing[0].reason,
+            "kernel missing on cpu, documented: float16 not claimed on cpu but on cuda by torch's "
+            "op database");
   // Claimed on cuda, failing there: a failure, whatever the error kind.
   EXPECT_EQ(row_for(rows, "erf", "cuda:0").verdict, Verdict::kCompleteFailure);
+  // Claimed on neither: outside the domain on both.
+  for (auto& r : results) r.info.claims = {{"cpu", r.info.dtype == "float32"}, {"cuda", false}};
+  const auto both = compute(results, Options{});
+  EXPECT_EQ(row_for(both, "erf", "cpu").verdict, Verdict::kPortable);
+  ASSERT_EQ(row_for(both, "erf", "cpu").unsupported.size(), 1U);
+  EXPECT_EQ(row_for(both, "erf", "cpu").unsupported[0].reason,
+            "outside the domain: float16 claimed on no device (cpu, cuda) by torch's op database");
 }
 
 TEST(VerdictClaims, ARegistryWithoutTheKernelMakesItUnsupportedAndACrashIsAlwaysAFailure) {
@@ -628,7 +654,9 @@ TEST(VerdictClaims, ARegistryWithoutTheKernelMakesItUnsupportedAndACrashIsAlways
   const auto row = row_for(compute(results, Options{}), "tf.sort", "cpu");
   EXPECT_EQ(row.verdict, Verdict::kPartialFailure) << row.reason;
   ASSERT_EQ(row.unsupported.size(), 1U);
-  EXPECT_EQ(row.unsupported[0].reason, "no bfloat16 kernel registered on cpu (TopKV2)");
+  EXPECT_EQ(row.unsupported[0].reason,
+            "outside the domain: bfloat16 claimed on no device (cpu) by torch's kernel registry "
+            "(TopKV2)");
 }
 
 TEST(VerdictClaims, EveryAttemptedDtypeUnsupportedIsUnavailableWithTheReasons) {
@@ -639,6 +667,7 @@ TEST(VerdictClaims, EveryAttemptedDtypeUnsupportedIsUnavailableWithTheReasons) {
   for (auto& r : results) {
     r.info.dtype = r.info.variant;
     r.info.grid = true;
+    r.error.message = "TypeError: and does not accept dtype " + r.info.dtype;
   }
   const auto row = row_for(compute(results, Options{}), "bitwise_and", "cpu");
   EXPECT_EQ(row.verdict, Verdict::kUnavailable);
