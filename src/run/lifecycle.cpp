@@ -1,6 +1,7 @@
 #include "run/lifecycle.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "run/retention.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
+#include "verdict/claims.hpp"
 #include "verdict/intolerable.hpp"
 
 namespace mudjack::run {
@@ -196,9 +198,40 @@ verdict::Judged finish(store::Store& store, const std::string& run_id, bool comp
   return judged;
 }
 
+namespace {
+
+// The torch version the run's machines record (the first that names one).
+std::string torch_version(const model::RunInfo& run) {
+  const auto machines =
+      run.environment.is_object() ? run.environment.value("machines", json()) : json();
+  for (const auto& m : machines.is_array() ? machines : json::array()) {
+    const auto torch =
+        m.is_object() ? m.value("frameworks", json::object()).value("torch", json()) : json();
+    if (torch.is_object() && torch.value("version", json()).is_string()) {
+      return torch["version"].get<std::string>();
+    }
+  }
+  return {};
+}
+
+// The paper suite's torch functions' domains from OpInfo
+// (suites/paper/opinfo-claims.json, scripts/update-paper-opinfo-claims.py),
+// for the cases that carry no claims of their own.
+void paper_claims(const model::RunInfo& run, std::vector<model::CaseResult>& cases) {
+  const auto path = envs::data_dir() / "suites" / "paper" / "opinfo-claims.json";
+  std::ifstream f(path);
+  if (!f) return;
+  const auto map = json::parse(f, nullptr, /*allow_exceptions=*/false);
+  if (map.is_discarded()) throw util::FatalError(path.string() + " is not JSON");
+  verdict::apply_claims_map(map, "torch", torch_version(run), cases);
+}
+
+}  // namespace
+
 verdict::Judged judge(model::RunInfo run, std::vector<model::CaseResult> cases,
                       const std::optional<fs::path>& intolerable) {
   auto options = verdict::options_for(run.baseline, intolerable);
+  paper_claims(run, cases);
   return verdict::judge(std::move(run), std::move(cases), options);
 }
 

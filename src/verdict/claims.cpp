@@ -210,4 +210,42 @@ std::map<std::string, KernelTally> kernel_tally(const std::vector<KernelRow>& ro
   return out;
 }
 
+namespace {
+
+// "2.11" of "2.11.0+cu130": the part before the second dot.
+std::string_view major_minor(std::string_view version) {
+  const size_t first = version.find('.');
+  if (first == std::string_view::npos) return version;
+  return version.substr(0, version.find_first_of(".+", first + 1));
+}
+
+}  // namespace
+
+size_t apply_claims_map(const nlohmann::json& map, std::string_view framework,
+                        std::string_view version, std::vector<model::CaseResult>& cases) {
+  if (!map.is_object() || !map.contains(framework) || !map[std::string(framework)].is_string() ||
+      !map.contains("functions") || !map["functions"].is_object() || version.empty() ||
+      major_minor(map[std::string(framework)].get<std::string>()) != major_minor(version)) {
+    return 0;
+  }
+  const auto& functions = map["functions"];
+  size_t given = 0;
+  for (auto& r : cases) {
+    if (r.info.framework != framework || !functions.contains(r.info.function)) continue;
+    if (r.info.claims.is_object() && !r.info.claims.empty()) continue;
+    const auto& entry = functions[r.info.function];
+    if (!entry.is_object()) continue;
+    nlohmann::json claims = nlohmann::json::object();
+    for (const char* kind : {"cpu", "cuda"}) {
+      const auto it = entry.find(kind);
+      if (it == entry.end() || !it->is_array()) continue;
+      claims[kind] = std::find(it->begin(), it->end(), r.info.dtype) != it->end();
+    }
+    if (claims.empty()) continue;
+    r.info.claims = std::move(claims);
+    ++given;
+  }
+  return given;
+}
+
 }  // namespace mudjack::verdict

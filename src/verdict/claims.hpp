@@ -25,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "model/model.hpp"
 
 namespace mudjack::verdict {
@@ -121,5 +123,16 @@ struct KernelTally {
   std::map<std::string, std::vector<const KernelRow*>> unobserved_missing;
 };
 std::map<std::string, KernelTally> kernel_tally(const std::vector<KernelRow>& rows);
+
+// An op database's claims mapped onto another suite's functions
+// (suites/paper/opinfo-claims.json: {"torch": VERSION, "functions":
+// {FUNCTION: {"opinfo": ENTRY, "cpu": [dtypes], "cuda": [dtypes]}}}). Each
+// case of `framework` whose function the map names and that has no claims of
+// its own gets them ({kind: its dtype is listed}) when `version` has the
+// map's major.minor ("2.11.0+cpu" and "2.11.0+cu130" match; another torch's
+// claims are not this one's). Returns how many cases got claims; a map that
+// is not of that shape gives none.
+size_t apply_claims_map(const nlohmann::json& map, std::string_view framework,
+                        std::string_view version, std::vector<model::CaseResult>& cases);
 
 }  // namespace mudjack::verdict

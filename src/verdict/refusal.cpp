@@ -21,10 +21,12 @@ using model::RefusalSource;
 constexpr std::array<RefusalPattern, 19> kRefusalPatterns{{
     // "triangular_solve_cpu" not implemented for 'Half'; "addmm_impl_cpu_";
     // "_thnn_fused_lstm_cell_cuda" not implemented for 'ComplexFloat';
-    // "GeluCUDAKernelImpl", and any other dtype switch of a kernel
-    // (PyTorch's AT_DISPATCH: the kernel this device dispatched to lacks
-    // the dtype: "GeluKernelImpl", "fused_dropout").
-    {"device kernel", R"re("[A-Za-z0-9_:.]+" not implemented for '[A-Za-z0-9]+')re",
+    // "GeluCUDAKernelImpl": PyTorch's AT_DISPATCH switch of a kernel whose
+    // name names the device. A switch whose name names none
+    // ("GeluKernelImpl" not implemented for 'Long') says nothing of the
+    // chip: the op's claims decide it, else it is a failure.
+    {"device kernel",
+     R"re("[A-Za-z0-9_:.]*(?i:cpu|cuda|mps|xpu)[A-Za-z0-9_:.]*" not implemented for '[A-Za-z0-9]+')re",
      Refusal::kKernelMissing, RefusalSource::kMessage},
     // Sort does not support complex dtypes on CPU
     {"placement", R"re(\bon (CPU|CUDA|GPU|TPU|MPS|XPU)\b)re", Refusal::kKernelMissing,

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "verdict/claims.hpp"
 #include "verdict/judged.hpp"
 #include "verdict/verdict.hpp"
 
@@ -313,6 +314,37 @@ TEST(Refusal, AFailureTheOtherLaneNeverReachedIsNoGapButSaysSo) {
   EXPECT_EQ(j.unreached[0].other, "cpu");
   EXPECT_EQ(j.unreached[0].cases, 1);
   EXPECT_EQ(j.unreached[0].example, "torch/torch.nn.LSTMCell/complex64");
+}
+
+// A dtype switch whose kernel names no device says nothing of the chip:
+// without claims it is a failure; with OpInfo's (suites/paper/opinfo-claims.json,
+// apply_claims_map) the function's domain decides. Claims of another torch
+// are not this one's, and a case's own claims stay.
+TEST(Refusal, OpInfoClaimsMappedByFunctionDecideAKernelSwitchThatNamesNoDevice) {
+  const std::string gelu = R"(NotImplementedError: "GeluKernelImpl" not implemented for 'Long')";
+  auto r = failing("cpu", "int64", gelu);
+  r.info.function = "torch.nn.GELU";
+  EXPECT_EQ(refusal_of(r).refusal, Refusal::kNone);
+  const auto map = nlohmann::json::parse(R"({"torch": "2.11.0+cu130", "functions": {
+      "torch.nn.GELU": {"opinfo": "nn.functional.gelu", "cpu": ["float32"], "cuda": ["float32"]},
+      "torch.round": {"opinfo": "round", "cpu": ["bfloat16"], "cuda": ["float16", "bfloat16"]}}})");
+  std::vector<model::CaseResult> cases{r};
+  cases.push_back(failing("cpu", "float16", "RuntimeError: x"));
+  cases.back().info.function = "torch.round";
+  cases.push_back(r);
+  cases.back().info.claims = {{"cpu", true}};  // its own claims stay
+  auto other = cases;
+  EXPECT_EQ(apply_claims_map(map, "torch", "2.9.1", other), 0u);  // another torch's claims
+  EXPECT_EQ(apply_claims_map(map, "jax", "2.11.0", other), 0u);
+  EXPECT_EQ(apply_claims_map(map, "torch", "2.11.0+cpu", cases), 2u);
+  const auto domain = refusal_of(cases[0]);
+  EXPECT_EQ(domain.refusal, Refusal::kUnsupported) << domain.reason;
+  EXPECT_EQ(domain.source, RefusalSource::kOpDatabase);
+  const auto gap = refusal_of(cases[1]);  // float16 claimed on cuda, not on cpu
+  EXPECT_EQ(gap.refusal, Refusal::kKernelMissing) << gap.reason;
+  EXPECT_TRUE(gap.documented);
+  EXPECT_EQ(cases[2].info.claims, nlohmann::json({{"cpu", true}}));
+  EXPECT_EQ(apply_claims_map(nlohmann::json::array(), "torch", "2.11.0", cases), 0u);
 }
 
 }  // namespace
