@@ -73,6 +73,7 @@ supervisor::RunSpec spec_of(const Prepared& run, const plan::Discovery& discover
   spec.baseline_planned = run.baseline_planned;
   spec.seed = o.seed;
   spec.parallel = !o.serial;
+  spec.cpu_probes = o.cpu_probes;
   spec.rounds = o.rounds;
   spec.policy_override = o.policy;
   return spec;
@@ -90,6 +91,22 @@ void check_baseline(const RunOptions& options, const plan::Discovery& discovery)
   }
   throw util::FatalError("--baseline " + options.baseline +
                          " is not a device here (devices: " + known + ")");
+}
+
+// Where this execution's probes run (their cores and threads), recorded in
+// the run's environment as `layout` of its machine: a resumed run records
+// its own execution's.
+void record_layout(store::Store& store, const std::string& run_id,
+                   const supervisor::Layout& layout) {
+  auto info = store.get_run(run_id);
+  if (!info) return;
+  json env = info->environment;
+  if (!env.is_object() || !env.contains("machines") || !env["machines"].is_array() ||
+      env["machines"].empty() || !env["machines"][0].is_object()) {
+    return;
+  }
+  env["machines"][0]["layout"] = layout.to_json();
+  store.set_environment(run_id, env);
 }
 
 }  // namespace
@@ -173,8 +190,10 @@ bool execute(store::Store& store, const Prepared& run, const plan::Discovery& di
              const std::atomic<bool>& interrupt, std::string* fault) {
   Watch watch(store, run.info.id, interrupt);  // FatalError when another execution holds it
   store.set_run_state(run.info.id, "running", "");
-  const bool completed =
-      supervisor::execute(spec_of(run, discovery, place), store, on_result, watch.stop(), fault);
+  auto spec = spec_of(run, discovery, place);
+  spec.layout = supervisor::layout_for(spec);
+  record_layout(store, run.info.id, *spec.layout);
+  const bool completed = supervisor::execute(spec, store, on_result, watch.stop(), fault);
   if (auto why = watch.end()) throw util::FatalError(*why);
   return completed;
 }
