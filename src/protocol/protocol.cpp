@@ -71,11 +71,13 @@ std::vector<model::OutputRef> outputs_of(const json& j) {
 }  // namespace
 
 json Policy::to_json() const {
-  return {{"budget_ms", budget_ms},     {"min_samples", min_samples},
-          {"max_samples", max_samples}, {"warmup_ms", warmup_ms},
-          {"block_ms", block_ms},       {"reference", reference},
-          {"timing_only", timing_only}, {"once", once},
-          {"settle_ms", settle_ms},     {"device_timer", device_timer}};
+  return {{"budget_ms", budget_ms},       {"min_samples", min_samples},
+          {"max_samples", max_samples},   {"warmup_ms", warmup_ms},
+          {"block_ms", block_ms},         {"reference", reference},
+          {"timing_only", timing_only},   {"once", once},
+          {"settle_ms", settle_ms},       {"device_timer", device_timer},
+          {"slow_call_ms", slow_call_ms}, {"slow_min_samples", slow_min_samples},
+          {"slow_spread", slow_spread}};
 }
 
 model::DeviceInfo device_from_json(const json& j) {

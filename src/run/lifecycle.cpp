@@ -9,6 +9,7 @@
 #include "report/write.hpp"
 #include "run/lease.hpp"
 #include "run/retention.hpp"
+#include "stats/timing.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
 #include "verdict/intolerable.hpp"
@@ -66,6 +67,10 @@ supervisor::RunSpec spec_of(const Prepared& run, const plan::Discovery& discover
   spec.policy.min_samples = o.min_samples;
   spec.policy.max_samples = o.max_samples;
   spec.policy.warmup_ms = o.warmup_ms;
+  // A slow call gets the fewest samples its spread allows (stats/timing.hpp).
+  spec.policy.slow_call_ms = stats::kSlowCallMs;
+  spec.policy.slow_min_samples = std::min(stats::kSlowMinSamples, o.min_samples);
+  spec.policy.slow_spread = stats::kUnstableSpread;
   spec.limits.case_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
   spec.limits.memory_limit_bytes =
       o.memory_limit_bytes > 0 ? o.memory_limit_bytes : default_memory_limit_bytes();
