@@ -265,7 +265,7 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
   for (const char* key :
        {"warmup_calls", "case_ns", "output_device", "checks", "fallback", "device_unusable",
         "reference", "strict", "skipped_outputs", "enqueue_ns", "device_samples_ns", "device_error",
-        "drift_ns", "kernels", "missing_name", "xla"}) {
+        "drift_ns", "kernels", "missing_name", "xla", "compile_cache"}) {
     if (j->contains(key) && !(*j)[key].is_null()) r.extra[key] = (*j)[key];
   }
   p.value = std::move(r);

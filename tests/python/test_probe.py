@@ -14,7 +14,7 @@ from typing import ClassVar
 import numpy as np
 
 from mudjack_probe import api
-from mudjack_probe.adapters.base import classify_exception, host_values
+from mudjack_probe.adapters.base import classify_exception, compile_cache_state, host_values
 from mudjack_probe.runner import Policy, block_calls, enough_samples, measure, slow_and_steady
 
 
@@ -190,6 +190,21 @@ def _spin(ns: int) -> None:
     end = time.perf_counter_ns() + ns
     while time.perf_counter_ns() < end:
         pass
+
+
+class CompileCache(unittest.TestCase):
+    """A case's compile is cold when one of its compiles missed the
+    persistent cache, warm when every one hit it (protocol 1.11)."""
+
+    def test_cold_warm_or_nothing(self) -> None:
+        self.assertEqual(compile_cache_state((4, 2), (4, 3)), "cold")
+        self.assertEqual(compile_cache_state((4, 2), (6, 3)), "cold")
+        self.assertEqual(compile_cache_state((4, 2), (5, 2)), "warm")
+        self.assertIsNone(compile_cache_state((4, 2), (4, 2)))
+
+    def test_counters_reset_in_between_count_from_zero(self) -> None:
+        self.assertEqual(compile_cache_state((4, 2), (1, 0)), "warm")
+        self.assertEqual(compile_cache_state((4, 2), (0, 1)), "cold")
 
 
 class SlowCalls(unittest.TestCase):
