@@ -36,8 +36,12 @@ inline constexpr std::string_view kSchemaVersion = "1.5";
 // disturbances) and the run's `rounds`; 1.6 the outcome `error` (the suite's
 // own code is wrong) and its count; 1.9 the verdict rows' `unsupported`
 // (dtypes not claimed on the device, never failures) in place of
-// `lacks_dtype`, and the run's `portability_gaps`.
-inline constexpr std::string_view kResultsSchemaVersion = "1.9";
+// `lacks_dtype`, and the run's `portability_gaps`; 1.10 (issue 47) each
+// machine's `layout` in `environment.machines[]` (where the probes ran: the
+// cpu lane's pinned probes, their cores and threads) and a compiled case's
+// `extra.compile_cache` (cold or warm). Another branch bumps MINOR for its
+// own fields too: the lead reconciles the number.
+inline constexpr std::string_view kResultsSchemaVersion = "1.10";
 
 // The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.
