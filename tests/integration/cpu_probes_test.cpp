@@ -9,6 +9,7 @@
 #include <sched.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -124,6 +125,17 @@ TEST_F(Cli, CpuProbesOutOfRangeAreRefused) {
   auto r = mudjack({"run", "--suite-dir", kProbes, "--out", out.string(), "--cpu-probes", "-1"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--cpu-probes"), std::string::npos) << r.err;
+  // mudjack.toml's run.cpu_probes: an integer in the same range, under the flag.
+  std::ofstream(dir_ / "half.toml") << "[run]\ncpu_probes = 2.5\n";
+  r = mudjack({"run", "--config", (dir_ / "half.toml").string(), "--suite-dir", kProbes, "--out",
+               out.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("run.cpu_probes must be an integer"), std::string::npos) << r.err;
+  std::ofstream(dir_ / "one.toml") << "[run]\ncpu_probes = 1\n";
+  r = mudjack({"run", "--config", (dir_ / "one.toml").string(), "--suite-dir", kProbes, "--out",
+               out.string(), "--budget-ms", "1", "--rounds", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(newest_results(out)["run"]["options"]["cpu_probes"], 1);
 }
 
 }  // namespace
