@@ -21,6 +21,7 @@ sys.stdout = sys.stderr
 os.environ["MUDJACK_PROBE_CHANNEL_FD"] = str(_CHANNEL_FD)
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import time  # noqa: E402
@@ -66,7 +67,12 @@ def _load_adapter(framework: str, device: str, hello: dict[str, Any]) -> Any:
     older engine still reads `unavailable`."""
     try:
         from . import adapters
+        from .models import compiler_caches
 
+        # Before the framework reads where its caches are; an unwritable build
+        # cache leaves the compilers their own.
+        with contextlib.suppress(OSError):
+            compiler_caches()
         adapter = adapters.load(framework)
     except Exception as exc:  # whatever the import raised is the reason
         _import_failed(framework, exc, hello)

@@ -222,8 +222,15 @@ def _write_json(path: Path, value: dict[str, Any]) -> None:
 
 
 def compiler_caches() -> None:
-    """Point torch Inductor's, Triton's and JAX's persistent caches into the
-    build cache, so a rerun's compiles reuse their artifacts.
+    """Point torch Inductor's (its FX graph and AOT autograd caches),
+    Triton's and JAX's persistent caches into the build cache, so a rerun's
+    compiles, and another probe's, reuse their artifacts. The probe calls it
+    before it imports the framework (JAX reads its settings at import), so
+    every compiled case, the paper suite's too, uses the build cache; JAX
+    caches every compile (its default keeps only those over 1 s), unless
+    JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS says otherwise. A case records
+    whether its compile was `cold` or `warm` (`compile_cache`, from each
+    adapter's `case_facts`).
 
     Set, not defaulted: Inductor writes its default into
     TORCHINDUCTOR_CACHE_DIR the first time anything asks for its cache
@@ -237,6 +244,7 @@ def compiler_caches() -> None:
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(root / "torchinductor")
     os.environ["TRITON_CACHE_DIR"] = str(root / "triton")
     os.environ["JAX_COMPILATION_CACHE_DIR"] = str(root / "jax")
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 
 
 def probe_cpu_isa() -> None:

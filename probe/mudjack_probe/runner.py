@@ -51,14 +51,21 @@ class Policy:
     # no timing loop, no drift detector, no device timer. The call's time
     # is reported as `cold_ns` and no samples.
     once: bool = False
+    # Slow calls (protocol 1.11, the engine's rule: src/stats/timing.hpp):
+    # a case whose calls take at least `slow_call_ms` (0: no such rule)
+    # stops sampling once it has `slow_min_samples` within `slow_spread`
+    # ((max - min) / median) of each other (`enough_samples`).
+    slow_call_ms: float = 0.0
+    slow_min_samples: int = 3
+    slow_spread: float = 0.10
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> Policy:
         p = Policy()
-        for key in ("budget_ms", "warmup_ms", "block_ms", "settle_ms"):
+        for key in ("budget_ms", "warmup_ms", "block_ms", "settle_ms", "slow_call_ms", "slow_spread"):
             if key in d:
                 setattr(p, key, float(d[key]))
-        for key in ("min_samples", "max_samples"):
+        for key in ("min_samples", "max_samples", "slow_min_samples"):
             if key in d:
                 setattr(p, key, int(d[key]))
         p.reference = bool(d.get("reference", False))
@@ -113,11 +120,11 @@ def measure(
     samples: list[float] = []
     enqueue: list[float] = []
     budget_end = clock() + int(host_budget_ms * 1e6)
-    while len(samples) < policy.max_samples:
+    while True:
         wall, queued = _timed_block(fn, args, k, sync, block, clock)
         samples.append(wall / k)
         enqueue.append(queued / k)
-        if len(samples) >= policy.min_samples and clock() >= budget_end:
+        if enough_samples(samples, policy, clock() >= budget_end):
             break
     timing: dict[str, Any] = {
         "cold_ns": cold_ns,
@@ -130,6 +137,29 @@ def measure(
     if timer is not None:
         timing.update(_device_pass(fn, args, timer, policy, statistics.median(samples), timing["enqueue_ns"]))
     return out, timing
+
+
+def enough_samples(samples: list[float], policy: Policy, budget_spent: bool) -> bool:
+    """Whether sampling stops after `samples` (per-call ns): at
+    `max_samples`; once `min_samples` are taken and the budget is spent; or,
+    for a slow call (the median at least `slow_call_ms`), as soon as
+    `slow_min_samples` are taken and their spread, (max - min) / median, is
+    within `slow_spread`: the fewest samples the spread allows, where every
+    sample costs a long call."""
+    n = len(samples)
+    if n >= policy.max_samples or (n >= policy.min_samples and budget_spent):
+        return True
+    return slow_and_steady(samples, policy)
+
+
+def slow_and_steady(samples: list[float], policy: Policy) -> bool:
+    """The slow-call rule of `enough_samples` alone."""
+    if policy.slow_call_ms <= 0 or len(samples) < max(1, policy.slow_min_samples):
+        return False
+    median = statistics.median(samples)
+    if median < policy.slow_call_ms * 1e6:
+        return False
+    return (max(samples) - min(samples)) / median <= policy.slow_spread
 
 
 def _timed_block(fn: Callable[..., Any], args: tuple[Any, ...], k: int, sync: Callable[[], None],
@@ -209,6 +239,8 @@ def _device_pass(fn: Callable[..., Any], args: tuple[Any, ...], timer: Any, poli
     per_call = wall_ns + timer.overhead_ns
     n = int(policy.budget_ms / 2 * 1e6 / max(per_call, 1))
     n = max(policy.min_samples, min(n, policy.max_samples))
+    if policy.slow_call_ms > 0 and wall_ns >= policy.slow_call_ms * 1e6:  # a slow call: fewest events
+        n = min(n, max(1, policy.slow_min_samples))
     facts: dict[str, Any] = {}
     try:
         if policy.settle_ms > 0:

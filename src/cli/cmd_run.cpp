@@ -34,6 +34,7 @@ struct RunArgs {
   std::optional<int> max_samples;
   std::optional<double> warmup_ms;
   std::optional<int> rounds;
+  std::optional<int> cpu_probes;
   std::optional<int64_t> seed;
   std::optional<std::string> baseline;
   std::optional<std::string> resume;  // a run id or 'latest'; set but empty is an error
@@ -82,6 +83,7 @@ run::RunOptions options_of(const RunArgs& a, const Settings& s) {
   o.max_samples = a.max_samples.value_or(o.max_samples);
   o.warmup_ms = a.warmup_ms.value_or(o.warmup_ms);
   o.rounds = a.rounds.value_or(o.rounds);
+  o.cpu_probes = a.cpu_probes.value_or(s.config.cpu_probes.value_or(o.cpu_probes));
   o.seed = a.seed.value_or(o.seed);
   o.serial = a.serial;
   o.no_baseline = a.no_baseline;
@@ -319,6 +321,9 @@ void add_run_flags(CLI::App* c, RunArgs& a) {
   add_number(
       c, "--rounds", a.rounds, run::kRoundsRange,
       with_default("Timing rounds of each host-bound case, interleaved across cases", d.rounds));
+  add_number(c, "--cpu-probes", a.cpu_probes, run::kCpuProbesRange,
+             "Probes of the cpu lane, each pinned to its own cores with its threads set to "
+             "them (default 0: one per 2 cores left to it beside the other lanes)");
   add_number(c, "--memory-limit-mb", a.memory_limit_mb, run::kMemoryLimitRangeMb,
              "Resident memory limit per probe (default 3/4 of RAM)");
   c->add_option("--resume", a.resume, "Finish an interrupted run: RUN id, or 'latest'");

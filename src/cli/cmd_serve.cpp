@@ -35,6 +35,7 @@ server::RunDefaults run_defaults(const ServeArgs& a, const Settings& s) {
   // The flags' ranges are checked as they are parsed (cli/numbers.hpp).
   d.timeout_s = a.timeout_s.value_or(s.config.timeout_s.value_or(d.timeout_s));
   d.budget_ms = a.budget_ms.value_or(s.config.budget_ms.value_or(d.budget_ms));
+  d.cpu_probes = s.config.cpu_probes.value_or(d.cpu_probes);
   if (auto mb = a.memory_limit_mb ? a.memory_limit_mb : s.config.memory_limit_mb) {
     d.memory_limit_bytes = run::mb_to_bytes(*mb);
   }

@@ -40,6 +40,19 @@ std::optional<double> number(const toml::table& t, const char* key, const run::R
   bad(path, name + " must be a number");
 }
 
+// [run] KEY: an integer in its range (run/options.hpp).
+std::optional<int> integer(const toml::table& t, const char* key, const run::IntRange& range,
+                           const std::filesystem::path& path) {
+  const auto* node = t.get(key);
+  if (!node) return std::nullopt;
+  const std::string name = std::string("run.") + key;
+  if (auto v = node->value_exact<int64_t>()) {
+    if (auto why = run::out_of_range(name, *v, range)) bad(path, *why);
+    return static_cast<int>(*v);
+  }
+  bad(path, name + " must be an integer");
+}
+
 }  // namespace
 
 Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
@@ -90,10 +103,11 @@ Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
   if (const auto* node = root.get("run")) {
     const auto* t = node->as_table();
     if (!t) bad(path, "[run] must be a table");
-    only_keys(*t, {"timeout_s", "budget_ms", "memory_limit_mb"}, path, "run.");
+    only_keys(*t, {"timeout_s", "budget_ms", "memory_limit_mb", "cpu_probes"}, path, "run.");
     c.timeout_s = number(*t, "timeout_s", run::kTimeoutRangeS, path);
     c.budget_ms = number(*t, "budget_ms", run::kBudgetRangeMs, path);
     c.memory_limit_mb = number(*t, "memory_limit_mb", run::kMemoryLimitRangeMb, path);
+    c.cpu_probes = integer(*t, "cpu_probes", run::kCpuProbesRange, path);
   }
   if (const auto* node = root.get("params")) {
     const auto* t = node->as_table();

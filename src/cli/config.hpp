@@ -10,6 +10,7 @@
 //   timeout_s = 120
 //   budget_ms = 7
 //   memory_limit_mb = 16384
+//   cpu_probes = 4                  # probes of the cpu lane (0: from the host)
 //   [params]                        # case parameters; --param NAME=VALUE overrides
 //   matrix_size = "1024,4096"       # strings, integers, floats or booleans
 
@@ -27,6 +28,7 @@ struct Config {
   std::optional<double> timeout_s;
   std::optional<double> budget_ms;
   std::optional<double> memory_limit_mb;
+  std::optional<int> cpu_probes;
   // [params], values as text. Checked where suites are listed
   // (cli::selected_cases): a name no suite reads is refused.
   std::map<std::string, std::string> params;

@@ -40,8 +40,11 @@ inline constexpr std::string_view kSchemaVersion = "1.5";
 // failing case (each case's `refusal`: unsupported or kernel_missing, its
 // source and whether the claims document it), the verdict rows'
 // `kernel_missing` and each unsupported entry's `source`, and the gaps'
-// `unreached` (failing cases whose other lane never ran them).
-inline constexpr std::string_view kResultsSchemaVersion = "1.10";
+// `unreached` (failing cases whose other lane never ran them); 1.11 each
+// machine's `layout` in `environment.machines[]` (where the probes ran: the
+// cpu lane's pinned probes, their cores and threads) and a compiled case's
+// `extra.compile_cache` (cold or warm).
+inline constexpr std::string_view kResultsSchemaVersion = "1.11";
 
 // The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.

@@ -170,6 +170,18 @@ std::optional<double> loop_ns(int cpu) {
 
 }  // namespace
 
+std::vector<int> own_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    }
+  }
+  return cpus;
+}
+
 std::vector<int> fastest_first(const std::vector<int>& cpus) {
   std::vector<std::pair<int, double>> timed;
   for (int cpu : cpus) {

@@ -38,6 +38,10 @@ std::vector<std::string> throttle_names(uint64_t bits);
 
 namespace mudjack::os {
 
+// The cores this process may run on (its affinity mask), in ascending
+// order; empty when the mask cannot be read.
+std::vector<int> own_cpus();
+
 // The cores in `cpus` ordered for the threads that time cases: the fast
 // ones (within 10% of the fastest on a fixed integer loop, timed on each
 // core) first, then the rest, each group in the given order. Cloud vCPUs of

@@ -71,11 +71,13 @@ std::vector<model::OutputRef> outputs_of(const json& j) {
 }  // namespace
 
 json Policy::to_json() const {
-  return {{"budget_ms", budget_ms},     {"min_samples", min_samples},
-          {"max_samples", max_samples}, {"warmup_ms", warmup_ms},
-          {"block_ms", block_ms},       {"reference", reference},
-          {"timing_only", timing_only}, {"once", once},
-          {"settle_ms", settle_ms},     {"device_timer", device_timer}};
+  return {{"budget_ms", budget_ms},       {"min_samples", min_samples},
+          {"max_samples", max_samples},   {"warmup_ms", warmup_ms},
+          {"block_ms", block_ms},         {"reference", reference},
+          {"timing_only", timing_only},   {"once", once},
+          {"settle_ms", settle_ms},       {"device_timer", device_timer},
+          {"slow_call_ms", slow_call_ms}, {"slow_min_samples", slow_min_samples},
+          {"slow_spread", slow_spread}};
 }
 
 model::DeviceInfo device_from_json(const json& j) {
@@ -263,7 +265,7 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
   for (const char* key :
        {"warmup_calls", "case_ns", "output_device", "checks", "fallback", "device_unusable",
         "reference", "strict", "skipped_outputs", "enqueue_ns", "device_samples_ns", "device_error",
-        "drift_ns", "kernels", "missing_name", "xla"}) {
+        "drift_ns", "kernels", "missing_name", "xla", "compile_cache"}) {
     if (j->contains(key) && !(*j)[key].is_null()) r.extra[key] = (*j)[key];
   }
   p.value = std::move(r);

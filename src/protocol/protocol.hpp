@@ -31,10 +31,12 @@ inline constexpr int kVersion = 1;
 // fuzz graph's float64 magnitudes), so that nothing but this protocol
 // crosses into Python; 1.10 `accelerators_absent` in hello (the accelerators
 // the framework's build targets that are not here, and why), `repro`'s
-// `bound_eps` and `minimal`, and `repro_graph`'s `eager`. A probe's hello
+// `bound_eps` and `minimal`, and `repro_graph`'s `eager`; 1.11 the policy's
+// `slow_call_ms`, `slow_min_samples` and `slow_spread` (fewer samples for a
+// slow call) and a result's `compile_cache` (cold or warm). A probe's hello
 // carries its minor as `protocol_minor` (absent: 0); every minor of version 1
 // is accepted.
-inline constexpr int kMinorVersion = 10;
+inline constexpr int kMinorVersion = 11;
 
 // The longest one-line `engine_fault` kept (longer ones are cut).
 inline constexpr size_t kMaxFaultBytes = 500;
@@ -92,6 +94,13 @@ struct Policy {
   // The run policy `once` (1.6): one call, judged, no warm-up, no timing
   // loop; its time is the cold call's.
   bool once = false;
+  // Slow calls (1.11; stats/timing.hpp): a case whose warm call takes at
+  // least slow_call_ms (0: no such rule) stops sampling once it has
+  // slow_min_samples samples within slow_spread ((max - min) / median) of
+  // each other, before min_samples.
+  double slow_call_ms = 0;
+  int slow_min_samples = 3;
+  double slow_spread = 0.10;
   nlohmann::json to_json() const;
 };
 

@@ -567,6 +567,9 @@ void environment_section(std::string& h, const model::RunInfo& run) {
          esc(m.value("os", "")) + " · " + esc(m.value("arch", "")) + " · mudjack " +
          esc(m.value("mudjack_version", "")) + " (" + esc(m.value("mudjack_revision", "")) + ")" +
          (m.contains("run_id") ? " · run " + esc(m.value("run_id", "")) : "") + "</p>\n";
+    if (auto probes = layout_line(m); !probes.empty()) {
+      h += "<p class=\"meta\">Probes: " + esc(probes) + "</p>\n";
+    }
     h += "<table><tr><th>device</th><th>model</th><th>memory</th><th>driver</th><th>runtime</th></"
          "tr>\n";
     const json no_devices = json::array();

@@ -169,7 +169,9 @@ std::string header(const verdict::Judged& j) {
     out += "```\n" + plain(command) + "\n```\n\n";
   }
   for (const auto& m : machines(run.environment)) {
-    if (m.is_object()) out += machine_lines(m);
+    if (!m.is_object()) continue;
+    out += machine_lines(m);
+    if (auto probes = layout_line(m); !probes.empty()) out += "- Probes: " + escape(probes) + "\n";
   }
   if (auto narrowed = text_of(run.options, "narrowed"); !narrowed.empty()) {
     out += "- Selection: " + escape(plain(narrowed)) +

@@ -178,6 +178,54 @@ const model::CaseResult* first_failing(const verdict::Judged& j, const model::Ve
   return nullptr;
 }
 
+namespace {
+
+std::string cores_text(const nlohmann::json& cpus) {
+  std::string out;
+  if (!cpus.is_array()) return out;
+  for (const auto& c : cpus) {
+    if (!c.is_number_integer()) continue;
+    out += (out.empty() ? "" : ",") + std::to_string(c.get<int64_t>());
+  }
+  return out;
+}
+
+std::string probe_text(const nlohmann::json& p) {
+  if (!p.is_object()) return "?";
+  std::string out = p.value("pinned", false)
+                        ? "cores " + cores_text(p.value("cpus", nlohmann::json()))
+                        : "unpinned";
+  const auto threads = p.value("threads", int64_t{0});
+  out += threads > 0 ? " (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)")
+                     : " (default threads)";
+  return out;
+}
+
+}  // namespace
+
+std::string layout_line(const nlohmann::json& machine) {
+  if (!machine.is_object() || !machine.contains("layout") || !machine["layout"].is_object()) {
+    return "";
+  }
+  const auto& layout = machine["layout"];
+  auto lanes = layout.value("lanes", nlohmann::json::array());
+  if (!lanes.is_array()) lanes = nlohmann::json::array();
+  std::string out;
+  if (lanes.size() > 1) {
+    out = layout.value("parallel", false) ? "lanes side by side" : "lanes one after another";
+  }
+  for (const auto& lane : lanes) {
+    if (!lane.is_object()) continue;
+    const auto probes = lane.value("probes", nlohmann::json::array());
+    if (!probes.is_array()) continue;
+    out += std::string(out.empty() ? "" : "; ") + std::to_string(probes.size()) +
+           (probes.size() == 1 ? " probe of " : " probes of ") +
+           lane.value("device", std::string("?")) + ":";
+    for (size_t i = 0; i < probes.size(); ++i) out += (i ? ", " : " ") + probe_text(probes[i]);
+  }
+  return out;
+}
+
 std::string words(std::string_view name) {
   std::string s(name);
   std::replace(s.begin(), s.end(), '_', ' ');

@@ -54,6 +54,12 @@ std::string claims_lines(const verdict::Judged& judged);
 // its cases on its device that is no pass; nullptr when none.
 const model::CaseResult* first_failing(const verdict::Judged& j, const model::VerdictRow& v);
 
+// Where a machine's probes ran (environment.machines[].layout, results
+// 1.10), plain text, or "" when the run recorded none: "lanes side by side;
+// 2 probes of cpu: cores 0 (1 thread), cores 1 (1 thread); 1 probe of
+// cuda:0: cores 2,3 (default threads)".
+std::string layout_line(const nlohmann::json& machine);
+
 // "partial_failure" -> "partial failure".
 std::string words(std::string_view name);
 

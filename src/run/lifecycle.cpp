@@ -10,6 +10,7 @@
 #include "report/write.hpp"
 #include "run/lease.hpp"
 #include "run/retention.hpp"
+#include "stats/timing.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
 #include "verdict/claims.hpp"
@@ -68,6 +69,10 @@ supervisor::RunSpec spec_of(const Prepared& run, const plan::Discovery& discover
   spec.policy.min_samples = o.min_samples;
   spec.policy.max_samples = o.max_samples;
   spec.policy.warmup_ms = o.warmup_ms;
+  // A slow call gets the fewest samples its spread allows (stats/timing.hpp).
+  spec.policy.slow_call_ms = stats::kSlowCallMs;
+  spec.policy.slow_min_samples = std::min(stats::kSlowMinSamples, o.min_samples);
+  spec.policy.slow_spread = stats::kUnstableSpread;
   spec.limits.case_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
   spec.limits.memory_limit_bytes =
       o.memory_limit_bytes > 0 ? o.memory_limit_bytes : default_memory_limit_bytes();
@@ -75,6 +80,7 @@ supervisor::RunSpec spec_of(const Prepared& run, const plan::Discovery& discover
   spec.baseline_planned = run.baseline_planned;
   spec.seed = o.seed;
   spec.parallel = !o.serial;
+  spec.cpu_probes = o.cpu_probes;
   spec.rounds = o.rounds;
   spec.policy_override = o.policy;
   return spec;
@@ -92,6 +98,22 @@ void check_baseline(const RunOptions& options, const plan::Discovery& discovery)
   }
   throw util::FatalError("--baseline " + options.baseline +
                          " is not a device here (devices: " + known + ")");
+}
+
+// Where this execution's probes run (their cores and threads), recorded in
+// the run's environment as `layout` of its machine: a resumed run records
+// its own execution's.
+void record_layout(store::Store& store, const std::string& run_id,
+                   const supervisor::Layout& layout) {
+  auto info = store.get_run(run_id);
+  if (!info) return;
+  json env = info->environment;
+  if (!env.is_object() || !env.contains("machines") || !env["machines"].is_array() ||
+      env["machines"].empty() || !env["machines"][0].is_object()) {
+    return;
+  }
+  env["machines"][0]["layout"] = layout.to_json();
+  store.set_environment(run_id, env);
 }
 
 }  // namespace
@@ -175,8 +197,10 @@ bool execute(store::Store& store, const Prepared& run, const plan::Discovery& di
              const std::atomic<bool>& interrupt, std::string* fault) {
   Watch watch(store, run.info.id, interrupt);  // FatalError when another execution holds it
   store.set_run_state(run.info.id, "running", "");
-  const bool completed =
-      supervisor::execute(spec_of(run, discovery, place), store, on_result, watch.stop(), fault);
+  auto spec = spec_of(run, discovery, place);
+  spec.layout = supervisor::layout_for(spec);
+  record_layout(store, run.info.id, *spec.layout);
+  const bool completed = supervisor::execute(spec, store, on_result, watch.stop(), fault);
   if (auto why = watch.end()) throw util::FatalError(*why);
   return completed;
 }

@@ -36,6 +36,10 @@ struct RunOptions {
   int64_t memory_limit_bytes = 0;  // resident limit per probe; 0: default_memory_limit_bytes()
   int64_t seed = 0;                // seed for case inputs
   bool serial = false;             // devices one after another instead of parallel lanes
+  // Probes of the cpu lane, each pinned to its own cores with its
+  // frameworks' threads set to its share (supervisor::lay_out); 0: from
+  // the host's cores and the other lanes (one per 2 cores left to cpu).
+  int cpu_probes = 0;
   // Run only the devices asked for: without it, asking for devices that do
   // not include the baseline runs the baseline too (its cases are the
   // comparison that checks the others).
@@ -74,6 +78,8 @@ inline constexpr Range kWarmupRangeMs{0, 600'000, true};
 inline constexpr Range kMemoryLimitRangeMb{0, 1024.0 * 1024 * 1024, false};
 inline constexpr IntRange kSamplesRange{1, 1'000'000};
 inline constexpr IntRange kRoundsRange{1, 20};
+// 0 is the default (from the host); more probes than cores get one core each.
+inline constexpr IntRange kCpuProbesRange{0, 1024};
 // Seeds are non-negative: the probe seeds NumPy's generators with
 // seed * 1000003 + n (mudjack_probe/api.py), and NumPy refuses negative
 // seeds, so a negative one would fail every case that draws inputs.

@@ -82,9 +82,10 @@ Result<int64_t> integer(const json& v, const std::string& field, const run::IntR
 
 const std::set<std::string>& known_fields() {
   static const std::set<std::string> fields = {
-      "suite",    "suites",    "framework", "frameworks",  "device",      "devices",     "filter",
-      "params",   "timeout_s", "budget_ms", "warmup_ms",   "min_samples", "max_samples", "seed",
-      "baseline", "serial",    "resume",    "no_baseline", "rounds",      "policy"};
+      "suite",       "suites", "framework", "frameworks", "device",    "devices",
+      "filter",      "params", "timeout_s", "budget_ms",  "warmup_ms", "min_samples",
+      "max_samples", "seed",   "baseline",  "serial",     "resume",    "no_baseline",
+      "rounds",      "policy", "cpu_probes"};
   return fields;
 }
 
@@ -222,7 +223,8 @@ Check optional_samples(const json& doc, const char* field, std::optional<int>& o
   return std::nullopt;
 }
 
-// timeout_s, budget_ms, warmup_ms, min_samples, max_samples, rounds, policy.
+// timeout_s, budget_ms, warmup_ms, min_samples, max_samples, rounds,
+// cpu_probes, policy.
 Check parse_timing(const json& doc, RunRequest& r) {
   if (auto e = optional_number(doc, "timeout_s", run::kTimeoutRangeS, r.timeout_s)) return e;
   if (auto e = optional_number(doc, "budget_ms", run::kBudgetRangeMs, r.budget_ms)) return e;
@@ -233,6 +235,11 @@ Check parse_timing(const json& doc, RunRequest& r) {
     auto v = integer(doc.at("rounds"), "rounds", run::kRoundsRange);
     if (!v) return v.error();
     r.rounds = static_cast<int>(*v);
+  }
+  if (doc.contains("cpu_probes")) {
+    auto v = integer(doc.at("cpu_probes"), "cpu_probes", run::kCpuProbesRange);
+    if (!v) return v.error();
+    r.cpu_probes = static_cast<int>(*v);
   }
   if (doc.contains("policy")) {
     const auto& v = doc.at("policy");

@@ -52,6 +52,7 @@ struct RunRequest {
   std::optional<double> warmup_ms;
   std::optional<int> min_samples;
   std::optional<int> rounds;
+  std::optional<int> cpu_probes;  // the cpu lane's probes (0: from the host)
   std::optional<int> max_samples;
   std::string policy;  // "" (as each case declares), "timed" or "once"
   int64_t seed = 0;    // in run::kSeedRange

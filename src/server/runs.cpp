@@ -143,6 +143,7 @@ run::RunOptions RunManager::options_for(const RunRequest& request) const {
   o.warmup_ms = request.warmup_ms.value_or(defaults_.warmup_ms);
   o.min_samples = request.min_samples.value_or(defaults_.min_samples);
   o.rounds = request.rounds.value_or(defaults_.rounds);
+  o.cpu_probes = request.cpu_probes.value_or(defaults_.cpu_probes);
   o.max_samples = request.max_samples.value_or(std::max(defaults_.max_samples, o.min_samples));
   o.seed = request.seed;
   o.policy = request.policy;

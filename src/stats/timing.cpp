@@ -107,10 +107,14 @@ bool in_device_time(const model::Timing& t) {
   return t.bound == "device_bound" && t.rule == "device_events";
 }
 
+bool slow_case(const model::Latency& latency) {
+  return latency.stats && latency.stats->median_ns >= kSlowCallMs * 1e6;
+}
+
 bool wants_rounds(const model::CaseResult& r) {
   const auto& t = r.latency.timing;
   return t && (t->bound == "host_bound" || in_device_time(*t)) && r.info.mode != "compiled" &&
-         !whole_model(r.info) && !r.latency.samples_ns.empty() &&
+         !whole_model(r.info) && !r.latency.samples_ns.empty() && !slow_case(r.latency) &&
          (r.outcome == model::Outcome::kPass || r.outcome == model::Outcome::kMismatch);
 }
 

@@ -18,6 +18,12 @@
 //   instead, (p90 - p10) / median, against the same bound.
 // - A device-bound case's later rounds run with at least kDeviceRoundMs of
 //   budget: time for the device's clocks and caches to settle.
+// - A slow case, whose warm call takes at least kSlowCallMs, gets the fewest
+//   samples its spread allows: the probe stops sampling once it has
+//   kSlowMinSamples whose spread, (max - min) / median, is within
+//   kUnstableSpread (else it goes on to the run's minimum), and the case
+//   gets no later rounds (one more round would repeat seconds of calls).
+//   The engine sends the rule's numbers in the policy (protocol 1.11).
 
 #include <string_view>
 
@@ -28,6 +34,8 @@ namespace mudjack::stats {
 inline constexpr double kDeviceBoundShare = 0.8;
 inline constexpr double kUnstableSpread = 0.10;
 inline constexpr double kDeviceRoundMs = 50;
+inline constexpr double kSlowCallMs = 500;
+inline constexpr int kSlowMinSamples = 3;
 // A run's machine was busy (busy_machine) when a case saw more steal than
 // kBusySteal, a load average per core above kBusyLoad, GPU clock throttling
 // or SM clocks kBusyClockDrop apart, or the drift detector's p90 / p10 on
@@ -77,8 +85,11 @@ std::optional<int64_t> reduction_depth(const model::Metrics& metrics);
 // compiled case does not (each round rebuilds the case, and rebuilding a
 // compiled function compiles it again), nor does a whole model (a round
 // would build the model from its script again: seconds of weight
-// initialisation for calls that last milliseconds).
+// initialisation for calls that last milliseconds), nor does a slow case
+// (slow_case).
 bool wants_rounds(const model::CaseResult& r);
+// Is this a slow case: its median call took at least kSlowCallMs?
+bool slow_case(const model::Latency& latency);
 
 // A device-bound case reported in device time (its samples are event spans):
 // its later rounds need the device pass, no other case's do.

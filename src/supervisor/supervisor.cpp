@@ -1,7 +1,5 @@
 #include "supervisor/supervisor.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <thread>
 
@@ -22,24 +20,35 @@ std::string device_folder(const std::string& device) {
   return s;
 }
 
-std::vector<int> own_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    }
-  }
-  return cpus;
-}
+// One probe of a lane: its cores and the environment that pins its
+// frameworks' threads to them.
+struct Slot {
+  std::vector<int> cpus;  // empty: inherit the engine's
+  std::map<std::string, std::string> env;
+};
 
 struct Lane {
   std::string device;
   bool reference = false;  // its probe builds the float64 references
   std::vector<const std::pair<model::CaseInfo, std::string>*> items;
-  std::vector<int> cpus;
-  std::map<std::string, std::string> env;
+  std::vector<Slot> slots;  // one per probe: several only for `cpu`
+};
+
+// A lane's cases of one framework in plan order, handed to whichever of the
+// lane's probes asks first, each exactly once. Thread-safe.
+class CaseQueue {
+ public:
+  explicit CaseQueue(std::vector<const model::CaseInfo*> cases) : cases_(std::move(cases)) {}
+  // The next case, or nullptr when every case was handed out.
+  const model::CaseInfo* next() {
+    std::lock_guard lock(mutex_);
+    return next_ < cases_.size() ? cases_[next_++] : nullptr;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<const model::CaseInfo*> cases_;
+  size_t next_ = 0;
 };
 
 // Everything lanes share; every method takes the lock.
@@ -136,8 +145,8 @@ std::string first_line(const std::string& s) {
 
 // How the lane starts framework `fw`'s probes; empty python when it cannot,
 // with the reason in *give_up.
-ProbeCommand command_for(const Lane& lane, const RunSpec& spec, const std::string& fw,
-                         std::string* give_up) {
+ProbeCommand command_for(const Lane& lane, const Slot& slot, const RunSpec& spec,
+                         const std::string& fw, std::string* give_up) {
   ProbeCommand command;
   auto rt_it = spec.frameworks.find(fw);
   if (rt_it == spec.frameworks.end() || rt_it->second.python.empty()) {
@@ -151,8 +160,8 @@ ProbeCommand command_for(const Lane& lane, const RunSpec& spec, const std::strin
   command.params = spec.params;
   command.framework = fw;
   command.device = lane.device;
-  command.env = lane.env;
-  command.cpu_affinity = lane.cpus;
+  command.env = slot.env;
+  command.cpu_affinity = slot.cpus;
   return command;
 }
 
@@ -226,10 +235,10 @@ class Disturbance {
 // crash or an unusable device.
 class LaneProbe {
  public:
-  LaneProbe(const Lane& lane, const RunSpec& spec, Shared& shared, const std::string& fw,
-            const std::atomic<bool>& interrupted)
+  LaneProbe(const Lane& lane, const Slot& slot, const RunSpec& spec, Shared& shared,
+            const std::string& fw, const std::atomic<bool>& interrupted)
       : lane_(lane), spec_(spec), shared_(shared), fw_(fw), interrupted_(interrupted) {
-    command_ = command_for(lane, spec, fw, &give_up_);
+    command_ = command_for(lane, slot, spec, fw, &give_up_);
   }
   ~LaneProbe() {
     if (session_) session_->stop();
@@ -326,27 +335,26 @@ struct Held {
   int rounds = 1;
 };
 
-// One framework's cases of the lane, in plan order, in one probe at a time,
-// in windows of spec.round_window cases: the first round of each case of
-// the window (outputs, checks, references), then rounds 2..spec.rounds of
-// its host-bound cases, one case after another, so every round of a case is
+// One framework's cases of the lane in one of the lane's probes (a slot),
+// one probe process at a time, taken from the framework's queue in windows
+// of spec.round_window cases: the first round of each case of the window
+// (outputs, checks, references), then rounds 2..spec.rounds of its
+// host-bound cases, one case after another, so every round of a case is
 // taken at a different time and the machine's drift falls on different
-// rounds. Each round is stored as it lands (Store::hold): a killed engine
-// loses at most the round in flight, and a resumed run takes only the
-// rounds a case is missing. A case's outcome is stored once, after its last
-// round (or, when the lane stops, with the rounds it has).
+// rounds. Every round of a case runs in the same slot (its cores). Each round is stored as it lands
+// (Store::hold): a killed engine loses at most the round in flight, and a resumed run takes only
+// the rounds a case is missing. A case's outcome is stored once, after its last round (or, when the
+// lane stops, with the rounds it has).
 class FrameworkRun {
  public:
-  FrameworkRun(const Lane& lane, const RunSpec& spec, Shared& shared, const std::string& fw,
-               const std::atomic<bool>& interrupted)
+  FrameworkRun(const Lane& lane, const Slot& slot, const RunSpec& spec, Shared& shared,
+               const std::string& fw, CaseQueue& queue, const std::atomic<bool>& interrupted)
       : lane_(lane),
         spec_(spec),
         shared_(shared),
         interrupted_(interrupted),
-        probe_(lane, spec, shared, fw, interrupted) {
-    for (const auto* item : lane.items) {
-      if (item->first.framework == fw) cases_.push_back(&item->first);
-    }
+        probe_(lane, slot, spec, shared, fw, interrupted),
+        queue_(queue) {
     first_policy_ = spec.policy;
     first_policy_.reference = lane.reference;
     round_policy_ = spec.policy;
@@ -359,9 +367,8 @@ class FrameworkRun {
   // False when the lane must stop (interrupted, or an engine fault).
   bool run() {
     const size_t window = static_cast<size_t>(std::max(1, spec_.round_window));
-    for (size_t begin = 0; begin < cases_.size(); begin += window) {
-      const bool go =
-          first_rounds(begin, std::min(cases_.size(), begin + window)) && later_rounds();
+    while (!drained_) {
+      const bool go = first_rounds(window) && later_rounds();
       // Held cases land with the rounds they have also when the lane stops
       // (an interrupt, an engine fault): their outcomes are real and only
       // later rounds are missing.
@@ -383,12 +390,17 @@ class FrameworkRun {
         without_run(spec_, info, lane_.device, model::Outcome::kUnavailable, probe_.give_up()));
   }
 
-  // The first round of cases [begin, end); a case that gets more rounds is
-  // held, every other one lands.
-  bool first_rounds(size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      const auto& info = *cases_[i];
+  // The first round of up to `window` cases from the queue; a case that
+  // gets more rounds is held, every other one lands.
+  bool first_rounds(size_t window) {
+    for (size_t i = 0; i < window; ++i) {
       if (stop()) return false;
+      const auto* next = queue_.next();
+      if (!next) {
+        drained_ = true;
+        break;
+      }
+      const auto& info = *next;
       if (auto h = shared_.take_held(info.id, lane_.device)) {
         // A killed run stored its first rounds: only the missing ones run.
         h->result.info = info;
@@ -450,23 +462,41 @@ class FrameworkRun {
   Shared& shared_;
   const std::atomic<bool>& interrupted_;
   LaneProbe probe_;
-  std::vector<const model::CaseInfo*> cases_;
+  CaseQueue& queue_;
+  bool drained_ = false;  // the queue had no case left
   protocol::Policy first_policy_;
   protocol::Policy round_policy_;
   std::vector<Held> held_;
 };
 
+// A lane's frameworks one after another, each a queue of its cases; every
+// slot (probe) of the lane on a thread of its own takes cases from the
+// queue of the framework it is on, and moves to the next framework when
+// that queue is empty.
 void run_lane(const Lane& lane, const RunSpec& spec, Shared& shared,
               const std::atomic<bool>& interrupted) {
   std::vector<std::string> order;
+  std::map<std::string, std::vector<const model::CaseInfo*>> cases;
   for (const auto* item : lane.items) {
-    if (std::find(order.begin(), order.end(), item->first.framework) == order.end()) {
-      order.push_back(item->first.framework);
+    const auto& fw = item->first.framework;
+    if (std::find(order.begin(), order.end(), fw) == order.end()) order.push_back(fw);
+    cases[fw].push_back(&item->first);
+  }
+  std::map<std::string, CaseQueue> queues;
+  for (auto& [fw, list] : cases) queues.try_emplace(fw, std::move(list));
+  auto work = [&](const Slot& slot) {
+    for (const auto& fw : order) {
+      if (!FrameworkRun(lane, slot, spec, shared, fw, queues.at(fw), interrupted).run()) return;
     }
+  };
+  if (lane.slots.size() == 1) {
+    work(lane.slots.front());
+    return;
   }
-  for (const auto& fw : order) {
-    if (!FrameworkRun(lane, spec, shared, fw, interrupted).run()) return;
-  }
+  std::vector<std::thread> threads;
+  threads.reserve(lane.slots.size());
+  for (const auto& slot : lane.slots) threads.emplace_back([&work, &slot] { work(slot); });
+  for (auto& t : threads) t.join();
 }
 
 }  // namespace
@@ -712,21 +742,100 @@ LaneCores lane_cores(size_t cores, size_t accelerator_lanes) {
   return {per, cores - accelerator_lanes * per};
 }
 
+size_t default_cpu_probes(size_t cpu_lane_cores) {
+  return std::max<size_t>(1, cpu_lane_cores / 2);
+}
+
+Layout lay_out(const std::vector<int>& cpus, const std::vector<std::string>& devices,
+               int cpu_probes, bool parallel_allowed) {
+  Layout layout;
+  layout.host_cpus = cpus;
+  const auto accel = static_cast<size_t>(
+      std::count_if(devices.begin(), devices.end(), [](const auto& d) { return d != "cpu"; }));
+  const size_t per_accel = lane_cores(cpus.size(), accel).accelerator;
+  layout.parallel = parallel_allowed && devices.size() > 1 && cpus.size() >= accel * per_accel + 2;
+  size_t next = 0;
+  for (const auto& device : devices) {
+    if (device == "cpu") continue;
+    ProbeCores probe;
+    if (layout.parallel) {
+      probe.cpus.assign(cpus.begin() + static_cast<std::ptrdiff_t>(next),
+                        cpus.begin() + static_cast<std::ptrdiff_t>(next + per_accel));
+      next += per_accel;
+    }
+    layout.probes[device].push_back(std::move(probe));
+  }
+  if (std::find(devices.begin(), devices.end(), "cpu") == devices.end()) return layout;
+  // The cpu lane: the cores left to it (all of them when it runs alone).
+  const std::vector<int> own(cpus.begin() + static_cast<std::ptrdiff_t>(next), cpus.end());
+  size_t n = cpu_probes > 0 ? static_cast<size_t>(cpu_probes) : default_cpu_probes(own.size());
+  n = std::clamp<size_t>(n, 1, std::max<size_t>(1, own.size()));
+  auto& probes = layout.probes["cpu"];
+  size_t at = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t size = own.size() / n + (i < own.size() % n ? 1 : 0);
+    ProbeCores probe;
+    probe.cpus.assign(own.begin() + static_cast<std::ptrdiff_t>(at),
+                      own.begin() + static_cast<std::ptrdiff_t>(at + size));
+    at += size;
+    probe.threads = probe.cpus.size() < cpus.size() ? probe.cpus.size() : 0;
+    // A probe on every core is not pinned: it inherits the engine's cores.
+    if (probe.cpus.size() == cpus.size()) probe.cpus.clear();
+    probes.push_back(std::move(probe));
+  }
+  return layout;
+}
+
+nlohmann::json Layout::to_json() const {
+  nlohmann::json lanes = nlohmann::json::array();
+  for (const auto& [device, list] : probes) {
+    nlohmann::json ps = nlohmann::json::array();
+    for (const auto& p : list) {
+      ps.push_back({{"cpus", p.cpus.empty() ? host_cpus : p.cpus},
+                    {"pinned", !p.cpus.empty()},
+                    {"threads", p.threads}});
+    }
+    lanes.push_back({{"device", device}, {"probes", ps}});
+  }
+  return {{"parallel", parallel}, {"lanes", lanes}};
+}
+
 size_t cpu_lane_threads(size_t accelerator_lanes) {
-  const size_t cores = own_cpus().size();
+  const size_t cores = os::own_cpus().size();
   const auto lanes = lane_cores(cores, accelerator_lanes);
   return accelerator_lanes > 0 && lanes.cpu < cores ? lanes.cpu : 0;
 }
 
-bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_result,
-             const std::atomic<bool>& interrupted, std::string* fault) {
-  Shared shared(store, spec, on_result);
+namespace {
+
+// The environment of a probe on `probe`'s cores: its frameworks' intra-op
+// threads set to its share (OpenMP and MKL for torch and NumPy's BLAS,
+// TensorFlow's own pools; XLA's CPU pool sizes itself from the affinity),
+// and the core its calling thread is pinned to.
+std::map<std::string, std::string> probe_env(const ProbeCores& probe,
+                                             const std::vector<int>& host_cpus) {
+  std::map<std::string, std::string> env;
+  if (probe.threads > 0) {
+    const auto n = std::to_string(probe.threads);
+    for (const char* name :
+         {"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS"}) {
+      env[name] = n;
+    }
+  }
+  // The probe pins the thread that calls every case to one core of its own
+  // (probe/__main__.py: the cores of one machine can differ in speed).
+  const auto& own = probe.cpus.empty() ? host_cpus : probe.cpus;
+  if (!own.empty()) env["MUDJACK_MAIN_CPU"] = std::to_string(own.front());
+  return env;
+}
+
+std::vector<Lane> lanes_of(const RunSpec& spec) {
   std::vector<Lane> lanes;
   for (const auto& item : spec.work) {
     auto it = std::find_if(lanes.begin(), lanes.end(),
                            [&](const Lane& l) { return l.device == item.second; });
     if (it == lanes.end()) {
-      lanes.push_back(Lane{item.second, false, {}, {}, {}});
+      lanes.push_back(Lane{item.second, false, {}, {}});
       it = std::prev(lanes.end());
     }
     it->items.push_back(&item);
@@ -738,40 +847,43 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
   // The baseline's probe builds the float64 references; without a baseline
   // in the run, every device judges itself against its own.
   for (auto& lane : lanes) lane.reference = !spec.baseline_planned || lane.device == spec.baseline;
+  return lanes;
+}
+
+}  // namespace
+
+Layout layout_for(const RunSpec& spec) {
+  if (spec.layout) return *spec.layout;
+  std::vector<std::string> devices;
+  for (const auto& lane : lanes_of(spec)) devices.push_back(lane.device);
   // Fast cores first: accelerator lanes take theirs from the front, and
   // every lane's calling thread sits on the first core it is given.
-  auto cpus = os::fastest_first(own_cpus());
-  size_t accel = static_cast<size_t>(
-      std::count_if(lanes.begin(), lanes.end(), [](const Lane& l) { return l.device != "cpu"; }));
-  const size_t per_accel = lane_cores(cpus.size(), accel).accelerator;
-  bool parallel = spec.parallel && lanes.size() > 1 && cpus.size() >= accel * per_accel + 2;
-  size_t next_core = 0;
+  return lay_out(os::fastest_first(os::own_cpus()), devices, spec.cpu_probes, spec.parallel);
+}
+
+bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_result,
+             const std::atomic<bool>& interrupted, std::string* fault) {
+  Shared shared(store, spec, on_result);
+  auto lanes = lanes_of(spec);
+  const Layout layout = layout_for(spec);
   for (auto& lane : lanes) {
+    std::map<std::string, std::string> env;
     if (lane.device == "cpu") {
-      lane.env["CUDA_VISIBLE_DEVICES"] = "";
-      lane.env["JAX_PLATFORMS"] = "cpu";
+      env["CUDA_VISIBLE_DEVICES"] = "";
+      env["JAX_PLATFORMS"] = "cpu";
     } else {
-      lane.env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false";
-      lane.env["TF_FORCE_GPU_ALLOW_GROWTH"] = "true";
-      if (parallel) {
-        for (size_t i = 0; i < per_accel; ++i) lane.cpus.push_back(cpus[next_core++]);
-      }
+      env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false";
+      env["TF_FORCE_GPU_ALLOW_GROWTH"] = "true";
+    }
+    auto it = layout.probes.find(lane.device);
+    const std::vector<ProbeCores> one(1);
+    for (const auto& probe : it != layout.probes.end() && !it->second.empty() ? it->second : one) {
+      Slot slot{probe.cpus, probe_env(probe, layout.host_cpus)};
+      slot.env.insert(env.begin(), env.end());
+      lane.slots.push_back(std::move(slot));
     }
   }
-  for (auto& lane : lanes) {
-    if (lane.device == "cpu" && parallel) {
-      lane.cpus.assign(cpus.begin() + static_cast<std::ptrdiff_t>(next_core), cpus.end());
-    }
-    // The probe pins the thread that calls every case to one core of its
-    // own (probe/__main__.py: the cores of one machine can differ in speed).
-    const auto& own = lane.cpus.empty() ? cpus : lane.cpus;
-    if (!own.empty()) lane.env["MUDJACK_MAIN_CPU"] = std::to_string(own.front());
-  }
-  if (parallel) {
-    for (auto& lane : lanes) {
-      if (lane.device != "cpu") continue;
-      lane.env["OMP_NUM_THREADS"] = std::to_string(lane.cpus.size());
-    }
+  if (layout.parallel && lanes.size() > 1) {
     std::vector<std::thread> threads;
     threads.reserve(lanes.size());
     for (const auto& lane : lanes) {

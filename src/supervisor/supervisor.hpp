@@ -3,10 +3,14 @@
 // outcome the moment it lands.
 //
 // Lanes: one per device, each on its own thread; a lane runs its frameworks
-// one after another, each in one probe process at a time, cases in plan
-// order. Lanes run in parallel only when every lane can have cores of its own
-// (the cpu lane is pinned away from the cores given to accelerator lanes);
-// otherwise lanes run one after another so no timing disturbs another.
+// one after another, cases in plan order. Lanes run in parallel only when
+// every lane can have cores of its own (the cpu lane is pinned away from the
+// cores given to accelerator lanes); otherwise lanes run one after another
+// so no timing disturbs another. An accelerator lane is one probe process at
+// a time. The cpu lane may be several probes (`Layout`, --cpu-probes), each
+// pinned to a disjoint core set with its frameworks' intra-op threads set to
+// its share and on a thread of its own: the lane's cases of a framework are
+// a queue each probe takes the next case from as it frees up.
 //
 // Exactly one outcome per pair: a case that crashes, hangs or overruns memory
 // is recorded as crash / timeout and the lane starts a new probe for the next
@@ -28,9 +32,12 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "model/model.hpp"
 #include "protocol/protocol.hpp"
@@ -51,6 +58,42 @@ struct FrameworkRuntime {
   std::string engine_fault;
 };
 
+// One probe's place on the host: the cores it is pinned to (empty: every
+// core the engine has, no pinning) and the intra-op threads its frameworks
+// are given (0: the framework's own default).
+struct ProbeCores {
+  std::vector<int> cpus;
+  size_t threads = 0;
+};
+// Where a run's lanes run: each device's probes (one for an accelerator,
+// one or more for `cpu`), and whether the lanes run side by side.
+struct Layout {
+  bool parallel = false;
+  std::map<std::string, std::vector<ProbeCores>> probes;  // device -> its probes
+  // The host's cores, fastest first: an unpinned probe's calling thread
+  // sits on the first.
+  std::vector<int> host_cpus;
+  // The form results.json records (environment.machines[].layout):
+  // {"parallel", "lanes": [{"device", "probes": [{"cpus", "pinned",
+  // "threads"}]}]}; an unpinned probe lists the host's cores.
+  nlohmann::json to_json() const;
+};
+
+// The layout of lanes for `devices` on the host's cores `cpus` (fastest
+// first: accelerator lanes take theirs from the front), a pure function.
+// Lanes run side by side when `parallel_allowed`, there is more than one,
+// and lane_cores() leaves the cpu lane at least 2 cores. The cpu lane's
+// cores (the rest, or every core when it runs alone) are split into
+// `cpu_probes` contiguous sets (0: default_cpu_probes(), at most one probe
+// per core), the first ones one core larger when they do not divide. A
+// probe on fewer cores than `cpus` has its threads set to its core count;
+// a probe on every core keeps the framework's default (0), as before.
+Layout lay_out(const std::vector<int>& cpus, const std::vector<std::string>& devices,
+               int cpu_probes, bool parallel_allowed);
+// The cpu lane's probes when none are asked for: one per 2 of its cores,
+// at least one (a 2-core machine runs one probe, a 12-core rest six).
+size_t default_cpu_probes(size_t cpu_lane_cores);
+
 struct RunSpec {
   std::string run_id;
   std::vector<std::pair<model::CaseInfo, std::string>> work;  // (case, device) in plan order
@@ -70,6 +113,11 @@ struct RunSpec {
   bool baseline_planned = true;
   int64_t seed = 0;
   bool parallel = true;
+  // The cpu lane's probes (RunOptions::cpu_probes; 0: default_cpu_probes).
+  int cpu_probes = 0;
+  // Where the lanes run; unset: lay_out() over this process's cores at
+  // execute() (run::execute sets it first, to record it with the run).
+  std::optional<Layout> layout;
   // Timing rounds of every host-bound case (stats/timing.hpp), interleaved
   // across windows of round_window cases; the policy's budget is per round.
   int rounds = 3;
@@ -135,6 +183,10 @@ size_t cpu_lane_threads(size_t accelerator_lanes);
 // stopped by an engine fault, whose one line (for the user: what failed, on
 // which framework, device and case) is then stored in *fault, when given
 // ("" after an interrupt).
+// The layout execute() uses for `spec`: spec.layout, else lay_out() over
+// this process's cores, fastest first (os::fastest_first measures them).
+Layout layout_for(const RunSpec& spec);
+
 bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_result,
              const std::atomic<bool>& interrupted, std::string* fault = nullptr);
 

@@ -44,6 +44,7 @@ const std::vector<NumericFlag> kNumericFlags = {
     {"run", "--max-samples"},
     {"run", "--warmup-ms"},
     {"run", "--rounds"},
+    {"run", "--cpu-probes"},
     {"run", "--memory-limit-mb"},
     {"run", "--seed"},
     {"check", "--budget-ms"},

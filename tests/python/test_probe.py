@@ -14,8 +14,8 @@ from typing import ClassVar
 import numpy as np
 
 from mudjack_probe import api
-from mudjack_probe.adapters.base import classify_exception, host_values
-from mudjack_probe.runner import Policy, block_calls, measure
+from mudjack_probe.adapters.base import classify_exception, compile_cache_state, host_values
+from mudjack_probe.runner import Policy, block_calls, enough_samples, measure, slow_and_steady
 
 
 class Classify(unittest.TestCase):
@@ -190,6 +190,58 @@ def _spin(ns: int) -> None:
     end = time.perf_counter_ns() + ns
     while time.perf_counter_ns() < end:
         pass
+
+
+class CompileCache(unittest.TestCase):
+    """A case's compile is cold when one of its compiles missed the
+    persistent cache, warm when every one hit it (protocol 1.11)."""
+
+    def test_cold_warm_or_nothing(self) -> None:
+        self.assertEqual(compile_cache_state((4, 2), (4, 3)), "cold")
+        self.assertEqual(compile_cache_state((4, 2), (6, 3)), "cold")
+        self.assertEqual(compile_cache_state((4, 2), (5, 2)), "warm")
+        self.assertIsNone(compile_cache_state((4, 2), (4, 2)))
+
+    def test_counters_reset_in_between_count_from_zero(self) -> None:
+        self.assertEqual(compile_cache_state((4, 2), (1, 0)), "warm")
+        self.assertEqual(compile_cache_state((4, 2), (0, 1)), "cold")
+
+
+class SlowCalls(unittest.TestCase):
+    """A slow call (its samples' median at least slow_call_ms) stops at the
+    fewest samples its spread allows (protocol 1.11, src/stats/timing.hpp)."""
+
+    POLICY = Policy(budget_ms=7, min_samples=5, max_samples=1000, slow_call_ms=500, slow_min_samples=3, slow_spread=0.10)
+
+    def test_three_steady_slow_samples_are_enough(self) -> None:
+        self.assertFalse(enough_samples([600e6, 610e6], self.POLICY, True))
+        self.assertTrue(enough_samples([600e6, 610e6, 620e6], self.POLICY, True))
+        self.assertTrue(slow_and_steady([500e6, 550e6, 520e6], self.POLICY))  # spread 50/520 = 9.6%
+
+    def test_a_wide_spread_goes_on_to_the_minimum(self) -> None:
+        self.assertFalse(slow_and_steady([500e6, 560e6, 520e6], self.POLICY))  # 60/520 = 11.5%
+        self.assertFalse(enough_samples([500e6, 560e6, 520e6, 530e6], self.POLICY, True))
+        self.assertTrue(enough_samples([500e6, 560e6, 520e6, 530e6, 540e6], self.POLICY, True))
+
+    def test_fast_calls_and_no_rule_keep_the_default_count(self) -> None:
+        self.assertFalse(slow_and_steady([499e6, 499e6, 499e6], self.POLICY))
+        off = Policy(budget_ms=7, min_samples=5, max_samples=1000)
+        self.assertEqual(off.slow_call_ms, 0.0)
+        self.assertFalse(enough_samples([600e6] * 4, off, True))
+        self.assertTrue(enough_samples([600e6] * 5, off, True))
+        self.assertFalse(enough_samples([1e3] * 6, self.POLICY, False))  # budget not spent
+        self.assertTrue(enough_samples([1e3] * 1000, self.POLICY, False))  # max_samples
+
+    def test_the_engine_sends_the_rule(self) -> None:
+        p = Policy.from_json({"slow_call_ms": 500, "slow_min_samples": 2, "slow_spread": 0.05})
+        self.assertEqual((p.slow_call_ms, p.slow_min_samples, p.slow_spread), (500.0, 2, 0.05))
+
+    def test_measure_stops_a_slow_steady_call_at_three_samples(self) -> None:
+        policy = Policy(budget_ms=0, min_samples=5, max_samples=100, warmup_ms=0, block_ms=0.001,
+                        slow_call_ms=20, slow_min_samples=3, slow_spread=10.0)
+        _, timing = measure(lambda: time.sleep(0.03), lambda: None, policy)
+        self.assertEqual(len(timing["samples_ns"]), 3)
+        self.assertEqual(timing["calls_per_sample"], 1)
 
 
 class Measure(unittest.TestCase):

@@ -65,6 +65,18 @@ TEST(RunOptionsInvalid, EveryFieldIsChecked) {
   EXPECT_NE(with([](RunOptions& o) { o.memory_limit_bytes = INT64_MIN; }).find("memory_limit"),
             std::string::npos);
   EXPECT_EQ(with([](RunOptions& o) { o.memory_limit_bytes = 0; }), "<valid>") << "0: the default";
+  EXPECT_NE(with([](RunOptions& o) { o.cpu_probes = -1; }).find("cpu_probes"), std::string::npos);
+  EXPECT_NE(with([](RunOptions& o) { o.cpu_probes = 1025; }).find("cpu_probes"), std::string::npos);
+  EXPECT_EQ(with([](RunOptions& o) { o.cpu_probes = 0; }), "<valid>") << "0: from the host";
+}
+
+// --cpu-probes is stored with the run, so --resume lays the cpu lane out
+// as asked; a run stored before it has the default, 0 (from the host).
+TEST(RunOptionsInvalid, CpuProbesAreStoredAndReadBack) {
+  RunOptions o;
+  o.cpu_probes = 6;
+  EXPECT_EQ(from_json(to_json(o), "cpu").cpu_probes, 6);
+  EXPECT_EQ(from_json(nlohmann::json::object(), "cpu").cpu_probes, 0);
 }
 
 // A run stored before the checks existed reads back as what it was; reopen()

@@ -66,6 +66,16 @@ TEST(Protocol, ParsesAResult) {
   EXPECT_EQ(r.value->extra["output_device"], "cpu");
 }
 
+// 1.11: whether a compiled case's compile came from the persistent compile
+// cache is kept in its extra (results.json's case extra).
+TEST(Protocol, KeepsACompilesCacheState) {
+  auto r = parse_result(R"({"type":"result","case":"c","device":"cpu","status":"pass","cold_ns":5,)"
+                        R"("samples_ns":[1.0],"calls_per_sample":1,"compile_cache":"warm"})",
+                        "c");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.value->extra["compile_cache"], "warm");
+}
+
 TEST(Protocol, ClassifiesFailureStatusAndErrorKind) {
   auto r = parse_result(
       R"({"type":"result","case":"c","status":"fail","error":{"kind":"unsupported_dtype","message":"no Half"}})",
@@ -183,12 +193,21 @@ TEST(Protocol, RequestsAreSingleLines) {
   EXPECT_EQ(nlohmann::json::parse(shutdown_request())["type"], "shutdown");
 }
 
-TEST(Protocol, TheMinorIsTenAndEverySideDoorIsARequest) {
+TEST(Protocol, TheMinorIsElevenAndEverySideDoorIsARequest) {
   // 1.9: the requests that replaced the engine's side doors into Python;
   // 1.10: repro's bound_eps and minimal, repro_graph's eager and
-  // accelerators_absent in hello (the probe's PROTOCOL_MINOR,
+  // accelerators_absent in hello; 1.11: the slow-call rule in the policy
+  // and a result's compile_cache (the probe's PROTOCOL_MINOR,
   // tests/python/test_machine_faults.py, holds the same number).
-  EXPECT_EQ(kMinorVersion, 10);
+  EXPECT_EQ(kMinorVersion, 11);
+  Policy slow;
+  slow.slow_call_ms = 500;
+  slow.slow_min_samples = 3;
+  slow.slow_spread = 0.1;
+  auto p = slow.to_json();
+  EXPECT_EQ(p["slow_call_ms"], 500.0);
+  EXPECT_EQ(p["slow_min_samples"], 3);
+  EXPECT_EQ(p["slow_spread"], 0.1);
   GraphScriptRequest g;
   g.graph = "/tmp/a b.json";
   g.backend = "torch-compile";

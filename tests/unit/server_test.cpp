@@ -65,6 +65,15 @@ TEST(RunRequest, NoBaselineIsABoolean) {
   EXPECT_EQ(bad.error().message, "'no_baseline' must be true or false");
 }
 
+TEST(RunRequest, CpuProbesIsAnIntegerInItsRange) {
+  EXPECT_FALSE(parse(R"({"suite": "paper"})")->cpu_probes.has_value());
+  auto p = parse(R"({"suite": "paper", "cpu_probes": 6})");
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->cpu_probes, 6);
+  EXPECT_FALSE(parse(R"({"suite": "paper", "cpu_probes": -1})"));
+  EXPECT_FALSE(parse(R"({"suite": "paper", "cpu_probes": 2.5})"));
+}
+
 TEST(RunRequest, PolicyIsTimedOrOnce) {
   EXPECT_EQ(parse(R"({"suite": "paper"})")->policy, "");
   auto p = parse(R"({"suite": "paper", "policy": "once"})");

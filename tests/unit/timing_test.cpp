@@ -285,3 +285,24 @@ TEST(Disturbance, FastestFirstKeepsEveryCoreOnce) {
 
 }  // namespace
 }  // namespace mudjack::os
+
+namespace mudjack::stats {
+namespace {
+
+// A slow case (its median call at least kSlowCallMs) gets no later rounds:
+// each would repeat seconds of calls; its first round's samples are few and
+// within the spread the probe allowed.
+TEST(TimingRounds, ASlowCaseGetsOneRound) {
+  model::CaseResult r;
+  r.outcome = model::Outcome::kPass;
+  r.info.mode = "eager";
+  r.latency = first(facts({499e6, 499e6, 499e6}, 499e6), "cpu");
+  EXPECT_FALSE(slow_case(r.latency));
+  EXPECT_TRUE(wants_rounds(r));
+  r.latency = first(facts({500e6, 510e6, 505e6}, 500e6), "cpu");
+  EXPECT_TRUE(slow_case(r.latency));
+  EXPECT_FALSE(wants_rounds(r));
+}
+
+}  // namespace
+}  // namespace mudjack::stats

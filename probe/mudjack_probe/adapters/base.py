@@ -68,6 +68,18 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+def compile_cache_state(before: tuple[int, int], after: tuple[int, int]) -> str | None:
+    """Whether a case's compiles came from the persistent compile cache,
+    from (hits, misses) counters read before and after it (protocol 1.11
+    `compile_cache`): `cold` when one missed (it compiled, and filled the
+    cache), `warm` when every one hit, None when none went through the
+    cache. A counter that went down was reset in between: counted from 0."""
+    hits, misses = (a - b if a >= b else a for a, b in zip(after, before))
+    if misses > 0:
+        return "cold"
+    return "warm" if hits > 0 else None
+
+
 def classify_exception(exc: BaseException) -> str:
     """Map an exception to a protocol error kind; the engine trusts this list."""
     text = f"{type(exc).__name__}: {exc}"

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import UnsupportedDtype
 from . import absent
-from .base import Adapter, cpu_record, cuda_record, flatten
+from .base import Adapter, compile_cache_state, cpu_record, cuda_record, flatten
 
 # Without x64 JAX silently turns float64/int64/complex128 into their 32-bit
 # forms, and a "float64" case would test float32. The cost: Python scalars and
@@ -95,6 +95,19 @@ def tpu_record(index: int, d: Any) -> dict[str, Any]:
     }
 
 
+# (hits, misses) of JAX's persistent compilation cache in this process,
+# counted from its monitoring events (the cache lives under
+# JAX_COMPILATION_CACHE_DIR, the build cache: models.compiler_caches).
+_CACHE_COUNTS = [0, 0]
+
+
+def _on_event(event: str, **kwargs: Any) -> None:
+    if event == "/jax/compilation_cache/cache_hits":
+        _CACHE_COUNTS[0] += 1
+    elif event == "/jax/compilation_cache/cache_misses":
+        _CACHE_COUNTS[1] += 1
+
+
 class JaxAdapter(Adapter):
     name = "jax"
 
@@ -104,6 +117,18 @@ class JaxAdapter(Adapter):
         self.native_device = jax.devices("cpu")[0]
         self._devices: list[dict[str, Any]] | None = None
         self._peak_before: int | None = None
+        self._cache_counts = (0, 0)
+        with contextlib.suppress(Exception):  # no monitoring: no compile_cache facts
+            jax.monitoring.register_event_listener(_on_event)
+
+    def case_begin(self) -> None:
+        self._cache_counts = (_CACHE_COUNTS[0], _CACHE_COUNTS[1])
+
+    def case_facts(self) -> dict[str, Any]:
+        """`compile_cache` (protocol 1.11): whether the case's compiles
+        came from the persistent compilation cache (warm) or filled it (cold)."""
+        state = compile_cache_state(self._cache_counts, (_CACHE_COUNTS[0], _CACHE_COUNTS[1]))
+        return {"compile_cache": state} if state is not None else {}
 
     def version(self) -> str:
         return str(jax.__version__)

@@ -23,7 +23,7 @@ import torch
 
 from ..errors import Unavailable, UnsupportedDtype
 from . import absent, torch_xla_devices as txd
-from .base import Adapter, cpu_record, cuda_record, flatten
+from .base import Adapter, compile_cache_state, cpu_record, cuda_record, flatten
 
 _DTYPES: dict[str, torch.dtype] = {
     "float16": torch.float16,
@@ -45,6 +45,19 @@ def _dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).removeprefix("torch.")
 
 
+def _compile_cache_counts() -> tuple[int, int]:
+    """(hits, misses) so far in this process of Inductor's FX graph cache
+    and AOT autograd's cache, the on-disk caches under
+    TORCHINDUCTOR_CACHE_DIR (the build cache: models.compiler_caches)."""
+    try:
+        from torch._dynamo.utils import counters
+    except Exception:  # an older torch: no such counters
+        return (0, 0)
+    inductor, aot = counters.get("inductor", {}), counters.get("aot_autograd", {})
+    return (int(inductor.get("fxgraph_cache_hit", 0)) + int(aot.get("autograd_cache_hit", 0)),
+            int(inductor.get("fxgraph_cache_miss", 0)) + int(aot.get("autograd_cache_miss", 0)))
+
+
 class TorchAdapter(Adapter):
     name = "torch"
 
@@ -55,6 +68,7 @@ class TorchAdapter(Adapter):
         self._devices: list[dict[str, Any]] | None = None
         self._timer: CudaEventTimer | None = None
         self._xla_counters = txd.Counters() if txd.available() else None
+        self._cache_counts = (0, 0)
 
     def version(self) -> str:
         return str(torch.__version__)
@@ -181,13 +195,18 @@ class TorchAdapter(Adapter):
             self._xla_counters.first_call_done()
 
     def case_begin(self) -> None:
+        self._cache_counts = _compile_cache_counts()
         if self._on_xla() and self._xla_counters is not None:
             self._xla_counters.begin()
 
     def case_facts(self) -> dict[str, Any]:
+        facts: dict[str, Any] = {}
+        state = compile_cache_state(self._cache_counts, _compile_cache_counts())
+        if state is not None:  # protocol 1.11: its compile was cold or warm
+            facts["compile_cache"] = state
         if self._on_xla() and self._xla_counters is not None:
-            return self._xla_counters.facts()
-        return {}
+            facts.update(self._xla_counters.facts())
+        return facts
 
     def compile(self, fn: Any) -> Any:
         """torch.compile of one case, compiled afresh. Dynamo keeps what it

@@ -1,0 +1,121 @@
+// Where a run's lanes and probes sit on the host's cores
+// (supervisor::lay_out): a pure function of the cores, the devices and
+// --cpu-probes, tested with exact core sets.
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "supervisor/supervisor.hpp"
+
+namespace mudjack::supervisor {
+namespace {
+
+std::vector<int> cores(int n) {
+  std::vector<int> c(static_cast<size_t>(n));
+  std::iota(c.begin(), c.end(), 0);
+  return c;
+}
+
+std::vector<std::vector<int>> cpu_sets(const Layout& layout) {
+  std::vector<std::vector<int>> out;
+  for (const auto& p : layout.probes.at("cpu")) out.push_back(p.cpus);
+  return out;
+}
+
+std::vector<size_t> cpu_threads(const Layout& layout) {
+  std::vector<size_t> out;
+  for (const auto& p : layout.probes.at("cpu")) out.push_back(p.threads);
+  return out;
+}
+
+TEST(Layout, DefaultProbesAreOnePerTwoCoresAtLeastOne) {
+  EXPECT_EQ(default_cpu_probes(0), 1u);
+  EXPECT_EQ(default_cpu_probes(1), 1u);
+  EXPECT_EQ(default_cpu_probes(2), 1u);
+  EXPECT_EQ(default_cpu_probes(3), 1u);
+  EXPECT_EQ(default_cpu_probes(12), 6u);
+  EXPECT_EQ(default_cpu_probes(13), 6u);
+}
+
+// 16 cores and one GPU: the GPU lane keeps its 4 fastest, the other 12 are
+// six cpu probes of 2 cores with 2 threads each.
+TEST(Layout, SixteenCoresAndOneGpuGiveSixCpuProbesOfTwoCores) {
+  auto l = lay_out(cores(16), {"cpu", "cuda:0"}, 0, true);
+  EXPECT_TRUE(l.parallel);
+  ASSERT_EQ(l.probes.at("cuda:0").size(), 1u);
+  EXPECT_EQ(l.probes.at("cuda:0")[0].cpus, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(l.probes.at("cuda:0")[0].threads, 0u);
+  EXPECT_EQ(cpu_sets(l),
+            (std::vector<std::vector<int>>{{4, 5}, {6, 7}, {8, 9}, {10, 11}, {12, 13}, {14, 15}}));
+  EXPECT_EQ(cpu_threads(l), (std::vector<size_t>{2, 2, 2, 2, 2, 2}));
+}
+
+TEST(Layout, AskedProbesSplitTheCoresLargestFirst) {
+  auto l = lay_out(cores(16), {"cpu", "cuda:0"}, 5, true);
+  EXPECT_EQ(cpu_sets(l),
+            (std::vector<std::vector<int>>{{4, 5, 6}, {7, 8, 9}, {10, 11}, {12, 13}, {14, 15}}));
+  EXPECT_EQ(cpu_threads(l), (std::vector<size_t>{3, 3, 2, 2, 2}));
+  // More probes than cores: one core each.
+  l = lay_out(cores(4), {"cpu"}, 9, true);
+  EXPECT_EQ(cpu_sets(l), (std::vector<std::vector<int>>{{0}, {1}, {2}, {3}}));
+  EXPECT_EQ(cpu_threads(l), (std::vector<size_t>{1, 1, 1, 1}));
+}
+
+// Two cores, cpu alone: one probe on every core, unpinned and with the
+// framework's own threads (the behaviour before --cpu-probes); asked for
+// two, one core each.
+TEST(Layout, TwoCoresRunOneUnpinnedProbeUnlessTwoAreAsked) {
+  auto l = lay_out(cores(2), {"cpu"}, 0, true);
+  EXPECT_FALSE(l.parallel);
+  EXPECT_EQ(cpu_sets(l), (std::vector<std::vector<int>>{{}}));
+  EXPECT_EQ(cpu_threads(l), (std::vector<size_t>{0}));
+  l = lay_out(cores(2), {"cpu"}, 2, true);
+  EXPECT_EQ(cpu_sets(l), (std::vector<std::vector<int>>{{0}, {1}}));
+  EXPECT_EQ(cpu_threads(l), (std::vector<size_t>{1, 1}));
+}
+
+// Too few cores for side-by-side lanes (or --serial): the lanes run in
+// turn, the accelerator lane unpinned, the cpu lane's probes on every core.
+TEST(Layout, LanesInTurnGiveTheCpuLaneEveryCore) {
+  auto l = lay_out(cores(2), {"cpu", "cuda:0"}, 0, true);
+  EXPECT_FALSE(l.parallel);
+  EXPECT_TRUE(l.probes.at("cuda:0")[0].cpus.empty());
+  EXPECT_EQ(cpu_sets(l), (std::vector<std::vector<int>>{{}}));
+  l = lay_out(cores(8), {"cpu", "cuda:0"}, 0, false);
+  EXPECT_FALSE(l.parallel);
+  EXPECT_TRUE(l.probes.at("cuda:0")[0].cpus.empty());
+  EXPECT_EQ(cpu_sets(l), (std::vector<std::vector<int>>{{0, 1}, {2, 3}, {4, 5}, {6, 7}}));
+}
+
+// The cores come fastest first: the order given is kept, so accelerator
+// lanes get the fastest and each probe's calling thread its set's first.
+TEST(Layout, CoresAreTakenInTheGivenOrder) {
+  auto l = lay_out({7, 3, 5, 1, 0, 2, 4, 6}, {"cpu", "cuda:0", "cuda:1"}, 2, true);
+  EXPECT_TRUE(l.parallel);
+  EXPECT_EQ(l.probes.at("cuda:0")[0].cpus, (std::vector<int>{7, 3}));
+  EXPECT_EQ(l.probes.at("cuda:1")[0].cpus, (std::vector<int>{5, 1}));
+  EXPECT_EQ(cpu_sets(l), (std::vector<std::vector<int>>{{0, 2}, {4, 6}}));
+  EXPECT_EQ(l.host_cpus.front(), 7);
+}
+
+TEST(Layout, RecordedFormListsEveryProbe) {
+  auto l = lay_out(cores(2), {"cpu"}, 2, true);
+  auto j = l.to_json();
+  EXPECT_EQ(j["parallel"], false);
+  ASSERT_EQ(j["lanes"].size(), 1u);
+  EXPECT_EQ(j["lanes"][0]["device"], "cpu");
+  EXPECT_EQ(j["lanes"][0]["probes"][1]["cpus"], nlohmann::json::array({1}));
+  EXPECT_EQ(j["lanes"][0]["probes"][1]["pinned"], true);
+  EXPECT_EQ(j["lanes"][0]["probes"][1]["threads"], 1);
+  // An unpinned probe lists the host's cores.
+  j = lay_out(cores(2), {"cpu"}, 1, true).to_json();
+  EXPECT_EQ(j["lanes"][0]["probes"][0]["cpus"], nlohmann::json::array({0, 1}));
+  EXPECT_EQ(j["lanes"][0]["probes"][0]["pinned"], false);
+  EXPECT_EQ(j["lanes"][0]["probes"][0]["threads"], 0);
+}
+
+}  // namespace
+}  // namespace mudjack::supervisor
