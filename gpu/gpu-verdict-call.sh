@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# One device call for "a GPU host's run, complete in one call" (issue 47) on
+# a lent GPU machine whose system python3 has torch and jax, over a copy of
+# the working tree with .device/ carried (gpu/device-bundle.sh):
+#   gpu/gpu-verdict-call.sh SECONDS [STEPS]
+# STEPS (default "paper slice core-eager"), each within what is left of
+# SECONDS, each published into $OUT as it finishes:
+#   paper       the torch+JAX paper suite on cpu and cuda:0 with the default
+#               cpu lane (several pinned probes: --cpu-probes from the host's
+#               cores), timed: paper.tgz (results.json.gz without raw
+#               samples, summary.md) and its wall time in log.txt
+#   slice       a cheap slice of the same selection on cpu with one probe
+#               (--cpu-probes 1), its cpu verdicts compared with the paper
+#               run's: slice.txt
+#   core-eager  the ten set::core models eager on cuda:0 alone (core-eager.tgz)
+#   core-rest   the same compiled, amp and train on cuda:0 alone (core-rest.tgz)
+# Always in $OUT: nvidia-smi.csv, devices.txt, log.txt.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck disable=SC2034  # read by device-env.sh
+state_dir=build-verdict
+# shellcheck source=gpu/device-env.sh
+. gpu/device-env.sh
+steps=${2:-paper slice core-eager}
+CORE='^torch/(resnext|convnext|vit|deeplabv3|roberta|gpt2|t5|llama|wav2vec2|gcn)/'
+SLICE='^torch/torch\.(argsort|sum|nn\.GELU|nn\.LSTMCell|round)/'
+end=$(($(date +%s) + secs))
+left() { echo $((end - $(date +%s))); }
+pythons=(--python "torch=$py" --python "jax=$py" --python "numpy=$py")
+export MUDJACK_BUILD_CACHE=$state/builds
+if [ ! -f "$state/py/.done" ]; then
+  "$py" -m pip install -q --no-index --no-deps --find-links .device/wheels --target "$state/py" .device/wheels/*.whl &&
+    touch "$state/py/.done"
+fi
+export PYTHONPATH=$state/py${PYTHONPATH:+:$PYTHONPATH}
+
+run() {  # run NAME ARGS...: a run within what is left, timed, then published
+  local name=$1 rc=0 start run_id
+  shift
+  [ "$(left)" -gt 20 ] || { echo "$name: no time left"; return 1; }
+  start=$(date +%s)
+  timeout -s INT "$(left)" "$MUDJACK" run "$@" "${pythons[@]}" --out "$state/$name" \
+    >"$state/$name.out" 2>"$state/$name.err" || rc=$?
+  echo "$name: exit $rc after $(($(date +%s) - start)) s; $(grep -c '^\[' "$state/$name.err") progress lines"
+  run_id=$(grep -o 'run [0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{4\}' "$state/$name.err" | head -1 | awk '{print $2}')
+  [ -n "$run_id" ] || return 1
+  "$MUDJACK" report --out "$state/$name" "$run_id" --publish "$state/pub-$name" >"$state/$name-publish.txt" 2>&1 ||
+    { cat "$state/$name-publish.txt"; return 1; }
+  gzip -f "$state/pub-$name/results.json"
+  tar -C "$state/pub-$name" -czf "$out/$name.tgz" results.json.gz summary.md
+  tail -n 3 "$state/$name.out"
+}
+
+compare_slice() {  # the slice's cpu verdicts against the paper run's
+  "$py" - "$state/pub-paper/results.json.gz" "$state/pub-slice/results.json.gz" <<'PY'
+import gzip, json, re, sys
+full, one = (json.load(gzip.open(p)) for p in sys.argv[1:3])
+pick = re.compile(r"^torch\.(argsort|sum|nn\.GELU|nn\.LSTMCell|round)$")
+def rows(doc):
+    return {(v["framework"], v["function"]): v["verdict"] for v in doc["verdicts"]
+            if v["device"] == "cpu" and v["framework"] == "torch" and pick.match(v["function"])}
+a, b = rows(full), rows(one)
+same = sum(a.get(k) == v for k, v in b.items())
+print(f"slice: {same} of {len(b)} cpu verdicts identical with one probe and with the default probes")
+for k in sorted(b):
+    print(f"  {k[1]}: probes {a.get(k)}, one probe {b[k]}")
+layout = [m.get("layout") for m in full["environment"]["machines"]]
+print("layout of the paper run:", json.dumps(layout)[:600])
+PY
+}
+
+{
+  for s in $steps; do
+    case $s in
+      paper) run paper --suite paper --framework torch,jax --device cpu --device cuda:0 ;;
+      slice) run slice --suite paper --filter "$SLICE" --device cpu --cpu-probes 1 && compare_slice ;;
+      core-eager) run core-eager --suite models --filter "$CORE" --mode eager --device cuda:0 --timeout-s 300 ;;
+      core-rest) run core-rest --suite models --filter "$CORE" --mode compiled,amp,train --device cuda:0 --timeout-s 300 ;;
+    esac
+  done
+} 2>&1 | tee "$out/log.txt"
