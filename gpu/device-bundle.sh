@@ -9,8 +9,11 @@
 #   .device/wheels/   pure-Python and cp312 wheels the models suite needs
 #                     there (keras, diffusers and what they pull in that the
 #                     machine lacks), at the pins of envs/current/torch.txt
-#   .device/gitdir/   a depth-1 clone of HEAD (its .git only), so the copy
-#                     can be made a clean checkout of it (gpu/gpu-*-call.sh)
+#   .device/gitdir/   a depth-1, blobless clone of HEAD (its .git only), so
+#                     the copy can be made a clean checkout of it
+#                     (gpu/gpu-*-call.sh)
+#   .device/lib/*.xz  libraries carried compressed (Z3, with
+#                     MUDJACK_DEVICE_ENGINE), unpacked by device-env.sh
 # The tree must be committed: the runs it makes are published.
 #   gpu/device-bundle.sh          then: run ... carry [".device"]
 set -euo pipefail
@@ -39,6 +42,10 @@ for lib in libcpp-httplib libre2 libtomlplusplus libz3; do
   path=$(ldd "$out/mudjack" | awk -v l="$lib" 'index($1, l) == 1 {print $3}')
   [ -n "$path" ] && cp -L "$path" "$out/lib/"
 done
+# Z3 is 23 MB: it travels as xz (7 MB), inside the call's 64 MiB.
+for big in "$out"/lib/libz3.so*; do
+  [ -f "$big" ] && xz -9 -f "$big"
+done
 wheels=(keras namex optree absl-py diffusers importlib_metadata zipp)
 pins=()
 for w in "${wheels[@]}"; do
@@ -48,6 +55,9 @@ python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
   --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
   --dest "$out/wheels" "${pins[@]}"
 rm -rf "$out/gitdir"
-git clone -q --depth 1 --no-checkout "file://$PWD" "$out/gitdir"
+# Blobless: the copy's files travel anyway, and `git reset` (device-env.sh)
+# needs only the commit and its trees to call them clean (200 KB, not 20 MB).
+git clone -q --depth 1 --filter=blob:none --no-checkout \
+  --upload-pack="git -c uploadpack.allowFilter=true upload-pack" "file://$PWD" "$out/gitdir"
 git rev-parse HEAD >"$out/commit"
 echo "device-bundle: $(git rev-parse --short HEAD), $(du -sh "$out" | cut -f1) in $out" >&2

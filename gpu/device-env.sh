@@ -14,7 +14,14 @@ out=${OUT:?OUT: the folder whose files come back}
 # The copy may arrive with a .git of its own (another commit's): the bundle's
 # clone replaces it, so what runs is the commit the engine was built from.
 rm -rf .git && cp -a .device/gitdir/.git .git
-git checkout -qf HEAD && git clean -qfd
+# The clone is blobless: `reset` fills the index from HEAD's trees, and the
+# copy's own files are what status compares with them (no blob is fetched).
+git reset -q && git clean -qfd
+for packed in .device/lib/*.xz; do  # python3's lzma: xz itself may be absent there
+  [ -f "$packed" ] && python3 -c 'import lzma, shutil, sys
+with lzma.open(sys.argv[1]) as a, open(sys.argv[1][:-3], "wb") as b:
+    shutil.copyfileobj(a, b)' "$packed" && rm -f "$packed"
+done
 state=$PWD/${state_dir:?state_dir: the calling script sets it}
 mkdir -p "$state"
 echo "tree: $(git rev-parse --short HEAD), $(git status --porcelain | wc -l) paths changed"
