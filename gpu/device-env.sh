@@ -34,3 +34,17 @@ export MUDJACK=$PWD/.device/mudjack MUDJACK_DATA_DIR=$PWD
 py=$(command -v python3)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv >"$out/nvidia-smi.csv" 2>&1
 "$MUDJACK" devices --python "torch=$py" --python "jax=$py" >"$out/devices.txt" 2>&1
+
+# The bundle's wheels (Keras, diffusers: some models need them) installed
+# once into $state/py and put on the path, also through a .pth in the user
+# site for children started with a PYTHONPATH of their own.
+bundle_wheels() {
+  if [ ! -f "$state/py/.done" ]; then
+    "$py" -m pip install -q --no-index --no-deps --find-links .device/wheels --target "$state/py" \
+      .device/wheels/*.whl && touch "$state/py/.done"
+  fi
+  export PYTHONPATH=$state/py${PYTHONPATH:+:$PYTHONPATH}
+  local site
+  site=$("$py" -c "import site; print(site.getusersitepackages())")
+  mkdir -p "$site" && echo "$state/py" >"$site/mudjack-models-extra.pth"
+}

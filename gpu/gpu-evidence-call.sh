@@ -28,14 +28,7 @@ end=$(($(date +%s) + secs))
 left() { echo $((end - $(date +%s))); }
 pythons=(--python "torch=$py" --python "jax=$py" --python "numpy=$py")
 export MUDJACK_BUILD_CACHE=$state/builds
-# Keras and diffusers (some models need them) come as wheels in the bundle.
-if [ ! -f "$state/py/.done" ]; then
-  "$py" -m pip install -q --no-index --no-deps --find-links .device/wheels --target "$state/py" .device/wheels/*.whl &&
-    touch "$state/py/.done"
-fi
-export PYTHONPATH=$state/py${PYTHONPATH:+:$PYTHONPATH}
-site=$("$py" -c "import site; print(site.getusersitepackages())")
-mkdir -p "$site" && echo "$state/py" >"$site/mudjack-models-extra.pth"
+bundle_wheels
 
 step() {  # step NAME RUN-ARGS...: start or resume NAME's run within what is left
   local name=$1 rc=0 resume=()

@@ -28,11 +28,7 @@ end=$(($(date +%s) + secs))
 left() { echo $((end - $(date +%s))); }
 pythons=(--python "torch=$py" --python "jax=$py" --python "numpy=$py")
 export MUDJACK_BUILD_CACHE=$state/builds
-if [ ! -f "$state/py/.done" ]; then
-  "$py" -m pip install -q --no-index --no-deps --find-links .device/wheels --target "$state/py" .device/wheels/*.whl &&
-    touch "$state/py/.done"
-fi
-export PYTHONPATH=$state/py${PYTHONPATH:+:$PYTHONPATH}
+bundle_wheels
 
 run() {  # run NAME ARGS...: a run within what is left, timed, then published
   local name=$1 rc=0 start run_id

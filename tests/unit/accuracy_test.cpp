@@ -192,6 +192,15 @@ class AccuracyFlow : public ::testing::Test {
 
 const std::vector<double> kTruth = {1.0, 2.0, 3.0, 4.0};
 
+// kTruth with every element k float32 eps off in the oracle's unit
+// (relative to |r| + the RMS of kTruth).
+std::vector<double> off(double k) {
+  const double s = std::sqrt(7.5);  // the RMS of kTruth
+  std::vector<double> v;
+  for (double r : kTruth) v.push_back(r + k * 0x1p-23 * (r + s));
+  return v;
+}
+
 TEST_F(AccuracyFlow, TheCpuAloneIsJudgedAgainstFloat64) {
   supervisor::Oracle oracle(*store_, "r1", "cpu");
   auto base = result("cpu", {1.0, 2.0, 3.03, 4.0});  // 1e-2 off at [2]
@@ -283,12 +292,6 @@ TEST_F(AccuracyFlow, ADeviceAsGoodAsTheBaselinePasses) {
 // the baseline's error passes, checked by float64. A NaN baseline lends no
 // licence.
 TEST_F(AccuracyFlow, ABaselineBeyondItsBoundDoesNotLetAWorseDevicePass) {
-  const double s = std::sqrt(7.5);  // the RMS of kTruth
-  const auto off = [&](double k) {
-    std::vector<double> v;
-    for (double r : kTruth) v.push_back(r + k * 0x1p-23 * (r + s));
-    return v;
-  };
   supervisor::Oracle oracle(*store_, "r1", "cpu");
   auto base = result("cpu", off(9));
   add_reference(base, kTruth);
@@ -316,12 +319,6 @@ TEST_F(AccuracyFlow, ABaselineBeyondItsBoundDoesNotLetAWorseDevicePass) {
 // errors pass for an ill-conditioned function (a solve), which keeps the
 // floor.
 TEST_F(AccuracyFlow, FourEpsBesideABaselineAndEightAloneAreCaughtOnElementwiseOps) {
-  const double s = std::sqrt(7.5);  // the RMS of kTruth
-  const auto off = [&](double k) {
-    std::vector<double> v;
-    for (double r : kTruth) v.push_back(r + k * 0x1p-23 * (r + s));
-    return v;
-  };
   supervisor::Oracle oracle(*store_, "r1", "cpu");
   auto base = result("cpu", kTruth);
   add_reference(base, kTruth);
