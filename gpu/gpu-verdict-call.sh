@@ -14,6 +14,11 @@
 #               run's: slice.txt
 #   core-eager  the ten set::core models eager on cuda:0 alone (core-eager.tgz)
 #   core-rest   the same compiled, amp and train on cuda:0 alone (core-rest.tgz)
+#   pair        the torch paper suite eager on cuda:0 alone twice, back to
+#               back, and `agreement.py pair` of the two raw runs (pair.txt:
+#               MudJack's estimate beside the runs' own CUDA events); then
+#               `agreement.py timers` twice and `repeat` of the two
+#               (timers-a.txt, timers-b.txt, repeat.txt)
 # Always in $OUT: nvidia-smi.csv, devices.txt, log.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -65,12 +70,35 @@ print("layout of the paper run:", json.dumps(layout)[:600])
 PY
 }
 
+pair_runs() {  # two runs back to back, raw results kept for the events' own reading
+  local t start
+  for t in a b; do
+    [ "$(left)" -gt 60 ] || { echo "pair-$t: no time left"; return 1; }
+    start=$(date +%s)
+    timeout -s INT "$(left)" "$MUDJACK" run --suite paper --framework torch --device cuda:0 --no-baseline \
+      --mode eager "${pythons[@]}" --out "$state/pair-$t" >"$state/pair-$t.out" 2>"$state/pair-$t.err"
+    echo "pair-$t: exit $? after $(($(date +%s) - start)) s; $(grep -c '^\[' "$state/pair-$t.err") progress lines"
+  done
+  "$py" bench/agreement/agreement.py pair "$state/pair-a" "$state/pair-b" >"$out/pair.txt" 2>&1
+  grep -A4 'device-bound cases >= 50' "$out/pair.txt"
+  grep '^target' "$out/pair.txt"
+  for t in a b; do
+    [ "$(left)" -gt 60 ] || { echo "timers-$t: no time left"; return 1; }
+    timeout -s INT "$(left)" "$py" bench/agreement/agreement.py timers --mudjack "$MUDJACK" --device cuda:0 \
+      --python "$py" --out "$state/timers-$t" --json-out "$state/timers-$t.json" >"$out/timers-$t.txt" 2>&1
+    echo "timers-$t: exit $?"
+  done
+  "$py" bench/agreement/agreement.py repeat "$state/timers-a.json" "$state/timers-b.json" >"$out/repeat.txt" 2>&1
+  cat "$out/repeat.txt"
+}
+
 {
   for s in $steps; do
     case $s in
       paper) run paper --suite paper --framework torch,jax --device cpu --device cuda:0 ;;
       slice) run slice --suite paper --filter "$SLICE" --device cpu --cpu-probes 1 && compare_slice ;;
       core-eager) run core-eager --suite models --filter "$CORE" --mode eager --device cuda:0 --timeout-s 300 ;;
+      pair) pair_runs ;;
       core-rest) run core-rest --suite models --filter "$CORE" --mode compiled,amp,train --device cuda:0 --timeout-s 300 ;;
     esac
   done

@@ -7,6 +7,7 @@ begins and ends with `adapter.sync()`.
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import hashlib
 import math
@@ -111,10 +112,13 @@ def measure(
     block(out)
     sync()
     cold_ns = clock() - t0
+    device_turn().take()  # a shared device: the timing is this probe's alone
 
+    t_warm = clock()
     overhead_ns = _block_overhead_ns(sync, clock)
     block_ns = max(policy.block_ms * 1e6, 100 * overhead_ns)
     k, warmup_calls = block_calls(fn, args, sync, block, clock, block_ns, policy.warmup_ms * 1e6)
+    t_samples = clock()
 
     host_budget_ms = policy.budget_ms / 2 if timer is not None else policy.budget_ms
     samples: list[float] = []
@@ -134,8 +138,11 @@ def measure(
         "enqueue_ns": statistics.median(enqueue),
         "block_overhead_ns": overhead_ns,
     }
+    t_device = clock()
     if timer is not None:
         timing.update(_device_pass(fn, args, timer, policy, statistics.median(samples), timing["enqueue_ns"]))
+    timing["phases_ns"] = {"cold": cold_ns, "turn": t_warm - t0 - cold_ns, "warmup": t_samples - t_warm,
+                           "samples": t_device - t_samples, "device_pass": clock() - t_device}
     return out, timing
 
 
@@ -254,6 +261,68 @@ def _device_pass(fn: Callable[..., Any], args: tuple[Any, ...], timer: Any, poli
     return facts
 
 
+class _Phases:
+    """Where a case's time went (`phases_ns`, protocol 1.12): build (the
+    body: inputs, modules, weights), timing (cold call, waiting for the
+    device's turn, warm-up, samples, device pass), detector, outputs (to the
+    host, checks, metrics), save, accuracy (float64 reference, strict run),
+    each the wall time since the mark before."""
+
+    def __init__(self) -> None:
+        self.spans: dict[str, int] = {}
+        self._last = time.perf_counter_ns()
+
+    def mark(self, name: str, parts: dict[str, int] | None = None) -> None:
+        now = time.perf_counter_ns()
+        if parts:
+            self.spans.update({f"{name}.{k}": int(v) for k, v in parts.items()})
+        else:
+            self.spans[name] = now - self._last
+        self._last = now
+
+
+class DeviceTurn:
+    """This probe's turn on a device it shares with other probes (one per
+    framework on an accelerator lane: the engine names one lock file per
+    device in MUDJACK_DEVICE_LOCK). A case takes the turn after its cold
+    call (the compile, which runs on the host beside the other probe's
+    timing) and keeps it to its end: warm-up, timed blocks, device pass,
+    drift detector, checks and accuracy runs use the device alone. How long
+    the case waited is reported as `device_wait_ns` (protocol 1.12).
+    Without the variable, taking the turn does nothing."""
+
+    def __init__(self, path: str | None) -> None:
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600) if path else None
+        self._held = False
+        self.wait_ns: int | None = None
+
+    def take(self) -> None:
+        if self._fd is None or self._held:
+            return
+        t0 = time.perf_counter_ns()
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        self._held = True
+        self.wait_ns = (self.wait_ns or 0) + time.perf_counter_ns() - t0
+
+    def give(self) -> int | None:
+        """Ends the turn; returns the case's wait (None when not shared)."""
+        if self._fd is not None and self._held:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        self._held = False
+        wait, self.wait_ns = self.wait_ns, None
+        return wait
+
+
+_TURN: list[DeviceTurn] = []  # the process's one DeviceTurn, made on first use
+
+
+def device_turn() -> DeviceTurn:
+    """The process's one DeviceTurn, from MUDJACK_DEVICE_LOCK."""
+    if not _TURN:
+        _TURN.append(DeviceTurn(os.environ.get("MUDJACK_DEVICE_LOCK") or None))
+    return _TURN[0]
+
+
 def once(fn: Callable[[], Any], sync: Callable[[], None],
          block: Callable[[Any], None] = lambda out: None) -> tuple[Any, dict[str, Any]]:
     """The `once` policy: one synchronised call, its output and its time
@@ -345,9 +414,14 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
     and that passed, mismatched or failed also gets the registry's
     prediction (`_add_kernels`), after every other call of the case."""
     built: list[tuple[Any, tuple[Any, ...]]] = []
-    result = _run_case(adapter, case, seed, policy, artifact_dir, built)
-    if built and adapter.has_kernel_registry and not policy.timing_only and result.get("status") in ("pass", "mismatch", "fail"):
-        _add_kernels(adapter, *built[0], result)
+    try:
+        result = _run_case(adapter, case, seed, policy, artifact_dir, built)
+        if built and adapter.has_kernel_registry and not policy.timing_only and result.get("status") in ("pass", "mismatch", "fail"):
+            _add_kernels(adapter, *built[0], result)
+    finally:
+        wait = device_turn().give()
+    if wait is not None:
+        result["device_wait_ns"] = wait
     return result
 
 
@@ -391,6 +465,7 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
     _reset_host_peak()
     adapter.reset_peak_memory()
     adapter.case_begin()
+    phases = _Phases()
     try:
         with adapter.scope():
             ctx = Ctx(adapter, case, seed)
@@ -400,24 +475,25 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
                 fn = adapter.compile(fn)
             args = call.args
             built.append((fn, args))
-            if policy.once:
-                out, timing = once(lambda: fn(*args), adapter.sync, adapter.block)
-            else:
-                timer = adapter.device_timer() if policy.device_timer else None
-                out, timing = measure(fn, adapter.sync, policy, adapter.block, timer, args)
+            phases.mark("build")
+            out, timing = _timed(adapter, fn, args, policy)
+            phases.mark("timing", timing.pop("phases_ns", None))
             result.update(timing)
             result.update(adapter.case_facts())
             if not policy.once:
                 result["drift_ns"] = detector_ns(adapter)
                 result["load"] = _load_per_core()
+            phases.mark("detector")
             if policy.timing_only:  # a later round: the timing is all the engine asked for
                 result["status"] = "pass"
+                result["phases_ns"] = phases.spans
                 return result
             result["output_device"] = _placed(adapter, out, call.on_host)
             arrays = adapter.to_numpy(out)
             inputs = adapter.to_numpy(args) if call.checks or call.metrics else []
             failed = _failed_checks(call.checks, arrays, inputs)
             metrics = _metrics(call.metrics, arrays, inputs)
+            phases.mark("outputs")
     except SuiteError as exc:  # the suite is broken, not the framework
         result.update(status="error", error=_suite_error(exc))
         return result
@@ -433,22 +509,19 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
         result.update(status="fail", error=_error("unsupported_dtype", exc))
         return result
     except Exception as exc:  # a case's failure is data, not a probe failure
-        result.update(status="fail", error=_error(adapter.classify(exc), exc))
-        unusable = adapter.device_unusable()
-        if unusable is not None:  # the probe is replaced; nothing more runs in it
-            result["device_unusable"] = unusable
-        elif adapter.has_soft_placement and adapter.device_id != "cpu":
-            result["fallback"] = _runs_with_soft_placement(adapter, case, seed)
-        return result
+        return _failed(adapter, case, seed, result, exc)
     misplaced = _misplaced(adapter, result["output_device"], need)
     if misplaced is not None:
         result.update(status="fail", error=misplaced)
         return result
     result["memory"] = {"peak_device_bytes": adapter.peak_device_bytes(), "peak_host_bytes": _host_peak_bytes()}
     result["outputs"] = _save(arrays, case.id, artifact_dir, result) if call.compare else []
+    phases.mark("save")
     if result["outputs"]:
         result.update(_accuracy_runs(adapter, case, seed, policy, artifact_dir, call, fn, args,
                                      inputs if failed else None))
+    phases.mark("accuracy")
+    result["phases_ns"] = phases.spans
     if call.work_amount is not None:
         result["work"] = {"amount": call.work_amount, "unit": call.work_unit}
     if metrics:
@@ -458,6 +531,28 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
     else:
         result["status"] = "pass"
     result["checks"] = [{"name": c.name, "kind": c.kind, "ok": c.name not in failed} for c in call.checks]
+    return result
+
+
+def _timed(adapter: Any, fn: Callable[..., Any], args: tuple[Any, ...], policy: Policy) -> tuple[Any, dict[str, Any]]:
+    """The case's call under the policy: one call (`once`), or measured."""
+    if policy.once:
+        out, timing = once(lambda: fn(*args), adapter.sync, adapter.block)
+        device_turn().take()  # its checks and accuracy runs: the device alone
+        return out, timing
+    timer = adapter.device_timer() if policy.device_timer else None
+    return measure(fn, adapter.sync, policy, adapter.block, timer, args)
+
+
+def _failed(adapter: Any, case: CaseDef, seed: int, result: dict[str, Any], exc: Exception) -> dict[str, Any]:
+    """A case whose call raised: the error, and whether the device is still
+    usable or the call would have run with soft placement."""
+    result.update(status="fail", error=_error(adapter.classify(exc), exc))
+    unusable = adapter.device_unusable()
+    if unusable is not None:  # the probe is replaced; nothing more runs in it
+        result["device_unusable"] = unusable
+    elif adapter.has_soft_placement and adapter.device_id != "cpu":
+        result["fallback"] = _runs_with_soft_placement(adapter, case, seed)
     return result
 
 

@@ -35,6 +35,7 @@ struct RunArgs {
   std::optional<double> warmup_ms;
   std::optional<int> rounds;
   std::optional<int> cpu_probes;
+  std::optional<int> device_probes;
   std::optional<int64_t> seed;
   std::optional<std::string> baseline;
   std::optional<std::string> resume;  // a run id or 'latest'; set but empty is an error
@@ -84,6 +85,7 @@ run::RunOptions options_of(const RunArgs& a, const Settings& s) {
   o.warmup_ms = a.warmup_ms.value_or(o.warmup_ms);
   o.rounds = a.rounds.value_or(o.rounds);
   o.cpu_probes = a.cpu_probes.value_or(s.config.cpu_probes.value_or(o.cpu_probes));
+  o.device_probes = a.device_probes.value_or(o.device_probes);
   o.seed = a.seed.value_or(o.seed);
   o.serial = a.serial;
   o.no_baseline = a.no_baseline;
@@ -324,6 +326,10 @@ void add_run_flags(CLI::App* c, RunArgs& a) {
   add_number(c, "--cpu-probes", a.cpu_probes, run::kCpuProbesRange,
              "Probes of the cpu lane, each pinned to its own cores with its threads set to "
              "them (default 0: one per 2 cores left to it beside the other lanes)");
+  add_number(c, "--device-probes", a.device_probes, run::kDeviceProbesRange,
+             "Probes of an accelerator lane with several frameworks, one per framework, "
+             "taking turns on the device for all but a case's first call (default 0: one "
+             "per framework, up to the lane's cores; 1: one probe)");
   add_number(c, "--memory-limit-mb", a.memory_limit_mb, run::kMemoryLimitRangeMb,
              "Resident memory limit per probe (default 3/4 of RAM)");
   c->add_option("--resume", a.resume, "Finish an interrupted run: RUN id, or 'latest'");

@@ -33,10 +33,14 @@ inline constexpr int kVersion = 1;
 // the framework's build targets that are not here, and why), `repro`'s
 // `bound_eps` and `minimal`, and `repro_graph`'s `eager`; 1.11 the policy's
 // `slow_call_ms`, `slow_min_samples` and `slow_spread` (fewer samples for a
-// slow call) and a result's `compile_cache` (cold or warm). A probe's hello
+// slow call) and a result's `compile_cache` (cold or warm); 1.12 a result's
+// `device_wait_ns` (how long the case waited for its turn on a device its
+// probe shares: MUDJACK_DEVICE_LOCK) and `phases_ns` (where the case's
+// time went: build, timing's parts, detector, outputs, save, accuracy). A
+// probe's hello
 // carries its minor as `protocol_minor` (absent: 0); every minor of version 1
 // is accepted.
-inline constexpr int kMinorVersion = 11;
+inline constexpr int kMinorVersion = 12;
 
 // The longest one-line `engine_fault` kept (longer ones are cut).
 inline constexpr size_t kMaxFaultBytes = 500;

@@ -220,7 +220,8 @@ std::string layout_line(const nlohmann::json& machine) {
     if (!probes.is_array()) continue;
     out += std::string(out.empty() ? "" : "; ") + std::to_string(probes.size()) +
            (probes.size() == 1 ? " probe of " : " probes of ") +
-           lane.value("device", std::string("?")) + ":";
+           lane.value("device", std::string("?")) +
+           (lane.value("shared", false) ? " (taking turns on it)" : "") + ":";
     for (size_t i = 0; i < probes.size(); ++i) out += (i ? ", " : " ") + probe_text(probes[i]);
   }
   return out;

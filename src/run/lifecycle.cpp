@@ -81,6 +81,7 @@ supervisor::RunSpec spec_of(const Prepared& run, const plan::Discovery& discover
   spec.seed = o.seed;
   spec.parallel = !o.serial;
   spec.cpu_probes = o.cpu_probes;
+  spec.device_probes = o.device_probes;
   spec.rounds = o.rounds;
   spec.policy_override = o.policy;
   return spec;

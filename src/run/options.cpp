@@ -31,6 +31,7 @@ std::optional<std::string> invalid(const RunOptions& o) {
   if (auto why = out_of_range("max_samples", o.max_samples, kSamplesRange)) return why;
   if (auto why = out_of_range("rounds", o.rounds, kRoundsRange)) return why;
   if (auto why = out_of_range("cpu_probes", o.cpu_probes, kCpuProbesRange)) return why;
+  if (auto why = out_of_range("device_probes", o.device_probes, kDeviceProbesRange)) return why;
   if (o.max_samples < o.min_samples) {
     return "min_samples (" + std::to_string(o.min_samples) + ") must not exceed max_samples (" +
            std::to_string(o.max_samples) + ")";
@@ -70,6 +71,7 @@ json to_json(const RunOptions& o) {
             {"seed", o.seed},
             {"serial", o.serial},
             {"cpu_probes", o.cpu_probes},
+            {"device_probes", o.device_probes},
             {"no_baseline", o.no_baseline},
             {"params", plan::params_to_json(o.params)},
             {"python", o.python}};
@@ -109,6 +111,7 @@ RunOptions from_json(const json& stored, const std::string& baseline) {
   o.seed = stored.value("seed", o.seed);
   o.serial = stored.value("serial", o.serial);
   o.cpu_probes = stored.value("cpu_probes", o.cpu_probes);
+  o.device_probes = stored.value("device_probes", 1);  // runs before it had one
   o.no_baseline = stored.value("no_baseline", o.no_baseline);
   o.params = plan::params_from_json(stored.value("params", json::object()));
   o.python = stored.value("python", o.python);

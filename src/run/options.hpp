@@ -40,6 +40,11 @@ struct RunOptions {
   // frameworks' threads set to its share (supervisor::lay_out); 0: from
   // the host's cores and the other lanes (one per 2 cores left to cpu).
   int cpu_probes = 0;
+  // Probes of an accelerator lane that runs several frameworks, one per
+  // framework, taking turns on the device for everything but a case's cold
+  // call (supervisor::lay_out); 0: one per framework, up to the lane's
+  // cores; 1: one probe, the frameworks one after another.
+  int device_probes = 0;
   // Run only the devices asked for: without it, asking for devices that do
   // not include the baseline runs the baseline too (its cases are the
   // comparison that checks the others).
@@ -80,6 +85,7 @@ inline constexpr IntRange kSamplesRange{1, 1'000'000};
 inline constexpr IntRange kRoundsRange{1, 20};
 // 0 is the default (from the host); more probes than cores get one core each.
 inline constexpr IntRange kCpuProbesRange{0, 1024};
+inline constexpr IntRange kDeviceProbesRange{0, 16};
 // Seeds are non-negative: the probe seeds NumPy's generators with
 // seed * 1000003 + n (mudjack_probe/api.py), and NumPy refuses negative
 // seeds, so a negative one would fail every case that draws inputs.

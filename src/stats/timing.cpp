@@ -58,7 +58,8 @@ void first_round(model::Latency& latency, const RoundFacts& facts, std::string_v
   } else if (!facts.device_samples_ns.empty()) {
     t.rule = "device_events";
     t.device_ns = positive_median(facts.device_samples_ns);
-    const bool busy = t.device_ns && wall > 0 && *t.device_ns >= kDeviceBoundShare * wall;
+    const bool waits = !t.enqueue_ns || *t.enqueue_ns <= kHostWaitShare * wall;
+    const bool busy = t.device_ns && wall > 0 && *t.device_ns >= kDeviceBoundShare * wall && waits;
     t.bound = busy ? "device_bound" : "host_bound";
     if (busy) {
       latency.samples_ns = facts.device_samples_ns;
@@ -140,7 +141,7 @@ void finish_rounds(model::Latency& latency) {
   if (t.rounds_ns.size() < 2 || !latency.stats) return;
   const double mid = median(t.rounds_ns);
   const auto [lo, hi] = std::minmax_element(t.rounds_ns.begin(), t.rounds_ns.end());
-  latency.stats->median_ns = mid;
+  latency.stats->median_ns = in_device_time(t) ? *lo : mid;
   t.spread = mid > 0 ? (*hi - *lo) / mid : 0;
   t.unstable = t.spread > kUnstableSpread;
 }

@@ -1,6 +1,8 @@
 #include "supervisor/supervisor.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <fstream>
 #include <thread>
 
 #include "model/extra.hpp"
@@ -30,6 +32,7 @@ struct Slot {
 struct Lane {
   std::string device;
   bool reference = false;  // its probe builds the float64 references
+  bool shared = false;     // its probes take turns on the device (Layout::shared)
   std::vector<const std::pair<model::CaseInfo, std::string>*> items;
   std::vector<Slot> slots;  // one per probe: several only for `cpu`
 };
@@ -484,18 +487,25 @@ void run_lane(const Lane& lane, const RunSpec& spec, Shared& shared,
   }
   std::map<std::string, CaseQueue> queues;
   for (auto& [fw, list] : cases) queues.try_emplace(fw, std::move(list));
-  auto work = [&](const Slot& slot) {
-    for (const auto& fw : order) {
+  // The probes of a shared device start on different frameworks (slot i on
+  // the i-th), so one compiles while another has the device; each then
+  // helps with what is left.
+  auto work = [&](const Slot& slot, size_t index) {
+    const size_t first = lane.shared ? index % order.size() : 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const auto& fw = order[(first + k) % order.size()];
       if (!FrameworkRun(lane, slot, spec, shared, fw, queues.at(fw), interrupted).run()) return;
     }
   };
   if (lane.slots.size() == 1) {
-    work(lane.slots.front());
+    work(lane.slots.front(), 0);
     return;
   }
   std::vector<std::thread> threads;
   threads.reserve(lane.slots.size());
-  for (const auto& slot : lane.slots) threads.emplace_back([&work, &slot] { work(slot); });
+  for (size_t i = 0; i < lane.slots.size(); ++i) {
+    threads.emplace_back([&work, &lane, i] { work(lane.slots[i], i); });
+  }
   for (auto& t : threads) t.join();
 }
 
@@ -747,7 +757,8 @@ size_t default_cpu_probes(size_t cpu_lane_cores) {
 }
 
 Layout lay_out(const std::vector<int>& cpus, const std::vector<std::string>& devices,
-               int cpu_probes, bool parallel_allowed) {
+               int cpu_probes, bool parallel_allowed, int device_probes,
+               const std::map<std::string, size_t>& frameworks) {
   Layout layout;
   layout.host_cpus = cpus;
   const auto accel = static_cast<size_t>(
@@ -757,13 +768,25 @@ Layout lay_out(const std::vector<int>& cpus, const std::vector<std::string>& dev
   size_t next = 0;
   for (const auto& device : devices) {
     if (device == "cpu") continue;
-    ProbeCores probe;
-    if (layout.parallel) {
-      probe.cpus.assign(cpus.begin() + static_cast<std::ptrdiff_t>(next),
-                        cpus.begin() + static_cast<std::ptrdiff_t>(next + per_accel));
-      next += per_accel;
+    if (!layout.parallel) {
+      layout.probes[device].emplace_back();
+      continue;
     }
-    layout.probes[device].push_back(std::move(probe));
+    // One probe per framework (or as asked), at most one per core of the lane.
+    auto fw = frameworks.find(device);
+    const size_t kinds = fw == frameworks.end() ? 1 : std::max<size_t>(1, fw->second);
+    size_t n = device_probes > 0 ? static_cast<size_t>(device_probes) : kinds;
+    if (kinds < 2 && device_probes == 0) n = 1;
+    n = std::clamp<size_t>(n, 1, per_accel);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t size = per_accel / n + (i < per_accel % n ? 1 : 0);
+      ProbeCores probe;
+      probe.cpus.assign(cpus.begin() + static_cast<std::ptrdiff_t>(next),
+                        cpus.begin() + static_cast<std::ptrdiff_t>(next + size));
+      next += size;
+      layout.probes[device].push_back(std::move(probe));
+    }
+    if (n > 1) layout.shared.insert(device);
   }
   if (std::find(devices.begin(), devices.end(), "cpu") == devices.end()) return layout;
   // The cpu lane: the cores left to it (all of them when it runs alone).
@@ -795,7 +818,7 @@ nlohmann::json Layout::to_json() const {
                     {"pinned", !p.cpus.empty()},
                     {"threads", p.threads}});
     }
-    lanes.push_back({{"device", device}, {"probes", ps}});
+    lanes.push_back({{"device", device}, {"shared", shared.contains(device)}, {"probes", ps}});
   }
   return {{"parallel", parallel}, {"lanes", lanes}};
 }
@@ -829,13 +852,30 @@ std::map<std::string, std::string> probe_env(const ProbeCores& probe,
   return env;
 }
 
+// The lock file the probes of a shared device take turns on, beside the
+// run's artifacts (created empty; flock needs no content).
+std::filesystem::path device_lock(const RunSpec& spec, const std::string& device) {
+  std::string name = device;
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); },
+      '_');
+  const auto dir = spec.artifact_root.empty()
+                       ? std::filesystem::temp_directory_path() / ("mudjack-" + spec.run_id)
+                       : spec.artifact_root;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const auto path = dir / ("device-" + name + ".lock");
+  std::ofstream(path, std::ios::app).flush();
+  return path;
+}
+
 std::vector<Lane> lanes_of(const RunSpec& spec) {
   std::vector<Lane> lanes;
   for (const auto& item : spec.work) {
     auto it = std::find_if(lanes.begin(), lanes.end(),
                            [&](const Lane& l) { return l.device == item.second; });
     if (it == lanes.end()) {
-      lanes.push_back(Lane{item.second, false, {}, {}});
+      lanes.push_back(Lane{item.second, false, false, {}, {}});
       it = std::prev(lanes.end());
     }
     it->items.push_back(&item);
@@ -855,10 +895,17 @@ std::vector<Lane> lanes_of(const RunSpec& spec) {
 Layout layout_for(const RunSpec& spec) {
   if (spec.layout) return *spec.layout;
   std::vector<std::string> devices;
-  for (const auto& lane : lanes_of(spec)) devices.push_back(lane.device);
+  std::map<std::string, size_t> frameworks;
+  for (const auto& lane : lanes_of(spec)) {
+    devices.push_back(lane.device);
+    std::set<std::string> kinds;
+    for (const auto* item : lane.items) kinds.insert(item->first.framework);
+    frameworks[lane.device] = kinds.size();
+  }
   // Fast cores first: accelerator lanes take theirs from the front, and
   // every lane's calling thread sits on the first core it is given.
-  return lay_out(os::fastest_first(os::own_cpus()), devices, spec.cpu_probes, spec.parallel);
+  return lay_out(os::fastest_first(os::own_cpus()), devices, spec.cpu_probes, spec.parallel,
+                 spec.device_probes, frameworks);
 }
 
 bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_result,
@@ -874,6 +921,10 @@ bool execute(const RunSpec& spec, store::Store& store, const ResultListener& on_
     } else {
       env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false";
       env["TF_FORCE_GPU_ALLOW_GROWTH"] = "true";
+    }
+    if (layout.shared.contains(lane.device)) {
+      lane.shared = true;
+      env["MUDJACK_DEVICE_LOCK"] = device_lock(spec, lane.device).string();
     }
     auto it = layout.probes.find(lane.device);
     const std::vector<ProbeCores> one(1);

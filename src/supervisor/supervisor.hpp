@@ -33,6 +33,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,16 +67,21 @@ struct ProbeCores {
   size_t threads = 0;
 };
 // Where a run's lanes run: each device's probes (one for an accelerator,
-// one or more for `cpu`), and whether the lanes run side by side.
+// or one per framework taking turns on it; one or more for `cpu`), and
+// whether the lanes run side by side.
 struct Layout {
   bool parallel = false;
   std::map<std::string, std::vector<ProbeCores>> probes;  // device -> its probes
+  // Accelerators whose several probes take turns on the device (a lock
+  // file, MUDJACK_DEVICE_LOCK: a case holds the device from the end of its
+  // cold call to its end).
+  std::set<std::string> shared;
   // The host's cores, fastest first: an unpinned probe's calling thread
   // sits on the first.
   std::vector<int> host_cpus;
   // The form results.json records (environment.machines[].layout):
-  // {"parallel", "lanes": [{"device", "probes": [{"cpus", "pinned",
-  // "threads"}]}]}; an unpinned probe lists the host's cores.
+  // {"parallel", "lanes": [{"device", "shared", "probes": [{"cpus",
+  // "pinned", "threads"}]}]}; an unpinned probe lists the host's cores.
   nlohmann::json to_json() const;
 };
 
@@ -88,8 +94,13 @@ struct Layout {
 // per core), the first ones one core larger when they do not divide. A
 // probe on fewer cores than `cpus` has its threads set to its core count;
 // a probe on every core keeps the framework's default (0), as before.
+// An accelerator lane running side by side with `frameworks[device]` > 1
+// frameworks gets `device_probes` probes (0: one per framework), at most
+// one per core of its own, its cores split among them; the device is then
+// `shared`. A lane alone, or of one framework (by default), has one probe.
 Layout lay_out(const std::vector<int>& cpus, const std::vector<std::string>& devices,
-               int cpu_probes, bool parallel_allowed);
+               int cpu_probes, bool parallel_allowed, int device_probes = 1,
+               const std::map<std::string, size_t>& frameworks = {});
 // The cpu lane's probes when none are asked for: one per 2 of its cores,
 // at least one (a 2-core machine runs one probe, a 12-core rest six).
 size_t default_cpu_probes(size_t cpu_lane_cores);
@@ -115,6 +126,8 @@ struct RunSpec {
   bool parallel = true;
   // The cpu lane's probes (RunOptions::cpu_probes; 0: default_cpu_probes).
   int cpu_probes = 0;
+  // An accelerator lane's probes (RunOptions::device_probes; 0: one per framework).
+  int device_probes = 1;
   // Where the lanes run; unset: lay_out() over this process's cores at
   // execute() (run::execute sets it first, to record it with the run).
   std::optional<Layout> layout;

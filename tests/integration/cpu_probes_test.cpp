@@ -120,6 +120,22 @@ TEST_F(Cli, CpuProbesRunOnTheirRecordedCoresAndJudgeAsOneProbe) {
   }
 }
 
+TEST_F(Cli, DeviceProbesOutOfRangeAreRefusedAndTheChoiceIsRecorded) {
+  auto out = dir_ / "results";
+  auto r = mudjack({"run", "--suite-dir", kProbes, "--out", out.string(), "--device-probes", "17"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--device-probes"), std::string::npos) << r.err;
+  r = mudjack({"run", "--suite-dir", kProbes, "--out", out.string(), "--device-probes", "1",
+               "--budget-ms", "1", "--rounds", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto results = newest_results(out);
+  EXPECT_EQ(results["run"]["options"]["device_probes"], 1);
+  // Only cpu here: its lane is never shared.
+  for (const auto& lane : results["environment"]["machines"][0]["layout"]["lanes"]) {
+    EXPECT_EQ(lane["shared"], false) << lane.dump();
+  }
+}
+
 TEST_F(Cli, CpuProbesOutOfRangeAreRefused) {
   auto out = dir_ / "results";
   auto r = mudjack({"run", "--suite-dir", kProbes, "--out", out.string(), "--cpu-probes", "-1"});

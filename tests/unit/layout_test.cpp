@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include "report/text.hpp"
 #include "supervisor/supervisor.hpp"
 
 namespace mudjack::supervisor {
@@ -99,6 +101,39 @@ TEST(Layout, CoresAreTakenInTheGivenOrder) {
   EXPECT_EQ(l.probes.at("cuda:1")[0].cpus, (std::vector<int>{5, 1}));
   EXPECT_EQ(cpu_sets(l), (std::vector<std::vector<int>>{{0, 2}, {4, 6}}));
   EXPECT_EQ(l.host_cpus.front(), 7);
+}
+
+// An accelerator lane of two frameworks beside the cpu lane: one probe per
+// framework on half of its cores each, the device shared (they take turns);
+// asked for one, or of one framework, one probe on all four, not shared.
+TEST(Layout, AGpuLaneOfTwoFrameworksGetsAProbeEachOnASharedDevice) {
+  const std::map<std::string, size_t> two{{"cpu", 2}, {"cuda:0", 2}};
+  auto l = lay_out(cores(16), {"cpu", "cuda:0"}, 0, true, 0, two);
+  ASSERT_EQ(l.probes.at("cuda:0").size(), 2u);
+  EXPECT_EQ(l.probes.at("cuda:0")[0].cpus, (std::vector<int>{0, 1}));
+  EXPECT_EQ(l.probes.at("cuda:0")[1].cpus, (std::vector<int>{2, 3}));
+  EXPECT_TRUE(l.shared.contains("cuda:0"));
+  EXPECT_EQ(cpu_sets(l).front(), (std::vector<int>{4, 5}));
+  EXPECT_EQ(l.to_json()["lanes"][1]["shared"], true);
+  l = lay_out(cores(16), {"cpu", "cuda:0"}, 0, true, 1, two);
+  ASSERT_EQ(l.probes.at("cuda:0").size(), 1u);
+  EXPECT_FALSE(l.shared.contains("cuda:0"));
+  l = lay_out(cores(16), {"cpu", "cuda:0"}, 0, true, 0, {{"cuda:0", 1}});
+  ASSERT_EQ(l.probes.at("cuda:0").size(), 1u);
+  EXPECT_EQ(l.probes.at("cuda:0")[0].cpus, (std::vector<int>{0, 1, 2, 3}));
+  // Lanes in turn: one unpinned probe, whatever was asked.
+  l = lay_out(cores(2), {"cpu", "cuda:0"}, 0, true, 0, two);
+  ASSERT_EQ(l.probes.at("cuda:0").size(), 1u);
+  EXPECT_TRUE(l.shared.empty());
+  // The report says where they ran and that they take turns.
+  nlohmann::json machine{
+      {"layout", lay_out(cores(16), {"cpu", "cuda:0"}, 0, true, 0, two).to_json()}};
+  EXPECT_NE(report::layout_line(machine).find("2 probes of cuda:0 (taking turns on it): cores 0,1"),
+            std::string::npos)
+      << report::layout_line(machine);
+  // More asked than the lane has cores: one per core.
+  l = lay_out(cores(16), {"cpu", "cuda:0"}, 0, true, 9, two);
+  EXPECT_EQ(l.probes.at("cuda:0").size(), 4u);
 }
 
 TEST(Layout, RecordedFormListsEveryProbe) {

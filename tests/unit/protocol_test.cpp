@@ -199,7 +199,7 @@ TEST(Protocol, TheMinorIsElevenAndEverySideDoorIsARequest) {
   // accelerators_absent in hello; 1.11: the slow-call rule in the policy
   // and a result's compile_cache (the probe's PROTOCOL_MINOR,
   // tests/python/test_machine_faults.py, holds the same number).
-  EXPECT_EQ(kMinorVersion, 11);
+  EXPECT_EQ(kMinorVersion, 12);
   Policy slow;
   slow.slow_call_ms = 500;
   slow.slow_min_samples = 3;

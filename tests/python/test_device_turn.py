@@ -1,0 +1,118 @@
+"""Taking turns on a shared device (protocol 1.12, runner.DeviceTurn): the
+probes of one accelerator, one per framework, hold the device one at a time
+from the end of a case's cold call to its end, and each case reports how
+long it waited. Two real processes on one lock file; no framework needed.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import tempfile
+import time
+import unittest
+
+import numpy as np
+import test_capability as capability
+
+from mudjack_probe import api, runner
+from mudjack_probe.runner import Policy, run_case
+
+
+def _hold(path: str, hold_s: float, queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    turn = runner.DeviceTurn(path)
+    turn.take()
+    start = time.monotonic()
+    time.sleep(hold_s)
+    end = time.monotonic()
+    wait = turn.give()
+    queue.put((start, end, wait))
+
+
+class DeviceTurnTest(unittest.TestCase):
+    def test_two_processes_never_hold_the_device_at_once(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "device-cuda_0.lock")
+            ctx = multiprocessing.get_context("spawn")
+            queue = ctx.Queue()
+            procs = [ctx.Process(target=_hold, args=(path, 0.3, queue)) for _ in range(3)]
+            for p in procs:
+                p.start()
+            spans = sorted(queue.get(timeout=30) for _ in procs)
+            for p in procs:
+                p.join(timeout=30)
+                self.assertEqual(p.exitcode, 0)
+        for (_, end, _), (start, _, _) in zip(spans, spans[1:]):
+            self.assertLessEqual(end, start, f"turns overlap: {spans}")
+        waits = sorted(w for _, _, w in spans)
+        self.assertIsNotNone(waits[0])
+        # The last of three waited for the other two's 0.3 s each.
+        self.assertGreater(waits[-1], 0.4e9)
+
+    def test_without_a_lock_file_taking_the_turn_does_nothing(self) -> None:
+        turn = runner.DeviceTurn(None)
+        turn.take()
+        self.assertIsNone(turn.give())
+
+
+class CaseOnASharedDevice(unittest.TestCase):
+    setUp = capability.WorkAndMetrics.setUp
+    tearDown = capability.WorkAndMetrics.tearDown
+
+    def _run(self, lock: str | None) -> dict:  # type: ignore[type-arg]
+        @self.cases.case("f")
+        def body(t: api.Ctx) -> api.Call:
+            return t.call(np.abs, t.randn((4,)))
+
+        saved = list(runner._TURN)
+        runner._TURN[:] = [runner.DeviceTurn(lock)]
+        try:
+            return run_case(self.adapter, self.cases.defs[-1], 0, capability.FAST, None)
+        finally:
+            runner._TURN[:] = saved
+
+    def test_a_case_reports_its_wait_only_on_a_shared_device(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            shared = self._run(os.path.join(tmp, "device.lock"))
+        self.assertEqual(shared["status"], "pass")
+        self.assertGreaterEqual(shared["device_wait_ns"], 0)
+        alone = self._run(None)
+        self.assertEqual(alone["status"], "pass")
+        self.assertNotIn("device_wait_ns", alone)
+
+    def test_the_turn_is_given_back_when_a_case_fails(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            lock = os.path.join(tmp, "device.lock")
+
+            calls: list[int] = []
+
+            @self.cases.case("boom")
+            def body(t: api.Ctx) -> api.Call:
+                def fn(a: np.ndarray) -> np.ndarray:
+                    calls.append(1)
+                    if len(calls) > 1:  # after the cold call: the turn is held
+                        raise RuntimeError("boom")
+                    return a
+
+                return t.call(fn, t.randn((4,)))
+
+            saved = list(runner._TURN)
+            runner._TURN[:] = [runner.DeviceTurn(lock)]
+            try:
+                result = run_case(self.adapter, self.cases.defs[-1], 0, Policy(), None)
+            finally:
+                runner._TURN[:] = saved
+            self.assertEqual(result["status"], "fail")
+            self.assertIn("device_wait_ns", result)
+            # Another process takes the turn at once.
+            ctx = multiprocessing.get_context("spawn")
+            queue = ctx.Queue()
+            p = ctx.Process(target=_hold, args=(lock, 0.0, queue))
+            p.start()
+            _, _, wait = queue.get(timeout=30)
+            p.join(timeout=30)
+            self.assertLess(wait, 5e9)
+
+
+if __name__ == "__main__":
+    unittest.main()
