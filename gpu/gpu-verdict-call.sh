@@ -19,6 +19,7 @@
 #               MudJack's estimate beside the runs' own CUDA events); then
 #               `agreement.py timers` twice and `repeat` of the two
 #               (timers-a.txt, timers-b.txt, repeat.txt)
+# PAPER_ARGS: more `mudjack run` options for the paper step (--device-probes 4).
 # Always in $OUT: nvidia-smi.csv, devices.txt, log.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -95,7 +96,8 @@ pair_runs() {  # two runs back to back, raw results kept for the events' own rea
 {
   for s in $steps; do
     case $s in
-      paper) run paper --suite paper --framework torch,jax --device cpu --device cuda:0 ;;
+      # shellcheck disable=SC2086  # PAPER_ARGS: extra run options, word-split on purpose
+      paper) run paper --suite paper --framework torch,jax --device cpu --device cuda:0 ${PAPER_ARGS:-} ;;
       slice) run slice --suite paper --filter "$SLICE" --device cpu --cpu-probes 1 && compare_slice ;;
       core-eager) run core-eager --suite models --filter "$CORE" --mode eager --device cuda:0 --timeout-s 300 ;;
       pair) pair_runs ;;
