@@ -12,7 +12,8 @@ this checkout's (MUDJACK_DATA_DIR), so a detached worktree at the commit to
 measure keeps the campaign there while work goes on; it refuses to mix
 commits or to start from a tree with uncommitted changes (--allow-dirty to
 try anyway; the state records it). At the end, and on --summary, it prints
-the counts per corpus (listed, run, passed) and every failing model grouped
+the counts per corpus (listed, run, passed, unverified: a pass that nothing
+checked, the engine's `unverified`, is no pass) and every failing model grouped
 by cause (export, runtime, accuracy, timeout, crash; unavailable counted
 too) and reason, and writes them to OUT/summary.md and OUT/summary.json.
 --summary reads a campaign from any checkout: its counts are of the classes
@@ -200,9 +201,18 @@ def _worst_eps(case: dict[str, Any]) -> str:
     return f" ({eps:.3g} eps)" if isinstance(eps, (int, float)) else ""
 
 
+def unverified(case: dict[str, Any]) -> bool:
+    """A pass that nothing checked (results 1.2 `checked`: no reference,
+    property, float64 oracle or checked baseline): its function's verdict is
+    `unverified`, not `portable`, so the campaign counts it apart from the
+    passes. A result without `checked` predates the field and stays a pass."""
+    return case.get("outcome") == "pass" and case.get("checked") == "none"
+
+
 def summary(args: argparse.Namespace, state: dict[str, Any], listing: dict[str, list[dict[str, Any]]]) -> None:
     per: dict[str, Counter[str]] = defaultdict(Counter)
     failures: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    unchecked: list[str] = []
     for size, cases in listing.items():
         for c in cases:
             per[corpus_of(c)]["listed"] += 1
@@ -211,17 +221,20 @@ def summary(args: argparse.Namespace, state: dict[str, Any], listing: dict[str, 
             for c in doc.get("cases", []):
                 corpus = corpus_of(c.get("info", c))
                 per[corpus]["run"] += 1
-                if c.get("outcome") == "pass":
+                if unverified(c):
+                    per[corpus]["unverified"] += 1
+                    unchecked.append(str(c.get("function", "?")))
+                elif c.get("outcome") == "pass":
                     per[corpus]["passed"] += 1
                 else:
                     failures[cause(c)][why(c)].append(f"{c.get('function', '?')}{_worst_eps(c)}")
     wall = sum(float(c.get("wall_s", 0)) for c in state.get("classes", {}).values())
-    lines = _summary_lines(args, state, wall, per, failures)
+    lines = _summary_lines(args, state, wall, per, failures, unchecked)
     machines = [m for results in sorted(glob.glob(str(Path(args.out) / "*" / "runs" / "*" / "results.json")))
                 for m in json.loads(Path(results).read_text()).get("environment", {}).get("machines", [])]
     (Path(args.out) / "summary.md").write_text("\n".join(lines) + "\n")
     (Path(args.out) / "summary.json").write_text(json.dumps(
-        {"counts": per, "failures": failures, "wall_s": wall, "commit": state.get("commit"),
+        {"counts": per, "failures": failures, "unverified": sorted(unchecked), "wall_s": wall, "commit": state.get("commit"),
          "classes": state.get("classes", {}), "modes": state.get("modes", args.modes),
          # the class runs' machines (source commit, clean or dirty, engine, CPU): results/ provenance rule
          "provenance": [{k: m.get(k) for k in ("source", "mudjack_revision", "cpu_model", "devices")}
@@ -230,24 +243,27 @@ def summary(args: argparse.Namespace, state: dict[str, Any], listing: dict[str, 
 
 
 def _summary_lines(args: argparse.Namespace, state: dict[str, Any], wall: float, per: dict[str, Counter[str]],
-                   failures: dict[str, dict[str, list[str]]]) -> list[str]:
-    """summary.md: counts per corpus, then every failing model under its cause
-    and reason (a user's question is whether *their* model ran)."""
+                   failures: dict[str, dict[str, list[str]]], unchecked: list[str]) -> list[str]:
+    """summary.md: counts per corpus (an unverified pass apart from the
+    checked ones), then every failing model under its cause and reason (a
+    user's question is whether *their* model ran), then the unverified."""
     lines = [f"# Models corpus campaign on this CPU (commit {state.get('commit', '?')[:12]})", "",
              f"wall time {wall / 60:.1f} min; modes {state.get('modes', args.modes)}; classes "
              + ", ".join(f"{s} ({'complete' if c.get('complete') else 'incomplete'})"
                          for s, c in sorted(state.get("classes", {}).items(), key=lambda sc: SIZES.index(sc[0]))),
              "",
-             "| corpus | listed | run | passed |", "|---|--:|--:|--:|"]
+             "| corpus | listed | run | passed | unverified |", "|---|--:|--:|--:|--:|"]
     for corpus, n in sorted(per.items()):
-        lines.append(f"| {corpus} | {n['listed']} | {n['run']} | {n['passed']} |")
-    lines.append(f"| all | {sum(n['listed'] for n in per.values())} | {sum(n['run'] for n in per.values())} "
-                 f"| {sum(n['passed'] for n in per.values())} |")
+        lines.append(f"| {corpus} | {n['listed']} | {n['run']} | {n['passed']} | {n['unverified']} |")
+    lines.append("| all | " + " | ".join(str(sum(n[k] for n in per.values())) for k in ("listed", "run", "passed", "unverified"))
+                 + " |")
     unbuildable = Counter(key.split("/", 1)[0] for key in json.loads(
         (ROOT / "suites" / "models" / "unbuildable.json").read_text(encoding="utf-8")))
     lines += ["", f"Listed: the cases of the classes run. Not built offline (every class), with reasons in "
               f"`suites/models/unbuildable.json`: {sum(unbuildable.values())} ("
               + ", ".join(f"{corpus} {n}" for corpus, n in sorted(unbuildable.items())) + ").",
+              ("Passed: a pass something checked (the float64 reference, a reference, the case's own properties); "
+               "unverified: a pass that nothing checked (the engine's `unverified`), named at the end."),
               "", "## Failures by cause", ""]
     order = {c: i for i, c in enumerate(CAUSES)}
     for kind in sorted(failures, key=lambda k: order.get(k, len(order))):
@@ -255,6 +271,9 @@ def _summary_lines(args: argparse.Namespace, state: dict[str, Any], wall: float,
         lines.append(f"- **{kind}**: {sum(len(v) for v in reasons.values())}")
         for text, models in sorted(reasons.items(), key=lambda kv: (-len(kv[1]), kv[0])):
             lines.append(f"  - {len(models)} x {text}: {', '.join(sorted(models))}")
+    if unchecked:
+        lines += ["", "## Unverified (a pass checked by nothing)", "",
+                  f"{len(unchecked)}: {', '.join(sorted(unchecked))}"]
     return lines
 
 

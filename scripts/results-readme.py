@@ -669,21 +669,50 @@ def _cases_by_function(doc: dict[str, Any], device: str) -> dict[tuple[str, str]
     return out
 
 
-def _attribute(old: dict[str, str], new: dict[str, str], same_versions: bool, was: str, now: str) -> str:
+def _excused(doc: dict[str, Any], row: dict[str, Any]) -> set[str]:
+    """The ids of the row's failed cases that its judge excused: the case
+    failed, its dtype is among the row's `unsupported` (outside the
+    function's domain by the claims or the message, never a failure) and
+    not among its `kernel_missing` (a gap of the chip, a failure), and the
+    row does not list the case as failing or mismatching (a dtype may be
+    excused in one mode and fail for another reason in the other)."""
+    unsupported = {u["dtype"] for u in row.get("unsupported") or []}
+    unsupported -= {k["dtype"] for k in row.get("kernel_missing") or []}
+    counted = set(row.get("failing") or []) | set(row.get("mismatching") or [])
+    return {c["id"] for c in doc["cases"]
+            if c["device"] == row["device"] and c["framework"] == row["framework"] and c["function"] == row["function"]
+            and _failed(c["outcome"]) and c.get("dtype") in unsupported and c["id"] not in counted}
+
+
+CLAIMS = "excused by the judge's claims"
+
+
+def _attribute(old: dict[str, str], new: dict[str, str], same_versions: bool, was: str, now: str,
+               excused: frozenset[str] = frozenset()) -> str:
     """Why a function's verdict differs between the old run re-judged by
     today's engine (`was`) and today's run (`now`): `checks` when only
-    the old cases' missing checks made it `unverified`, `grid` when a case
-    only one run has decides it, else `semantics or machine` (a shared case
-    changed outcome; `version` joins when the versions differ)."""
+    the old cases' missing checks made it `unverified`; `excused by the
+    judge's claims` when no case both runs have changed outcome, no case
+    only the old run has failed, every failing case only today's run has is
+    one its judge excused (`excused`: an unsupported dtype of the row), and
+    a case failing in both is excused today (the old run carries no kernel
+    registry, so its re-judge counted it); `grid` when a counted case only
+    one run has decides it; else `semantics or machine` (a shared case
+    changed outcome; `version` joins when the versions differ), with the
+    other causes that also moved it in brackets."""
     if was == "unverified" and now == "portable":
         return "checks (the suite's cases now check their passes)"
     shared_changed = [i for i in old.keys() & new.keys() if old[i] != new[i]]
-    new_only_bad = [i for i in new.keys() - old.keys() if new[i] not in ("pass", "skip")]
+    new_only_bad = [i for i in new.keys() - old.keys() if new[i] not in ("pass", "skip") and i not in excused]
     old_only_bad = [i for i in old.keys() - new.keys() if old[i] not in ("pass", "skip")]
+    excused_shared = [i for i in old.keys() & new.keys() if i in excused and old[i] == new[i]]
+    if not shared_changed and not new_only_bad and not old_only_bad and excused_shared:
+        return CLAIMS
     if not shared_changed and (new_only_bad or old_only_bad or old.keys() != new.keys()):
         return "grid"
     cause = "semantics or machine" if same_versions else "semantics, machine or version"
-    return cause + (" (and grid)" if new_only_bad or old_only_bad else "")
+    also = (["grid"] if new_only_bad or old_only_bad else []) + ([CLAIMS] if excused_shared else [])
+    return cause + (f" (and {' and '.join(also)})" if also else "")
 
 
 def section_attribution(docs: list[tuple[str, dict[str, Any]]]) -> str:
@@ -716,7 +745,8 @@ def section_attribution(docs: list[tuple[str, dict[str, Any]]]) -> str:
     oc, nc = _cases_by_function(old_doc, "cpu"), _cases_by_function(new_doc, "cpu")
     changed = sorted((k for k in new if k in mid and mid[k] != new[k]["verdict"]),
                      key=lambda k: (FRAMEWORKS.index(k[0]), k[1]))
-    why = {k: _attribute(oc.get(k, {}), nc.get(k, {}), same, mid[k], new[k]["verdict"]) for k in changed}
+    why = {k: _attribute(oc.get(k, {}), nc.get(k, {}), same, mid[k], new[k]["verdict"], frozenset(_excused(new_doc, new[k])))
+           for k in changed}
     out += ["", f"Judge: {sum(1 for k in mid if k in old and old[k] != mid[k])} verdicts changed from old to re-judged "
             "(`rejudge-2026-11-26-amd-epyc.md`). From re-judged to new, "
             f"{len(changed)} changed: " + ", ".join(f"{n} {c}" for c, n in sorted(Counter(why.values()).items())) +

@@ -2,7 +2,8 @@
 campaign folder (no engine run): failures grouped by the issue's causes
 (export, runtime, accuracy, timeout) and a reason with numbers folded, every
 failing model named under its reason, an accuracy failure with its error in
-eps, and counts per corpus with a total row.
+eps, and counts per corpus with a total row, a pass nothing checked
+(`unverified`) counted apart from the passes and named.
 
   python3 tests/checks/models_campaign_test.py
 """
@@ -23,14 +24,17 @@ campaign = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(campaign)
 
 
-def case(name: str, corpus: str, outcome: str, message: str = "", eps: float | None = None) -> dict:
+def case(name: str, corpus: str, outcome: str, message: str = "", eps: float | None = None,
+         checked: str = "float64") -> dict:
     return {"function": name, "outcome": outcome, "tags": [f"corpus::{corpus}", "size::tiny"],
+            "checked": checked if outcome == "pass" else "none",
             "error": {"message": message} if message else None,
             "numeric": {"error_eps": eps, "cause": "full_precision"} if eps is not None else None}
 
 
 CASES = [
     case("timm-a", "timm", "pass"),
+    case("timm-u", "timm", "pass", checked="none"),
     case("timm-b", "timm", "mismatch", "property check failed: the first output is not constant"),
     case("timm-c", "timm", "mismatch", "output 0: 999 of 1000 elements beyond 8.19e+03 eps of the float64 "
          "reference; worst 1.37e+07 eps at [0, 90]: 5.2e+05 vs reference -5.64e+04", eps=1.37e7),
@@ -54,8 +58,9 @@ class Summary(unittest.TestCase):
             campaign.summary(args, state, listing)
             text = (Path(d) / "summary.md").read_text()
             doc = json.loads((Path(d) / "summary.json").read_text())
-        self.assertIn("| timm | 4 | 3 | 1 |", text)
-        self.assertIn("| all | 8 | 7 | 1 |", text)
+        self.assertIn("| timm | 5 | 4 | 1 | 1 |", text)
+        self.assertIn("| all | 9 | 8 | 1 | 1 |", text)
+        self.assertIn("## Unverified (a pass checked by nothing)\n\n1: timm-u", text)
         self.assertRegex(text, r"Not built offline \(every class\), with reasons in `suites/models/unbuildable.json`: "
                                r"\d+ \(timm \d+, transformers \d+\)")
         self.assertIn("- **runtime**: 2", text)
@@ -67,7 +72,8 @@ class Summary(unittest.TestCase):
         self.assertIn("  - 1 x beyond the float64 reference's bound (oracle's cause: full_precision): timm-c (1.37e+07 eps)", text)
         causes = [line for line in text.splitlines() if line.startswith("- **")]
         self.assertEqual([c.split("**")[1] for c in causes], ["export", "runtime", "accuracy", "timeout"])
-        self.assertEqual(doc["counts"]["timm"], {"listed": 4, "run": 3, "passed": 1})
+        self.assertEqual(doc["counts"]["timm"], {"listed": 5, "run": 4, "passed": 1, "unverified": 1})
+        self.assertEqual(doc["unverified"], ["timm-u"])
         self.assertEqual(doc["failures"]["accuracy"]["the first output is not constant"], ["timm-b"])
 
 
