@@ -25,8 +25,15 @@ int report_run(const ReportArgs& a) {
       run::judge(std::move(run), std::move(loaded.results.cases), intolerable_path(a.common));
   if (!a.publish.empty()) {
     const std::string id = judged.run.id;
-    run::publish_evidence(std::move(judged), a.publish);
-    std::cerr << "published run " << id << " to " << a.publish << "\n";
+    const size_t differ =
+        run::publish_evidence(std::move(judged), a.publish, intolerable_path(a.common));
+    std::cerr << "published run " << id << " to " << a.publish;
+    if (differ > 0) {
+      std::cerr << " (" << differ
+                << " verdict rows judged from the kept samples differ from the raw samples' "
+                   "judgement)";
+    }
+    std::cerr << "\n";
     return 0;
   }
   std::cout << report::render(a.common.json ? "json" : a.format, judged);

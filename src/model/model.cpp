@@ -68,12 +68,13 @@ constexpr std::array<std::pair<Check, std::string_view>, 5> kCheckNames{{
     {Check::kFloat64, "float64"},
 }};
 
-constexpr std::array<std::pair<Cause, std::string_view>, 5> kCauseNames{{
+constexpr std::array<std::pair<Cause, std::string_view>, 6> kCauseNames{{
     {Cause::kNone, ""},
     {Cause::kFullPrecision, "full_precision"},
     {Cause::kPrecisionDefault, "precision_default"},
     {Cause::kBaselineWrong, "baseline_wrong"},
     {Cause::kOwnCheck, "own_check"},
+    {Cause::kUnstableModel, "unstable_model"},
 }};
 
 constexpr std::array<std::pair<Refusal, std::string_view>, 3> kRefusalNames{{

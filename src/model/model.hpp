@@ -44,7 +44,7 @@ inline constexpr std::string_view kSchemaVersion = "1.5";
 // machine's `layout` in `environment.machines[]` (where the probes ran: the
 // cpu lane's pinned probes, their cores and threads) and a compiled case's
 // `extra.compile_cache` (cold or warm).
-inline constexpr std::string_view kResultsSchemaVersion = "1.11";
+inline constexpr std::string_view kResultsSchemaVersion = "1.12";
 
 // The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.
@@ -257,10 +257,22 @@ struct OutputRef {
 // reference of its own), not the oracle: a wrong answer, never a precision
 // story. It is set when a run is judged (verdict::judge), for a mismatch the
 // oracle gave no cause; the precision causes come only from the oracle.
+// kUnstableModel (results 1.12): a composition (a whole model) whose float64
+// output itself blows up or underflows at its random weights (oracle::
+// unstable_output): the comparison says nothing about the device, so it is
+// not called full_precision.
 // kCauses lists them worst first: a row's cause() is the first present.
-enum class Cause { kNone, kFullPrecision, kPrecisionDefault, kBaselineWrong, kOwnCheck };
-inline constexpr std::array<Cause, 4> kCauses = {Cause::kOwnCheck, Cause::kFullPrecision,
-                                                 Cause::kPrecisionDefault, Cause::kBaselineWrong};
+enum class Cause {
+  kNone,
+  kFullPrecision,
+  kPrecisionDefault,
+  kBaselineWrong,
+  kOwnCheck,
+  kUnstableModel
+};
+inline constexpr std::array<Cause, 5> kCauses = {Cause::kOwnCheck, Cause::kFullPrecision,
+                                                 Cause::kPrecisionDefault, Cause::kBaselineWrong,
+                                                 Cause::kUnstableModel};
 
 struct Numeric {
   std::optional<double> max_abs_err;

@@ -224,6 +224,7 @@ Error measure(const Array& x, const Array& r, double eps, double bound,
             loosen->atol + loosen->rtol * std::fabs(r.values[i])) {
       err = 0;
     }
+    if (std::isfinite(r.values[i])) e.ref_peak = std::max(e.ref_peak, std::fabs(r.values[i]));
     if (std::isfinite(x.values[i]) && std::isfinite(r.values[i])) {
       const double diff = std::fabs(x.values[i] - r.values[i]);
       e.max_abs = std::max(e.max_abs, diff);
@@ -244,6 +245,22 @@ Error measure(const Array& x, const Array& r, double eps, double bound,
               format_g(r.values[worst]);
   }
   return e;
+}
+
+std::optional<std::string> unstable_output(const Error& e, std::string_view dtype) {
+  if (!e.problem.empty() || e.count == 0) return std::nullopt;
+  if (e.ref_peak > kUnstablePeak) {
+    return "its float64 output reaches " + format_g(e.ref_peak) +
+           " at its random weights: the model blows up there";
+  }
+  double normal = 0;
+  if (dtype == "float16") normal = 6.103515625e-05;
+  if (dtype == "bfloat16" || dtype == "float32" || dtype == "complex64") normal = 1.1754943508e-38;
+  if (normal > 0 && e.ref_peak < normal) {
+    return "its float64 output peaks at " + format_g(e.ref_peak) + ", below " + std::string(dtype) +
+           "'s smallest normal number: the model underflows there";
+  }
+  return std::nullopt;
 }
 
 Error measure_files(const std::filesystem::path& x, const std::filesystem::path& r, double eps,

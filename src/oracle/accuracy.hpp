@@ -144,9 +144,19 @@ struct Error {
   // infinity when a finite reference element got a non-finite value.
   double max_abs = 0;
   double max_rel = 0;
+  double ref_peak = 0;  // the largest finite |r| (oracle::unstable_output)
   std::string worst;    // "[17]: 0.51 vs reference 0.5" for the largest error
   std::string problem;  // shape or read trouble; eps is then infinity
 };
+
+// Is a composition's float64 output no ground to judge a device on? Its
+// largest |value| (`ref_peak`) at the model's random weights is beyond
+// kUnstablePeak (activations that blew up: 1e13 in float64 beside 5e11 in
+// float32 was seen) or below the smallest normal number of the output's
+// dtype `epsilon_of` (everything subnormal or zero: the device's answer is
+// rounding noise). nullopt when it is ground, else the phrase that says why.
+inline constexpr double kUnstablePeak = 1e10;
+std::optional<std::string> unstable_output(const Error& e, std::string_view dtype);
 
 // The error of x against reference r, counting elements beyond `bound` eps
 // (or within the case's own tolerance `loosen`, which clears them).

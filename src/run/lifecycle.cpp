@@ -1,9 +1,11 @@
 #include "run/lifecycle.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "envs/envs.hpp"
 #include "envs/source.hpp"
@@ -276,10 +278,54 @@ std::optional<std::string> unpublishable(const model::RunInfo& run) {
   return std::nullopt;
 }
 
-void publish_evidence(verdict::Judged judged, const fs::path& dir) {
+std::vector<double> compact_samples(const std::vector<double>& samples, size_t keep) {
+  // 4 significant digits: the judge reads ratios to 3.
+  auto round4 = [](double v) {
+    if (v == 0 || !std::isfinite(v)) return v;
+    const double p = std::pow(10.0, std::floor(std::log10(std::fabs(v))) - 3);
+    return std::round(v / p) * p;
+  };
+  std::vector<double> out;
+  if (samples.size() <= keep) {
+    out = samples;
+  } else if (keep > 0) {
+    std::vector<double> sorted = samples;
+    std::sort(sorted.begin(), sorted.end());
+    const double last = static_cast<double>(sorted.size() - 1);
+    for (size_t i = 0; i < keep; ++i) {  // the quantiles (i + 0.5) / keep
+      const double at = (static_cast<double>(i) + 0.5) / static_cast<double>(keep) * last;
+      const auto lo = static_cast<size_t>(std::floor(at));
+      const size_t hi = std::min(lo + 1, sorted.size() - 1);
+      out.push_back(sorted[lo] + (at - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]));
+    }
+  }
+  for (auto& v : out) v = round4(v);
+  return out;
+}
+
+size_t publish_evidence(verdict::Judged judged, const fs::path& dir,
+                        const std::optional<fs::path>& intolerable) {
   if (auto why = unpublishable(judged.run)) throw util::FatalError("will not publish " + *why);
-  for (auto& c : judged.cases) c.latency.samples_ns.clear();
-  report::write_all(dir, judged);
+  for (auto& c : judged.cases) {
+    c.latency.samples_ns = compact_samples(c.latency.samples_ns, kPublishedSamples);
+  }
+  // The page is the judgement of what it keeps, so a re-judge reads it back.
+  std::map<std::tuple<std::string, std::string, std::string>, std::string> before;
+  for (const auto& v : judged.verdicts) {
+    before[{v.framework, v.function, v.device}] =
+        std::string(model::to_string(v.verdict)) + "\n" + v.reason;
+  }
+  auto again = judge(judged.run, std::move(judged.cases), intolerable);
+  size_t differ = 0;
+  for (const auto& v : again.verdicts) {
+    auto it = before.find({v.framework, v.function, v.device});
+    if (it == before.end() ||
+        it->second != std::string(model::to_string(v.verdict)) + "\n" + v.reason) {
+      ++differ;
+    }
+  }
+  report::write_all(dir, again);
+  return differ;
 }
 
 verdict::Judged publish(model::RunInfo run, std::vector<model::CaseResult> cases,

@@ -101,9 +101,18 @@ std::optional<std::string> unpublishable(const model::RunInfo& run);
 
 // Evidence for others (`report --publish DIR`): FatalError, with the one-line
 // reason, for a run unpublishable() refuses; else every view written to
-// `dir` without raw samples (statistics and intervals, computed with them,
-// stay).
-void publish_evidence(verdict::Judged judged, const std::filesystem::path& dir);
+// `dir` with each case's timing samples compacted (compact_samples: at most
+// kPublishedSamples, what the judge's interval needs) and judged again from
+// what is kept (with `intolerable`), so a re-judge of the page reads its
+// verdicts back. Returns how many verdict rows (verdict or reason) differ
+// from `judged`'s, i.e. from the raw samples' judgement.
+inline constexpr size_t kPublishedSamples = 32;
+size_t publish_evidence(verdict::Judged judged, const std::filesystem::path& dir,
+                        const std::optional<std::filesystem::path>& intolerable);
+// The samples a published case keeps: all of them when there are at most
+// `keep`, else `keep` quantile points ((i + 0.5) / keep, interpolated);
+// each rounded to 4 significant digits.
+std::vector<double> compact_samples(const std::vector<double>& samples, size_t keep);
 
 // judge(), then every report written to run_dir(place, run.id).
 verdict::Judged publish(model::RunInfo run, std::vector<model::CaseResult> cases,

@@ -67,7 +67,7 @@ struct ProbeCores {
   size_t threads = 0;
 };
 // Where a run's lanes run: each device's probes (one for an accelerator,
-// or one per framework taking turns on it; one or more for `cpu`), and
+// or several, a framework's each, taking turns on it; one or more for `cpu`), and
 // whether the lanes run side by side.
 struct Layout {
   bool parallel = false;
@@ -95,7 +95,7 @@ struct Layout {
 // probe on fewer cores than `cpus` has its threads set to its core count;
 // a probe on every core keeps the framework's default (0), as before.
 // An accelerator lane running side by side with `frameworks[device]` > 1
-// frameworks gets `device_probes` probes (0: one per framework), at most
+// frameworks gets `device_probes` probes (0: two per framework), at most
 // one per core of its own, its cores split among them; the device is then
 // `shared`. A lane alone, or of one framework (by default), has one probe.
 Layout lay_out(const std::vector<int>& cpus, const std::vector<std::string>& devices,
@@ -126,7 +126,7 @@ struct RunSpec {
   bool parallel = true;
   // The cpu lane's probes (RunOptions::cpu_probes; 0: default_cpu_probes).
   int cpu_probes = 0;
-  // An accelerator lane's probes (RunOptions::device_probes; 0: one per framework).
+  // An accelerator lane's probes (RunOptions::device_probes; 0: two per framework).
   int device_probes = 1;
   // Where the lanes run; unset: lay_out() over this process's cores at
   // execute() (run::execute sets it first, to record it with the run).

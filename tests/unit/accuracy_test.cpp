@@ -46,6 +46,26 @@ TEST(Accuracy, ErrorIsInEpsOfTheReferenceScale) {
   EXPECT_NE(e.worst.find("[0]"), std::string::npos) << e.worst;
 }
 
+// A whole model's float64 output that blew up or underflowed at random
+// weights is no ground to judge a device on (model::Cause::kUnstableModel).
+TEST(Accuracy, AnOutputThatBlowsUpOrUnderflowsIsUnstable) {
+  const double eps = *oracle::dtype_epsilon("float32");
+  auto big = oracle::measure(array("<f4", {5e11, 1}), array("<f8", {1e13, 1}), eps, 16);
+  EXPECT_EQ(big.ref_peak, 1e13);
+  auto why = oracle::unstable_output(big, "float32");
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("blows up"), std::string::npos) << *why;
+  auto tiny = oracle::measure(array("<f4", {0, 0}), array("<f8", {1e-40, -3e-41}), eps, 16);
+  ASSERT_TRUE(oracle::unstable_output(tiny, "float32"));
+  EXPECT_NE(oracle::unstable_output(tiny, "float32")->find("underflows"), std::string::npos);
+  // float16's smallest normal is 6.1e-5: 1e-6 is below it, not below float32's.
+  auto small = oracle::measure(array("<f2", {0}), array("<f8", {1e-6}), eps, 16);
+  EXPECT_TRUE(oracle::unstable_output(small, "float16"));
+  EXPECT_FALSE(oracle::unstable_output(small, "float32"));
+  auto sane = oracle::measure(array("<f4", {2.5, 1}), array("<f8", {2.0, 1}), eps, 16);
+  EXPECT_FALSE(oracle::unstable_output(sane, "float32"));
+}
+
 TEST(Accuracy, NonFiniteRules) {
   const double eps = 0x1p-10;
   // NaN where the reference is NaN, and float16 overflow where the reference

@@ -103,12 +103,16 @@ TEST(Layout, CoresAreTakenInTheGivenOrder) {
   EXPECT_EQ(l.host_cpus.front(), 7);
 }
 
-// An accelerator lane of two frameworks beside the cpu lane: one probe per
-// framework on half of its cores each, the device shared (they take turns);
-// asked for one, or of one framework, one probe on all four, not shared.
-TEST(Layout, AGpuLaneOfTwoFrameworksGetsAProbeEachOnASharedDevice) {
+// An accelerator lane of two frameworks beside the cpu lane: two probes per
+// framework, one core each, the device shared (they take turns); asked for
+// two, half of the lane's cores each; asked for one, or of one framework,
+// one probe on all four, not shared.
+TEST(Layout, AGpuLaneOfTwoFrameworksGetsTwoProbesEachOnASharedDevice) {
   const std::map<std::string, size_t> two{{"cpu", 2}, {"cuda:0", 2}};
   auto l = lay_out(cores(16), {"cpu", "cuda:0"}, 0, true, 0, two);
+  ASSERT_EQ(l.probes.at("cuda:0").size(), 4u);
+  EXPECT_EQ(l.probes.at("cuda:0")[3].cpus, (std::vector<int>{3}));
+  l = lay_out(cores(16), {"cpu", "cuda:0"}, 0, true, 2, two);
   ASSERT_EQ(l.probes.at("cuda:0").size(), 2u);
   EXPECT_EQ(l.probes.at("cuda:0")[0].cpus, (std::vector<int>{0, 1}));
   EXPECT_EQ(l.probes.at("cuda:0")[1].cpus, (std::vector<int>{2, 3}));
@@ -128,7 +132,7 @@ TEST(Layout, AGpuLaneOfTwoFrameworksGetsAProbeEachOnASharedDevice) {
   // The report says where they ran and that they take turns.
   nlohmann::json machine{
       {"layout", lay_out(cores(16), {"cpu", "cuda:0"}, 0, true, 0, two).to_json()}};
-  EXPECT_NE(report::layout_line(machine).find("2 probes of cuda:0 (taking turns on it): cores 0,1"),
+  EXPECT_NE(report::layout_line(machine).find("4 probes of cuda:0 (taking turns on it): cores 0"),
             std::string::npos)
       << report::layout_line(machine);
   // More asked than the lane has cores: one per core.

@@ -2,6 +2,7 @@
 // temporary folder, clean, then dirty, then not a repository at all.
 
 #include "envs/source.hpp"
+#include "run/lifecycle.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -102,6 +103,19 @@ TEST_F(Source, AnImageReadsTheStateItsBuildRecorded) {
     EXPECT_NE(unknown.why_unknown.find("source.json is not"), std::string::npos) << bad;
     EXPECT_TRUE(unpublishable(to_json(unknown)).has_value());
   }
+}
+
+// What a published case keeps of its samples (run::compact_samples): all of
+// them up to the limit, else quantile points; 4 significant digits.
+TEST(Publish, SamplesAreKeptUpToTheLimitElseAsQuantiles) {
+  EXPECT_EQ(run::compact_samples({123456.0, 2.0}, 32), (std::vector<double>{123500.0, 2.0}));
+  std::vector<double> many;
+  for (int i = 0; i < 101; ++i) many.push_back(1000 + i);
+  auto kept = run::compact_samples(many, 4);
+  ASSERT_EQ(kept.size(), 4u);
+  // (i + 0.5) / 4 of 100 steps: 12.5, 37.5, 62.5, 87.5 -> 1012.5 ... rounded.
+  EXPECT_EQ(kept, (std::vector<double>{1013.0, 1038.0, 1063.0, 1088.0}));
+  EXPECT_TRUE(run::compact_samples({}, 32).empty());
 }
 
 }  // namespace
