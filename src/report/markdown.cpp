@@ -139,7 +139,14 @@ std::string machine_lines(const json& m) {
   if (m.contains("source") && m["source"].is_object()) {
     const auto& src = m["source"];
     if (auto commit = text_of(src, "commit"); !commit.empty()) revision = commit.substr(0, 12);
-    if (src.value("dirty", false)) revision += " (uncommitted changes)";
+    // dirty is null when the source state is unknown (no git checkout: a
+    // `git archive` tarball, an sdist, an image without .git).
+    const auto dirty = src.find("dirty");
+    if (dirty == src.end() || !dirty->is_boolean()) {
+      revision += " (source state unknown)";
+    } else if (dirty->get<bool>()) {
+      revision += " (uncommitted changes)";
+    }
   }
   out += "- MudJack: " + escape(text_of(m, "mudjack_version")) + ", revision " +
          code(plain(revision)) + "\n";

@@ -45,6 +45,7 @@ const std::vector<NumericFlag> kNumericFlags = {
     {"run", "--warmup-ms"},
     {"run", "--rounds"},
     {"run", "--cpu-probes"},
+    {"run", "--device-probes"},
     {"run", "--memory-limit-mb"},
     {"run", "--seed"},
     {"check", "--budget-ms"},
