@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <thread>
 
 #include "model/extra.hpp"
@@ -784,11 +783,12 @@ Layout lay_out(const std::vector<int>& cpus, const std::vector<std::string>& dev
     // Two probes per framework (or as asked), at most one per core of the
     // lane: on an H200 with 4 lane cores the torch+JAX paper run took 441 s
     // with one per framework and 348 s with two (the JAX compiles overlap).
-    auto fw = frameworks.find(device);
-    const size_t kinds = fw == frameworks.end() ? 1 : std::max<size_t>(1, fw->second);
-    size_t n = device_probes > 0 ? static_cast<size_t>(device_probes) : 2 * kinds;
-    if (kinds < 2 && device_probes == 0) n = 1;
-    n = std::clamp<size_t>(n, 1, per_accel);
+    const auto known = frameworks.find(device);
+    const size_t kinds = known == frameworks.end() ? 1 : known->second;
+    const size_t asked = device_probes > 0 ? static_cast<size_t>(device_probes)
+                         : kinds > 1       ? 2 * kinds
+                                           : 1;
+    const size_t n = std::clamp<size_t>(asked, 1, per_accel);
     for (size_t i = 0; i < n; ++i) {
       const size_t size = per_accel / n + (i < per_accel % n ? 1 : 0);
       ProbeCores probe;
@@ -864,7 +864,7 @@ std::map<std::string, std::string> probe_env(const ProbeCores& probe,
 }
 
 // The lock file the probes of a shared device take turns on, beside the
-// run's artifacts (created empty; flock needs no content).
+// run's artifacts (each probe opens it with O_CREAT; flock needs no content).
 std::filesystem::path device_lock(const RunSpec& spec, const std::string& device) {
   std::string name = device;
   std::replace_if(
@@ -873,11 +873,9 @@ std::filesystem::path device_lock(const RunSpec& spec, const std::string& device
   const auto dir = spec.artifact_root.empty()
                        ? std::filesystem::temp_directory_path() / ("mudjack-" + spec.run_id)
                        : spec.artifact_root;
-  std::error_code ec;
+  std::error_code ec;  // a folder that cannot be made fails the probe's open, with its error
   std::filesystem::create_directories(dir, ec);
-  const auto path = dir / ("device-" + name + ".lock");
-  std::ofstream(path, std::ios::app).flush();
-  return path;
+  return dir / ("device-" + name + ".lock");
 }
 
 std::vector<Lane> lanes_of(const RunSpec& spec) {

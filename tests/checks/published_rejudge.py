@@ -50,19 +50,21 @@ def republish(mudjack: str, path: Path) -> None:
     """The run judged by this build, written over its published files."""
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([mudjack, "report", str(path), "--publish", tmp], capture_output=True, text=True, check=True)
-        data = Path(tmp, "results.json").read_bytes()
-        if path.suffix == ".gz":
-            with gzip.GzipFile(filename="", mode="wb", fileobj=path.open("wb"), mtime=0) as f:
-                f.write(data)
-        else:
-            path.write_bytes(data)
+        write(path, Path(tmp, "results.json").read_bytes())
         summary = path.parent / "summary.md"
-        summary_gz = path.parent / "summary.md.gz"
         if summary.exists():
             shutil.copyfile(Path(tmp, "summary.md"), summary)
-        elif summary_gz.exists():
-            with gzip.GzipFile(filename="", mode="wb", fileobj=summary_gz.open("wb"), mtime=0) as f:
-                f.write(Path(tmp, "summary.md").read_bytes())
+        elif summary.with_suffix(".md.gz").exists():
+            write(summary.with_suffix(".md.gz"), Path(tmp, "summary.md").read_bytes())
+
+
+def write(path: Path, data: bytes) -> None:
+    """`data` to `path`, gzipped (without a timestamp) when it ends in .gz."""
+    if path.suffix != ".gz":
+        path.write_bytes(data)
+        return
+    with path.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:
+        f.write(data)
 
 
 def main(argv: list[str]) -> int:
