@@ -23,7 +23,7 @@ if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
   exit 2
 fi
 out=.device
-rm -rf "$out/lib"  # a bundle of an earlier commit: its libraries go
+rm -rf "${out:?}/lib"  # a bundle of an earlier commit: its libraries go
 mkdir -p "$out/lib" "$out/wheels"
 # MUDJACK_DEVICE_ENGINE=build/mudjack: an engine already built from HEAD (the
 # tests' RelWithDebInfo build, with Z3, whose library then travels too)

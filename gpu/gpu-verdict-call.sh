@@ -93,11 +93,12 @@ pair_runs() {  # two runs back to back, raw results kept for the events' own rea
   cat "$out/repeat.txt"
 }
 
+# PAPER_ARGS: extra run options for the paper step, split into words
+read -r -a paper_args <<<"${PAPER_ARGS:-}"
 {
   for s in $steps; do
     case $s in
-      # shellcheck disable=SC2086  # PAPER_ARGS: extra run options, word-split on purpose
-      paper) run paper --suite paper --framework torch,jax --device cpu --device cuda:0 ${PAPER_ARGS:-} ;;
+      paper) run paper --suite paper --framework torch,jax --device cpu --device cuda:0 "${paper_args[@]}" ;;
       slice) run slice --suite paper --filter "$SLICE" --device cpu --cpu-probes 1 && compare_slice ;;
       core-eager) run core-eager --suite models --filter "$CORE" --mode eager --device cuda:0 --timeout-s 300 ;;
       pair) pair_runs ;;
