@@ -128,6 +128,14 @@ request_attack() {
       local big
       big=$(python3 -c 'print("{\"suite\":\"hostile\",\"filter\":\"" + "x" * 9000 + "\"}")')
       echo "body | 9000-byte body by curl -d: $(post "$big")"
+      # A compression bomb: 50 MB of JSON gzipped to about 50 KB, under the
+      # body limit; inflated it would be 50 MB inside the server.
+      python3 -c 'import gzip,sys; sys.stdout.buffer.write(gzip.compress(b"{\"suite\":\"hostile\",\"filter\":\"" + b"x" * 50_000_000 + b"\"}"))' >"$tmp/bomb.gz"
+      local status
+      status=$(curl -s -o "$tmp/answer" -w '%{http_code}' -H "$auth" -H 'Content-Encoding: gzip' \
+        -H 'Content-Type: application/json' -X POST --data-binary @"$tmp/bomb.gz" \
+        "http://127.0.0.1:$port/v1/runs")
+      echo "body | $(stat -c %s "$tmp/bomb.gz")-byte gzip bomb (50 MB inflated): $status $(head -c 120 "$tmp/answer") | server RSS after: $(($(awk '/VmHWM/ {print $2}' "/proc/$server/status") / 1024)) MB peak"
       stop_server ;;
   esac
 }

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 # full disk otherwise shows up only as a failed link.
 df -h . | tail -n 1 | awk '{print "test: " $4 " free on " $6}' >&2
 scripts/install.sh
+cmake --build build -j2  # the tests too (install.sh built the engine and its tools)
 scripts/lint.sh
 scripts/lint-shell.sh
 scripts/lint-python.sh

@@ -517,10 +517,19 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
     result["memory"] = {"peak_device_bytes": adapter.peak_device_bytes(), "peak_host_bytes": _host_peak_bytes()}
     result["outputs"] = _save(arrays, case.id, artifact_dir, result) if call.compare else []
     phases.mark("save")
+    if result["outputs"] and not policy.once:
+        result["again"] = _again(adapter, fn, args, arrays, case.id, artifact_dir)
     if result["outputs"]:
         result.update(_accuracy_runs(adapter, case, seed, policy, artifact_dir, call, fn, args,
                                      inputs if failed else None))
     phases.mark("accuracy")
+    _conclude(result, phases, call, metrics, failed)
+    return result
+
+
+def _conclude(result: dict[str, Any], phases: _Phases, call: Call, metrics: dict[str, dict[str, Any]],
+              failed: list[str]) -> None:
+    """The result's last fields: phases, work, metrics, checks and status."""
     result["phases_ns"] = phases.spans
     if call.work_amount is not None:
         result["work"] = {"amount": call.work_amount, "unit": call.work_unit}
@@ -531,7 +540,37 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
     else:
         result["status"] = "pass"
     result["checks"] = [{"name": c.name, "kind": c.kind, "ok": c.name not in failed} for c in call.checks]
-    return result
+
+
+def _again(adapter: Any, fn: Callable[..., Any], args: tuple[Any, ...], first: list[tuple[np.ndarray, str]],
+           case_id: str, artifact_dir: str | None) -> dict[str, Any]:
+    """The case's call once more on the same arguments (protocol 1.13):
+    `identical` when its outputs equal the first call's bit for bit (NaNs in
+    the same places), else its outputs saved, for the engine to say whether a
+    mismatch is the function's own nondeterminism. A call that raises is
+    recorded; it never changes the case's outcome."""
+    try:
+        with adapter.scope():
+            out = fn(*args)
+        adapter.block(out)
+        adapter.sync()
+        again = adapter.to_numpy(out)
+    except Exception as exc:  # recorded; the engine judges without it
+        return {"outputs": [], "error": _error(adapter.classify(exc), exc)["message"]}
+    if len(again) == len(first) and all(_same_bits(a, b) for (a, _), (b, _) in zip(first, again)):
+        return {"identical": True}
+    return {"outputs": _save(again, f"{case_id}#again", artifact_dir)}
+
+
+def _same_bits(a: Any, b: Any) -> bool:
+    """Whether two outputs hold the same values (NaN equal to NaN)."""
+    x, y = np.asarray(a), np.asarray(b)
+    if x.shape != y.shape or x.dtype != y.dtype:
+        return False
+    try:
+        return bool(np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"))
+    except (TypeError, ValueError):  # objects, strings: not compared by the engine either
+        return True
 
 
 def _timed(adapter: Any, fn: Callable[..., Any], args: tuple[Any, ...], policy: Policy) -> tuple[Any, dict[str, Any]]:

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <cstdio>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "os/process_tree.hpp"
 #include "util/error.hpp"
 #include "util/nearest.hpp"
 #include "util/version.hpp"
@@ -39,9 +41,9 @@ std::vector<Command> commands() {
 }
 
 constexpr const char* kExitCodes =
-    "Exit codes: 0 run completed (whatever the verdicts), 1 --fail-on matched, a suite error, or "
-    "compare found a regression or new failure, 2 bad usage or input, 3 nothing could be "
-    "attempted (doctor: something is missing), 130 interrupted.\n"
+    "Exit codes: 0 done, 1 a finding the command reports (see each command's --help), 2 bad "
+    "usage or input, 3 nothing could be attempted, 130 interrupted.\n";
+constexpr const char* kWords =
     "Words: a failing case is `unsupported` (never a failure) when the framework's claims "
     "exclude its dtype on every device, or its message is an API contract; `kernel_missing` (a "
     "failure) when the claims exclude it only on this device, or its message names this chip's "
@@ -49,6 +51,28 @@ constexpr const char* kExitCodes =
     "own check failed), full_precision, precision_default or baseline_wrong (the oracle); a pass "
     "was checked by a reference, a property, the baseline, float64 (the oracle against its own "
     "widened run) or none (unverified).";
+
+// Each command's exit codes, in its --help footer.
+std::string exit_codes_of(std::string_view command) {
+  static const std::map<std::string_view, std::string_view> kCodes = {
+      {"run",
+       "0 run completed (whatever the verdicts), 1 --fail-on matched, a listed expected failure "
+       "now passes, or a suite error, 2 bad usage, input or a machine fault, 3 nothing could be "
+       "attempted, 130 interrupted (resume with --resume)"},
+      {"check",
+       "0 every case passed (or its dtype is one the framework lacks), 1 a case failed, "
+       "mismatched, crashed or timed out, 2 bad usage or input, 130 interrupted"},
+      {"compare", "0 no regression, 1 a regression or a new failure, 2 bad usage or input"},
+      {"doctor", "0 every framework is ready, 3 something is missing"},
+      {"fuzz",
+       "0 no finding, 1 findings (suspects never count), 2 bad usage or input, 130 interrupted "
+       "(resume with --resume)"},
+      {"sweep", "0 every target complete, 1 a target incomplete, 2 bad usage, 130 interrupted"},
+  };
+  const auto it = kCodes.find(command);
+  return "Exit codes: " +
+         std::string(it != kCodes.end() ? it->second : "0 done, 2 bad usage or input") + ".";
+}
 
 // "unknown command 'rn'; did you mean 'run'?" for a first word that is no
 // command; nullopt when it is one (or a flag, left to CLI11).
@@ -114,6 +138,27 @@ std::string unknown_flag(const CLI::App& command, const std::string& path, int a
 // A CLI11 parse error as the one `mudjack: error:` line: the command it
 // happened in, then CLI11's words on one line, or a flag the command does
 // not take with the nearest it does.
+// "B is required" for a positional argument, said the way its help does:
+// what it is and the command's usage. nullopt for anything else.
+std::optional<std::string> missing_positional(const CLI::App& command, const std::string& path,
+                                              const std::string& what) {
+  const auto end = what.find(" is required");
+  if (end == std::string::npos) return std::nullopt;
+  const auto* missing = command.get_option_no_throw(what.substr(0, end));
+  if (missing == nullptr || !missing->get_positional()) return std::nullopt;
+  const auto upper = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return s;
+  };
+  std::string usage = "mudjack " + path;
+  for (const auto* o : command.get_options()) {
+    if (o->get_positional()) usage += " " + upper(o->get_name());
+  }
+  return "missing " + upper(missing->get_name()) + " (" + missing->get_description() +
+         "); usage: " + usage + " [options] (see: mudjack " + path + " --help)";
+}
+
 std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   const CLI::App* command = named_command(app, argc, argv);
   std::string path;  // "cache prune"
@@ -123,6 +168,9 @@ std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e, int 
   const std::string where = path.empty() ? "" : path + ": ";
   if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
     if (auto flag = unknown_flag(*command, path, argc, argv); !flag.empty()) return where + flag;
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && command != &app) {
+    if (auto line = missing_positional(*command, path, e.what())) return where + *line;
   }
   std::string what = e.what();
   for (size_t at = what.find('\n'); at != std::string::npos; at = what.find('\n', at)) {
@@ -136,12 +184,19 @@ std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e, int 
 
 int main(int argc, char** argv) {
   install_signal_handlers();
+  // What engines killed by SIGKILL left (their probes' cgroups, with what a
+  // probe had started in them) is killed at every start, not only when this
+  // engine first starts a probe: a notebook's interrupted mudjack.check()
+  // otherwise left a dozen probe children running until the next run.
+  (void)os::cgroup_support();
   CLI::App app{
       "mudjack: do the framework functions you rely on run, agree and run fast on this chip?"};
   app.set_version_flag("--version",
                        std::string(util::version()) + " (" + std::string(util::revision()) + ")");
   app.require_subcommand(1);
-  app.footer(kExitCodes);
+  app.footer(std::string(kExitCodes) + kWords);
+  // --help shows each flag's default where it has one (subcommands inherit it).
+  app.option_defaults()->always_capture_default();
   for (int i = 0; i < argc; ++i) {
     std::string word = i == 0 ? "mudjack" : argv[i];
     if (word.empty() || word.find_first_of(" \t'\"$\\;&|<>()*?[]{}`!#~") != std::string::npos) {
@@ -159,6 +214,7 @@ int main(int argc, char** argv) {
   int rc = 0;
   for (const auto& cmd : table) {
     auto* sub = app.add_subcommand(cmd.name, cmd.summary);
+    sub->footer(exit_codes_of(cmd.name) + "\n" + kWords);
     sub->callback([&rc, action = cmd.setup(sub)] { rc = action(); });
   }
   try {

@@ -38,6 +38,7 @@ struct CheckArgs {
   bool quick = false;
   std::optional<double> budget_ms;
   std::optional<double> memory_limit_mb;  // over mudjack.toml's run.memory_limit_mb
+  std::optional<double> timeout_s;        // over mudjack.toml's run.timeout_s
   plan::Fields fields;                    // --dtype, --mode
 };
 
@@ -99,9 +100,8 @@ run::RunOptions options_of(const CheckArgs& a, const Settings& s, const std::str
   o.params = {
       {"target", a.target}, {"quick", a.quick ? "true" : "false"}, {"framework", framework}};
   o.budget_ms = a.budget_ms.value_or(o.budget_ms);
-  if (auto mb = a.memory_limit_mb ? a.memory_limit_mb : s.config.memory_limit_mb) {
-    o.memory_limit_bytes = run::mb_to_bytes(*mb);
-  }
+  o.memory_limit_bytes = memory_limit_bytes_of(s, a.memory_limit_mb);
+  o.timeout_s = a.timeout_s.value_or(s.config.timeout_s.value_or(o.timeout_s));
   o.rounds = a.quick ? 1 : o.rounds;
   o.command = invocation();
   if (auto why = run::invalid(o)) throw util::FatalError(*why);
@@ -287,7 +287,9 @@ Command check_command() {
                    "Timing budget per case and round, ms");
         add_number(c, "--memory-limit-mb", a->memory_limit_mb, run::kMemoryLimitRangeMb,
                    "Resident memory limit per probe and the processes it starts, listing "
-                   "included (default 3/4 of RAM)");
+                   "included (default: run.memory_limit_mb in mudjack.toml, else 3/4 of RAM)");
+        add_number(c, "--timeout-s", a->timeout_s, run::kTimeoutRangeS,
+                   "Deadline per case, seconds (default: run.timeout_s in mudjack.toml, else 120)");
         c->add_option("--dtype", a->fields.dtypes, "Only these dtypes (comma list)")
             ->delimiter(',');
         c->add_option("--mode", a->fields.modes, "Only these modes (comma list)")->delimiter(',');

@@ -31,6 +31,7 @@ struct FuzzArgs {
   double slow_ratio = 10;
   bool no_reduce = false;
   double timeout_s = 120;
+  std::optional<double> memory_limit_mb;  // over mudjack.toml's run.memory_limit_mb
   std::optional<std::string> resume;
   std::optional<std::string> replay;
   std::optional<std::string> suite;    // a folder of fuzz backends (tests: a planted bug)
@@ -62,6 +63,7 @@ fuzz::Options options_of(const FuzzArgs& a, const Settings& s) {
   o.slow_ratio = a.slow_ratio;
   o.reduce = !a.no_reduce;
   o.timeout_s = a.timeout_s;
+  o.memory_limit_bytes = memory_limit_bytes_of(s, a.memory_limit_mb);
   o.profile = s.config.profile;
   o.python = s.python;
   o.suite = a.suite ? plan::suite_from_dir(*a.suite) : plan::resolve_suite("fuzz");
@@ -108,7 +110,9 @@ int fuzz_main(const FuzzArgs& a) {
   fuzz::Outcome out;
   if (a.resume) {
     if (a.resume->empty()) throw util::FatalError("--resume needs a campaign id");
-    out = fuzz::resume(*a.resume, a.budget_s, a.graphs, s.python, where, interrupted(), say);
+    const auto suite = a.suite ? plan::suite_from_dir(*a.suite) : plan::resolve_suite("fuzz");
+    out = fuzz::resume(*a.resume, a.budget_s, a.graphs, s.python, suite, where, interrupted(),
+                       say);
   } else {
     out = fuzz::start(options_of(a, s), where, interrupted(), say);
   }
@@ -154,6 +158,9 @@ Command fuzz_command() {
         add_number(c, "--slow-ratio", a->slow_ratio, fuzz::kSlowRatioRange,
                    "Compiled / eager median beyond which a compiled backend is slow");
         c->add_flag("--no-reduce", a->no_reduce, "Keep findings at their generated size");
+        add_number(c, "--memory-limit-mb", a->memory_limit_mb, run::kMemoryLimitRangeMb,
+                   "Resident memory limit per probe and the processes it starts, listing "
+                   "included (default: run.memory_limit_mb in mudjack.toml, else 3/4 of RAM)");
         add_number(c, "--timeout-s", a->timeout_s, run::kTimeoutRangeS,
                    "Deadline per case, seconds");
         c->add_option("--resume", a->resume, "Continue campaign ID for --budget more");

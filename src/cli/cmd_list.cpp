@@ -66,6 +66,7 @@ int list(const ListArgs& a) {
     return 0;
   }
   std::set<std::string> functions;
+  if (!cases.empty()) std::printf("%-70s %-9s %-11s %-8s\n", "CASE", "DTYPE", "MODE", "SHAPE");
   for (const auto& c : cases) {
     functions.insert(c.framework + "/" + c.function);
     std::printf("%-70s %-9s %-11s %-8s\n", c.id.c_str(), c.dtype.c_str(), c.mode.c_str(),

@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/numbers.hpp"
+#include "run/options.hpp"
 #include "report/write.hpp"
 #include "repro/repro.hpp"
 
@@ -18,6 +20,7 @@ struct ReproArgs {
   std::string run;
   std::string output;
   bool minimal = false;
+  std::optional<double> memory_limit_mb;  // over mudjack.toml's run.memory_limit_mb
 };
 
 int write_repro(const ReproArgs& a) {
@@ -30,6 +33,7 @@ int write_repro(const ReproArgs& a) {
   req.minimal = a.minimal;
   req.profile = s.config.profile;
   req.python = s.python;
+  req.memory_limit_bytes = memory_limit_bytes_of(s, a.memory_limit_mb);
   std::unique_ptr<store::Store> store;
   std::error_code ec;
   if (!a.run.empty() || fs::exists(s.results_dir / "mudjack.db", ec)) {
@@ -69,6 +73,9 @@ Command repro_command() {
             c->add_flag("--minimal", a->minimal,
                         "The smallest script that shows the failure: the call and one test of "
                         "what the run saw (no timing, grid or checks)");
+            add_number(c, "--memory-limit-mb", a->memory_limit_mb, run::kMemoryLimitRangeMb,
+                       "Resident memory limit per probe and the processes it starts, listing "
+                       "included (default: run.memory_limit_mb in mudjack.toml, else 3/4 of RAM)");
             return [a] { return write_repro(*a); };
           }};
 }

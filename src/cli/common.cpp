@@ -10,6 +10,7 @@
 
 #include "envs/envs.hpp"
 #include "run/options.hpp"
+#include "supervisor/probe_session.hpp"
 #include "util/error.hpp"
 #include "verdict/intolerable.hpp"
 
@@ -28,6 +29,9 @@ void add_common(CLI::App* app, Common& c) {
                   "Pinned framework versions: current | paper-2023 | latest");
   app->add_option("--python", c.python, "Interpreter for a framework: FRAMEWORK=PATH (repeatable)");
   app->add_flag("--json", c.json, "Machine-readable output on stdout");
+  app->add_option("--env-keep", c.env_keep,
+                  "A variable probes inherit besides the built-in list: NAME, or PREFIX* "
+                  "(repeatable; never a secret-looking name; adds to [probe] env_keep)");
 }
 
 void add_intolerable(CLI::App* app, Common& c) {
@@ -88,7 +92,15 @@ Settings settings(const Common& c) {
   s.results_dir = c.out.empty() ? s.config.results_dir : fs::path(c.out);
   s.python = s.config.python;
   for (const auto& kv : c.python) add_python(s.python, kv);
+  auto keep = s.config.env_keep;
+  keep.insert(keep.end(), c.env_keep.begin(), c.env_keep.end());
+  if (auto why = supervisor::keep_probe_environment(keep)) throw util::FatalError(*why);
   return s;
+}
+
+int64_t memory_limit_bytes_of(const Settings& s, std::optional<double> flag_mb) {
+  const auto mb = flag_mb ? flag_mb : s.config.memory_limit_mb;
+  return run::memory_limit_or_default(mb ? run::mb_to_bytes(*mb) : 0);
 }
 
 std::optional<fs::path> intolerable_path(const Common& c) {
@@ -261,10 +273,7 @@ std::vector<model::CaseInfo> selected_cases(const Selection& sel, const Settings
                                             int64_t memory_limit_bytes) {
   auto refs = suites_of(sel);
   const auto python = envs::listing_interpreter(s.config.profile, s.python);
-  if (memory_limit_bytes <= 0) {
-    memory_limit_bytes = s.config.memory_limit_mb ? run::mb_to_bytes(*s.config.memory_limit_mb)
-                                                  : run::default_memory_limit_bytes();
-  }
+  if (memory_limit_bytes <= 0) memory_limit_bytes = memory_limit_bytes_of(s, std::nullopt);
   nlohmann::json read;
   auto cases = plan::list_cases(refs, python, params_of(sel, s), &read, memory_limit_bytes);
   plan::check_params(plan::parse_params(sel.params), read);

@@ -46,6 +46,7 @@ struct Common {
   std::string out;
   std::string profile;
   std::vector<std::string> python;  // framework=PATH
+  std::vector<std::string> env_keep;  // --env-keep NAME: probes inherit it
   bool json = false;
   std::optional<std::string> intolerable;  // thresholds file (run, report, merge, serve, sweep)
 };
@@ -62,6 +63,9 @@ void add_intolerable(CLI::App* app, Common& c);
 // profile or --python.
 Settings settings(const Common& c);
 std::optional<std::filesystem::path> intolerable_path(const Common& c);
+// The memory limit per probe, in bytes: the command's --memory-limit-mb,
+// else mudjack.toml's run.memory_limit_mb, else the default.
+int64_t memory_limit_bytes_of(const Settings& s, std::optional<double> flag_mb);
 // Reads the thresholds file now, so a bad one fails before any work.
 void check_intolerable(const Common& c);
 

@@ -71,7 +71,7 @@ Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
     const auto& where = e.source().begin;
     bad(path, "line " + std::to_string(where.line) + ": " + std::string(e.description()));
   }
-  only_keys(root, {"profile", "results_dir", "python", "run", "params"}, path, "");
+  only_keys(root, {"profile", "results_dir", "python", "run", "params", "probe"}, path, "");
   if (const auto* node = root.get("profile")) {
     auto v = node->value<std::string>();
     if (!v) bad(path, "profile must be a string");
@@ -108,6 +108,20 @@ Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
     c.budget_ms = number(*t, "budget_ms", run::kBudgetRangeMs, path);
     c.memory_limit_mb = number(*t, "memory_limit_mb", run::kMemoryLimitRangeMb, path);
     c.cpu_probes = integer(*t, "cpu_probes", run::kCpuProbesRange, path);
+  }
+  if (const auto* node = root.get("probe")) {
+    const auto* t = node->as_table();
+    if (!t) bad(path, "[probe] must be a table");
+    only_keys(*t, {"env_keep"}, path, "probe.");
+    if (const auto* keep = t->get("env_keep")) {
+      const auto* names = keep->as_array();
+      if (!names) bad(path, "probe.env_keep must be a list of variable names");
+      for (const auto& n : *names) {
+        auto v = n.value_exact<std::string>();
+        if (!v) bad(path, "probe.env_keep must be a list of variable names");
+        c.env_keep.push_back(*v);
+      }
+    }
   }
   if (const auto* node = root.get("params")) {
     const auto* t = node->as_table();

@@ -11,6 +11,8 @@
 //   budget_ms = 7
 //   memory_limit_mb = 16384
 //   cpu_probes = 4                  # probes of the cpu lane (0: from the host)
+//   [probe]
+//   env_keep = ["SITE_*", "FOO"]    # variables probes inherit besides the list
 //   [params]                        # case parameters; --param NAME=VALUE overrides
 //   matrix_size = "1024,4096"       # strings, integers, floats or booleans
 
@@ -18,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mudjack::cli {
 
@@ -32,6 +35,7 @@ struct Config {
   // [params], values as text. Checked where suites are listed
   // (cli::selected_cases): a name no suite reads is refused.
   std::map<std::string, std::string> params;
+  std::vector<std::string> env_keep;  // [probe] env_keep: names probes inherit besides the list
   std::filesystem::path source = "mudjack.toml";  // the file read, for messages
 };
 

@@ -254,6 +254,23 @@ void check_stored_interpreters(const Options& stored,
                          "flags (or mudjack.toml [python]) as the campaign was started with");
 }
 
+// The stored suite folder, like the interpreters, is never followed: the
+// campaign runs this invocation's (`suite`), and a stored one that is another
+// is refused. A built-in campaign's stored folder may be gone (resumed on
+// another machine, a moved checkout).
+void check_stored_suite(const plan::SuiteRef& stored, const plan::SuiteRef& suite,
+                        const fs::path& file) {
+  std::error_code ec;
+  const bool builtin = stored.name == "fuzz" && suite.name == "fuzz";
+  if (builtin && (stored.dir.empty() || !fs::exists(stored.dir, ec))) return;
+  const auto a = fs::weakly_canonical(stored.dir, ec);
+  const auto b = fs::weakly_canonical(suite.dir, ec);
+  if (stored.name == suite.name && a == b) return;
+  throw util::FatalError(file.string() + " names the backends folder " + stored.dir.string() +
+                         " (" + stored.name + "), not this invocation's " + suite.dir.string() +
+                         "; resume with the --suite the campaign was started with");
+}
+
 std::string new_id() {
   std::string id = util::new_run_id();
   return "fz-" + id;
@@ -275,6 +292,7 @@ nlohmann::json to_json(const Options& o) {
           {"reduce", o.reduce},
           {"reduce_per_key", o.reduce_per_key},
           {"timeout_s", o.timeout_s},
+          {"memory_limit_bytes", o.memory_limit_bytes},
           {"profile", o.profile},
           {"python", o.python},
           {"suite", {{"name", o.suite.name}, {"dir", o.suite.dir.string()}}},
@@ -298,6 +316,7 @@ Options options_from_json(const nlohmann::json& j) {
   o.reduce = j.value("reduce", true);
   o.reduce_per_key = j.value("reduce_per_key", 4);
   o.timeout_s = j.value("timeout_s", 120.0);
+  o.memory_limit_bytes = j.value("memory_limit_bytes", int64_t{0});
   o.profile = j.value("profile", "current");
   o.python = j.value("python", std::map<std::string, std::string>{});
   if (j.contains("suite")) {
@@ -358,8 +377,8 @@ Outcome start(const Options& o, const Where& w, const std::atomic<bool>& interru
 }
 
 Outcome resume(const std::string& id, double budget_s, int64_t max_graphs,
-               const std::map<std::string, std::string>& python, const Where& w,
-               const std::atomic<bool>& interrupted, const Say& say) {
+               const std::map<std::string, std::string>& python, const plan::SuiteRef& suite,
+               const Where& w, const std::atomic<bool>& interrupted, const Say& say) {
   Outcome out;
   out.id = id;
   out.dir = w.results_dir / "fuzz" / id;
@@ -372,6 +391,8 @@ Outcome resume(const std::string& id, double budget_s, int64_t max_graphs,
   state.dir = out.dir;
   state.load();
   check_stored_interpreters(state.options, python, out.dir / "campaign.json");
+  check_stored_suite(state.options.suite, suite, out.dir / "campaign.json");
+  state.options.suite = suite;
   Campaign c(std::move(state), w, say);
   say("fuzz " + id + ": resumed; folder " + out.dir.string());
   out.completed = c.go(budget_s, max_graphs, interrupted);

@@ -50,6 +50,9 @@ struct Options {
   bool reduce = true;
   int reduce_per_key = 4;  // reductions per (symptom, backend, device, error class)
   double timeout_s = 120;  // per case
+  // Resident limit of every probe (listing, batches), its tree included; 0:
+  // run::default_memory_limit_bytes().
+  int64_t memory_limit_bytes = 0;
   std::string profile = "current";
   std::map<std::string, std::string> python;  // framework -> interpreter
   plan::SuiteRef suite;                       // the fuzz suite (tests: planted backends)
@@ -95,9 +98,13 @@ Outcome start(const Options& o, const Where& w, const std::atomic<bool>& interru
 // interpreters (framework -> path, from --python and mudjack.toml): the
 // campaign runs with them, and FatalError, before anything runs, when
 // campaign.json stored others (docs/fuzz.md: never a program a file names).
+// `suite` is this invocation's backends folder (--suite, else the built-in):
+// the campaign runs it, and FatalError, before anything runs, when the stored
+// one is another (a built-in campaign whose stored folder is gone, a moved
+// checkout, takes this engine's).
 Outcome resume(const std::string& id, double budget_s, int64_t max_graphs,
-               const std::map<std::string, std::string>& python, const Where& w,
-               const std::atomic<bool>& interrupted, const Say& say);
+               const std::map<std::string, std::string>& python, const plan::SuiteRef& suite,
+               const Where& w, const std::atomic<bool>& interrupted, const Say& say);
 
 // Evidence for others: the campaign's reports and findings bundles (graph,
 // original, finding, script) copied to `dest`, without its graphs and the

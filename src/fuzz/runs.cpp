@@ -27,6 +27,7 @@ run::RunOptions run_options(const Options& o, const fs::path& graphs,
   r.params = {{"graphs", graphs.string()}};
   r.seed = o.seed;
   r.timeout_s = o.timeout_s;
+  r.memory_limit_bytes = o.memory_limit_bytes;
   // A fuzz case needs its median for `slow`, not a measurement to publish.
   r.budget_ms = 2;
   r.warmup_ms = 1;
@@ -76,7 +77,8 @@ Listed list(const Options& o, const fs::path& graphs) {
   const auto python = envs::listing_interpreter(o.profile, o.python);
   if (python.python.empty()) throw util::FatalError(python.missing_reason, 3);
   Listed l;
-  for (auto& c : plan::list_cases({o.suite}, python, {{"graphs", graphs.string()}})) {
+  for (auto& c : plan::list_cases({o.suite}, python, {{"graphs", graphs.string()}}, nullptr,
+                                  run::memory_limit_or_default(o.memory_limit_bytes))) {
     auto id = parse_case_id(c.id);
     if (!id) continue;
     l.backend.try_emplace(id->second, c);

@@ -11,6 +11,7 @@
 #include "model/extra.hpp"
 #include "oracle/accuracy.hpp"
 #include "oracle/compare.hpp"
+#include "run/options.hpp"
 #include "supervisor/probe_session.hpp"
 
 namespace mudjack::fuzz {
@@ -170,8 +171,10 @@ std::map<std::string, GraphFacts> reference_facts(
   if (numpy.python.empty()) return fail("no numpy interpreter: " + numpy.missing_reason);
   static const std::atomic<bool> kNever{false};  // a batch's suspects are read whole
   std::string error;
-  auto session =
-      supervisor::ProbeSession::start(supervisor::tool_command(numpy.python), {}, kNever, &error);
+  supervisor::ProbeSession::Limits limits;
+  limits.memory_limit_bytes = run::default_memory_limit_bytes();
+  auto session = supervisor::ProbeSession::start(supervisor::tool_command(numpy.python), limits,
+                                                 kNever, &error);
   if (!session) {
     return fail("the reference probe did not start: " + error.substr(0, error.find('\n')));
   }

@@ -40,13 +40,14 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 8> kOutcomeNames{{
     {Outcome::kError, "error"},
 }};
 
-constexpr std::array<std::pair<ErrorKind, std::string_view>, 7> kErrorKinds{{
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 8> kErrorKinds{{
     {ErrorKind::kNone, ""},
     {ErrorKind::kNotImplemented, "not_implemented"},
     {ErrorKind::kUnsupportedDtype, "unsupported_dtype"},
     {ErrorKind::kTypeError, "type_error"},
     {ErrorKind::kOutOfMemory, "out_of_memory"},
     {ErrorKind::kDeviceError, "device_error"},
+    {ErrorKind::kNondeterministic, "nondeterministic"},
     {ErrorKind::kOther, "other"},
 }};
 

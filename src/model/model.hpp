@@ -44,7 +44,7 @@ inline constexpr std::string_view kSchemaVersion = "1.5";
 // machine's `layout` in `environment.machines[]` (where the probes ran: the
 // cpu lane's pinned probes, their cores and threads) and a compiled case's
 // `extra.compile_cache` (cold or warm).
-inline constexpr std::string_view kResultsSchemaVersion = "1.12";
+inline constexpr std::string_view kResultsSchemaVersion = "1.13";
 
 // The closed list of outcomes (docs/design.md). Every planned case x device of a
 // completed run ends with exactly one.
@@ -63,6 +63,10 @@ enum class ErrorKind {
   kTypeError,
   kOutOfMemory,
   kDeviceError,
+  // A mismatch the device's own second call on the same inputs explains: it
+  // differs from its first beyond the dtype's tolerance (a stateful or
+  // nondeterministic function), so no comparison of the device means much.
+  kNondeterministic,
   kOther
 };
 

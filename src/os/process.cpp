@@ -96,12 +96,13 @@ struct ExecPlan {
   ExecPlan& operator=(const ExecPlan&) = delete;
 };
 
-// In the forked child: its own process group and cgroup, death with its
-// parent, default signals, the three pipes as 0-2 and nothing else, then
-// exec. Async-signal-safe calls only. A cgroup it cannot join is reported
-// as the negated errno.
+// In the forked child: its own session (so its own process group, and no
+// controlling terminal: a case cannot open /dev/tty and write to the user's
+// terminal), its cgroup, death with its parent, default signals, the three
+// pipes as 0-2 and nothing else, then exec. Async-signal-safe calls only. A
+// cgroup it cannot join is reported as the negated errno.
 [[noreturn]] void exec_child(const Pipes& p, const ExecPlan& plan, int cgroup_fd) {
-  setpgid(0, 0);
+  setsid();
   if (cgroup_fd >= 0 && write(cgroup_fd, "0", 1) != 1) {
     int e = -errno;
     (void)!write(p.exec_report[1], &e, sizeof(e));
@@ -176,7 +177,8 @@ std::unique_ptr<Child> Child::spawn(const SpawnOptions& options, std::string* er
     return nullptr;
   }
   if (pid == 0) exec_child(p, plan, tree->join_fd());
-  setpgid(pid, pid);  // also from the parent, so kill(-pid) works at once
+  // No setpgid from here: a group leader cannot setsid, so the child makes
+  // its own session, and spawn() returns only once it has exec'd (below).
   tree->set_root(pid);
   close_fd(p.in[0]);
   close_fd(p.out[1]);

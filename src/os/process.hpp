@@ -2,8 +2,10 @@
 // A child process with line-oriented pipes: the seam between the supervisor
 // and the operating system. One thread owns a Child; nothing here is shared.
 //
-// The child runs in its own process group so that kill() also reaches
-// whatever it started (torch.compile workers, XLA helpers), and in a
+// The child runs in its own session, so in its own process group (kill()
+// also reaches whatever it started: torch.compile workers, XLA helpers)
+// without a controlling terminal (nothing it runs writes to the user's
+// terminal through /dev/tty), and in a
 // ProcessTree (os/process_tree.hpp: its own cgroup, else a /proc walk) so
 // that kill() and the memory count also reach what left the group (setsid,
 // a double fork). It is killed

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -18,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 namespace mudjack::os {
@@ -138,6 +140,44 @@ fs::path fresh_cgroup_name(const fs::path& parent, const char* what) {
   static std::atomic<uint64_t> counter{0};
   return parent / ("mudjack-" + std::string(what) + "-" + std::to_string(::getpid()) + "-" +
                    std::to_string(counter.fetch_add(1)));
+}
+
+// RssShmem of /proc/<pid>/status: the shared memory the process has mapped
+// and touched; 0 when gone.
+int64_t rss_shmem_bytes(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("RssShmem:", 0) == 0) {
+      return std::strtoll(line.c_str() + 9, nullptr, 10) * 1024;
+    }
+  }
+  return 0;
+}
+
+// Shared memory a process holds by descriptor (a memfd, a file under
+// /dev/shm) beyond what it has mapped: no resident set shows it (1.2 GB in a
+// memfd passed a 300 MB limit). Each file counts once across the tree
+// (`files`); what the process maps of it is already resident (RssShmem).
+int64_t unmapped_shm_bytes(pid_t pid, std::set<std::pair<dev_t, ino_t>>& files) {
+  const std::string fd_dir = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* d = opendir(fd_dir.c_str());
+  if (!d) return 0;
+  int64_t held = 0;
+  while (const dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    const std::string link = fd_dir + "/" + e->d_name;
+    std::array<char, 256> target{};
+    const ssize_t n = ::readlink(link.c_str(), target.data(), target.size() - 1);
+    if (n <= 0) continue;
+    const std::string_view t(target.data(), static_cast<size_t>(n));
+    if (!t.starts_with("/memfd:") && !t.starts_with("/dev/shm/")) continue;
+    struct stat st {};
+    if (::stat(link.c_str(), &st) != 0) continue;  // through the link: the file itself
+    if (!files.insert({st.st_dev, st.st_ino}).second) continue;
+    held += static_cast<int64_t>(st.st_blocks) * 512;
+  }
+  closedir(d);
+  return std::max<int64_t>(0, held - rss_shmem_bytes(pid));
 }
 
 }  // namespace
@@ -278,20 +318,36 @@ std::vector<ProcessId> ProcessTree::members() {
   if (root_.pid <= 0 || !still_same(root_)) return found;  // a gone root's pid may be reused
   found = descendants(root_.pid);
   // While the root lives, an orphan of its tree is reparented to it (it is a
-  // child subreaper): what the walk finds is the whole tree, and what it
-  // found last is what kill_all must reach once the root is gone.
-  seen_ = found;
+  // child subreaper): what the walk finds is the whole tree. What kill_all
+  // must reach once the root is gone is every member seen and still alive,
+  // not only the last walk's: a root that has just exited (a zombie until
+  // reaped) has no children left to find, its orphans already reparented
+  // away, and a walk then used to forget them (a setsid'd child outlived its
+  // probe under the /proc way).
+  std::vector<ProcessId> remembered = found;
+  for (const auto& p : seen_) {
+    const bool again = std::any_of(found.begin(), found.end(), [&](const ProcessId& f) {
+      return f.pid == p.pid && f.start_ticks == p.start_ticks;
+    });
+    if (!again && still_same(p)) remembered.push_back(p);
+  }
+  seen_ = std::move(remembered);
   return found;
 }
 
 int64_t ProcessTree::memory_bytes(int64_t confirm_above) {
   const auto now = members();
   int64_t rss = 0;
-  for (const auto& p : now) rss += rss_bytes(p.pid);
-  if (confirm_above <= 0 || rss <= confirm_above) return rss;
+  int64_t shm = 0;
+  std::set<std::pair<dev_t, ino_t>> files;
+  for (const auto& p : now) {
+    rss += rss_bytes(p.pid);
+    shm += unmapped_shm_bytes(p.pid, files);
+  }
+  if (confirm_above <= 0 || rss + shm <= confirm_above) return rss + shm;
   int64_t pss = 0;
   for (const auto& p : now) pss += pss_bytes(p.pid);
-  return pss;
+  return pss + shm;
 }
 
 void ProcessTree::kill_all() {

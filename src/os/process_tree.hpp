@@ -25,7 +25,10 @@
 // That sum counts pages shared between members (a fork's copy-on-write
 // pages, shared libraries) once per member, so a sum over a limit is
 // confirmed with proportional set sizes (/proc/<pid>/smaps_rollup: shared
-// pages split between their users) before it is believed.
+// pages split between their users) before it is believed. Shared memory a
+// member holds by descriptor (a memfd, an open file under /dev/shm) and has
+// not mapped is added: no resident set shows it. A /dev/shm file no process
+// holds open is nobody's (docs/deploy.md, limits).
 
 #include <sys/types.h>
 

@@ -265,7 +265,8 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
   for (const char* key : {"warmup_calls", "case_ns", "output_device", "checks", "fallback",
                           "device_unusable", "reference", "strict", "skipped_outputs", "enqueue_ns",
                           "device_samples_ns", "device_error", "drift_ns", "kernels",
-                          "missing_name", "xla", "compile_cache", "device_wait_ns", "phases_ns"}) {
+                          "missing_name", "xla", "compile_cache", "device_wait_ns", "phases_ns",
+                          "again"}) {
     if (j->contains(key) && !(*j)[key].is_null()) r.extra[key] = (*j)[key];
   }
   p.value = std::move(r);

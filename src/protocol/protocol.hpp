@@ -36,11 +36,13 @@ inline constexpr int kVersion = 1;
 // slow call) and a result's `compile_cache` (cold or warm); 1.12 a result's
 // `device_wait_ns` (how long the case waited for its turn on a device its
 // probe shares: MUDJACK_DEVICE_LOCK) and `phases_ns` (where the case's
-// time went: build, timing's parts, detector, outputs, save, accuracy). A
+// time went: build, timing's parts, detector, outputs, save, accuracy); 1.13
+// a result's `again` (the case's call once more on the same arguments:
+// `identical`, or its outputs when they differ from the first's by a bit). A
 // probe's hello
 // carries its minor as `protocol_minor` (absent: 0); every minor of version 1
 // is accepted.
-inline constexpr int kMinorVersion = 12;
+inline constexpr int kMinorVersion = 13;
 
 // The longest one-line `engine_fault` kept (longer ones are cut).
 inline constexpr size_t kMaxFaultBytes = 500;

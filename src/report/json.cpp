@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -638,9 +639,18 @@ Results from_json(const json& doc, std::string_view source) {
 
     if (auto it = doc.find("cases"); it != doc.end() && !it->is_null()) {
       size_t index = 0;
+      std::map<std::pair<std::string, std::string>, size_t> seen;  // (case, device) -> index
       for (const auto& c : *it) {
-        where = "cases[" + std::to_string(index++) + "]";
+        where = "cases[" + std::to_string(index) + "]";
         out.cases.push_back(case_from_json(c, out.run.id, source));
+        const auto& r = out.cases.back();
+        auto [at, fresh] = seen.emplace(std::pair{r.info.id, r.device}, index);
+        if (!fresh) {
+          throw FatalError(src + ": cases[" + std::to_string(index) + "] repeats case " +
+                           r.info.id + " on " + r.device + " (cases[" +
+                           std::to_string(at->second) + "]); a run has one outcome per case and device");
+        }
+        ++index;
       }
     }
     if (auto it = doc.find("verdicts"); it != doc.end() && !it->is_null()) {
@@ -657,6 +667,16 @@ Results from_json(const json& doc, std::string_view source) {
 }
 
 namespace {
+
+// The most a results.json may hold, plain or inflated: 3 times the largest
+// MudJack has written (the opinfo surface on an H100, 85 MB), far below what a
+// crafted file inflates to (972 KB of gzip were 1 GB).
+constexpr size_t kMaxResultsBytes = size_t{256} << 20;
+
+std::string too_large(const std::string& source) {
+  return source + " holds more than " + std::to_string(kMaxResultsBytes >> 20) +
+         " MiB of JSON; no results.json is that large";
+}
 
 std::string gunzip(const std::string& data, const std::string& source) {
   z_stream z{};
@@ -678,6 +698,10 @@ std::string gunzip(const std::string& data, const std::string& source) {
       throw FatalError(source + " is not valid gzip: " + why);
     }
     out.append(chunk.data(), chunk.size() - z.avail_out);
+    if (out.size() > kMaxResultsBytes) {
+      inflateEnd(&z);
+      throw FatalError(too_large(source) + " (inflated)");
+    }
   }
   inflateEnd(&z);
   return out;
@@ -689,6 +713,10 @@ Results load_json(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     throw FatalError("cannot read " + file.string());
+  }
+  std::error_code ec;
+  if (const auto size = std::filesystem::file_size(file, ec); !ec && size > kMaxResultsBytes) {
+    throw FatalError(too_large(file.string()));
   }
   std::stringstream buf;
   buf << in.rdbuf();

@@ -15,7 +15,8 @@ namespace fs = std::filesystem;
 namespace {
 
 model::CaseInfo find_case(const Request& r) {
-  auto all = plan::list_cases(r.suites, envs::listing_interpreter(r.profile, r.python), r.params);
+  auto all = plan::list_cases(r.suites, envs::listing_interpreter(r.profile, r.python), r.params,
+                              nullptr, r.memory_limit_bytes);
   auto found = std::find_if(all.begin(), all.end(),
                             [&](const model::CaseInfo& c) { return c.id == r.case_id; });
   if (found == all.end()) {
@@ -94,7 +95,9 @@ protocol::Repro ask_probe(const Request& r, const model::CaseInfo& info,
   cmd.device = r.device;
   cmd.params = r.params;
   std::string error;
-  auto session = supervisor::ProbeSession::start(cmd, {}, interrupted, &error);
+  supervisor::ProbeSession::Limits limits;
+  limits.memory_limit_bytes = r.memory_limit_bytes;
+  auto session = supervisor::ProbeSession::start(cmd, limits, interrupted, &error);
   if (!session) throw util::FatalError("probe did not start: " + first_line(error));
   if (!session->hello().unavailable.empty()) {
     throw util::FatalError(info.framework + " cannot run on " + r.device + ": " +

@@ -42,6 +42,9 @@ struct Request {
   bool suites_named = true;
   // The smallest script that shows the failure (`repro --minimal`).
   bool minimal = false;
+  // Resident limit of each probe it starts (listing, script writer), the
+  // probe's tree included; resolved by the caller (run::memory_limit_or_default).
+  int64_t memory_limit_bytes = 0;
 };
 
 struct Script {

@@ -76,8 +76,7 @@ supervisor::RunSpec spec_of(const Prepared& run, const plan::Discovery& discover
   spec.policy.slow_min_samples = std::min(stats::kSlowMinSamples, o.min_samples);
   spec.policy.slow_spread = stats::kUnstableSpread;
   spec.limits.case_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
-  spec.limits.memory_limit_bytes =
-      o.memory_limit_bytes > 0 ? o.memory_limit_bytes : default_memory_limit_bytes();
+  spec.limits.memory_limit_bytes = memory_limit_of(o);
   spec.baseline = run.info.baseline;
   spec.baseline_planned = run.baseline_planned;
   spec.seed = o.seed;
@@ -117,6 +116,75 @@ void record_layout(store::Store& store, const std::string& run_id,
   }
   env["machines"][0]["layout"] = layout.to_json();
   store.set_environment(run_id, env);
+}
+
+// The framework versions a machine's environment records, {name: version}.
+json framework_versions(const json& machine) {
+  json out = json::object();
+  const auto fws = machine.is_object() ? machine.value("frameworks", json::object()) : json();
+  for (const auto& [fw, f] : fws.is_object() ? fws.items() : json::object().items()) {
+    out[fw] = f.is_object() ? f.value("version", json()) : json();
+  }
+  return out;
+}
+
+// A resumed run keeps the environment its first execution recorded (source
+// state, frameworks, host) and appends each later execution's to its
+// machine's `resumed` list, so that `report --publish` refuses a run whose
+// executions disagree (one started dirty and finished clean).
+void record_resume(store::Store& store, const model::RunInfo& info, const json& now) {
+  json env = info.environment;
+  const auto& machines = env.is_object() ? env.value("machines", json()) : json();
+  if (!machines.is_array() || machines.empty() || !machines[0].is_object()) {
+    store.set_environment(info.id, now);  // nothing recorded to keep
+    return;
+  }
+  const json& m = now["machines"][0];
+  json entry = {{"at", util::now_iso8601()},
+                {"host", m.value("host", "")},
+                {"mudjack_revision", m.value("mudjack_revision", "")},
+                {"source", m.value("source", json())},
+                {"frameworks", framework_versions(m)}};
+  json& first = env["machines"][0];
+  if (!first.contains("resumed") || !first["resumed"].is_array()) first["resumed"] = json::array();
+  first["resumed"].push_back(std::move(entry));
+  store.set_environment(info.id, env);
+}
+
+// Why a machine's resumed executions disagree with its first one (another
+// host, source or framework version), or nullopt.
+std::optional<std::string> resumed_apart(const json& machine) {
+  const auto resumed = machine.value("resumed", json());
+  if (!resumed.is_array()) return std::nullopt;
+  const auto source = machine.value("source", json());
+  const auto commit = source.is_object() ? source.value("commit", json()) : json();
+  const auto versions = framework_versions(machine);
+  for (const auto& r : resumed) {
+    if (!r.is_object()) return "a resumed execution's record is malformed";
+    const auto at = r.value("at", std::string());
+    if (auto why = envs::unpublishable(r.value("source", json()))) {
+      return "resumed at " + at + ": " + *why;
+    }
+    const auto rsource = r.value("source", json());
+    const auto rcommit = rsource.is_object() ? rsource.value("commit", json()) : json();
+    if (rcommit != commit) {
+      return "resumed at " + at + " from another source (commit " +
+             (rcommit.is_string() ? rcommit.get<std::string>().substr(0, 12) : "unknown") +
+             ", started at " +
+             (commit.is_string() ? commit.get<std::string>().substr(0, 12) : "unknown") + ")";
+    }
+    if (r.value("host", std::string()) != machine.value("host", std::string())) {
+      return "resumed at " + at + " on another host (" + r.value("host", std::string()) + ")";
+    }
+    const auto rversions = r.value("frameworks", json::object());
+    for (const auto& [fw, v] : rversions.is_object() ? rversions.items() : json::object().items()) {
+      if (versions.contains(fw) && versions[fw] != v) {
+        return "resumed at " + at + " with another " + fw + " (" + v.dump() + ", started with " +
+               versions[fw].dump() + ")";
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -191,7 +259,7 @@ void resume(store::Store& store, const Prepared& run, const plan::Discovery& dis
             std::string_view state) {
   // Never touch a run another execution holds (execute() takes the lease).
   if (auto holder = lease_holder(store, run.info.id)) throw util::FatalError(*holder);
-  store.set_environment(run.info.id, plan::environment_json(discovery));
+  record_resume(store, *store.get_run(run.info.id), plan::environment_json(discovery));
   store.set_run_state(run.info.id, std::string(state), "");
 }
 
@@ -217,7 +285,17 @@ verdict::Judged finish(store::Store& store, const std::string& run_id, bool comp
                            "; its outcomes are lost");
   }
   store.set_run_state(run_id, completed ? "complete" : "incomplete", util::now_iso8601());
-  auto judged = publish(*store.get_run(run_id), store.results(run_id), place);
+  auto cases = store.results(run_id);
+  if (!completed) {
+    // A case whose rounds were under way when the run stopped stays held
+    // (--resume adds its missing rounds); the reports show it as it is.
+    for (auto& h : store.held(run_id)) {
+      stats::finish_rounds(h.result.latency);
+      h.result.extra["rounds_held"] = h.rounds;
+      cases.push_back(std::move(h.result));
+    }
+  }
+  auto judged = publish(*store.get_run(run_id), std::move(cases), place);
   if (completed) {  // a resumed run's oracle still compares with saved outputs
     const auto keep = parse_keep(judged.run.options.value("keep_outputs", "failing"));
     prune_outputs(run_dir(place, run_id), judged.cases, keep.value_or(Keep::kFailing));
@@ -270,10 +348,10 @@ std::optional<std::string> unpublishable(const model::RunInfo& run) {
   }
   for (const auto& m : machines) {
     const auto source = m.is_object() ? m.value("source", json()) : json();
-    if (auto why = envs::unpublishable(source)) {
-      const std::string host = m.is_object() ? m.value("host", std::string()) : std::string();
-      return "run " + run.id + (host.empty() ? "" : " (on " + host + ")") + ": " + *why;
-    }
+    const std::string host = m.is_object() ? m.value("host", std::string()) : std::string();
+    auto why = envs::unpublishable(source);
+    if (!why && m.is_object()) why = resumed_apart(m);
+    if (why) return "run " + run.id + (host.empty() ? "" : " (on " + host + ")") + ": " + *why;
   }
   return std::nullopt;
 }

@@ -15,8 +15,12 @@ int64_t default_memory_limit_bytes() {
   return static_cast<int64_t>(pages) * page * 3 / 4;
 }
 
+int64_t memory_limit_or_default(int64_t bytes) {
+  return bytes > 0 ? bytes : default_memory_limit_bytes();
+}
+
 int64_t memory_limit_of(const RunOptions& options) {
-  return options.memory_limit_bytes > 0 ? options.memory_limit_bytes : default_memory_limit_bytes();
+  return memory_limit_or_default(options.memory_limit_bytes);
 }
 
 int64_t mb_to_bytes(double mb) {
@@ -66,8 +70,7 @@ json to_json(const RunOptions& o) {
             {"max_samples", o.max_samples},
             {"warmup_ms", o.warmup_ms},
             {"rounds", o.rounds},
-            {"memory_limit_bytes",
-             o.memory_limit_bytes > 0 ? o.memory_limit_bytes : default_memory_limit_bytes()},
+            {"memory_limit_bytes", memory_limit_of(o)},
             {"seed", o.seed},
             {"serial", o.serial},
             {"cpu_probes", o.cpu_probes},

@@ -66,6 +66,9 @@ struct RunOptions {
 
 // 3/4 of this machine's RAM: the memory limit when none is given.
 int64_t default_memory_limit_bytes();
+// `bytes` when more than 0, else the default: every command's probes
+// (run, check, list, repro, fuzz) resolve their limit here.
+int64_t memory_limit_or_default(int64_t bytes);
 // The limit a run's probes get, its listing probe included: the options'
 // own, else the default.
 int64_t memory_limit_of(const RunOptions& options);

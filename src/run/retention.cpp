@@ -101,11 +101,12 @@ std::pair<int, std::string> parent_and_name(const fs::path& path) {
   return {::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), name.string()};
 }
 
-// Every output file a result names: its own, its reference's, its strict run's.
+// Every output file a result names: its own, its reference's, its strict
+// run's, its second call's.
 std::vector<std::string> output_paths(const model::CaseResult& r) {
   std::vector<std::string> paths;
   for (const auto& o : r.outputs) paths.push_back(o.path);
-  for (const char* extra : {"reference", "strict"}) {
+  for (const char* extra : {"reference", "strict", "again"}) {
     if (!r.extra.is_object() || !r.extra.contains(extra)) continue;
     const auto& outputs = r.extra[extra].value("outputs", nlohmann::json::array());
     for (const auto& o : outputs) {

@@ -96,6 +96,13 @@ void HeadScanner::header(std::string_view line, size_t start) {
              "body_bytes");
     }
     content_length_ = n;
+  } else if (iequals(name, "Content-Encoding") && !iequals(value, "identity")) {
+    // cpp-httplib would inflate gzip or br without a limit after the
+    // Content-Length check: 799 bytes of br were a 1 GB request.
+    refuse(415,
+           "compressed request bodies are not accepted (Content-Encoding: " +
+               std::string(value.substr(0, 40)) + "); send the JSON as is",
+           "content_encoding");
   } else if (iequals(name, "Expect") && iequals(value, "100-continue")) {
     result_.expect_at = start;
     result_.expect_bytes = line.size();

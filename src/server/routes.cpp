@@ -84,7 +84,7 @@ json info_json(const RunManager& m, const ServeOptions& o) {
             {"request_timeout_s", std::chrono::duration<double>(o.request_timeout).count()},
             {"max_queued_runs", o.max_queued},
             {"max_event_streams", o.threads - kReservedWorkers}}},
-          {"environment", plan::environment_json(m.discovery())}};
+          {"environment", m.environment()}};
 }
 
 bool offered(const Catalog& c, const std::string& framework) {

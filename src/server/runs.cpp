@@ -174,6 +174,13 @@ std::shared_ptr<RunManager::Record> RunManager::record_of(run::Prepared prepared
   auto rec = std::make_shared<Record>();
   rec->id = prepared.info.id;
   rec->done = prepared.done;
+  // A resumed run's counts start from the outcomes it already stored, as
+  // `done` does (before, they counted only this execution's).
+  if (prepared.done > 0) {
+    for (const auto& r : store_.results(prepared.info.id)) {
+      ++rec->counts[std::string(model::to_string(r.outcome))];
+    }
+  }
   for (const auto& [info, device] : prepared.work) {
     rec->devices.insert(device);
     rec->frameworks.insert(info.framework);
@@ -593,6 +600,17 @@ void RunManager::shutdown(std::chrono::milliseconds grace) {
   std::lock_guard lock(mu_);
   shut_down_ = true;
   changed_.notify_all();
+}
+
+nlohmann::json RunManager::environment() const {
+  constexpr auto kFresh = std::chrono::seconds(30);
+  std::lock_guard lock(environment_mu_);
+  const auto now = std::chrono::steady_clock::now();
+  if (environment_.is_null() || now - environment_at_ > kFresh) {
+    environment_ = plan::environment_json(discovery_);
+    environment_at_ = now;
+  }
+  return environment_;
 }
 
 Gauges RunManager::gauges() const {

@@ -118,6 +118,10 @@ class RunManager {
 
   const Catalog& catalog() const { return catalog_; }
   const plan::Discovery& discovery() const { return discovery_; }
+  // plan::environment_json for /v1/info, computed at most every 30 s: it
+  // asks git twice (the source state), and a flood of /v1/info must not be
+  // a flood of git (150 requests once kept the machine busy 47 s).
+  nlohmann::json environment() const;
 
  private:
   enum class State { kQueued, kRunning, kComplete, kIncomplete, kCancelled, kFailed };
@@ -158,6 +162,9 @@ class RunManager {
   std::set<std::string> resuming_;  // runs a request is reopening now
   std::vector<std::thread> threads_;
   std::atomic<bool> draining_{false};
+  mutable std::mutex environment_mu_;
+  mutable nlohmann::json environment_;
+  mutable std::chrono::steady_clock::time_point environment_at_{};
   std::atomic<size_t> streams_{0};
   bool shut_down_ = false;
 

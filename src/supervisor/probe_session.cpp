@@ -1,6 +1,8 @@
 #include "supervisor/probe_session.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -64,12 +66,53 @@ void add_probe_environment(const std::filesystem::path& probe_dir,
   env.emplace("MUDJACK_BUILD_CACHE", envs::build_cache_dir().string());
 }
 
-bool probe_may_inherit(std::string_view name) {
-  static constexpr std::array<std::string_view, 5> kSecretWords = {"TOKEN", "SECRET", "PASSW",
-                                                                   "CREDENTIAL", "KEY"};
-  for (auto word : kSecretWords) {
-    if (name.find(word) != std::string_view::npos) return false;
+namespace {
+
+std::vector<std::string>& kept_names() {
+  static std::vector<std::string> names;
+  return names;
+}
+
+bool in_list(std::string_view name, std::string_view entry) {
+  if (entry.ends_with('*')) return name.starts_with(entry.substr(0, entry.size() - 1));
+  return name == entry;
+}
+
+}  // namespace
+
+bool looks_secret(std::string_view name) {
+  static constexpr std::array<std::string_view, 6> kSecretWords = {
+      "TOKEN", "SECRET", "PASSW", "CREDENTIAL", "KEY", "AUTH"};
+  std::string upper(name);
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return std::any_of(kSecretWords.begin(), kSecretWords.end(), [&](std::string_view word) {
+    return upper.find(word) != std::string::npos;
+  });
+}
+
+std::optional<std::string> keep_probe_environment(const std::vector<std::string>& names) {
+  for (const auto& n : names) {
+    std::string_view bare = n;
+    if (bare.ends_with('*')) bare.remove_suffix(1);
+    const bool valid = !bare.empty() && std::all_of(bare.begin(), bare.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    if (!valid) {
+      return "env_keep: '" + n + "' is not a variable name (letters, digits, _; a trailing * for "
+             "a prefix)";
+    }
+    if (looks_secret(bare)) {
+      return "env_keep: '" + n + "' looks like a secret (TOKEN, SECRET, PASSW, CREDENTIAL, KEY, "
+             "AUTH); a probe never inherits one";
+    }
   }
+  kept_names() = names;
+  return std::nullopt;
+}
+
+bool probe_may_inherit(std::string_view name) {
+  if (looks_secret(name)) return false;
   static constexpr std::array<std::string_view, 12> kNames = {
       "PATH", "HOME",   "USER", "LOGNAME",         "LANG",       "LANGUAGE",
       "TZ",   "TMPDIR", "TERM", "LD_LIBRARY_PATH", "PYTHONPATH", "VIRTUAL_ENV"};
@@ -87,7 +130,8 @@ bool probe_may_inherit(std::string_view name) {
   for (auto p : kPrefixes) {
     if (name.starts_with(p)) return true;
   }
-  return false;
+  return std::any_of(kept_names().begin(), kept_names().end(),
+                     [&](const std::string& entry) { return in_list(name, entry); });
 }
 
 os::SpawnOptions spawn_options(const ProbeCommand& command) {

@@ -48,9 +48,17 @@ void add_probe_environment(const std::filesystem::path& probe_dir,
 // Whether a probe inherits the engine's variable `name`: an allow-list (the
 // system's basics, locale, and the prefixes the frameworks, compilers and
 // accelerator runtimes read, MUDJACK_ among them), never a name that looks
-// like a secret (TOKEN, SECRET, PASSWORD, CREDENTIAL, KEY: MUDJACK_TOKEN, a
-// cloud key). Every process the engine starts for Python uses it.
+// like a secret (looks_secret: MUDJACK_TOKEN, a cloud key, HF_api_token).
+// An operator adds names with keep_probe_environment. Every process the
+// engine starts for Python uses it.
 bool probe_may_inherit(std::string_view name);
+// Whether a variable's name, in any case, holds TOKEN, SECRET, PASSW,
+// CREDENTIAL, KEY or AUTH.
+bool looks_secret(std::string_view name);
+// Names (NAME, or PREFIX* for a prefix) probes inherit besides the list, from
+// mudjack.toml's [probe] env_keep and --env-keep; process-wide, set once at
+// start-up. Why not, one line, for a name that is not one or looks secret.
+std::optional<std::string> keep_probe_environment(const std::vector<std::string>& names);
 os::SpawnOptions spawn_options(const ProbeCommand& command);
 // A probe of the interpreter `python` that imports no framework and answers
 // the requests that need none (`list`, `repro_graph`, `reference`); the probe

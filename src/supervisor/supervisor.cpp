@@ -345,8 +345,9 @@ struct Held {
 // taken at a different time and the machine's drift falls on different
 // rounds. Every round of a case runs in the same slot (its cores). Each round is stored as it lands
 // (Store::hold): a killed engine loses at most the round in flight, and a resumed run takes only
-// the rounds a case is missing. A case's outcome is stored once, after its last round (or, when the
-// lane stops, with the rounds it has).
+// the rounds a case is missing. A case's outcome is stored once, after its last round; when the
+// lane stops first (an interrupt, a cancel, an engine fault) the case stays held with the rounds
+// it has, so that --resume adds the rest (an incomplete run's reports show it as it is).
 class FrameworkRun {
  public:
   FrameworkRun(const Lane& lane, const Slot& slot, const RunSpec& spec, Shared& shared,
@@ -370,16 +371,16 @@ class FrameworkRun {
   bool run() {
     const size_t window = static_cast<size_t>(std::max(1, spec_.round_window));
     while (!drained_) {
-      const bool go = first_rounds(window) && later_rounds();
-      // Held cases land with the rounds they have also when the lane stops
-      // (an interrupt, an engine fault): their outcomes are real and only
-      // later rounds are missing.
+      // A lane that stops (an interrupt, a cancel, an engine fault) leaves
+      // its held cases held, each round stored: --resume runs only the
+      // rounds they are missing. Before, they landed with the rounds they
+      // had, and a resume never added the rest.
+      if (!first_rounds(window) || !later_rounds()) return false;
       for (auto& h : held_) {
         stats::finish_rounds(h.result.latency);
         shared_.land(std::move(h.result));
       }
       held_.clear();
-      if (!go) return false;
     }
     return true;
   }
@@ -664,6 +665,28 @@ Judged judge_output(model::CaseResult& d, const model::CaseResult& base, size_t 
   return {};
 }
 
+// Why a case's mismatch is its own call's doing: its second call on the same
+// arguments (the probe's `again`, saved only when not identical) differs from
+// its first beyond the dtype's tolerance. nullopt when it does not, or when
+// there is no second call to read.
+std::optional<std::string> nondeterministic(const model::CaseResult& r) {
+  auto again = model::extra_output_paths(r, "again");
+  if (again.size() != r.outputs.size()) return std::nullopt;
+  for (size_t i = 0; i < r.outputs.size(); ++i) {
+    if (again[i].empty() || !oracle::known_dtype(r.outputs[i].dtype)) continue;
+    auto tol = oracle::default_tolerance(r.outputs[i].dtype);
+    if (r.info.rtol) tol.rtol = *r.info.rtol;
+    if (r.info.atol) tol.atol = *r.info.atol;
+    auto c = oracle::compare_files(again[i], r.outputs[i].path, tol);
+    if (!c.equal) {
+      return "not deterministic: a second call on the same inputs differs from the first "
+             "(output " +
+             std::to_string(i) + ": " + c.message + ")";
+    }
+  }
+  return std::nullopt;
+}
+
 bool usable_baseline(const model::CaseResult& base) {
   return !base.outputs.empty() &&
          (base.outcome == model::Outcome::kPass ||
@@ -717,6 +740,12 @@ bool Oracle::compare(model::CaseResult& d, const model::CaseResult& base) {
 std::vector<model::CaseResult> Oracle::observe(model::CaseResult& r) {
   std::vector<model::CaseResult> changed;
   if (r.outcome == model::Outcome::kMismatch && r.numeric.cause == model::Cause::kNone) {
+    if (auto why = nondeterministic(r)) {  // its checks failed on an output its next call changes
+      r.outcome = model::Outcome::kFail;
+      r.error.kind = model::ErrorKind::kNondeterministic;
+      r.error.message = *why + "; " + r.error.message;
+      return changed;
+    }
     // The case's own checks failed; they held on its strict-precision run.
     auto strict = r.extra.find("strict");
     if (strict != r.extra.end() && strict->is_object() && strict->value("checks_ok", false)) {
@@ -728,6 +757,12 @@ std::vector<model::CaseResult> Oracle::observe(model::CaseResult& r) {
   if (r.outcome != model::Outcome::kPass || r.outputs.empty()) return changed;
   auto& devices = by_case_[r.info.id];
   auto mismatch = [](model::CaseResult& x) {
+    if (auto why = nondeterministic(x)) {
+      x.outcome = model::Outcome::kFail;
+      x.error.kind = model::ErrorKind::kNondeterministic;
+      x.error.message = *why + "; " + x.numeric.message;
+      return;
+    }
     x.outcome = model::Outcome::kMismatch;
     if (x.error.message.empty()) x.error.message = x.numeric.message;
   };

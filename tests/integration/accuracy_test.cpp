@@ -18,9 +18,9 @@ namespace {
 
 class Accuracy : public Cli {
  protected:
-  std::map<std::string, json> run_cases(json* verdicts) {
+  std::map<std::string, json> run_cases(json* verdicts, const std::string& suite = "accuracy") {
     auto out = dir_ / "results";
-    auto r = mudjack({"run", "--suite-dir", (kFixtures / "suites" / "accuracy").string(), "--out",
+    auto r = mudjack({"run", "--suite-dir", (kFixtures / "suites" / suite).string(), "--out",
                       out.string(), "--budget-ms", "2"});
     EXPECT_EQ(r.code, 0) << r.err;
     terminal_ = r.out;
@@ -73,6 +73,26 @@ TEST_F(Accuracy, OneDeviceIsJudgedAgainstItsFloat64Reference) {
     }
   }
   EXPECT_NE(terminal_.find("divergent functions by cause"), std::string::npos) << terminal_;
+}
+
+// A function whose answer changes call to call is not wrong in its numbers:
+// its second call on the same inputs says so (protocol 1.13 `again`).
+TEST_F(Accuracy, AStatefulFunctionIsNondeterministicNotAMismatch) {
+  json verdicts;
+  auto cases = run_cases(&verdicts, "stateful");
+  const auto& counter = cases["float32-default-eager stateful.counter"];
+  EXPECT_EQ(counter["outcome"], "fail") << counter.dump();
+  EXPECT_EQ(counter["error"]["kind"], "nondeterministic");
+  const auto message = counter["error"]["message"].get<std::string>();
+  EXPECT_EQ(message.rfind("not deterministic: a second call on the same inputs differs", 0), 0u)
+      << message;
+  EXPECT_EQ(counter["extra"]["again"]["outputs"].size(), 1U);
+  const auto& steady = cases["float32-default-eager stateful.steady"];
+  EXPECT_EQ(steady["outcome"], "pass") << steady.dump();
+  EXPECT_EQ(steady["extra"]["again"]["identical"], true);
+  for (const auto& v : verdicts) {
+    if (v["function"] == "stateful.counter") EXPECT_NE(v["verdict"], "portable") << v.dump();
+  }
 }
 
 TEST_F(Accuracy, ListingCarriesReductionExcusesAndGrid) {

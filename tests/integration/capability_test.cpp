@@ -51,7 +51,7 @@ TEST_F(Capability, ParamsShapeTheRunAndWorkAndMetricsLandInEveryView) {
   ASSERT_EQ(code, 0) << err;
   auto run = only_run(out);
   auto results = json::parse(slurp(run / "results.json"));
-  EXPECT_EQ(results["schema_version"], "1.12");
+  EXPECT_EQ(results["schema_version"], "1.13");
   EXPECT_EQ(results["run"]["options"]["params"],
             (json{{"matrix_size", "48,64"}, {"jit_size", "1000"}, {"scipy_points", "40"}}));
 

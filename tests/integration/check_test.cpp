@@ -274,7 +274,12 @@ TEST_F(Cli, ParseErrorsAreOneLineInMudjacksVoiceWithTheNearestFlag) {
       {{"cache", "prune", "--kep-last", "2"},
        "cache prune: unknown flag --kep-last; did you mean --keep-last?"},
       {{"check", "--zzzz", "x.py:f"}, "check: unknown flag --zzzz (see: mudjack check --help)"},
-      {{"check"}, "check: target is required"},
+      {{"check"},
+       "check: missing TARGET (FILE.py:NAME, or FILE.py: the script is run and each torch module "
+       "it calls is checked); usage: mudjack check TARGET [options] (see: mudjack check --help)"},
+      {{"compare", "latest"},
+       "compare: missing B (RUN[@DEVICE] or results.json[@DEVICE]); usage: mudjack compare A B "
+       "[options] (see: mudjack compare --help)"},
       {{"check", "a.py:f", "b.py:g"}, "check: The following argument was not expected: b.py:g"},
       {{"check", "x.py:f", "--framework", "pytorch"},
        "check: --framework: pytorch not in {numpy,torch,jax,tensorflow}"},
@@ -287,6 +292,10 @@ TEST_F(Cli, ParseErrorsAreOneLineInMudjacksVoiceWithTheNearestFlag) {
   auto help = mudjack({"check", "--help"});
   EXPECT_EQ(help.code, 0);
   EXPECT_TRUE(has(help.out, "--framework")) << help.out;
+  // Each command's own exit codes: check exits 1 on a failing case.
+  EXPECT_TRUE(has(help.out, "Exit codes: 0 every case passed")) << help.out;
+  EXPECT_FALSE(has(help.out, "run completed")) << help.out;
+  EXPECT_TRUE(has(mudjack({"run", "--help"}).out, "Exit codes: 0 run completed"));
 }
 
 TEST_F(Cli, DtypeSuggestionsGoByMeaning) {

@@ -49,7 +49,7 @@ class Checks : public Cli {
 
 TEST_F(Checks, EachPassSaysHowItWasCheckedAndAnUncheckedPassIsUnverified) {
   auto run = run_checks({"--filter", "check\\."}, 1);
-  ASSERT_EQ(run.results["schema_version"], "1.12");
+  ASSERT_EQ(run.results["schema_version"], "1.13");
   EXPECT_EQ(run.cases["check.reference"]["checked"], "reference");
   EXPECT_EQ(run.cases["check.reference"]["extra"]["checks"][0]["kind"], "reference");
   EXPECT_EQ(run.cases["check.property"]["checked"], "property");

@@ -186,6 +186,7 @@ TEST_F(Cli, BadInputGetsOneClearLineAndExitTwo) {
   std::ofstream(dir_ / "not-toml.toml") << "[python\ntorch = \n";
   std::ofstream(dir_ / "bad-intolerable.toml") << "default = 0.5\n";
   std::ofstream(dir_ / "bad-framework.toml") << "[python]\ncaffe = \"/usr/bin/python3\"\n";
+  std::ofstream(dir_ / "secret-keep.toml") << "[probe]\nenv_keep = [\"SITE_*\", \"db_Password\"]\n";
   std::vector<BadInput> cases = {
       {{"run", "--suite-dir", hostile, "--framework", "caffe"}, "unknown framework 'caffe'"},
       {{"run", "--suite-dir", hostile, "--device", "cuda:9"}, "no framework sees device 'cuda:9'"},
@@ -210,6 +211,10 @@ TEST_F(Cli, BadInputGetsOneClearLineAndExitTwo) {
       {{"list", "--suite-dir", hostile, "--config", (dir_ / "not-toml.toml").string()}, "line 1"},
       {{"list", "--suite-dir", hostile, "--config", (dir_ / "bad-framework.toml").string()},
        "unknown framework 'caffe' in [python]"},
+      {{"list", "--suite-dir", hostile, "--config", (dir_ / "secret-keep.toml").string()},
+       "env_keep: 'db_Password' looks like a secret"},
+      {{"list", "--suite-dir", hostile, "--env-keep", "HF_api_TOKEN"},
+       "env_keep: 'HF_api_TOKEN' looks like a secret"},
       {{"list", "--suite-dir", hostile, "--config", (dir_ / "missing.toml").string()},
        "config file"},
       {{"run", "--suite-dir", hostile, "--python", "numpy=/nonexistent/python"},

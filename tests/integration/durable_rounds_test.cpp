@@ -78,4 +78,47 @@ TEST_F(Cli, AKillDuringRoundsLosesAtMostTheRoundInFlight) {
   EXPECT_EQ(ids.size(), kCases);
 }
 
+// The same with an interrupt (Ctrl-C: the engine stops its lanes and writes
+// its reports): cases whose rounds were under way stay held, shown in the
+// incomplete run's reports with the rounds they have, and --resume adds the
+// missing ones. Before, they were stored with one round and a resume never
+// added the rest.
+TEST_F(Cli, AnInterruptDuringRoundsKeepsTheMissingRoundsForResume) {
+  const auto out = dir_ / "results";
+  const auto log = dir_ / "builds.txt";
+  ::setenv("MUDJACK_BUILD_LOG", log.c_str(), 1);
+  pid_t pid = spawn({"run", "--suite-dir", (kFixtures / "suites" / "durable").string(), "--out",
+                     out.string(), "--budget-ms", "2"});
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (lines(log) < kCases + 2 && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << slurp(dir_ / "background.txt");
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  ASSERT_LT(lines(log), kCases * kRounds) << "the run ended before the interrupt";
+  auto list = runs(out);
+  ASSERT_EQ(list.size(), 1u);
+  const auto run_id = list[0]["id"].get<std::string>();
+  auto stopped = json::parse(slurp(out / "runs" / run_id / "results.json"));
+  EXPECT_EQ(stopped["run"]["state"], "incomplete");
+  size_t held = 0;
+  for (const auto& c : stopped["cases"]) held += c["extra"].contains("rounds_held") ? 1 : 0;
+  EXPECT_GE(held, 1u) << "the reports show the held cases";
+
+  auto r = mudjack({"run", "--resume", run_id, "--out", out.string()});
+  ::unsetenv("MUDJACK_BUILD_LOG");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto after = json::parse(slurp(out / "runs" / run_id / "results.json"));
+  EXPECT_EQ(after["run"]["state"], "complete");
+  EXPECT_EQ(after["cases"].size(), kCases);
+  for (const auto& c : after["cases"]) {
+    EXPECT_EQ(c["outcome"], "pass") << c["id"];
+    EXPECT_EQ(c["latency"]["timing"]["rounds"].size(), kRounds) << c.dump();
+    EXPECT_FALSE(c["extra"].contains("rounds_held")) << c["id"];
+  }
+}
+
 }  // namespace

@@ -87,7 +87,7 @@ TEST_F(KernelMissing, AKernelRefusedOnTheSecondDeviceIsAFailureThereOnlyInEveryV
   auto r = report(file, "json");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto doc = json::parse(r.out);
-  EXPECT_EQ(doc["schema_version"], "1.12");
+  EXPECT_EQ(doc["schema_version"], "1.13");
   const auto& cpu = row(doc, "cpu");
   const auto& cuda = row(doc, "cuda:0");
   EXPECT_EQ(cpu["verdict"], "portable") << cpu["reason"];

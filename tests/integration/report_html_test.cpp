@@ -154,7 +154,7 @@ TEST_F(Html, MergedRunRendersAndItsCellsOpenInHeadlessChromium) {
                "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   auto doc = json::parse(r.out);
-  EXPECT_EQ(doc["schema_version"], "1.12");
+  EXPECT_EQ(doc["schema_version"], "1.13");
   std::set<std::string> devices;
   for (const auto& c : doc["cases"]) devices.insert(c["device"].get<std::string>());
   EXPECT_EQ(devices, (std::set<std::string>{"box-a/cpu", "box-b/cpu"}));

@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <zlib.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -364,6 +365,24 @@ TEST_F(ServeAttackTest, TooManyOrTooLongHeadersAre431BeforeAuthAndBodies) {
   // once without the body being sent, a DELETE without one is not waited on.
   auto chunked = raw(s.port, "POST /v1/runs HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n");
   EXPECT_EQ(status_of(chunked), 411) << chunked;
+  // A compression bomb under the body limit: 20 MB of JSON deflated to about
+  // 20 KB would inflate inside the server; any encoding is refused at the head.
+  std::string json = "{\"suite\":\"hostile\",\"filter\":\"" + std::string(20'000'000, 'x') + "\"}";
+  uLongf packed_size = compressBound(json.size());
+  std::string packed(packed_size, '\0');
+  ASSERT_EQ(compress2(reinterpret_cast<Bytef*>(packed.data()), &packed_size,
+                      reinterpret_cast<const Bytef*>(json.data()), json.size(), 9),
+            Z_OK);
+  packed.resize(packed_size);
+  ASSERT_LT(packed.size(), 64u * 1024);
+  for (const char* encoding : {"deflate", "gzip", "br"}) {
+    auto bomb = raw(s.port, "POST /v1/runs HTTP/1.1\r\nAuthorization: Bearer " + kToken +
+                                "\r\nContent-Encoding: " + encoding + "\r\nContent-Length: " +
+                                std::to_string(packed.size()) + "\r\nConnection: close\r\n\r\n" +
+                                packed);
+    EXPECT_EQ(status_of(bomb), 415) << encoding << ": " << bomb.substr(0, 300);
+    EXPECT_NE(bomb.find("compressed request bodies are not accepted"), std::string::npos) << bomb;
+  }
   auto t0 = Clock::now();
   auto huge = raw(s.port, "POST /v1/runs HTTP/1.1\r\nContent-Length: 100000000\r\n\r\n{");
   EXPECT_EQ(status_of(huge), 413) << huge;

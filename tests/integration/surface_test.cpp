@@ -30,7 +30,7 @@ TEST_F(Cli, OncePolicyCallsEachCaseOnceAndJudgesClaims) {
   ASSERT_EQ(list.size(), 1u);
   const fs::path run_dir = out / "runs" / list[0]["id"].get<std::string>();
   auto results = json::parse(slurp(run_dir / "results.json"));
-  EXPECT_EQ(results["schema_version"], "1.12");
+  EXPECT_EQ(results["schema_version"], "1.13");
   std::map<std::string, json> cases;
   for (const auto& c : results["cases"]) cases[c["id"].get<std::string>()] = c;
   const auto& sqrt32 = cases["numpy/surface.sqrt/float32-default-eager"];

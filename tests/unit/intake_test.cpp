@@ -85,6 +85,9 @@ TEST(HeadScanner, RefusesOversizedHeadsBeforeTheyEnd) {
       {big.substr(0, 1100), 431, "head_bytes"},
       {"POST / HTTP/1.1\r\nContent-Length: 101\r\n", 413, "body_bytes"},
       {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 411, "transfer_encoding"},
+      {"POST / HTTP/1.1\r\nContent-Length: 99\r\nContent-Encoding: br\r\n\r\n", 415,
+       "content_encoding"},
+      {"POST / HTTP/1.1\r\ncontent-encoding: GZIP\r\n", 415, "content_encoding"},
       {"POST / HTTP/1.1\r\nContent-Length: 1x\r\n\r\n", 400, "content_length"},
       {"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400, "content_length"},
   };
@@ -100,6 +103,8 @@ TEST(HeadScanner, RefusesOversizedHeadsBeforeTheyEnd) {
   for (int i = 0; i < 5; ++i) five += "X-" + std::to_string(i) + ": y\r\n";
   EXPECT_EQ(scan_all(five + "\r\n").state, State::kComplete);
   EXPECT_EQ(scan_all("POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\n").state, State::kComplete);
+  EXPECT_EQ(scan_all("POST / HTTP/1.1\r\nContent-Encoding: identity\r\n\r\n").state,
+            State::kComplete);
 }
 
 TEST(HeadScanner, NotesExpectContinue) {

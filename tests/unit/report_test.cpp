@@ -877,6 +877,36 @@ TEST_F(ReportWriteTest, LoadJsonReadsAGzippedRunAndNamesABrokenOne) {
   EXPECT_EQ(msg.rfind((dir_ / "junk.json.gz").string() + " is not valid gzip: ", 0), 0u) << msg;
 }
 
+// A crafted file: a gzip bomb (300 MiB of spaces in 300 KB) is refused as it
+// inflates, before the JSON parser sees it; a run listing one case twice is
+// refused naming both places.
+TEST_F(ReportWriteTest, LoadJsonRefusesABombAndARepeatedCase) {
+  const fs::path bomb = dir_ / "bomb.json.gz";
+  gzFile out = gzopen(bomb.c_str(), "wb9");
+  ASSERT_NE(out, nullptr);
+  const std::string spaces(1 << 20, ' ');
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_EQ(gzwrite(out, spaces.data(), static_cast<unsigned>(spaces.size())),
+              static_cast<int>(spaces.size()));
+  }
+  ASSERT_EQ(gzclose(out), Z_OK);
+  ASSERT_LT(fs::file_size(bomb), size_t{2} << 20);
+  EXPECT_EQ(fatal_message([&] { load_json(bomb); }),
+            bomb.string() + " holds more than 256 MiB of JSON; no results.json is that large "
+                            "(inflated)");
+
+  Fixture f;
+  write_all(dir_, testing::judged(f.run, f.cases, f.verdicts));
+  auto doc = nlohmann::json::parse(read_file(dir_ / "results.json"));
+  ASSERT_FALSE(doc["cases"].empty());
+  doc["cases"].push_back(doc["cases"][0]);
+  std::ofstream(dir_ / "twice.json") << doc.dump();
+  const auto last = std::to_string(doc["cases"].size() - 1);
+  const std::string msg = fatal_message([&] { load_json(dir_ / "twice.json"); });
+  EXPECT_NE(msg.find("cases[" + last + "] repeats case "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(cases[0])"), std::string::npos) << msg;
+}
+
 TEST(ReportRender, UnknownFormatListsTheKnownOnes) {
   EXPECT_EQ(fatal_message([] { render("pdf", testing::judged(make_run(), {}, {})); }),
             "unknown report format 'pdf' (known: json, csv, junit, md, html)");

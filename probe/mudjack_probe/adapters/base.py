@@ -383,12 +383,19 @@ def cpu_record() -> dict[str, Any]:
     }
 
 
+# /proc/cpuinfo's vendor_id as people name the vendor.
+_CPU_VENDORS = {"GenuineIntel": "Intel", "AuthenticAMD": "AMD", "HygonGenuine": "Hygon", "CentaurHauls": "Centaur"}
+
+
 def _cpu_vendor() -> str:
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
             for line in f:
                 if line.startswith("vendor_id"):
-                    return line.split(":", 1)[1].strip()
+                    vendor = line.split(":", 1)[1].strip()
+                    return _CPU_VENDORS.get(vendor, vendor)
+                if line.startswith("CPU implementer"):  # Arm: no vendor_id
+                    return "Arm"
     except OSError:
         pass
     return ""
