@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The Python API's tests (tests/api: python/mudjack and its pytest plugin),
 # run by pytest with the numpy environment that scripts/install.sh built (the
-# same hash rule as mudjack) against the engine binary given as $1.
+# same hash rule as mudjack) against the engine binary given as $1. Every
+# skip is visible (tests/api/conftest.py): a skipped test is listed with its
+# reason and, when nothing failed, the exit status is 77 (CTest: Skipped).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary=$(realpath "${1:-build/mudjack}")
