@@ -14,11 +14,15 @@ import importlib.util
 import os
 import sys
 
-# Take the channel before importing anything that might print.
+# Take the channel before importing anything that might print. It is neither
+# advertised (no environment variable names it) nor inherited (close-on-exec):
+# a program a case starts cannot write result lines on it. Code running in
+# this process is trusted (docs/deploy.md, "What a token holder can and
+# cannot do").
 _CHANNEL_FD = os.dup(1)
+os.set_inheritable(_CHANNEL_FD, False)
 os.dup2(2, 1)
 sys.stdout = sys.stderr
-os.environ["MUDJACK_PROBE_CHANNEL_FD"] = str(_CHANNEL_FD)
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
