@@ -29,5 +29,5 @@ scripts/ctest-no-skips.sh --test-dir build-asan --output-on-failure -j2 --timeou
 cmake -S . -B build-tsan -DMUDJACK_TSAN=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-tsan -j2
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp" \
-  ctest --test-dir build-tsan --output-on-failure -j2 --timeout 900 \
+  scripts/ctest-no-skips.sh --test-dir build-tsan --output-on-failure -j2 --timeout 900 \
   -R '^(ServeTest|SweepTest|Sweep|Cli|Process|Routes|Sse|Metrics|OracleFlow|StoreTest)\.'

@@ -14,11 +14,34 @@ import importlib.util
 import os
 import sys
 
-# Take the channel before importing anything that might print.
+# Take the channel before importing anything that might print. It is neither
+# advertised (no environment variable names it) nor inherited (close-on-exec):
+# a program a case starts cannot write result lines on it. Code running in
+# this process is trusted (docs/deploy.md, "What a token holder can and
+# cannot do").
 _CHANNEL_FD = os.dup(1)
+os.set_inheritable(_CHANNEL_FD, False)
 os.dup2(2, 1)
 sys.stdout = sys.stderr
-os.environ["MUDJACK_PROBE_CHANNEL_FD"] = str(_CHANNEL_FD)
+
+
+def _drop_working_folder() -> None:
+    """`python -m` puts the working folder first on sys.path, where `mudjack
+    check FILE.py` is usually run from FILE's own folder: a json.py or
+    secrets.py there would shadow the standard library for the probe and
+    the frameworks. The probe imports nothing from it (suites and check
+    targets are loaded by path)."""
+    if getattr(sys.flags, "safe_path", False) or not sys.path:  # -P: nothing was put there
+        return
+    try:
+        here = os.path.realpath(os.getcwd())
+    except OSError:  # the working folder was removed
+        return
+    if os.path.realpath(sys.path[0] or ".") == here:
+        del sys.path[0]
+
+
+_drop_working_folder()
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402

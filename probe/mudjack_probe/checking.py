@@ -22,12 +22,16 @@ from __future__ import annotations
 import copy
 import importlib.util
 import inspect
+import os
+import site
 import sys
+import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .api import FLOATS, KNOWN_DTYPES, TRUSTED_REFERENCE_TAG, Call, Cases, Ctx, Metric
+from .errors import one_line
 from .models import eager_facts
 
 _MODULES: dict[str, Any] = {}
@@ -58,6 +62,30 @@ def _seed(path: Path) -> None:
         torch.manual_seed(0)
 
 
+def _site_dirs() -> set[str]:
+    """The folders third-party packages are installed in (a venv's too)."""
+    paths = sysconfig.get_paths()
+    dirs = [paths["purelib"], paths["platlib"], *getattr(site, "getsitepackages", list)()]
+    if site.ENABLE_USER_SITE:
+        dirs.append(site.getusersitepackages())
+    return {os.path.realpath(d) for d in dirs}
+
+
+def _put_on_path(folder: Path) -> None:
+    """The target's folder on sys.path, so that the modules beside it import
+    (`from helpers import scale`), as they do under `python FILE.py`; but
+    after the standard library, not first: a secrets.py or json.py beside
+    FILE must not shadow the modules the probe and the frameworks import
+    later. Before the site-packages, so that the target's own modules still
+    come before installed ones, as under `python FILE.py`."""
+    entry = str(folder.resolve())
+    if entry in sys.path:
+        return
+    sites = _site_dirs()
+    at = next((i for i, p in enumerate(sys.path) if os.path.realpath(p or ".") in sites), len(sys.path))
+    sys.path.insert(at, entry)
+
+
 def _load(path: Path) -> Any:
     """The file run as a module (once per process), seeded."""
     module = _MODULES.get(str(path.resolve()))
@@ -67,10 +95,12 @@ def _load(path: Path) -> Any:
     if spec is None or spec.loader is None:
         raise CheckTargetError(f"{path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.parent.resolve()))
+    _put_on_path(path.parent)
     _seed(path)
     try:
         spec.loader.exec_module(module)
+    except SystemExit as exc:  # sys.exit() at module level; os._exit() ends the probe, uncatchable
+        raise CheckTargetError(f"{path}: the script exited at import ({one_line(exc)})") from None
     except Exception as exc:
         raise CheckTargetError(f"{path} does not import: {type(exc).__name__}: {exc}") from exc
     _MODULES[str(path.resolve())] = module

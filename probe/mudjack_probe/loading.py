@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import api, models
-from .errors import MachineFault, machine_fault
+from .errors import MachineFault, machine_fault, one_line
 
 
 @contextlib.contextmanager
@@ -36,12 +36,15 @@ def _bytecode_cache() -> Iterator[None]:
 
 def _exec_suite_file(loader: Any, module: Any, path: Path) -> None:
     """Runs one suite file. Its own errors are the suite's (ValueError: the
-    engine reports a malformed suite); a machine fault (no memory to load it,
-    an unreadable disk) stays a MachineFault."""
+    engine reports a malformed suite), sys.exit() at its top level too; a
+    machine fault (no memory to load it, an unreadable disk) stays a
+    MachineFault."""
     try:
         with _bytecode_cache():  # only the file's own compile: its imports run outside
             code = loader.get_code(module.__name__)
         exec(code, module.__dict__)
+    except SystemExit as exc:  # sys.exit() at module level: the suite's error, not the probe's end
+        raise ValueError(f"{path}: the file exited at import ({one_line(exc)})") from None
     except Exception as exc:
         fault = machine_fault(exc)
         if fault is not None:

@@ -24,17 +24,24 @@ In a pytest suite: `mudjack.testing.assert_portable(fn, *inputs)` or the
 `mudjack_check` fixture (mudjack/pytest_plugin.py, registered as a pytest11
 entry point).
 
-The engine: $MUDJACK_BINARY, else `mudjack` on PATH, else build/mudjack of
-the repository this package was installed from (`pip install -e python/`).
+The engine: $MUDJACK_BINARY (an executable file, or CheckError), else
+`mudjack` on PATH, else build/mudjack of the repository this package was
+installed from (`pip install -e python/`). An engine that cannot start, dies
+of a signal or answers with something other than results.json is a
+one-line CheckError; an interrupted check (KeyboardInterrupt) stops the
+engine with SIGTERM, gives it `_STOP_GRACE_S` to stop its probes, then
+kills it, and re-raises.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
 import pickle
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -47,10 +54,15 @@ from typing import Any
 __all__ = ["CheckError", "CheckFailed", "CheckResult", "Row", "check", "load"]
 
 _FRAMEWORKS = ("numpy", "torch", "jax", "tensorflow")
+# How long an interrupted check gives the engine, after SIGTERM, to stop its
+# probes and exit before it is killed (SIGKILL leaves them to die alone).
+_STOP_GRACE_S = 10.0
 
 
 class CheckError(RuntimeError):
-    """The engine refused the check (bad input, exit 2) or could not run it."""
+    """The engine refused the check (bad input, exit 2) or could not run it:
+    not executable, killed by a signal, an answer that is not results.json.
+    The message is one line."""
 
 
 class CheckFailed(AssertionError):
@@ -199,11 +211,79 @@ class CheckResult:
 
 
 def _binary() -> str:
-    for candidate in (os.environ.get("MUDJACK_BINARY"), shutil.which("mudjack"),
-                      str(Path(__file__).resolve().parents[2] / "build" / "mudjack")):
-        if candidate and os.access(candidate, os.X_OK):
+    """The engine: $MUDJACK_BINARY, which must then be an executable file
+    (never silently another engine), else mudjack on PATH, else the
+    repository's build/mudjack."""
+    chosen = os.environ.get("MUDJACK_BINARY")
+    if chosen:
+        if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
+            raise CheckError(f"MUDJACK_BINARY={chosen} is not an executable file")
+        return chosen
+    for candidate in (shutil.which("mudjack"), str(Path(__file__).resolve().parents[2] / "build" / "mudjack")):
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     raise CheckError("no mudjack binary: set MUDJACK_BINARY, put mudjack on PATH, or build the repository")
+
+
+def _run_engine(args: list[str]) -> tuple[int, str, str]:
+    """The engine's exit status (negative: the signal that ended it), stdout
+    and stderr. Interrupted (KeyboardInterrupt, or any exception while it
+    runs), the engine is stopped as `_stop` says and the exception goes on."""
+    try:
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as exc:  # not executable after all, a bad interpreter line, a foreign binary
+        raise CheckError(f"cannot start the engine {args[0]}: {exc.strerror or exc}") from None
+    try:
+        out, err = proc.communicate()
+    except BaseException:
+        _stop(proc)
+        raise
+    return proc.returncode, out, err
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    """SIGTERM first, so the engine stops its probes and cleans up (as on
+    Ctrl-C in a terminal), up to `_STOP_GRACE_S` for it to exit, then
+    SIGKILL. A second interrupt while waiting ends the grace."""
+    if proc.poll() is None:
+        proc.terminate()
+    with contextlib.suppress(subprocess.TimeoutExpired, KeyboardInterrupt):
+        proc.communicate(timeout=_STOP_GRACE_S)  # drained meanwhile: a full pipe must not hold it up
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def _answer(code: int, out: str, err: str) -> dict[str, Any]:
+    """The engine's results.json from its exit status and output; CheckError
+    in one line where it refused the check, died or printed no JSON."""
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "an unknown signal"
+        raise CheckError(f"the engine died of {name} (signal {-code})")
+    if code not in (0, 1):
+        lines = [line for line in err.splitlines() if line.strip()]
+        why = lines[-1] if lines else f"mudjack check exited {code}"
+        raise CheckError(why.removeprefix("mudjack: error: "))
+    try:
+        return json.loads(out)  # type: ignore[no-any-return]
+    except ValueError:
+        text = out.strip().splitlines()[0][:100] if out.strip() else ""
+        raise CheckError(f"the engine printed no JSON results (exit {code}): {text!r}") from None
+
+
+def _result(doc: Any, source: str) -> CheckResult:
+    """results.json as a CheckResult; CheckError naming `source` where it
+    lacks what this package reads."""
+    try:
+        return CheckResult(_rows(doc), doc.get("verdicts", []), doc["run"]["id"], doc)
+    except KeyError as exc:
+        raise CheckError(f"{source} lacks {exc.args[0]!r}: not results.json as this package reads it") from None
+    except (TypeError, AttributeError, ValueError) as exc:
+        raise CheckError(f"{source} is not results.json as this package reads it: {type(exc).__name__}: {exc}") \
+            from None
 
 
 def _by_value(obj: Any, name: str, why: str) -> str:
@@ -293,7 +373,10 @@ def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[
 
     The target, its pickled inputs and (without `out`) the results go to a
     temporary `mudjack-check-*` folder that is removed when the check ends,
-    also when it fails; `keep=True` keeps it (its path: CheckResult.folder)."""
+    also when it fails; `keep=True` keeps it (its path: CheckResult.folder).
+    Interrupted (Ctrl-C, a notebook's stop button), the engine gets SIGTERM
+    and up to 10 s to stop its probes before SIGKILL, and the
+    KeyboardInterrupt goes on."""
     own = getattr(fn, "__name__", "")
     name = own if isinstance(fn, types.FunctionType) and own.isidentifier() else "target"
     folder = Path(tempfile.mkdtemp(prefix="mudjack-check-"))
@@ -333,13 +416,7 @@ def _check_in(folder: Path, fn: Any, name: str, inputs: tuple[Any, ...], *,
     args += ["--mode", ",".join(modes)] if modes else []
     args += ["--budget-ms", str(budget_ms)] if budget_ms else []
     args += ["--framework", framework] if framework else []
-    done = subprocess.run(args, capture_output=True, text=True, check=False)
-    if done.returncode not in (0, 1):
-        lines = [line for line in done.stderr.splitlines() if line.strip()]
-        why = lines[-1] if lines else f"mudjack check exited {done.returncode}"
-        raise CheckError(why.removeprefix("mudjack: error: "))
-    doc = json.loads(done.stdout)
-    return CheckResult(_rows(doc), doc.get("verdicts", []), doc["run"]["id"], doc)
+    return _result(_answer(*_run_engine(args)), "the engine's answer")
 
 
 def load(path: str | os.PathLike[str]) -> CheckResult:
@@ -353,7 +430,7 @@ def load(path: str | os.PathLike[str]) -> CheckResult:
         doc = json.loads(p.read_text())
     except (OSError, ValueError) as exc:
         raise CheckError(f"cannot read {p}: {exc}") from exc
-    return CheckResult(_rows(doc), doc.get("verdicts", []), doc["run"]["id"], doc)
+    return _result(doc, str(p))
 
 
 def _float(v: Any) -> float | None:

@@ -8,12 +8,15 @@ Runs with the numpy environment; no framework needed.
 
 from __future__ import annotations
 
+import tempfile
 import unittest
+from pathlib import Path
 
 import numpy as np
 import test_capability as capability
 
 from mudjack_probe import api
+from mudjack_probe.loading import load_suites
 from mudjack_probe.runner import run_case
 
 
@@ -71,6 +74,15 @@ class SuiteErrors(unittest.TestCase):
             return t.call(broken, t.randn((4,)))
 
         self.assertEqual(self.run_one()["status"], "fail")
+
+
+class SuiteFiles(unittest.TestCase):
+    def test_a_suite_file_that_exits_at_import_is_its_error_not_the_probes_end(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            Path(tmp, "leaves.py").write_text("import sys\nsys.exit(3)\n")
+            with self.assertRaises(ValueError) as caught:
+                load_suites([tmp], "numpy")
+        self.assertEqual(str(caught.exception), f"{Path(tmp, 'leaves.py')}: the file exited at import (SystemExit: 3)")
 
 
 if __name__ == "__main__":

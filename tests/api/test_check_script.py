@@ -1,0 +1,47 @@
+"""`mudjack check FILE.py:NAME` of a script in a folder of its own, through
+the engine binary ($MUDJACK_BINARY, scripts/api-tests.sh) and the numpy
+environment, as a person runs it: from the script's folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+TARGET = """
+    import numpy as np
+    from helpers import scale  # a module beside the script
+
+    def f(x):
+        return np.cumsum(x) * scale()
+
+    def f_inputs():
+        return (np.linspace(0, 1, 16, dtype=np.float32),)
+    """
+
+
+def check_cli(folder: Path, target: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([os.environ["MUDJACK_BINARY"], "check", target, "--quick", "--budget-ms", "2", "--json",
+                           "--out", str(folder / "results")],
+                          capture_output=True, text=True, cwd=folder, timeout=300, check=False)
+
+
+def test_modules_named_like_the_standard_library_beside_the_script_shadow_nothing(tmp_path):
+    (tmp_path / "target.py").write_text(textwrap.dedent(TARGET))
+    (tmp_path / "helpers.py").write_text("def scale():\n    return 2.0\n")
+    for stdlib in ("secrets", "json", "random", "tempfile"):
+        (tmp_path / f"{stdlib}.py").write_text(f"raise RuntimeError('the {stdlib}.py beside the script was imported')\n")
+    done = check_cli(tmp_path, "target.py:f")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert [(c["dtype"], c["outcome"]) for c in doc["cases"]] == [("float32", "pass")], doc["cases"]
+
+
+def test_a_script_that_exits_at_import_says_so_in_one_line(tmp_path):
+    (tmp_path / "exits.py").write_text(textwrap.dedent(TARGET).replace("from helpers import scale", "import sys")
+                                       .replace("* scale()", "") + "\nsys.exit(3)\n")
+    done = check_cli(tmp_path, "exits.py:f")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == f"mudjack: error: {tmp_path / 'exits.py'}: the script exited at import (SystemExit: 3)"
