@@ -122,7 +122,8 @@ void record_layout(store::Store& store, const std::string& run_id,
 json framework_versions(const json& machine) {
   json out = json::object();
   const auto fws = machine.is_object() ? machine.value("frameworks", json::object()) : json();
-  for (const auto& [fw, f] : fws.is_object() ? fws.items() : json::object().items()) {
+  if (!fws.is_object()) return out;
+  for (const auto& [fw, f] : fws.items()) {
     out[fw] = f.is_object() ? f.value("version", json()) : json();
   }
   return out;
@@ -177,7 +178,8 @@ std::optional<std::string> resumed_apart(const json& machine) {
       return "resumed at " + at + " on another host (" + r.value("host", std::string()) + ")";
     }
     const auto rversions = r.value("frameworks", json::object());
-    for (const auto& [fw, v] : rversions.is_object() ? rversions.items() : json::object().items()) {
+    if (!rversions.is_object()) return "a resumed execution's record is malformed";
+    for (const auto& [fw, v] : rversions.items()) {
       if (versions.contains(fw) && versions[fw] != v) {
         return "resumed at " + at + " with another " + fw + " (" + v.dump() + ", started with " +
                versions[fw].dump() + ")";
