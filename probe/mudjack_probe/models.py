@@ -36,7 +36,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -128,14 +128,18 @@ def tensor(tag: str, dims: Sequence[int], samples: int = 1) -> Inputs:
     return Inputs(tag, d, lambda t: (floats(t, d),), samples)
 
 
-def generated(script: str, build: Callable[[], Any], inputs: Sequence[tuple[str, Any, Sequence[Any]]],
-              defaults: dict[str, int], forward: Callable[..., Any]) -> Cases:
-    """A generated script's declaration (scripts/update-models-corpus.py):
-    `inputs` are (argument, kind, dims), kind "float" or an int (token ids
-    below it), a dim that is a string naming a standard parameter
-    (`--param height=64`), its default in `defaults`."""
-    dims = {name: int(param(name, value)) for name, value in defaults.items()}
-    shapes = [(kind, tuple(dims[d] if isinstance(d, str) else int(d) for d in shape)) for _, kind, shape in inputs]
+def corpus_model(source: str, labels: dict[str, str], entry: dict[str, Any], build: Callable[[], Any],
+                 forward: Callable[..., Any]) -> Cases:
+    """A generated corpus's model (suites/models/corpora.py declares one per
+    manifest entry, scripts/update-models-corpus.py): `source` names it in
+    messages ("timm.json#resnet50"); `entry` is its manifest entry with the
+    library and version, whose content keys its builds; its `inputs` are
+    (argument, kind, dims), kind "float" or an int (token ids below it), a
+    dim that is a string naming a standard parameter (`--param height=64`),
+    its default in `defaults`."""
+    dims = {name: int(param(name, value)) for name, value in entry["defaults"].items()}
+    shapes = [(kind, tuple(dims[d] if isinstance(d, str) else int(d) for d in shape))
+              for _, kind, shape in entry["inputs"]]
     batch = dims.get("batch_size", 1)
     first = shapes[0][1]
     tag = f"b{batch}-" + "x".join(str(d) for d in first[1:])
@@ -143,7 +147,9 @@ def generated(script: str, build: Callable[[], Any], inputs: Sequence[tuple[str,
     def make(t: Ctx) -> tuple[Any, ...]:
         return tuple(floats(t, s) if kind == "float" else ids(t, int(kind), s) for kind, s in shapes)
 
-    return torch_model(script, build, Inputs(tag, first, make, batch), forward=forward)
+    identity = hashlib.sha256(json.dumps(entry, sort_keys=True).encode()).hexdigest()
+    return TorchModel(source, build, Inputs(tag, first, make, batch), forward=forward, labels=labels,
+                      identity=identity).declare()
 
 
 # --- the build cache ------------------------------------------------------------
@@ -159,11 +165,12 @@ def build_dir() -> Path | None:
     return Path(root) if root else None
 
 
-def build_key(script: str, case: Any, seed: int, versions: dict[str, str]) -> str:
-    """What an artifact depends on: the script, this module, the case's
-    stage, shape, dims, parameters and dtype, the seed its weights are drawn
-    from, and the framework versions."""
-    facts = {"script": _source_hash(script), "models.py": _source_hash(__file__), "stage": case.mode, "seed": seed,
+def build_key(identity: str, case: Any, seed: int, versions: dict[str, str]) -> str:
+    """What an artifact depends on: the model (`identity`: a hand-written
+    script's hash, or a generated model's manifest entry's), this module,
+    the case's stage, shape, dims, parameters and dtype, the seed its
+    weights are drawn from, and the framework versions."""
+    facts = {"model": identity, "models.py": _source_hash(__file__), "stage": case.mode, "seed": seed,
              "shape": case.shape_name, "dims": list(case.shape), "params": {k: str(v) for k, v in case.params.items()},
              "dtype": case.dtype, "versions": versions}
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:20]
@@ -451,7 +458,9 @@ class TorchModel:
     """A torch model: `build()` returns the module (random weights, CPU,
     float32); `forward(module, *args)` calls it (default: positionally);
     `pick(output)` is the tuple of tensors judged and exported (default: the
-    first tensor)."""
+    first tensor). A hand-written script's labels are its first line and
+    its identity (what keys its builds) its hash; a generated model's
+    (`corpus_model`) are given, and `script` names its manifest entry."""
 
     script: str
     build: Callable[[], Any]
@@ -460,6 +469,14 @@ class TorchModel:
     pick: Callable[[Any], tuple[Any, ...]] = first_tensor
     stages: Sequence[str] = STAGES
     opset: int = _OPSET
+    labels: dict[str, str] = field(default_factory=dict)
+    identity: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.labels:
+            self.labels = read_labels(self.script)
+        if not self.identity:
+            self.identity = _source_hash(self.script)
 
     def module(self, t: Ctx, dtype: Any) -> Any:
         import torch
@@ -569,9 +586,8 @@ class TorchModel:
 
         versions = {"torch": torch.__version__, "onnx": onnx.__version__, "onnxscript": _version("onnxscript"),
                     "opset": str(self.opset)}
-        labels = read_labels(self.script)
-        key = build_key(self.script, t.case, t.seed, versions)
-        folder, spent, reused = cached_build(key, {"model": labels["name"], "framework": "torch", "stage": "onnxruntime",
+        key = build_key(self.identity, t.case, t.seed, versions)
+        folder, spent, reused = cached_build(key, {"model": self.labels["name"], "framework": "torch", "stage": "onnxruntime",
                                                     "shape": t.case.shape_name, "dtype": t.dtype_name, "versions": versions,
                                                     "script": os.path.basename(self.script)}, export)
         session = ort.InferenceSession(str(folder / "model.onnx"), providers=providers)
@@ -586,7 +602,7 @@ class TorchModel:
         return call
 
     def declare(self) -> Cases:
-        labels = read_labels(self.script)
+        labels = self.labels
         self.opset = int(param("opset", _OPSET))  # the ONNX stage's opset (--param opset=N)
         cases = Cases("torch")
         tags = [f"{k}::{v}" for k, v in labels.items()]
@@ -776,10 +792,9 @@ def keras_model(script: str, build: Callable[[Any], Any], inputs: Inputs, **opti
 
 def declare_broken(path: str, error: BaseException) -> bool:
     """A model script whose import failed (a syntax error, a bad labels line,
-    a declaration that raised) becomes one suite `error` case per framework
-    its labels name, `<framework>/<name>/float32-script-eager`, carrying the
-    error: the run reports it and every other model still runs. False when
-    the file has no labels line to name it by (not a model script)."""
+    a declaration that raised) becomes its `declare_error` cases, carrying
+    the error: the run reports it and every other model still runs. False
+    when the file has no labels line to name it by (not a model script)."""
     try:
         with open(path, encoding="utf-8") as f:
             first = f.readline()
@@ -788,20 +803,26 @@ def declare_broken(path: str, error: BaseException) -> bool:
     if not first.startswith("# labels:"):
         return False
     labels = dict(item.partition("::")[::2] for item in first[len("# labels:"):].split() if "::" in item)
-    name = labels.get("name") or Path(path).stem
-    framework = labels.get("framework", "")
-    frameworks = list(KERAS_BACKENDS) if framework == "keras" else [framework or "torch"]
+    labels["name"] = labels.get("name") or Path(path).stem
     cause = error.__cause__ or error
     detail = " ".join(str(cause).split())[:400]
-    message = f"{os.path.basename(path)} does not load: {type(cause).__name__}: {detail}"
+    declare_error(labels, f"{os.path.basename(path)} does not load: {type(cause).__name__}: {detail}")
+    return True
+
+
+def declare_error(labels: dict[str, str], message: str) -> None:
+    """A model that cannot be declared: one suite `error` case per framework
+    its labels name, `<framework>/<name>/float32-script-eager`, carrying
+    `message`."""
+    framework = labels.get("framework", "")
+    frameworks = list(KERAS_BACKENDS) if framework == "keras" else [framework or "torch"]
     for fw in frameworks:
         cases = Cases(fw)
 
         def body(t: Ctx) -> Call:
             raise RuntimeError(message)
 
-        cases.case(name, shape={"script": ()}, tags=[f"{k}::{v}" for k, v in labels.items()],
+        cases.case(labels["name"], shape={"script": ()}, tags=[f"{k}::{v}" for k, v in labels.items()],
                    note=message)(body)
         for case in cases._defs:
             case.invalid = message
-    return True
