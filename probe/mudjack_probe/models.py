@@ -35,6 +35,7 @@ import os
 import shutil
 import tempfile
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -296,6 +297,10 @@ def _nonconstant(outs: list[Any], ins: list[Any]) -> bool:
     return values.size < 2 or bool(np.ptp(values) > 0)
 
 
+def _loss_finite(outs: list[Any], ins: list[Any]) -> bool:
+    return bool(np.isfinite(np.asarray(outs[0], dtype=np.float64)).all())
+
+
 def _checked(call: Call) -> Call:
     return (call.sanity("every output is finite", _finite)
             .sanity("the first output is not constant", _nonconstant))
@@ -442,15 +447,34 @@ def reseeder(device: Any, seed: int) -> Callable[[], None]:
     where torch.manual_seed, which seeds every backend, took 160-200 us."""
     import torch
 
-    generators = [torch.default_generator]
-    if device.type == "cuda":
-        generators.append(torch.cuda.default_generators[device.index or 0])
+    cuda = (device.index or 0) if device.type == "cuda" else None
 
-    def reseed() -> None:
-        for generator in generators:
-            generator.manual_seed(seed)
+    def reseed() -> None:  # closes over a module and numbers only: a repro script writes it as source
+        torch.default_generator.manual_seed(seed)
+        if cuda is not None:
+            torch.cuda.default_generators[cuda].manual_seed(seed)
 
     return reseed
+
+
+def rebuild(build: Callable[[], Any], seed: int, device: Any, dtype: Any) -> Any:
+    """The module `build()` makes, as every stage runs it: its weights drawn
+    under torch.manual_seed(seed), the matrices left all zero redrawn
+    (`draw_zero_matrices`), in eval mode, on `device` in `dtype` (a float64
+    reference widens the float32 draw exactly). A repro script calls it too
+    (`BUILT`), so it has the run's weights without carrying them."""
+    import torch
+
+    torch.manual_seed(seed)
+    m = build()
+    draw_zero_matrices(m, seed)
+    m.eval()
+    return m.to(device=device, dtype=dtype)
+
+
+BUILT: weakref.WeakKeyDictionary[Any, tuple[Callable[[], Any], int, Any]] = weakref.WeakKeyDictionary()
+"""Every module a model case built, with (build, seed, dtype): mudjack_probe.repro
+writes such a module as the `rebuild` call that made it."""
 
 
 @dataclass
@@ -479,13 +503,9 @@ class TorchModel:
             self.identity = _source_hash(self.script)
 
     def module(self, t: Ctx, dtype: Any) -> Any:
-        import torch
-
-        torch.manual_seed(t.seed)
-        m = self.build()
-        draw_zero_matrices(m, t.seed)
-        m.eval()
-        return m.to(device=t.device, dtype=dtype)
+        m = rebuild(self.build, t.seed, t.device, dtype)
+        BUILT[m] = (self.build, t.seed, dtype)
+        return m
 
     def body(self, t: Ctx) -> Call:
         import torch
@@ -502,7 +522,7 @@ class TorchModel:
             return self._onnxruntime(t, args)
         dtype = torch.float32 if stage == "amp" else t.dtype
         m = self.module(t, dtype)
-        pick, forward = self.pick, self.forward
+        pick, forward, out_dtype = self.pick, self.forward, t.dtype  # the calls close over no Ctx: repro writes them
         reseed = reseeder(t.device, t.seed)
         if stage == "amp":
             kind = t.device.type
@@ -518,7 +538,7 @@ class TorchModel:
 
             def fn(*a: Any) -> Any:  # traced whole: no reseeding inside the compiled region
                 with torch.no_grad():
-                    return tuple(x.to(t.dtype) if x.is_floating_point() else x for x in pick(forward(m, *a)))
+                    return tuple(x.to(out_dtype) if x.is_floating_point() else x for x in pick(forward(m, *a)))
         else:
 
             def fn(*a: Any) -> Any:
@@ -528,7 +548,7 @@ class TorchModel:
                 # in its float64 reference, and is judged, not called divergent.
                 reseed()
                 with torch.no_grad():
-                    return tuple(x.to(t.dtype) if x.is_floating_point() else x for x in pick(forward(m, *a)))
+                    return tuple(x.to(out_dtype) if x.is_floating_point() else x for x in pick(forward(m, *a)))
         call = _checked(t.call(fn, *args).work(self.inputs.samples, "sample"))
         if stage == "eager" and not t.widen:
             call.metrics.extend(eager_facts(m, forward, args))
@@ -543,20 +563,19 @@ class TorchModel:
         m = self.module(t, t.dtype)
         names = [n for n, p in m.named_parameters() if p.requires_grad]
         params = dict(m.named_parameters())
-        pick, forward = self.pick, self.forward
+        pick, forward, dtype = self.pick, self.forward, t.dtype
 
         reseed = reseeder(t.device, t.seed)
 
         def step(*a: Any) -> Any:
             reseed()  # as the eager stage: a forward pass that draws, draws alike
             out = pick(forward(m, *a))[0]
-            loss = out.to(t.dtype).square().mean()
+            loss = out.to(dtype).square().mean()
             grads = torch.autograd.grad(loss, [params[n] for n in names], allow_unused=True)
             new = [params[n] - TRAIN_LR * g if g is not None else params[n] for n, g in zip(names, grads)]
             return loss.detach(), new[0].detach(), new[-1].detach()
 
-        return (t.call(step, *args).work(self.inputs.samples, "sample")
-                .check("the loss is finite", lambda outs, ins: bool(np.isfinite(np.asarray(outs[0], dtype=np.float64)).all())))
+        return t.call(step, *args).work(self.inputs.samples, "sample").check("the loss is finite", _loss_finite)
 
     def _onnxruntime(self, t: Ctx, args: tuple[Any, ...]) -> Call:
         import torch

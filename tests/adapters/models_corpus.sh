@@ -17,6 +17,7 @@
 #     it (eager);
 #   - a model whose library zero-initialises its head (timm gmlp_ti16_224)
 #     passes its own "not constant" check: the zero matrix is redrawn;
+#   - `mudjack repro` of that case writes a script that runs on its own;
 #   - the generator reads an image's size from a nested backbone config.
 # Exit 77 (skipped, never passed) when the torch environment is absent.
 #   tests/adapters/models_corpus.sh BINARY
@@ -110,6 +111,16 @@ checks = {c["name"]: c["ok"] for c in case["extra"].get("checks", [])}
 if case["outcome"] != "pass" or checks.get("the first output is not constant") is not True:
     sys.exit(f"models_corpus: timm-gmlp_ti16_224 is {case['outcome']}, checks {checks}, error {case['error']}")
 PY
+# `mudjack repro` of a generated model's case writes a script that builds the
+# entry again (its `rebuild` call, the same seed: the run's weights) and runs
+# on its own with the torch environment's Python.
+"$bin" repro --suite models --out "$out/zero" -o "$out/repro.py" torch/timm-gmlp_ti16_224/float32-b1-3x224x224-eager \
+  >"$out/repro.txt" 2>&1 || { cat "$out/repro.txt" >&2; exit 1; }
+(cd "$out" && env -u PYTHONPATH "$py" "$out/repro.py") >"$out/repro-ran.txt" 2>&1 || { cat "$out/repro-ran.txt" >&2; exit 1; }
+grep -q "check 'the first output is not constant' (sanity): held" "$out/repro-ran.txt" || {
+  cat "$out/repro-ran.txt" >&2
+  exit 1
+}
 # The generator sizes an image from the first config that names a size: SAM2's
 # only in its vision tower's backbone (1024 x 1024; 224 failed its forward).
 "$py" - scripts/update-models-corpus.py <<'PY'
@@ -128,4 +139,4 @@ for config, want in ((nested, (3, 1024, 1024)), (top, (1, 384, 384)), (C(model_t
     if got != want:
         sys.exit(f"models_corpus: hf_pixels sized {config.model_type} {got}, want {want}")
 PY
-echo "models_corpus: standard parameters, a generated model and a script alone, mudjack check, a zero-headed model and image sizes pass"
+echo "models_corpus: standard parameters, a generated model and a script alone, mudjack check, a zero-headed model, its repro and image sizes pass"
