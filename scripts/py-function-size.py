@@ -20,7 +20,7 @@ from pathlib import Path
 
 LIMIT = 80
 
-FOLDERS = ("probe", "python", "scripts", "studies", "bench", "gpu", "tests/python", "tests/api", "tests/checks")
+FOLDERS = ("probe", "python", "scripts", "studies", "bench", "gpu", "suites", "tests/python", "tests/api", "tests/checks")
 
 # "path:qualified.name" -> why it may be longer. Keep it short.
 EXCEPTIONS: dict[str, str] = {}

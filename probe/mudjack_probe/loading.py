@@ -22,8 +22,8 @@ from .errors import MachineFault, machine_fault, one_line
 def _bytecode_cache() -> Iterator[None]:
     """Suite files' bytecode kept in MudJack's cache ($MUDJACK_CACHE_DIR, else
     ~/.cache/mudjack: suite-bytecode/), never beside the sources (the engine
-    sets PYTHONDONTWRITEBYTECODE): compiling the models suite's ~1,800 scripts
-    is most of a listing's time."""
+    sets PYTHONDONTWRITEBYTECODE): compiling the models suite's ~170 scripts
+    is much of a listing's time."""
     root = os.environ.get("MUDJACK_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mudjack")
     old = sys.pycache_prefix, sys.dont_write_bytecode
@@ -70,11 +70,7 @@ def load_suites(dirs: list[str], framework: str | None) -> dict[str, api.CaseDef
             helper = importlib.util.module_from_spec(spec)
             sys.modules[path.stem] = helper
             _exec_suite_file(spec.loader, helper, path)
-        # One level of sub-folders too (suites/models/timm/...: generated
-        # corpora), not hidden ones (a corpus being regenerated); their files
-        # are cases, never helpers.
-        nested = [p for p in folder.glob("*/*.py") if not p.parent.name.startswith((".", "_"))]
-        for path in sorted(folder.glob("*.py")) + sorted(nested):
+        for path in sorted(folder.glob("*.py")):
             if path.name.startswith("_"):
                 continue
             name = "mudjack_suite_" + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]

@@ -35,8 +35,9 @@ import os
 import shutil
 import tempfile
 import time
+import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -128,14 +129,18 @@ def tensor(tag: str, dims: Sequence[int], samples: int = 1) -> Inputs:
     return Inputs(tag, d, lambda t: (floats(t, d),), samples)
 
 
-def generated(script: str, build: Callable[[], Any], inputs: Sequence[tuple[str, Any, Sequence[Any]]],
-              defaults: dict[str, int], forward: Callable[..., Any]) -> Cases:
-    """A generated script's declaration (scripts/update-models-corpus.py):
-    `inputs` are (argument, kind, dims), kind "float" or an int (token ids
-    below it), a dim that is a string naming a standard parameter
-    (`--param height=64`), its default in `defaults`."""
-    dims = {name: int(param(name, value)) for name, value in defaults.items()}
-    shapes = [(kind, tuple(dims[d] if isinstance(d, str) else int(d) for d in shape)) for _, kind, shape in inputs]
+def corpus_model(source: str, labels: dict[str, str], entry: dict[str, Any], build: Callable[[], Any],
+                 forward: Callable[..., Any]) -> Cases:
+    """A generated corpus's model (suites/models/corpora.py declares one per
+    manifest entry, scripts/update-models-corpus.py): `source` names it in
+    messages ("timm.json#resnet50"); `entry` is its manifest entry with the
+    library and version, whose content keys its builds; its `inputs` are
+    (argument, kind, dims), kind "float" or an int (token ids below it), a
+    dim that is a string naming a standard parameter (`--param height=64`),
+    its default in `defaults`."""
+    dims = {name: int(param(name, value)) for name, value in entry["defaults"].items()}
+    shapes = [(kind, tuple(dims[d] if isinstance(d, str) else int(d) for d in shape))
+              for _, kind, shape in entry["inputs"]]
     batch = dims.get("batch_size", 1)
     first = shapes[0][1]
     tag = f"b{batch}-" + "x".join(str(d) for d in first[1:])
@@ -143,7 +148,9 @@ def generated(script: str, build: Callable[[], Any], inputs: Sequence[tuple[str,
     def make(t: Ctx) -> tuple[Any, ...]:
         return tuple(floats(t, s) if kind == "float" else ids(t, int(kind), s) for kind, s in shapes)
 
-    return torch_model(script, build, Inputs(tag, first, make, batch), forward=forward)
+    identity = hashlib.sha256(json.dumps(entry, sort_keys=True).encode()).hexdigest()
+    return TorchModel(source, build, Inputs(tag, first, make, batch), forward=forward, labels=labels,
+                      identity=identity).declare()
 
 
 # --- the build cache ------------------------------------------------------------
@@ -159,11 +166,12 @@ def build_dir() -> Path | None:
     return Path(root) if root else None
 
 
-def build_key(script: str, case: Any, seed: int, versions: dict[str, str]) -> str:
-    """What an artifact depends on: the script, this module, the case's
-    stage, shape, dims, parameters and dtype, the seed its weights are drawn
-    from, and the framework versions."""
-    facts = {"script": _source_hash(script), "models.py": _source_hash(__file__), "stage": case.mode, "seed": seed,
+def build_key(identity: str, case: Any, seed: int, versions: dict[str, str]) -> str:
+    """What an artifact depends on: the model (`identity`: a hand-written
+    script's hash, or a generated model's manifest entry's), this module,
+    the case's stage, shape, dims, parameters and dtype, the seed its
+    weights are drawn from, and the framework versions."""
+    facts = {"model": identity, "models.py": _source_hash(__file__), "stage": case.mode, "seed": seed,
              "shape": case.shape_name, "dims": list(case.shape), "params": {k: str(v) for k, v in case.params.items()},
              "dtype": case.dtype, "versions": versions}
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:20]
@@ -287,6 +295,10 @@ def _nonconstant(outs: list[Any], ins: list[Any]) -> bool:
         return True
     values = first.astype(np.float64).ravel()
     return values.size < 2 or bool(np.ptp(values) > 0)
+
+
+def _loss_finite(outs: list[Any], ins: list[Any]) -> bool:
+    return bool(np.isfinite(np.asarray(outs[0], dtype=np.float64)).all())
 
 
 def _checked(call: Call) -> Call:
@@ -435,15 +447,34 @@ def reseeder(device: Any, seed: int) -> Callable[[], None]:
     where torch.manual_seed, which seeds every backend, took 160-200 us."""
     import torch
 
-    generators = [torch.default_generator]
-    if device.type == "cuda":
-        generators.append(torch.cuda.default_generators[device.index or 0])
+    cuda = (device.index or 0) if device.type == "cuda" else None
 
-    def reseed() -> None:
-        for generator in generators:
-            generator.manual_seed(seed)
+    def reseed() -> None:  # closes over a module and numbers only: a repro script writes it as source
+        torch.default_generator.manual_seed(seed)
+        if cuda is not None:
+            torch.cuda.default_generators[cuda].manual_seed(seed)
 
     return reseed
+
+
+def rebuild(build: Callable[[], Any], seed: int, device: Any, dtype: Any) -> Any:
+    """The module `build()` makes, as every stage runs it: its weights drawn
+    under torch.manual_seed(seed), the matrices left all zero redrawn
+    (`draw_zero_matrices`), in eval mode, on `device` in `dtype` (a float64
+    reference widens the float32 draw exactly). A repro script calls it too
+    (`BUILT`), so it has the run's weights without carrying them."""
+    import torch
+
+    torch.manual_seed(seed)
+    m = build()
+    draw_zero_matrices(m, seed)
+    m.eval()
+    return m.to(device=device, dtype=dtype)
+
+
+BUILT: weakref.WeakKeyDictionary[Any, tuple[Callable[[], Any], int, Any]] = weakref.WeakKeyDictionary()
+"""Every module a model case built, with (build, seed, dtype): mudjack_probe.repro
+writes such a module as the `rebuild` call that made it."""
 
 
 @dataclass
@@ -451,7 +482,9 @@ class TorchModel:
     """A torch model: `build()` returns the module (random weights, CPU,
     float32); `forward(module, *args)` calls it (default: positionally);
     `pick(output)` is the tuple of tensors judged and exported (default: the
-    first tensor)."""
+    first tensor). A hand-written script's labels are its first line and
+    its identity (what keys its builds) its hash; a generated model's
+    (`corpus_model`) are given, and `script` names its manifest entry."""
 
     script: str
     build: Callable[[], Any]
@@ -460,15 +493,19 @@ class TorchModel:
     pick: Callable[[Any], tuple[Any, ...]] = first_tensor
     stages: Sequence[str] = STAGES
     opset: int = _OPSET
+    labels: dict[str, str] = field(default_factory=dict)
+    identity: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.labels:
+            self.labels = read_labels(self.script)
+        if not self.identity:
+            self.identity = _source_hash(self.script)
 
     def module(self, t: Ctx, dtype: Any) -> Any:
-        import torch
-
-        torch.manual_seed(t.seed)
-        m = self.build()
-        draw_zero_matrices(m, t.seed)
-        m.eval()
-        return m.to(device=t.device, dtype=dtype)
+        m = rebuild(self.build, t.seed, t.device, dtype)
+        BUILT[m] = (self.build, t.seed, dtype)
+        return m
 
     def body(self, t: Ctx) -> Call:
         import torch
@@ -485,7 +522,7 @@ class TorchModel:
             return self._onnxruntime(t, args)
         dtype = torch.float32 if stage == "amp" else t.dtype
         m = self.module(t, dtype)
-        pick, forward = self.pick, self.forward
+        pick, forward, out_dtype = self.pick, self.forward, t.dtype  # the calls close over no Ctx: repro writes them
         reseed = reseeder(t.device, t.seed)
         if stage == "amp":
             kind = t.device.type
@@ -501,7 +538,7 @@ class TorchModel:
 
             def fn(*a: Any) -> Any:  # traced whole: no reseeding inside the compiled region
                 with torch.no_grad():
-                    return tuple(x.to(t.dtype) if x.is_floating_point() else x for x in pick(forward(m, *a)))
+                    return tuple(x.to(out_dtype) if x.is_floating_point() else x for x in pick(forward(m, *a)))
         else:
 
             def fn(*a: Any) -> Any:
@@ -511,7 +548,7 @@ class TorchModel:
                 # in its float64 reference, and is judged, not called divergent.
                 reseed()
                 with torch.no_grad():
-                    return tuple(x.to(t.dtype) if x.is_floating_point() else x for x in pick(forward(m, *a)))
+                    return tuple(x.to(out_dtype) if x.is_floating_point() else x for x in pick(forward(m, *a)))
         call = _checked(t.call(fn, *args).work(self.inputs.samples, "sample"))
         if stage == "eager" and not t.widen:
             call.metrics.extend(eager_facts(m, forward, args))
@@ -526,20 +563,19 @@ class TorchModel:
         m = self.module(t, t.dtype)
         names = [n for n, p in m.named_parameters() if p.requires_grad]
         params = dict(m.named_parameters())
-        pick, forward = self.pick, self.forward
+        pick, forward, dtype = self.pick, self.forward, t.dtype
 
         reseed = reseeder(t.device, t.seed)
 
         def step(*a: Any) -> Any:
             reseed()  # as the eager stage: a forward pass that draws, draws alike
             out = pick(forward(m, *a))[0]
-            loss = out.to(t.dtype).square().mean()
+            loss = out.to(dtype).square().mean()
             grads = torch.autograd.grad(loss, [params[n] for n in names], allow_unused=True)
             new = [params[n] - TRAIN_LR * g if g is not None else params[n] for n, g in zip(names, grads)]
             return loss.detach(), new[0].detach(), new[-1].detach()
 
-        return (t.call(step, *args).work(self.inputs.samples, "sample")
-                .check("the loss is finite", lambda outs, ins: bool(np.isfinite(np.asarray(outs[0], dtype=np.float64)).all())))
+        return t.call(step, *args).work(self.inputs.samples, "sample").check("the loss is finite", _loss_finite)
 
     def _onnxruntime(self, t: Ctx, args: tuple[Any, ...]) -> Call:
         import torch
@@ -569,9 +605,8 @@ class TorchModel:
 
         versions = {"torch": torch.__version__, "onnx": onnx.__version__, "onnxscript": _version("onnxscript"),
                     "opset": str(self.opset)}
-        labels = read_labels(self.script)
-        key = build_key(self.script, t.case, t.seed, versions)
-        folder, spent, reused = cached_build(key, {"model": labels["name"], "framework": "torch", "stage": "onnxruntime",
+        key = build_key(self.identity, t.case, t.seed, versions)
+        folder, spent, reused = cached_build(key, {"model": self.labels["name"], "framework": "torch", "stage": "onnxruntime",
                                                     "shape": t.case.shape_name, "dtype": t.dtype_name, "versions": versions,
                                                     "script": os.path.basename(self.script)}, export)
         session = ort.InferenceSession(str(folder / "model.onnx"), providers=providers)
@@ -586,7 +621,7 @@ class TorchModel:
         return call
 
     def declare(self) -> Cases:
-        labels = read_labels(self.script)
+        labels = self.labels
         self.opset = int(param("opset", _OPSET))  # the ONNX stage's opset (--param opset=N)
         cases = Cases("torch")
         tags = [f"{k}::{v}" for k, v in labels.items()]
@@ -776,10 +811,9 @@ def keras_model(script: str, build: Callable[[Any], Any], inputs: Inputs, **opti
 
 def declare_broken(path: str, error: BaseException) -> bool:
     """A model script whose import failed (a syntax error, a bad labels line,
-    a declaration that raised) becomes one suite `error` case per framework
-    its labels name, `<framework>/<name>/float32-script-eager`, carrying the
-    error: the run reports it and every other model still runs. False when
-    the file has no labels line to name it by (not a model script)."""
+    a declaration that raised) becomes its `declare_error` cases, carrying
+    the error: the run reports it and every other model still runs. False
+    when the file has no labels line to name it by (not a model script)."""
     try:
         with open(path, encoding="utf-8") as f:
             first = f.readline()
@@ -788,20 +822,26 @@ def declare_broken(path: str, error: BaseException) -> bool:
     if not first.startswith("# labels:"):
         return False
     labels = dict(item.partition("::")[::2] for item in first[len("# labels:"):].split() if "::" in item)
-    name = labels.get("name") or Path(path).stem
-    framework = labels.get("framework", "")
-    frameworks = list(KERAS_BACKENDS) if framework == "keras" else [framework or "torch"]
+    labels["name"] = labels.get("name") or Path(path).stem
     cause = error.__cause__ or error
     detail = " ".join(str(cause).split())[:400]
-    message = f"{os.path.basename(path)} does not load: {type(cause).__name__}: {detail}"
+    declare_error(labels, f"{os.path.basename(path)} does not load: {type(cause).__name__}: {detail}")
+    return True
+
+
+def declare_error(labels: dict[str, str], message: str) -> None:
+    """A model that cannot be declared: one suite `error` case per framework
+    its labels name, `<framework>/<name>/float32-script-eager`, carrying
+    `message`."""
+    framework = labels.get("framework", "")
+    frameworks = list(KERAS_BACKENDS) if framework == "keras" else [framework or "torch"]
     for fw in frameworks:
         cases = Cases(fw)
 
         def body(t: Ctx) -> Call:
             raise RuntimeError(message)
 
-        cases.case(name, shape={"script": ()}, tags=[f"{k}::{v}" for k, v in labels.items()],
+        cases.case(labels["name"], shape={"script": ()}, tags=[f"{k}::{v}" for k, v in labels.items()],
                    note=message)(body)
         for case in cases._defs:
             case.invalid = message
-    return True

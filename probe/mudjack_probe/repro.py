@@ -174,6 +174,9 @@ class _Writer:
         if id(v) in self.owners:  # a module's parameter: the module's own, not a copy
             self.value(self.owners[id(v)][0], where)
             return self.named[id(v)]
+        built = self._built_model(v, where)
+        if built is not None:
+            return built
         special = self._framework_object(v, where)
         if special is not None:
             return special
@@ -247,6 +250,32 @@ class _Writer:
             self.named[id(t)] = f"{name}.{key}"
         return name
 
+    def _built_model(self, v: Any, where: str) -> str | None:
+        """A whole model a models-suite case built (mudjack_probe.models.BUILT):
+        the `rebuild` call that made it, which draws the same weights from the
+        same seed, rather than its weights. Bound to a name once; its
+        parameters and buffers to that module's."""
+        torch = sys.modules.get("torch")
+        if torch is None or not isinstance(v, torch.nn.Module):
+            return None
+        from .models import BUILT, rebuild
+
+        recipe = BUILT.get(v)
+        if recipe is None:
+            return None
+        build, seed, dtype = recipe
+        call = (f"{self.value(rebuild, where)}({self.value(build, f'the build() of {where}')}, {seed!r}, DEVICE, "
+                f"{self.value(dtype, where)})")
+        name = f"_model_{sum(1 for n in self.named.values() if n.startswith('_model_') and '.' not in n)}"
+        self.lines.append(f"{name} = {call}")
+        self.keep.append(v)
+        self.named[id(v)] = name
+        for kind, items in (("parameter", v.named_parameters()), ("buffer", v.named_buffers())):
+            for key, t in items:
+                self.keep.append(t)
+                self.named[id(t)] = f"{name}.get_{kind}({key!r})"
+        return name
+
     def _context(self, ctx: Ctx, where: str) -> str:
         """The case context as the data a check reads from it; a call that
         closes over it (to draw inputs as it runs) cannot be written."""
@@ -299,6 +328,9 @@ class _Writer:
             return self._importable(fn, where)
         code = fn.__code__
         source = _source_of(fn)
+        if fn.__name__ != "<lambda>":  # named before its globals: a recursive function is written once
+            self.keep.append(fn)
+            self.named[id(fn)] = fn.__name__
         # What the function closes over, and the globals it names.
         for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
             if name not in self.defined:

@@ -289,27 +289,42 @@ def vjp(t: Ctx):
                      terms=lambda a, c: 2 * np.abs(c) * (np.abs(np.cos(a) * a) + np.abs(np.sin(a))))(outs, ins),
         )
     if form == "matmul":
-        v = t.randn((t.shape[1],))
-        ct = t.randn((t.shape[0],))
-        hi = jax.lax.Precision.HIGHEST
+        return _vjp_matmul(t, x)
+    return _vjp_reduce_aux_tree(t, x, form)
 
-        def run(w, vv, c):
-            out, pull = jax.vjp(lambda ww: jnp.tanh(jnp.matmul(ww, vv, precision=hi)), w)
-            return out, pull(c)[0]
 
-        def ref(w, vv, c):
-            y = np.tanh(w @ vv)
-            return np.outer(c * (1 - y * y), vv)
+def _vjp_matmul(t: Ctx, x):
+    """jax.vjp of tanh(W v) with respect to W (form "matmul")."""
+    jax = t.fw
+    jnp = jax.numpy
+    v = t.randn((t.shape[1],))
+    ct = t.randn((t.shape[0],))
+    hi = jax.lax.Precision.HIGHEST
 
-        def terms(w, vv, c):  # y, y*y, 1 - y*y and the products are rounded in half precision
-            y = np.tanh(w @ vv)
-            return 2 * np.outer(np.abs(c) * (1 + y * y), np.abs(vv))
+    def run(w, vv, c):
+        out, pull = jax.vjp(lambda ww: jnp.tanh(jnp.matmul(ww, vv, precision=hi)), w)
+        return out, pull(c)[0]
 
-        return t.call(run, x, v, ct).reference(
-            "f(W) = tanh(W v); pullback = outer(ct (1 - y^2), v)",
-            lambda outs, ins: near(t, lambda w, vv, c: np.tanh(w @ vv), out=0, scale=50.0, terms=lambda w, vv, c: np.abs(w) @ np.abs(vv))(outs, ins)
-            and near(t, ref, out=1, scale=50.0, terms=terms)(outs, ins),
-        )
+    def ref(w, vv, c):
+        y = np.tanh(w @ vv)
+        return np.outer(c * (1 - y * y), vv)
+
+    def terms(w, vv, c):  # y, y*y, 1 - y*y and the products are rounded in half precision
+        y = np.tanh(w @ vv)
+        return 2 * np.outer(np.abs(c) * (1 + y * y), np.abs(vv))
+
+    return t.call(run, x, v, ct).reference(
+        "f(W) = tanh(W v); pullback = outer(ct (1 - y^2), v)",
+        lambda outs, ins: near(t, lambda w, vv, c: np.tanh(w @ vv), out=0, scale=50.0, terms=lambda w, vv, c: np.abs(w) @ np.abs(vv))(outs, ins)
+        and near(t, ref, out=1, scale=50.0, terms=terms)(outs, ins),
+    )
+
+
+def _vjp_reduce_aux_tree(t: Ctx, x, form: str):
+    """jax.vjp of a reduction, with an auxiliary output, and over a dict of
+    inputs and outputs (forms "reduce", "has_aux", "pytree")."""
+    jax = t.fw
+    jnp = jax.numpy
     if form == "reduce":
 
         def run(a):

@@ -162,6 +162,31 @@ def _adamax(starts, targets, lr, steps, weight_decay=0.0, maximize=False, fixed=
 # ----------------------------------------------------- torch.optim.lr_scheduler.ExponentialLR
 
 
+def _lr_final(t: Ctx, cfg: str, start: list, gamma: float):
+    """exponential_lr's check of its final parameters: 10 steps of its
+    optimiser at lr_k = start * gamma^k, in float64."""
+
+    def final(outs, ins):  # the parameters after 10 steps at lr_k = start * gamma^k, in float64
+        p, goal = ref.as64(ins[0]).copy(), ref.as64(ins[1])
+        lrs = np.repeat(np.array(start, dtype=np.float64)[None, :], 10, axis=0) * gamma ** np.arange(10)[:, None]
+        if cfg == "groups":  # each half of p has its group's lr
+            half = p.shape[0] // 2
+            lr_of = lambda k: np.concatenate([np.full(half, lrs[k, 0]), np.full(p.shape[0] - half, lrs[k, 1])])  # noqa: E731
+        else:
+            lr_of = lambda k: lrs[k, 0]  # noqa: E731
+        m, v = np.zeros_like(p), np.zeros_like(p)
+        for k in range(10):
+            g = 2 * (p - goal)
+            if cfg == "adam":  # torch.optim.Adam defaults: betas (0.9, 0.999), eps 1e-8
+                m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
+                p = p - lr_of(k) / (1 - 0.9 ** (k + 1)) * m / (np.sqrt(v) / math.sqrt(1 - 0.999 ** (k + 1)) + 1e-8)
+            else:
+                p = p - lr_of(k) * g
+        return ref.close(outs[0], p, ref.STEPS, t.dtype_name, t.case.id)
+
+    return final
+
+
 @cases.case(
     "torch.optim.lr_scheduler.ExponentialLR",
     dtype=["float32", "float64"],
@@ -236,28 +261,10 @@ def exponential_lr(t: Ctx):
         consecutive = epochs.tolist() == list(range(first + 1, first + 1 + len(epochs)))
         return consecutive and lrs.shape == want.shape and bool(np.allclose(lrs, want, rtol=rtol, atol=0))
 
-    def final(outs, ins):  # the parameters after 10 steps at lr_k = start * gamma^k, in float64
-        p, goal = ref.as64(ins[0]).copy(), ref.as64(ins[1])
-        lrs = np.repeat(np.array(start, dtype=np.float64)[None, :], 10, axis=0) * gamma ** np.arange(10)[:, None]
-        if cfg == "groups":  # each half of p has its group's lr
-            half = p.shape[0] // 2
-            lr_of = lambda k: np.concatenate([np.full(half, lrs[k, 0]), np.full(p.shape[0] - half, lrs[k, 1])])  # noqa: E731
-        else:
-            lr_of = lambda k: lrs[k, 0]  # noqa: E731
-        m, v = np.zeros_like(p), np.zeros_like(p)
-        for k in range(10):
-            g = 2 * (p - goal)
-            if cfg == "adam":  # torch.optim.Adam defaults: betas (0.9, 0.999), eps 1e-8
-                m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
-                p = p - lr_of(k) / (1 - 0.9 ** (k + 1)) * m / (np.sqrt(v) / math.sqrt(1 - 0.999 ** (k + 1)) + 1e-8)
-            else:
-                p = p - lr_of(k) * g
-        return ref.close(outs[0], p, ref.STEPS, t.dtype_name, t.case.id)
-
     return (
         t.call(run, p0, target)
         .reference("each step multiplies every group's lr by gamma; epochs count up", schedule)
-        .reference("the parameters equal 10 steps at those lrs in float64", final)
+        .reference("the parameters equal 10 steps at those lrs in float64", _lr_final(t, cfg, start, gamma))
         .host_outputs(1, 2)  # the lrs and epochs, as the scheduler reports them
     )
 

@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # CTest models_corpus (label `adapters`): the generated corpora of the
-# models suite (scripts/update-models-corpus.py, issue 38), through the real
-# binary, without running the corpus:
+# models suite (scripts/update-models-corpus.py, issues 38 and 49), through
+# the real binary, without running the corpus:
 #   - `list --suite models` lists at least 1,000 distinct architectures, every
-#     generated script with its corpus::, size:: and license:: labels, and
-#     every architecture the generator could not build is in
-#     suites/models/unbuildable.json with a reason, not in the listing;
+#     manifest entry (suites/models/<corpus>.json) with its corpus::, size::
+#     and license:: labels, and every architecture the generator could not
+#     build is in its manifest's `unbuildable` list with a reason, not in the
+#     listing;
 #   - the standard parameters (MLAgility's 11 and opset) are accepted and
 #     shape the case ids; an unknown one is refused;
-#   - one generated script and one hand-written one run alone with the
-#     torch environment's Python, where mudjack_probe cannot be imported:
-#     each builds its model and runs one forward pass;
-#   - `mudjack check` on each finds its model and passes it (eager);
+#   - one generated model (`_standalone.py torchvision/squeezenet1_1`) and
+#     one hand-written script run alone with the torch environment's
+#     Python, where mudjack_probe cannot be imported: each builds its model
+#     and runs one forward pass;
+#   - `mudjack check` on the hand-written script finds its model and passes
+#     it (eager);
 #   - a model whose library zero-initialises its head (timm gmlp_ti16_224)
 #     passes its own "not constant" check: the zero matrix is redrawn;
+#   - `mudjack repro` of that case writes a script that runs on its own;
 #   - the generator reads an image's size from a nested backbone config.
 # Exit 77 (skipped, never passed) when the torch environment is absent.
 #   tests/adapters/models_corpus.sh BINARY
@@ -30,7 +34,7 @@ trap 'rm -rf "$out"' EXIT
 
 "$bin" list --suite models --json >"$out/list.json"
 python3 - "$out/list.json" suites/models <<'PY'
-import glob, json, os, sys
+import json, sys
 
 cases = json.load(open(sys.argv[1], encoding="utf-8"))
 cases = cases["cases"] if isinstance(cases, dict) else cases
@@ -42,24 +46,25 @@ for c in cases:
 problems = []
 if len(labels) < 1000:
     problems.append(f"{len(labels)} architectures listed, expected at least 1000")
-unbuildable = json.load(open(f"{root}/unbuildable.json", encoding="utf-8"))
+unbuildable = 0
 for corpus, prefix in (("timm", "timm-"), ("torchvision", "tv-"), ("transformers", "hf-")):
-    scripts = glob.glob(f"{root}/{corpus}/*.py")
+    manifest = json.load(open(f"{root}/{corpus}.json", encoding="utf-8"))
+    entries = {e["name"] for e in manifest["models"]}
     listed = [n for n, t in labels.items() if t.get("corpus") == corpus]
-    if not scripts or len(listed) != len(scripts):
-        problems.append(f"{corpus}: {len(scripts)} scripts, {len(listed)} listed")
+    if not entries or len(listed) != len(entries):
+        problems.append(f"{corpus}: {len(entries)} entries, {len(listed)} listed")
     for name in listed:
         t = labels[name]
         if not name.startswith(prefix) or t.get("size") not in ("tiny", "small", "medium", "large") or not t.get("license"):
             problems.append(f"{name}: labels {t}")
             break
-    stems = {os.path.basename(s)[:-3] for s in scripts}
-    for key, why in unbuildable.items():
-        if key.startswith(corpus + "/") and (key.split("/", 1)[1] in stems or not why):
-            problems.append(f"{key} is unbuildable ({why!r}) and has a script")
+    for failed in manifest["unbuildable"]:
+        unbuildable += 1
+        if failed["name"] in entries or not failed["reason"]:
+            problems.append(f"{corpus}/{failed['name']} is unbuildable ({failed['reason']!r}) and has an entry")
 if problems:
     sys.exit("models_corpus:\n  " + "\n  ".join(problems[:20]))
-print(f"models_corpus: {len(labels)} architectures listed, {len(unbuildable)} unbuildable with reasons")
+print(f"models_corpus: {len(labels)} architectures listed, {unbuildable} unbuildable with reasons")
 PY
 
 # Standard parameters shape the ids; an unknown one is refused.
@@ -79,17 +84,18 @@ if (cd "$out" && env -u PYTHONPATH "$py" -c "import mudjack_probe" 2>/dev/null);
   echo "mudjack_probe is importable by $py: the standalone run would prove nothing" >&2
   exit 1
 fi
-for script in "$PWD/suites/models/torchvision/squeezenet1_1.py" "$PWD/suites/models/resnet18.py"; do
-  name=$(basename "$script")
-  (cd "$out" && env -u PYTHONPATH "$py" "$script") >"$out/alone.txt" 2>&1 || { cat "$out/alone.txt" >&2; exit 1; }
-  grep -q "$name: output (1, 1000) torch.float32 in " "$out/alone.txt" || { cat "$out/alone.txt" >&2; exit 1; }
-  # mudjack check finds the model the script calls.
-  "$bin" check "$script" --quick --device cpu --out "$out/check-$name" >"$out/check.txt" 2>&1 || {
-    cat "$out/check.txt" >&2
-    exit 1
-  }
-  grep -Eq "^([^ ]+ +)?cpu +eager +float32 +pass " "$out/check.txt" || { cat "$out/check.txt" >&2; exit 1; }  # NAME column first
-done
+harness="$PWD/suites/models/_standalone.py"
+(cd "$out" && env -u PYTHONPATH "$py" "$harness" torchvision/squeezenet1_1) >"$out/alone.txt" 2>&1 || {
+  cat "$out/alone.txt" >&2
+  exit 1
+}
+grep -q "torchvision/squeezenet1_1: output (1, 1000) torch.float32 in " "$out/alone.txt" || { cat "$out/alone.txt" >&2; exit 1; }
+script="$PWD/suites/models/resnet18.py"
+(cd "$out" && env -u PYTHONPATH "$py" "$script") >"$out/alone.txt" 2>&1 || { cat "$out/alone.txt" >&2; exit 1; }
+grep -q "resnet18.py: output (1, 1000) torch.float32 in " "$out/alone.txt" || { cat "$out/alone.txt" >&2; exit 1; }
+# mudjack check finds the model the script calls.
+"$bin" check "$script" --quick --device cpu --out "$out/check" >"$out/check.txt" 2>&1 || { cat "$out/check.txt" >&2; exit 1; }
+grep -Eq "^([^ ]+ +)?cpu +eager +float32 +pass " "$out/check.txt" || { cat "$out/check.txt" >&2; exit 1; }  # NAME column first
 # A head the library initialises to zeros (timm's gMLP) is redrawn, so the
 # case's own check ("the first output is not constant") judges the model, not
 # the library's initialisation: at c234fd5 this case failed that check.
@@ -105,6 +111,16 @@ checks = {c["name"]: c["ok"] for c in case["extra"].get("checks", [])}
 if case["outcome"] != "pass" or checks.get("the first output is not constant") is not True:
     sys.exit(f"models_corpus: timm-gmlp_ti16_224 is {case['outcome']}, checks {checks}, error {case['error']}")
 PY
+# `mudjack repro` of a generated model's case writes a script that builds the
+# entry again (its `rebuild` call, the same seed: the run's weights) and runs
+# on its own with the torch environment's Python.
+"$bin" repro --suite models --out "$out/zero" -o "$out/repro.py" torch/timm-gmlp_ti16_224/float32-b1-3x224x224-eager \
+  >"$out/repro.txt" 2>&1 || { cat "$out/repro.txt" >&2; exit 1; }
+(cd "$out" && env -u PYTHONPATH "$py" "$out/repro.py") >"$out/repro-ran.txt" 2>&1 || { cat "$out/repro-ran.txt" >&2; exit 1; }
+grep -q "check 'the first output is not constant' (sanity): held" "$out/repro-ran.txt" || {
+  cat "$out/repro-ran.txt" >&2
+  exit 1
+}
 # The generator sizes an image from the first config that names a size: SAM2's
 # only in its vision tower's backbone (1024 x 1024; 224 failed its forward).
 "$py" - scripts/update-models-corpus.py <<'PY'
@@ -123,4 +139,4 @@ for config, want in ((nested, (3, 1024, 1024)), (top, (1, 384, 384)), (C(model_t
     if got != want:
         sys.exit(f"models_corpus: hf_pixels sized {config.model_type} {got}, want {want}")
 PY
-echo "models_corpus: standard parameters, two standalone scripts, mudjack check, a zero-headed model and image sizes pass"
+echo "models_corpus: standard parameters, a generated model and a script alone, mudjack check, a zero-headed model, its repro and image sizes pass"

@@ -61,8 +61,8 @@ class Summary(unittest.TestCase):
         self.assertIn("| timm | 5 | 4 | 1 | 1 |", text)
         self.assertIn("| all | 9 | 8 | 1 | 1 |", text)
         self.assertIn("## Unverified (a pass checked by nothing)\n\n1: timm-u", text)
-        self.assertRegex(text, r"Not built offline \(every class\), with reasons in `suites/models/unbuildable.json`: "
-                               r"\d+ \(timm \d+, transformers \d+\)")
+        self.assertRegex(text, r"Not built offline \(every class\), with reasons in the manifests' `unbuildable` "
+                               r"lists \(`suites/models/<corpus>.json`\): \d+ \(timm \d+, transformers \d+\)")
         self.assertIn("- **runtime**: 2", text)
         self.assertIn("  - 2 x RuntimeError: The size of tensor a (N) must match the size of tensor b (N): hf-d, hf-e",
                       text)

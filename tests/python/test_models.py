@@ -8,13 +8,19 @@ Runs with the numpy environment; no framework needed.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import io
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import textwrap
+import types
 import unittest
 from pathlib import Path
+from typing import Any
 
 from mudjack_probe import api, models
 from mudjack_probe.loading import load_suites
@@ -89,62 +95,101 @@ class Scripts(unittest.TestCase):
             load_suites([self.dir.name], "torch")
 
 
-GENERATED = """\
-# labels: name::gen-tiny author::mudjack task::Tabular framework::torch family::mlp corpus::gen size::tiny
-from __future__ import annotations
-
-INPUTS = [("x", "float", ("batch_size", "num_channels", "height", "width")), ("ids", 50, ("batch_size", 7))]
-DEFAULTS = {"batch_size": 1, "num_channels": 3, "height": 32, "width": 32}
-
-
-def build():
-    raise AssertionError("never built while listing")
+MANIFEST = {"library": "gen", "version": "1.0", "labels": {"author": "mudjack", "framework": "torch", "corpus": "gen"},
+            "models": [{"name": "tiny", "labels": {"name": "gen-tiny", "task": "Tabular", "family": "mlp", "size": "tiny"},
+                        "builder": {"call": "gen.build"}, "forward": "positional",
+                        "inputs": [["x", "float", ["batch_size", "num_channels", "height", "width"]],
+                                   ["ids", 50, ["batch_size", 7]]],
+                        "defaults": {"batch_size": 1, "num_channels": 3, "height": 32, "width": 32}}],
+            "unbuildable": [{"name": "huge", "reason": "too large"}]}
 
 
-if __name__.startswith("mudjack_suite_"):
-    from mudjack_probe.models import generated
+def alone() -> Any:
+    """suites/models/_standalone.py, imported as a test's own module."""
+    import importlib.util
 
-    generated(__file__, build, INPUTS, DEFAULTS, lambda m, *a: m(*a))
-else:
-    raise AssertionError("run alone while listing")
-"""
+    path = Path(__file__).resolve().parents[2] / "suites" / "models" / "_standalone.py"
+    spec = importlib.util.spec_from_file_location("_standalone_under_test", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 class Generated(unittest.TestCase):
-    """A generated corpus (scripts/update-models-corpus.py): a script in a
-    sub-folder of the suite, its inputs' dims from standard parameters."""
+    """A generated corpus (scripts/update-models-corpus.py): manifest entries
+    declared by suites/models/corpora.py through `corpus_model`, their
+    inputs' dims from standard parameters, their builds keyed by content."""
 
     def setUp(self) -> None:
         self.dir = tempfile.TemporaryDirectory()
-        self.cache = tempfile.TemporaryDirectory()
-        (Path(self.dir.name) / "gen").mkdir()
-        (Path(self.dir.name) / "gen" / "tiny.py").write_text(GENERATED)
-        (Path(self.dir.name) / ".gen.new").mkdir()  # a corpus being regenerated: not read
-        (Path(self.dir.name) / ".gen.new" / "tiny.py").write_text(GENERATED)
-        self.env = dict(os.environ)
-        os.environ["MUDJACK_CACHE_DIR"] = self.cache.name
+        self.alone = alone()
+        self.meta = json.loads(json.dumps(MANIFEST))
 
     def tearDown(self) -> None:
-        os.environ.clear()
-        os.environ.update(self.env)
         api.set_params({})
         api.reset()
         self.dir.cleanup()
-        self.cache.cleanup()
 
-    def test_a_sub_folder_script_is_read_with_its_defaults_and_the_parameters_over_them(self) -> None:
-        cases = load_suites([self.dir.name], "torch")
+    def declare(self, entry: dict[str, Any]) -> dict[str, api.CaseDef]:
+        api.reset()
+        labels = self.alone.entry_labels(self.meta, entry)
+        models.corpus_model("gen.json#tiny", labels, entry, self.alone.entry_build(entry),
+                            self.alone.entry_forward(entry))
+        return {c.id: c for coll in api.collected() for c in coll.defs}
+
+    def test_an_entry_is_declared_with_its_defaults_and_the_parameters_over_them(self) -> None:
+        entry = self.meta["models"][0]
+        cases = self.declare(entry)
         self.assertIn("torch/gen-tiny/float32-b1-3x32x32-eager", cases)
-        self.assertEqual(cases["torch/gen-tiny/float32-b1-3x32x32-eager"].shape, (1, 3, 32, 32))
+        case = cases["torch/gen-tiny/float32-b1-3x32x32-eager"]
+        self.assertEqual(case.shape, (1, 3, 32, 32))
+        self.assertEqual(case.tags[:6], ["name::gen-tiny", "author::mudjack", "task::Tabular", "framework::torch",
+                                         "family::mlp", "corpus::gen"])
         api.set_params({"batch_size": "2", "height": "8", "opset": "17"})
-        cases = load_suites([self.dir.name], "torch")
-        self.assertIn("torch/gen-tiny/float32-b2-3x8x32-onnxruntime", cases)
+        self.assertIn("torch/gen-tiny/float32-b2-3x8x32-onnxruntime", self.declare(entry))
         self.assertLessEqual({"batch_size", "height", "width", "num_channels", "opset"}, set(api.params_read()))
 
-    def test_its_bytecode_goes_to_the_cache_never_beside_the_source(self) -> None:
-        load_suites([self.dir.name], "torch")
-        self.assertFalse((Path(self.dir.name) / "gen" / "__pycache__").exists())
-        self.assertTrue(list((Path(self.cache.name) / "suite-bytecode").rglob("tiny*.pyc")))
+    def test_a_duplicate_carries_the_hand_written_name_and_its_own_id(self) -> None:
+        entry = {**self.meta["models"][0], "duplicate_of": "tiny"}
+        case = self.declare(entry)["torch/gen-tiny/float32-b1-3x32x32-eager"]
+        self.assertIn("duplicate-of::tiny", case.tags)
+
+    def test_builds_are_keyed_by_the_entry_not_a_file(self) -> None:
+        """A generated model has no file: its labels are given and its
+        identity (what keys its builds) is its entry's content."""
+        case = types.SimpleNamespace(mode="onnxruntime", shape_name="b1", shape=(1,), params={}, dtype="float32")
+        keys = set()
+        for params in ("11689512", "11689513"):
+            entry = json.loads(json.dumps(self.meta["models"][0]))
+            entry["labels"]["params"] = params
+            identity = hashlib.sha256(json.dumps(entry, sort_keys=True).encode()).hexdigest()
+            model = models.TorchModel("gen.json#tiny", lambda: None, models.tensor("t", (1,)),
+                                      labels={"name": "gen-tiny"}, identity=identity)
+            keys.add(models.build_key(model.identity, case, 0, {"torch": "2"}))
+        self.assertEqual(len(keys), 2)
+
+    def test_a_malformed_entry_is_its_own_error_and_the_others_load(self) -> None:
+        folder = Path(self.dir.name)
+        for name in ("_standalone.py", "corpora.py"):
+            (folder / name).write_text((Path(__file__).resolve().parents[2] / "suites" / "models" / name).read_text())
+        broken = {"name": "bad", "labels": {"name": "gen-bad"}, "forward": "positional"}  # no builder, no inputs
+        for corpus in ("timm", "torchvision", "transformers"):
+            meta = {**self.meta, "models": [self.meta["models"][0], broken] if corpus == "timm" else []}
+            (folder / f"{corpus}.json").write_text(json.dumps(meta))
+        cases = load_suites([self.dir.name], "torch")
+        self.assertIn("torch/gen-tiny/float32-b1-3x32x32-eager", cases)
+        self.assertIn("timm.json#bad cannot be declared: KeyError", cases["torch/gen-bad/float32-script-eager"].invalid)
+
+    def test_the_standalone_harness_finds_entries_and_says_why_not(self) -> None:
+        with self.assertRaisesRegex(ValueError, "not CORPUS/NAME"):
+            self.alone.find_entry("resnet50")
+        with self.assertRaisesRegex(ValueError, "timm.json has no no-such-model"):
+            self.alone.find_entry("timm/no-such-model")
+        self.assertEqual(self.alone.find_entry("timm/resnet50")["builder"]["args"], ["resnet50"])
+        with contextlib.redirect_stderr(io.StringIO()) as usage:
+            self.assertEqual(self.alone.main([]), 2)
+        self.assertIn("usage:", usage.getvalue())
 
 
 class Standalone(unittest.TestCase):
@@ -153,24 +198,18 @@ class Standalone(unittest.TestCase):
     cannot share code: a script run alone has no MudJack)."""
 
     def test_the_input_helpers_agree(self) -> None:
-        import importlib.util
-
-        path = Path(__file__).resolve().parents[2] / "suites" / "models" / "_standalone.py"
-        spec = importlib.util.spec_from_file_location("_standalone_under_test", path)
-        assert spec is not None and spec.loader is not None
-        alone = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(alone)
+        standalone = alone()
         calls = [("text", (30522,), {}), ("text", (100,), {"batch": 2, "seq": 16}), ("image", (), {}),
                  ("image", (), {"size": (64, 32), "channels_last": True, "channels": 1}),
                  ("tensor", ("a16000", (1, 16000)), {"samples": 3})]
         for name, args, kwargs in calls:
             with self.subTest(helper=name, args=args, kwargs=kwargs):
-                ours, theirs = getattr(alone, name)(*args, **kwargs), getattr(models, name)(*args, **kwargs)
+                ours, theirs = getattr(standalone, name)(*args, **kwargs), getattr(models, name)(*args, **kwargs)
                 self.assertEqual((ours.tag, tuple(ours.dims), ours.samples),
                                  (theirs.tag, tuple(theirs.dims), theirs.samples))
         for name in ("Inputs", "floats", "ids", "param", "batch_size", "seq_length", "image_size", "torch_model",
                      "keras_model"):
-            self.assertTrue(callable(getattr(alone, name)), name)
+            self.assertTrue(callable(getattr(standalone, name)), name)
 
 
 class BuildCache(unittest.TestCase):
