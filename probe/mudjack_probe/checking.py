@@ -13,8 +13,8 @@ passes as given. Each case is judged like any other: against its float64
 reference by the accuracy oracle, and timed.
 
 Raised here, at listing, for bad input (the engine prints it on one line and
-exits 2): a file that does not import, a NAME that is not there, a missing
-or failing NAME_inputs().
+exits 2): a file that does not import, a NAME that is not there, a model's
+class in place of a model, a missing or failing NAME_inputs().
 """
 
 from __future__ import annotations
@@ -119,10 +119,41 @@ def load_target(target: str) -> tuple[Any, Callable[[], Any], str]:
     if not hasattr(module, name):
         defined = sorted(k for k, v in vars(module).items() if callable(v) and not k.startswith("_"))
         raise CheckTargetError(f"{path} has no {name} (it defines: {', '.join(defined) or 'nothing callable'})")
+    refuse_class(getattr(module, name), name, path)
     inputs = getattr(module, f"{name}_inputs", None)
     if not callable(inputs):
         raise CheckTargetError(f"{path} defines {name} but no {name}_inputs() returning its example inputs")
     return getattr(module, name), inputs, name
+
+
+def model_base(cls: type) -> str | None:
+    """The framework model class `cls` derives from (torch.nn.Module, a Flax
+    linen or nnx Module, a Keras Model or Layer), found by where its bases
+    are defined, with no framework imported; else None. The Python API's
+    mudjack._model_base is the same rule."""
+    for base in cls.__mro__:
+        where = base.__module__ or ""
+        if base.__name__ == "Module" and where.startswith(("torch.nn.", "flax.linen.", "flax.nnx.")):
+            return ".".join(where.split(".")[:2]) + ".Module"
+        if base.__name__ in ("Model", "Layer") and (where.split(".")[0] in ("keras", "tf_keras")
+                                                   or where.startswith("tensorflow.python.keras.")):
+            return "keras.Model" if base.__name__ == "Model" else "keras.layers.Layer"
+    return None
+
+
+def refuse_class(obj: Any, name: str, path: Path) -> None:
+    """CheckTargetError where NAME is a model's class, not a model: called on
+    its inputs it would build a model (or fail to: `missing a required
+    argument`), not run one."""
+    base = model_base(obj) if isinstance(obj, type) else None
+    if base is None:
+        return
+    cls = obj.__name__
+    if cls != name:
+        raise CheckTargetError(f"{name} is the class {cls} (a {base} subclass), not a model: "
+                               f"pass an instance ({name} = {cls}(...))")
+    raise CheckTargetError(f"{name} is a class (a {base} subclass), not a model: check an instance "
+                           f"(model = {cls}(...) with model_inputs(), then {path.name}:model)")
 
 
 def load_reference(target: str) -> Callable[..., Any] | None:

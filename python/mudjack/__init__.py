@@ -377,6 +377,7 @@ def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[
     Interrupted (Ctrl-C, a notebook's stop button), the engine gets SIGTERM
     and up to 10 s to stop its probes before SIGKILL, and the
     KeyboardInterrupt goes on."""
+    _refuse_class(fn)
     own = getattr(fn, "__name__", "")
     name = own if isinstance(fn, types.FunctionType) and own.isidentifier() else "target"
     folder = Path(tempfile.mkdtemp(prefix="mudjack-check-"))
@@ -388,6 +389,30 @@ def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[
             shutil.rmtree(folder, ignore_errors=True)
     result.folder = str(folder) if keep else None
     return result
+
+
+def _model_base(cls: type) -> str | None:
+    """The framework model class `cls` derives from (torch.nn.Module, a Flax
+    linen or nnx Module, a Keras Model or Layer), found by where its bases
+    are defined, with no framework imported; else None. The probe's
+    mudjack_probe.checking.model_base is the same rule."""
+    for base in cls.__mro__:
+        where, root = base.__module__ or "", (base.__module__ or "").split(".")[0]
+        if base.__name__ == "Module" and where.startswith(("torch.nn.", "flax.linen.", "flax.nnx.")):
+            return ".".join(where.split(".")[:2]) + ".Module"
+        if base.__name__ in ("Model", "Layer") and (root in ("keras", "tf_keras")
+                                                   or where.startswith("tensorflow.python.keras.")):
+            return "keras.Model" if base.__name__ == "Model" else "keras.layers.Layer"
+    return None
+
+
+def _refuse_class(fn: Any) -> None:
+    """CheckError where `fn` is a model's class, not a model: calling it on
+    the inputs would build a model, not run one."""
+    base = _model_base(fn) if isinstance(fn, type) else None
+    if base is not None:
+        raise CheckError(f"{fn.__name__} is a class (a {base} subclass), not a model: pass an instance, "
+                         f"mudjack.check({fn.__name__}(...), ...)")
 
 
 def _check_in(folder: Path, fn: Any, name: str, inputs: tuple[Any, ...], *,

@@ -100,6 +100,19 @@ def test_a_numpy_function_is_portable_though_numpy_has_no_bfloat16():
     assert ("unstable" in str(result)) == any(r.unstable for r in result.rows), str(result)
 
 
+def test_a_model_class_is_refused_naming_the_instance_to_pass():
+    # Shaped as torch.nn.Module is (this environment has no torch): a class
+    # named Module defined in torch.nn.modules.module.
+    module = type("Module", (), {"__module__": "torch.nn.modules.module"})
+    net = type("Net", (module,), {})
+    with pytest.raises(mudjack.CheckError, match=r"^Net is a class \(a torch\.nn\.Module subclass\), not a model: "
+                       r"pass an instance, mudjack\.check\(Net\(\.\.\.\), \.\.\.\)$"):
+        mudjack.check(net, X)
+    keras = type("Model", (), {"__module__": "keras.src.models.model"})
+    with pytest.raises(mudjack.CheckError, match=r"a keras\.Model subclass"):
+        mudjack.check(type("Classifier", (keras,), {}), X)
+
+
 def test_integer_inputs_keep_their_dtype():
     result = mudjack.check(doubled, np.arange(8, dtype=np.int32), budget_ms=2)
     assert [(r.dtype, r.outcome) for r in result.rows] == [("int32", "pass")], result
