@@ -26,6 +26,7 @@ import os
 import site
 import sys
 import sysconfig
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -373,11 +374,55 @@ def _is_keras(obj: Any) -> bool:
 _FOUND: dict[str, list[tuple[str, Any, tuple[Any, ...]]]] = {}
 
 
+def holder_name(obj: Any, spaces: list[dict[str, Any]], children: Callable[[Any], Any]) -> str | None:
+    """The name a script holds `obj` by, looked up in `spaces` (the script's
+    frames' variables, innermost first, its globals last): a variable that
+    holds it (`mlp`), else an attribute path below one, through `children`
+    (`nn.Module.named_modules`: `model.encoder`); None where none does.
+    `_` and dunder names are no names."""
+    def named(space: dict[str, Any]) -> list[tuple[str, Any]]:
+        return [(k, v) for k, v in list(space.items()) if k != "_" and not k.startswith("__")]
+
+    for space in spaces:
+        for key, value in named(space):
+            if value is obj:
+                return key
+    for space in spaces:
+        for key, value in named(space):
+            for path, sub in children(value):
+                if sub is obj and path:
+                    return f"{key}.{path}"
+    return None
+
+
+def _script_spaces(script: Path) -> list[dict[str, Any]]:
+    """The variables of each frame now running the script's own code,
+    innermost first (its module level, the globals, is the outermost)."""
+    wanted = os.path.realpath(script)
+    spaces = []
+    frame: types.FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if os.path.realpath(frame.f_code.co_filename) == wanted:
+            spaces.append(frame.f_locals)
+        frame = frame.f_back
+    return spaces
+
+
+def _unique(name: str, taken: list[str]) -> str:
+    """`name`, or `name_2`, `name_3`... where a model found before has it."""
+    n = 2
+    unique = name
+    while unique in taken:
+        unique, n = f"{name}_{n}", n + 1
+    return unique
+
+
 def find_models(script: Path) -> list[tuple[str, Any, tuple[Any, ...]]]:
     """Runs `script` (seeded) and returns the torch modules it calls at the
     top level (not a module called inside another), each with the inputs of
-    its first call, named by class ("Block", "Block_2"), as benchit does by
-    hooking forward."""
+    its first call, as benchit finds them by hooking forward; each named by
+    the variable of the script that holds it (`mlp`, `model.encoder`:
+    holder_name), else by its class (`Block`, `Block_2`)."""
     key = str(script.resolve())
     if key in _FOUND:
         return _FOUND[key]
@@ -390,14 +435,15 @@ def find_models(script: Path) -> list[tuple[str, Any, tuple[Any, ...]]]:
     depth = [0]
     original = torch.nn.Module.__call__
 
+    def children(value: Any) -> Any:
+        return value.named_modules() if isinstance(value, torch.nn.Module) else ()
+
     def recording(self: Any, *args: Any, **kwargs: Any) -> Any:
         if depth[0] == 0 and id(self) not in seen and not kwargs:
             seen.add(id(self))
-            names = [n for n, _, _ in found]
-            base = type(self).__name__
-            name = base if base not in names else f"{base}_{sum(n.startswith(base) for n in names) + 1}"
-            found.append((name, self, tuple(a.detach().clone() if isinstance(a, torch.Tensor) else a
-                                            for a in args)))
+            name = holder_name(self, _script_spaces(script), children) or type(self).__name__
+            found.append((_unique(name, [n for n, _, _ in found]), self,
+                          tuple(a.detach().clone() if isinstance(a, torch.Tensor) else a for a in args)))
         depth[0] += 1
         try:
             return original(self, *args, **kwargs)

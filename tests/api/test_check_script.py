@@ -102,6 +102,14 @@ def torch_check(folder: Path, target: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
+def test_a_scripts_models_are_named_by_the_variables_that_hold_them(tmp_path):
+    done = torch_check(tmp_path, "models.py")
+    assert done.returncode == 0, done.stderr
+    names = [c["function"] for c in json.loads(done.stdout)["cases"]]
+    # A global, an attribute path below one, a function's local; none: the class.
+    assert names == ["mlp", "pair.encoder", "head", "Sequential"], names
+
+
 def test_a_model_class_is_refused_naming_the_instance_to_pass(tmp_path):
     done = torch_check(tmp_path, "models.py:model")
     assert done.returncode == 2, done.stderr
