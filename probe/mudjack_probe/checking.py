@@ -13,8 +13,8 @@ passes as given. Each case is judged like any other: against its float64
 reference by the accuracy oracle, and timed.
 
 Raised here, at listing, for bad input (the engine prints it on one line and
-exits 2): a file that does not import, a NAME that is not there, a missing
-or failing NAME_inputs().
+exits 2): a file that does not import, a NAME that is not there, a model's
+class in place of a model, a missing or failing NAME_inputs().
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import os
 import site
 import sys
 import sysconfig
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -119,10 +120,41 @@ def load_target(target: str) -> tuple[Any, Callable[[], Any], str]:
     if not hasattr(module, name):
         defined = sorted(k for k, v in vars(module).items() if callable(v) and not k.startswith("_"))
         raise CheckTargetError(f"{path} has no {name} (it defines: {', '.join(defined) or 'nothing callable'})")
+    refuse_class(getattr(module, name), name, path)
     inputs = getattr(module, f"{name}_inputs", None)
     if not callable(inputs):
         raise CheckTargetError(f"{path} defines {name} but no {name}_inputs() returning its example inputs")
     return getattr(module, name), inputs, name
+
+
+def model_base(cls: type) -> str | None:
+    """The framework model class `cls` derives from (torch.nn.Module, a Flax
+    linen or nnx Module, a Keras Model or Layer), found by where its bases
+    are defined, with no framework imported; else None. The Python API's
+    mudjack._model_base is the same rule."""
+    for base in cls.__mro__:
+        where = base.__module__ or ""
+        if base.__name__ == "Module" and where.startswith(("torch.nn.", "flax.linen.", "flax.nnx.")):
+            return ".".join(where.split(".")[:2]) + ".Module"
+        if base.__name__ in ("Model", "Layer") and (where.split(".")[0] in ("keras", "tf_keras")
+                                                   or where.startswith("tensorflow.python.keras.")):
+            return "keras.Model" if base.__name__ == "Model" else "keras.layers.Layer"
+    return None
+
+
+def refuse_class(obj: Any, name: str, path: Path) -> None:
+    """CheckTargetError where NAME is a model's class, not a model: called on
+    its inputs it would build a model (or fail to: `missing a required
+    argument`), not run one."""
+    base = model_base(obj) if isinstance(obj, type) else None
+    if base is None:
+        return
+    cls = obj.__name__
+    if cls != name:
+        raise CheckTargetError(f"{name} is the class {cls} (a {base} subclass), not a model: "
+                               f"pass an instance ({name} = {cls}(...))")
+    raise CheckTargetError(f"{name} is a class (a {base} subclass), not a model: check an instance "
+                           f"(model = {cls}(...) with model_inputs(), then {path.name}:model)")
 
 
 def load_reference(target: str) -> Callable[..., Any] | None:
@@ -342,11 +374,55 @@ def _is_keras(obj: Any) -> bool:
 _FOUND: dict[str, list[tuple[str, Any, tuple[Any, ...]]]] = {}
 
 
+def holder_name(obj: Any, spaces: list[dict[str, Any]], children: Callable[[Any], Any]) -> str | None:
+    """The name a script holds `obj` by, looked up in `spaces` (the script's
+    frames' variables, innermost first, its globals last): a variable that
+    holds it (`mlp`), else an attribute path below one, through `children`
+    (`nn.Module.named_modules`: `model.encoder`); None where none does.
+    `_` and dunder names are no names."""
+    def named(space: dict[str, Any]) -> list[tuple[str, Any]]:
+        return [(k, v) for k, v in list(space.items()) if k != "_" and not k.startswith("__")]
+
+    for space in spaces:
+        for key, value in named(space):
+            if value is obj:
+                return key
+    for space in spaces:
+        for key, value in named(space):
+            for path, sub in children(value):
+                if sub is obj and path:
+                    return f"{key}.{path}"
+    return None
+
+
+def _script_spaces(script: Path) -> list[dict[str, Any]]:
+    """The variables of each frame now running the script's own code,
+    innermost first (its module level, the globals, is the outermost)."""
+    wanted = os.path.realpath(script)
+    spaces = []
+    frame: types.FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if os.path.realpath(frame.f_code.co_filename) == wanted:
+            spaces.append(frame.f_locals)
+        frame = frame.f_back
+    return spaces
+
+
+def _unique(name: str, taken: list[str]) -> str:
+    """`name`, or `name_2`, `name_3`... where a model found before has it."""
+    n = 2
+    unique = name
+    while unique in taken:
+        unique, n = f"{name}_{n}", n + 1
+    return unique
+
+
 def find_models(script: Path) -> list[tuple[str, Any, tuple[Any, ...]]]:
     """Runs `script` (seeded) and returns the torch modules it calls at the
     top level (not a module called inside another), each with the inputs of
-    its first call, named by class ("Block", "Block_2"), as benchit does by
-    hooking forward."""
+    its first call, as benchit finds them by hooking forward; each named by
+    the variable of the script that holds it (`mlp`, `model.encoder`:
+    holder_name), else by its class (`Block`, `Block_2`)."""
     key = str(script.resolve())
     if key in _FOUND:
         return _FOUND[key]
@@ -359,14 +435,15 @@ def find_models(script: Path) -> list[tuple[str, Any, tuple[Any, ...]]]:
     depth = [0]
     original = torch.nn.Module.__call__
 
+    def children(value: Any) -> Any:
+        return value.named_modules() if isinstance(value, torch.nn.Module) else ()
+
     def recording(self: Any, *args: Any, **kwargs: Any) -> Any:
         if depth[0] == 0 and id(self) not in seen and not kwargs:
             seen.add(id(self))
-            names = [n for n, _, _ in found]
-            base = type(self).__name__
-            name = base if base not in names else f"{base}_{sum(n.startswith(base) for n in names) + 1}"
-            found.append((name, self, tuple(a.detach().clone() if isinstance(a, torch.Tensor) else a
-                                            for a in args)))
+            name = holder_name(self, _script_spaces(script), children) or type(self).__name__
+            found.append((_unique(name, [n for n, _, _ in found]), self,
+                          tuple(a.detach().clone() if isinstance(a, torch.Tensor) else a for a in args)))
         depth[0] += 1
         try:
             return original(self, *args, **kwargs)

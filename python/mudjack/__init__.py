@@ -40,6 +40,7 @@ import inspect
 import json
 import os
 import pickle
+import shlex
 import shutil
 import signal
 import subprocess
@@ -85,7 +86,9 @@ class Row:
     bound_eps: float | None  # the bound it was held to
     median_ns: float | None
     timing_class: str  # device_bound | host_bound
-    spread: float | None  # the spread of its timing rounds (noise), None with one round
+    # The engine's spread (noise): (max - min) / median of its timing rounds'
+    # medians, with one round (p90 - p10) / median of its samples; None untimed.
+    spread: float | None
     message: str
     # How a pass was checked, in the words of every view: reference, property,
     # baseline, float64 (the oracle against its own widened run), none.
@@ -97,10 +100,14 @@ class Row:
     # failure); documented when the framework's own claims say so.
     refusal: str = ""
     documented: bool = False
+    case_id: str = ""  # the engine's case id: `mudjack repro CASE_ID` writes it as a script
+    # The same spread as slowest over fastest: the round medians' max / min
+    # (one round: its samples' p90 / p10), which the table prints after a
+    # multiplication sign (1.80 times). None untimed.
+    ratio: float | None = None
 
 
-_HEAD = ("device", "mode", "dtype", "outcome", "checked", "error (eps)", "bound (eps)", "median", "class",
-         "noise")
+_HEAD = ("device", "mode", "dtype", "outcome", "checked", "error / bound", "median", "class", "noise")
 _FINE = ("pass", "skip", "unsupported")  # outcomes that are no failure
 _COLOURS = {"pass": "#d8f0d8", "skip": "#eeeeee", "unsupported": "#eeeeee"}  # else failure red
 
@@ -112,8 +119,48 @@ def _refusal_word(r: Row) -> str:
     return ""
 
 
-def _num(v: float | None, fmt: str) -> str:
-    return "-" if v is None else format(v, fmt)
+def _duration(ns: float) -> str:
+    """A time as the engine's tables print it (util::format_ns): whole ns
+    below a microsecond, us and ms to one decimal, s to two."""
+    if ns < 1e3:
+        return f"{ns:.0f} ns"
+    if ns < 1e6:
+        return f"{ns / 1e3:.1f} us"
+    if ns < 1e9:
+        return f"{ns / 1e6:.1f} ms"
+    return f"{ns / 1e9:.2f} s"
+
+
+def _median(r: Row) -> str:
+    """The median; in brackets where the engine calls its timing unstable."""
+    if r.median_ns is None:
+        return "-"
+    return f"[{_duration(r.median_ns)}]" if r.unstable else _duration(r.median_ns)
+
+
+def _noise(r: Row) -> str:
+    """The spread as a ratio, slowest over fastest, after a multiplication
+    sign (1.80 times; two decimals, as a 10% spread is unstable), and the
+    engine's word `unstable` where it says so."""
+    if r.ratio is None:
+        return "unstable" if r.unstable else "-"
+    digits = ".2f" if r.ratio < 10 else ".1f" if r.ratio < 100 else ".0f"
+    return "\u00d7" + format(r.ratio, digits) + (" unstable" if r.unstable else "")
+
+
+def _eps(error: float | None, bound: float | None) -> str:
+    """The error in eps against its bound (`12 / 64 eps`), to 3 significant
+    digits, more where 3 would print an error beyond its bound as the bound
+    itself (6.0004 / 6): 6, else Python's shortest round trip."""
+    if error is None:
+        return "-" if bound is None else f"- / {bound:.3g} eps"
+    if bound is None:
+        return f"{error:.3g} eps"
+    for digits in (3, 6):
+        e, b = format(error, f".{digits}g"), format(bound, f".{digits}g")
+        if e != b or error == bound:
+            return f"{e} / {b} eps"
+    return f"{error!r} / {bound!r} eps"
 
 
 @dataclass
@@ -122,7 +169,10 @@ class CheckResult:
     verdicts: list[dict[str, Any]]
     run_id: str
     raw: dict[str, Any] = field(repr=False)
-    folder: str | None = None  # the kept temporary folder (check(keep=True)), else None
+    folder: str | None = None  # the kept temporary folder (check(keep=True), or a failed check), else None
+    # The results folder holding the run (`mudjack repro --out`), while it is
+    # kept: check's `out`, its kept folder's results, a loaded run's; else None.
+    results_dir: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -151,40 +201,49 @@ class CheckResult:
         return "; ".join(parts)
 
     def _cells(self) -> list[list[str]]:
-        return [[r.device, r.mode, r.dtype, r.outcome, r.checked or "-", _num(r.error_eps, ".3g"),
-                 _num(r.bound_eps, ".3g"),
-                 "-" if r.median_ns is None else f"{r.median_ns / 1e3:.1f} us", r.timing_class or "-",
-                 "-" if r.spread is None else f"{100 * r.spread:.1f}%" + (" unstable" if r.unstable else "")]
-                for r in self.rows]
+        return [[r.device, r.mode, r.dtype, r.outcome, r.checked or "-", _eps(r.error_eps, r.bound_eps), _median(r),
+                 r.timing_class or "-", _noise(r)] for r in self.rows]
+
+    def repro_command(self, row: Row) -> str:
+        """The command that writes `row`'s case as a standalone script
+        (`mudjack repro`, from the run's results folder); with no results
+        folder kept, the case id alone."""
+        if not self.results_dir:
+            return f"case {row.case_id}"
+        return (f"mudjack repro {shlex.quote(row.case_id)} --device {shlex.quote(row.device)} "
+                f"--run {shlex.quote(self.run_id)} --out {shlex.quote(self.results_dir)}")
+
+    def _why(self, r: Row) -> tuple[str, str]:
+        """Under a row: why it did not pass (a failure, an unsupported dtype)
+        and, for a failure, how to reproduce it; "" for what it lacks."""
+        why = _refusal_word(r) + r.message.splitlines()[0][:200] if r.outcome not in ("pass", "skip") and \
+            r.message else ""
+        return why, self.repro_command(r) if r.outcome not in _FINE and r.case_id else ""
 
     def __str__(self) -> str:
         rows = [list(_HEAD), *self._cells()]
         widths = [max(len(r[i]) for r in rows) for i in range(len(_HEAD))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-        # A failure's message under its row: which dtype on which device, and why.
         for i, r in enumerate(self.rows):
-            if r.outcome not in ("pass", "skip") and r.message:
-                lines[i + 1] += "\n    " + _refusal_word(r) + r.message.splitlines()[0][:200]
+            lines[i + 1] += "".join("\n    " + line for line in self._why(r) if line)
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         """A table for a notebook: each row green (pass), grey (skip,
-        unsupported) or red, and the error in eps beside its bound."""
+        unsupported) or red, the error in eps beside its bound, and under a
+        failure why and its `mudjack repro` line."""
         from html import escape
-        head = "".join(f"<th>{escape(h)}</th>" for h in ("device", "mode", "dtype", "outcome", "checked",
-                                                          "error / bound (eps)", "median", "class", "noise"))
+        head = "".join(f"<th>{escape(h)}</th>" for h in _HEAD)
         body = []
         for r, c in zip(self.rows, self._cells()):
             colour = _COLOURS.get(r.outcome, "#f6d0d0")
-            error = f"{c[5]} / {c[6]}" if r.bound_eps is not None else c[5]
-            if r.error_eps is not None and r.bound_eps is not None and not r.error_eps <= r.bound_eps:
-                error = f"<b>{escape(error)}</b>"
-            else:
-                error = escape(error)
-            why = f'<br><small>{escape(_refusal_word(r) + r.message.splitlines()[0][:200])}</small>' \
-                if r.outcome not in ("pass", "skip") and r.message else ""
-            cells = [escape(c[0]), escape(c[1]), escape(c[2]), f"<b>{escape(c[3])}</b>{why}", escape(c[4]), error,
-                     escape(c[7]), escape(c[8]), escape(c[9])]
+            beyond = r.error_eps is not None and r.bound_eps is not None and not r.error_eps <= r.bound_eps
+            why, repro = self._why(r)
+            under = (f"<br><small>{escape(why)}</small>" if why else "") + \
+                (f"<br><small><code>{escape(repro)}</code></small>" if repro else "")
+            cells = [escape(x) for x in c]
+            cells[3] = f"<b>{cells[3]}</b>{under}"
+            cells[5] = f"<b>{cells[5]}</b>" if beyond else cells[5]
             body.append(f'<tr style="background:{colour}">' + "".join(f"<td>{x}</td>" for x in cells) + "</tr>")
         verdict = self._verdict()
         return (f'<table class="mudjack-check"><caption>mudjack check, run {escape(self.run_id)}: '
@@ -358,7 +417,7 @@ def _imports(fn: types.FunctionType, done: set[str]) -> str:
 
 def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[str] | None = None,
           modes: list[str] | None = None, quick: bool = False, budget_ms: float | None = None,
-          out: str | None = None, keep: bool = False, framework: str | None = None,
+          out: str | None = None, keep: bool | None = None, framework: str | None = None,
           reference: Any = None) -> CheckResult:
     """Checks `fn(*inputs)` on every local device (or `devices`), in the
     floating dtypes of the grid (or `dtypes`) and eager and compiled (or
@@ -373,21 +432,52 @@ def check(fn: Any, *inputs: Any, devices: list[str] | None = None, dtypes: list[
 
     The target, its pickled inputs and (without `out`) the results go to a
     temporary `mudjack-check-*` folder that is removed when the check ends,
-    also when it fails; `keep=True` keeps it (its path: CheckResult.folder).
+    also when it is refused, unless a case failed: then it is kept (its path:
+    CheckResult.folder), so that the `mudjack repro` line under each failed
+    row runs. `keep=True` keeps it always, `keep=False` never.
     Interrupted (Ctrl-C, a notebook's stop button), the engine gets SIGTERM
     and up to 10 s to stop its probes before SIGKILL, and the
     KeyboardInterrupt goes on."""
+    _refuse_class(fn)
     own = getattr(fn, "__name__", "")
     name = own if isinstance(fn, types.FunctionType) and own.isidentifier() else "target"
     folder = Path(tempfile.mkdtemp(prefix="mudjack-check-"))
+    kept = False
     try:
         result = _check_in(folder, fn, name, inputs, devices=devices, dtypes=dtypes, modes=modes,
                            quick=quick, budget_ms=budget_ms, out=out, framework=framework, reference=reference)
+        kept = keep is True or (keep is None and bool(result.failures))
     finally:
-        if not keep:
+        if not kept:
             shutil.rmtree(folder, ignore_errors=True)
-    result.folder = str(folder) if keep else None
+    # `mudjack repro` finds a check's case through its target, in the folder.
+    result.folder = str(folder) if kept else None
+    result.results_dir = (os.path.abspath(out) if out else str(folder / "results")) if kept else None
     return result
+
+
+def _model_base(cls: type) -> str | None:
+    """The framework model class `cls` derives from (torch.nn.Module, a Flax
+    linen or nnx Module, a Keras Model or Layer), found by where its bases
+    are defined, with no framework imported; else None. The probe's
+    mudjack_probe.checking.model_base is the same rule."""
+    for base in cls.__mro__:
+        where, root = base.__module__ or "", (base.__module__ or "").split(".")[0]
+        if base.__name__ == "Module" and where.startswith(("torch.nn.", "flax.linen.", "flax.nnx.")):
+            return ".".join(where.split(".")[:2]) + ".Module"
+        if base.__name__ in ("Model", "Layer") and (root in ("keras", "tf_keras")
+                                                   or where.startswith("tensorflow.python.keras.")):
+            return "keras.Model" if base.__name__ == "Model" else "keras.layers.Layer"
+    return None
+
+
+def _refuse_class(fn: Any) -> None:
+    """CheckError where `fn` is a model's class, not a model: calling it on
+    the inputs would build a model, not run one."""
+    base = _model_base(fn) if isinstance(fn, type) else None
+    if base is not None:
+        raise CheckError(f"{fn.__name__} is a class (a {base} subclass), not a model: pass an instance, "
+                         f"mudjack.check({fn.__name__}(...), ...)")
 
 
 def _check_in(folder: Path, fn: Any, name: str, inputs: tuple[Any, ...], *,
@@ -430,13 +520,30 @@ def load(path: str | os.PathLike[str]) -> CheckResult:
         doc = json.loads(p.read_text())
     except (OSError, ValueError) as exc:
         raise CheckError(f"cannot read {p}: {exc}") from exc
-    return _result(doc, str(p))
+    result = _result(doc, str(p))
+    # RESULTS/runs/RUN_ID/results.json: RESULTS is what `mudjack repro --out` reads.
+    run = p.resolve().parent
+    if run.parent.name == "runs" and (run.parent.parent / "mudjack.db").is_file():
+        result.results_dir = str(run.parent.parent)
+    return result
 
 
 def _float(v: Any) -> float | None:
     """A number of results.json as a float: its non-finite values are the
     strings "inf", "-inf" and "nan"."""
     return None if v is None else float(v)
+
+
+def _ratio(latency: dict[str, Any]) -> float | None:
+    """The spread the engine measured as slowest over fastest: its round
+    medians' max / min, with one round its samples' p90 / p10
+    (stats/timing.hpp); None untimed, inf where the fastest took no time."""
+    rounds = [float(x) for x in (latency.get("timing") or {}).get("rounds") or []]
+    lo, hi = (min(rounds), max(rounds)) if len(rounds) > 1 else (_float(latency.get("p10_ns")),
+                                                                 _float(latency.get("p90_ns")))
+    if lo is None or hi is None or latency.get("median_ns") is None:
+        return None
+    return hi / lo if lo > 0 else float("inf")
 
 
 def _rows(doc: dict[str, Any]) -> list[Row]:
@@ -451,7 +558,7 @@ def _rows(doc: dict[str, Any]) -> list[Row]:
         numeric = c.get("numeric") or {}
         latency = c.get("latency") or {}
         timing = latency.get("timing") or {}
-        rounds = timing.get("rounds") or []
+        timed = bool(timing) and latency.get("median_ns") is not None
         outcome = c["outcome"]
         refusal = c.get("refusal") or {}
         if outcome == "fail" and (refusal.get("refusal") == "unsupported" or (
@@ -459,8 +566,9 @@ def _rows(doc: dict[str, Any]) -> list[Row]:
             outcome = "unsupported"
         rows.append(Row(c["device"], c["mode"], c["dtype"], outcome, _float(numeric.get("error_eps")),
                         _float(numeric.get("bound_eps")), _float(latency.get("median_ns")), timing.get("bound", ""),
-                        _float(timing.get("spread")) if len(rounds) > 1 else None,
+                        _float(timing.get("spread")) if timed else None,
                         (c.get("error") or {}).get("message", "") or numeric.get("message", "") or "",
                         c.get("checked", "") if c["outcome"] == "pass" else "", bool(timing.get("unstable")),
-                        refusal.get("refusal", ""), bool(refusal.get("documented"))))
+                        refusal.get("refusal", ""), bool(refusal.get("documented")), c.get("id", ""),
+                        _ratio(latency) if timed else None))
     return rows

@@ -18,5 +18,6 @@ def mudjack_check() -> Callable[..., CheckResult]:
     """`mudjack_check(fn, *inputs, devices=..., dtypes=...)`: asserts fn is
     portable (mudjack.testing.assert_portable): by default `mudjack check`'s
     grid on the devices present (`quick=True`: eager in the inputs' dtype);
-    a failure or a pass checked by nothing shows MudJack's table."""
+    a failure or a pass checked by nothing shows MudJack's table, with the
+    `mudjack repro` line of each failed case."""
     return assert_portable

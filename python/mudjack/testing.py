@@ -15,7 +15,9 @@ point once the package is installed):
 
 A failure is `mudjack.CheckFailed` (an AssertionError) whose message is
 MudJack's table: which dtype on which device, the error in eps against its
-bound, and why.
+bound, why, and under each failed row the `mudjack repro CASE_ID --device
+DEV --run RUN_ID --out RESULTS` line that writes it as a script (its
+folder kept for that).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -73,6 +74,13 @@ def test_assert_portable_names_the_dtypes_to_run():
     assert sorted(r.dtype for r in result.rows) == ["float16", "float32"]
 
 
+@pytest.fixture(autouse=True)
+def kept_folders_in_tmp(tmp_path, monkeypatch):
+    """A failed check keeps its mudjack-check-* folder (for `mudjack repro`):
+    under the test's own tmp_path, not /tmp."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+
 def test_a_failing_function_prints_with_a_float_infinite_error():
     result = mudjack.check(overflows, X, quick=True, budget_ms=2)
     row = result.rows[0]
@@ -81,10 +89,40 @@ def test_a_failing_function_prints_with_a_float_infinite_error():
     text = str(result)
     assert "inf" in text and "beyond" in text, text
     html = result._repr_html_()
-    assert "background:#f6d0d0" in html and f"<b>inf / {row.bound_eps:.3g}</b>" in html and "1 of 1 cases failed" in html, html
+    assert "background:#f6d0d0" in html and f"<b>inf / {row.bound_eps:.3g} eps</b>" in html and "1 of 1 cases failed" in html, html
     with pytest.raises(mudjack.CheckFailed, match="1 of 1 cases failed \\(float32 on cpu\\)"):
         result.raise_for_failure()
     assert not result.ok
+
+
+def test_a_failed_row_says_the_mudjack_repro_line_that_reproduces_it(tmp_path):
+    result = mudjack.check(overflows, X, quick=True, budget_ms=2)
+    (row,) = result.rows
+    assert row.case_id == "numpy/overflows/float32-given-eager", row
+    # Kept, so that the line runs: the target and the run are in its folder.
+    assert result.folder and result.results_dir == str(Path(result.folder) / "results"), result
+    line = f"mudjack repro {row.case_id} --device cpu --run {result.run_id} --out {result.results_dir}"
+    assert result.repro_command(row) == line
+    assert f"\n    {line}" in str(result), str(result)
+    assert f"<code>{line}</code>" in result._repr_html_()
+    with pytest.raises(mudjack.CheckFailed) as failed:
+        result.raise_for_failure()
+    assert line in str(failed.value)
+    script = tmp_path / "repro.py"
+    done = subprocess.run([os.environ["MUDJACK_BINARY"], *line.split()[1:], "-o", str(script)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Reproduces numpy/overflows/float32-given-eager on cpu" in script.read_text()
+    # keep=False: nothing kept, no line that would not run; the case id still said.
+    gone = mudjack.check(overflows, X, quick=True, budget_ms=2, keep=False)
+    assert gone.folder is None and gone.results_dir is None, gone
+    assert "\n    case numpy/overflows/float32-given-eager" in str(gone) and "mudjack repro" not in str(gone)
+
+
+def test_a_passing_check_keeps_nothing_and_its_rows_stay_one_line():
+    result = mudjack.check(scaled_cumsum, X, quick=True, budget_ms=2)
+    assert result.ok and result.folder is None and result.results_dir is None, result
+    assert len(str(result).splitlines()) == 2 and "repro" not in str(result), str(result)
 
 
 def test_a_numpy_function_is_portable_though_numpy_has_no_bfloat16():
@@ -98,6 +136,19 @@ def test_a_numpy_function_is_portable_though_numpy_has_no_bfloat16():
     assert all(isinstance(r.unstable, bool) for r in result.rows)
     assert all(r.unstable == (r.spread > 0.10) for r in timed), result.rows
     assert ("unstable" in str(result)) == any(r.unstable for r in result.rows), str(result)
+
+
+def test_a_model_class_is_refused_naming_the_instance_to_pass():
+    # Shaped as torch.nn.Module is (this environment has no torch): a class
+    # named Module defined in torch.nn.modules.module.
+    module = type("Module", (), {"__module__": "torch.nn.modules.module"})
+    net = type("Net", (module,), {})
+    with pytest.raises(mudjack.CheckError, match=r"^Net is a class \(a torch\.nn\.Module subclass\), not a model: "
+                       r"pass an instance, mudjack\.check\(Net\(\.\.\.\), \.\.\.\)$"):
+        mudjack.check(net, X)
+    keras = type("Model", (), {"__module__": "keras.src.models.model"})
+    with pytest.raises(mudjack.CheckError, match=r"a keras\.Model subclass"):
+        mudjack.check(type("Classifier", (keras,), {}), X)
 
 
 def test_integer_inputs_keep_their_dtype():
@@ -196,7 +247,7 @@ def test_plugin_failures_print_the_table(installed, tmp_path):
         def test_wrong(mudjack_check):
             mudjack_check(overflows, X)
         """))
-    env = dict(os.environ, PYTHONPATH=str(installed))
+    env = dict(os.environ, PYTHONPATH=str(installed), TMPDIR=str(tmp_path))  # the kept folder of its failure
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300, check=False)
     out = done.stdout
@@ -207,7 +258,9 @@ def test_plugin_failures_print_the_table(installed, tmp_path):
     assert re.search(r"CheckFailed: \d of 4 cases failed.*float32 on cpu", out), out
     # The fixture was found with no -p: by the installed package's pytest11 entry point.
     # Its table: the mismatch, its infinite error and the bound it was held to.
-    assert re.search(r"mismatch\s+-\s+inf\s+6\b", out), out
+    assert re.search(r"mismatch\s+-\s+inf / 6 eps", out), out
+    # Under the failed row, the line that writes it as a script.
+    assert re.search(r"\n[E ]+mudjack repro numpy/overflows/float32-given-eager --device cpu --run \S+ --out \S+/results\n", out), out
 
 
 def test_a_refused_fail_reads_in_the_engines_words(tmp_path):
@@ -228,3 +281,35 @@ def test_a_refused_fail_reads_in_the_engines_words(tmp_path):
     assert not result.ok
     assert [r.dtype for r in result.failures] == ["complex64"]
     assert 'kernel_missing (documented): "f_cuda" not implemented' in str(result)
+
+
+def test_times_read_as_the_engines_tables_and_an_unstable_median_in_brackets(tmp_path):
+    """The CLI's units (util::format_ns: ns, us, ms, s); an unstable timing's
+    median in brackets and its spread as slowest over fastest, never as a
+    percent; an error beyond its bound with the digits that show it."""
+    def case(i: int, median_ns: float, rounds: list[float], unstable: bool, error: float | None = None) -> dict:
+        return {"id": f"numpy/f/float32-given-eager-{i}", "device": "cpu", "mode": "eager", "dtype": "float32",
+                "function": "f", "outcome": "pass" if error is None else "mismatch", "checked": "float64",
+                "numeric": {"error_eps": error, "bound_eps": 6.0},
+                "latency": {"median_ns": median_ns, "p10_ns": median_ns, "p90_ns": 3 * median_ns,
+                            "timing": {"bound": "host_bound", "rounds": rounds, "unstable": unstable,
+                                       "spread": (max(rounds) - min(rounds)) / median_ns}}}
+    doc = {"run": {"id": "r1"}, "verdicts": [], "cases": [
+        case(0, 812.4, [812.4, 830.0], False), case(1, 15936000.0, [15936000.0, 16000000.0], False),
+        case(2, 44.0e6, [25.0e6, 44.0e6, 45.0e6], True, 6.0004), case(3, 2.5e9, [2.5e9], True)]}
+    run = tmp_path / "results" / "runs" / "r1"
+    run.mkdir(parents=True)
+    (run / "results.json").write_text(__import__("json").dumps(doc))
+    (tmp_path / "results" / "mudjack.db").write_text("")
+    result = mudjack.load(run)
+    lines = str(result).splitlines()
+    assert re.search(r"\s812 ns\s+host_bound\s+\u00d71.02$", lines[1]), lines[1]
+    assert re.search(r"\s15.9 ms\s+host_bound\s+\u00d71.00$", lines[2]), lines[2]
+    assert re.search(r"6.0004 / 6 eps\s+\[44.0 ms\]\s+host_bound\s+\u00d71.80 unstable$", lines[3]), lines[3]
+    # One round: the engine's spread of its samples, p90 / p10.
+    assert re.search(r"\[2.50 s\]\s+host_bound\s+\u00d73.00 unstable$", lines[-1]), lines[-1]
+    assert result.rows[3].spread == 0.0 and result.rows[3].ratio == 3.0, result.rows[3]
+    assert "%" not in str(result) and " us" not in str(result)
+    # A stored run's results folder is the one `mudjack repro --out` reads.
+    assert result.results_dir == str(tmp_path.resolve() / "results"), result
+    assert lines[4] == f"    mudjack repro numpy/f/float32-given-eager-2 --device cpu --run r1 --out {tmp_path.resolve()}/results"

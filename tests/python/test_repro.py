@@ -171,3 +171,21 @@ class Repro(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class MinimalAccuracy(unittest.TestCase):
+    """The float64 accuracy test a minimal script ends with."""
+
+    def test_an_error_just_beyond_its_bound_prints_beyond_it(self) -> None:
+        from contextlib import redirect_stdout
+        from io import StringIO
+
+        from mudjack_probe.minimal import _ACCURACY
+        # One output, r = 1 (its RMS 1 too): the error is |x - 1| / (2 EPS).
+        space = {"np": np, "ref_fn": lambda x: x, "wide": lambda a: a, "host": lambda a: np.asarray(a, np.float64),
+                 "outs": lambda o: [o], "args": [np.array([1.0])], "out": np.array([1.0 + 6.0004 * 2e-3]),
+                 "EPS": [1e-3], "BOUND": 6.0}
+        printed = StringIO()
+        with redirect_stdout(printed), self.assertRaises(SystemExit):
+            exec(_ACCURACY, space)
+        self.assertIn("worst error 6.0004 eps; MudJack's bound 6 eps", printed.getvalue())
