@@ -91,7 +91,9 @@ TEST_F(Accuracy, AStatefulFunctionIsNondeterministicNotAMismatch) {
   EXPECT_EQ(steady["outcome"], "pass") << steady.dump();
   EXPECT_EQ(steady["extra"]["again"]["identical"], true);
   for (const auto& v : verdicts) {
-    if (v["function"] == "stateful.counter") EXPECT_NE(v["verdict"], "portable") << v.dump();
+    if (v["function"] == "stateful.counter") {
+      EXPECT_NE(v["verdict"], "portable") << v.dump();
+    }
   }
 }
 
