@@ -65,7 +65,8 @@ def send(message: dict[str, Any]) -> None:
 def _repro(adapter: Any, case: api.CaseDef, request: dict[str, Any]) -> dict[str, Any]:
     """The reply to `repro`: the case as a standalone script, or why it cannot be one."""
     from .minimal import make_minimal
-    from .repro import CannotWrite, make_script
+    from .repro import make_script
+    from .script_writer import CannotWrite
 
     reply: dict[str, Any] = {"type": "repro", "case": case.id, "script": "", "unwritable": None}
     bound = request.get("bound_eps")

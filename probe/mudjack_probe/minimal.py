@@ -1,18 +1,18 @@
 """`mudjack repro --minimal`: the smallest script that still shows a case's
-failure, and the float64 accuracy check a full repro script adds.
+failure.
 
 The minimal script imports only numpy and the framework (and what the call's
 own source imports). Its inputs are written inline as hex bytes (one line
 each, the only lines that may be long); then the call, as the full script
-writes it (the case's function as source with what it closes over), eager or
-compiled as the case was; then one test of the failure MudJack recorded:
+writes it (the case's function as source with what it closes over, by
+script_writer.Writer), eager or compiled as the case was; then one test of
+the failure MudJack recorded:
 
 - an accuracy mismatch (the engine passes `bound_eps`): the same function on
   the inputs widened to float64, eagerly, and the error in eps of each
-  floating output against it, e_i = |x_i - r_i| / (eps * (|r_i| + s)) with s
-  the RMS of the reference's finite values (the oracle's unit,
-  src/oracle/accuracy.hpp; a non-finite output where the reference is finite
-  is an infinite error): exit 1 beyond the bound;
+  floating output against it, by the oracle's own error_parts
+  (mudjack_probe/eps.py, embedded by source; script_writer.accuracy_check):
+  exit 1 beyond the bound;
 - a difference from the baseline device's outputs (`expected`):
   `np.testing.assert_allclose` within the case's tolerance (an
   AssertionError, exit 1);
@@ -28,21 +28,16 @@ from typing import Any
 
 import numpy as np
 
+from . import eps
 from .api import Call, CaseDef, Ctx
-from .repro import CannotWrite, _Writer, torch_owners
-from .vocabulary import VOCABULARY
-
-# Machine epsilon per real floating dtype: the oracle's (schemas/vocabulary.json).
-EPS: dict[str, float] = VOCABULARY["accuracy"]["dtype_eps"]
+from .script_writer import OUTS, WIDE, CannotWrite, Writer, accuracy_check, judged_outputs, reference_text, torch_owners
 
 # Per framework: imports, an inline array placed on the device in a dtype,
-# an output to float64 on the host, and compiling.
+# and an output to float64 on the host.
 _HEAD = {
     "numpy": """import numpy as np
-
 def put(hexed, saved, shape, dtype): return np.frombuffer(bytes.fromhex(hexed), saved).reshape(shape).astype(dtype)
-def host(x): return np.asarray(x, dtype=np.float64)
-def compiled(fn): return fn""",
+def host(x): return np.asarray(x, dtype=np.float64)""",
     "torch": """import numpy as np
 import torch
 
@@ -50,8 +45,7 @@ DEVICE = torch.device("{device}")
 def put(hexed, saved, shape, dtype):
     a = np.frombuffer(bytes.fromhex(hexed), saved).reshape(shape).copy()
     return torch.from_numpy(a).to(device=DEVICE, dtype=getattr(torch, dtype))
-def host(x): return x.detach().cpu().double().numpy()
-def compiled(fn): return torch.compile(fn)""",
+def host(x): return x.detach().cpu().double().numpy()""",
     "jax": """import numpy as np
 import jax
 import jax.numpy as jnp
@@ -60,8 +54,7 @@ jax.config.update("jax_enable_x64", True)
 DEVICE = jax.devices("cpu")[0] if "{device}" == "cpu" else jax.devices("gpu")[{index}]
 def put(hexed, saved, shape, dtype):
     return jax.device_put(jnp.asarray(np.frombuffer(bytes.fromhex(hexed), saved).reshape(shape), dtype), DEVICE)
-def host(x): return np.asarray(x.astype(jnp.float64))
-def compiled(fn): return jax.jit(fn)""",
+def host(x): return np.asarray(x.astype(jnp.float64))""",
     "tensorflow": """import numpy as np
 import tensorflow as tf
 
@@ -69,20 +62,14 @@ DEVICE = "/CPU:0" if "{device}" == "cpu" else "/GPU:{index}"
 def put(hexed, saved, shape, dtype):
     with tf.device(DEVICE):
         return tf.cast(tf.constant(np.frombuffer(bytes.fromhex(hexed), saved).reshape(shape)), getattr(tf, dtype))
-def host(x): return tf.cast(x, tf.float64).numpy()
-def compiled(fn): return tf.function(fn, jit_compile=True)""",
+def host(x): return tf.cast(x, tf.float64).numpy()""",
 }
 
-# Per framework: an argument widened to float64 for the reference (floating
-# arrays only), written with the script's own imports.
-_WIDE = {
-    "numpy": 'def wide(a): return a.astype(np.float64) if getattr(getattr(a, "dtype", None), "kind", "") == "f" else a',
-    "torch": "def wide(a): return a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a",
-    "jax": 'def wide(a): return a.astype(jnp.float64) if jnp.issubdtype(getattr(a, "dtype", object), jnp.floating) else a',
-    "tensorflow": 'def wide(a): return tf.cast(a, tf.float64) if getattr(getattr(a, "dtype", None), "is_floating", False) else a',
-}
+# Per framework: the compiler of a compiled case (only such a script calls it).
+_COMPILE = {"numpy": "fn", "torch": "torch.compile(fn)", "jax": "jax.jit(fn)",
+            "tensorflow": "tf.function(fn, jit_compile=True)"}
 
-# What the full script's writer may name (repro._Writer), defined only when
+# What the full script's writer may name (script_writer.Writer), defined only when
 # the written call uses it.
 _HELPERS = {
     "_np.": "_np = np",
@@ -98,28 +85,7 @@ _HELPERS = {
     return torch.empty_strided(x.shape, stride, dtype=x.dtype, device=x.device).copy_(x)""",
 }
 
-# The error in eps of each floating output against the float64 reference,
-# to 6 significant digits: an error just beyond its bound (6.0004 against 6)
-# must not print as the bound itself.
-_ACCURACY = """ref = ref_fn(*[wide(a) for a in args])
-worst = 0.0
-for i, (x, r) in enumerate(zip(outs(out), outs(ref))):
-    if not EPS[i]:
-        continue
-    x, r = host(x), host(r)
-    s = float(np.sqrt(np.mean(r[np.isfinite(r)] ** 2))) if np.isfinite(r).any() else 1.0
-    e = np.abs(x - r) / (EPS[i] * (np.abs(r) + (s or 1.0)))
-    e = np.where(np.isfinite(r) & ~np.isfinite(x), np.inf, np.where(np.isnan(r) & np.isnan(x), 0.0, e))
-    worst = max(worst, float(np.nanmax(e)) if e.size else 0.0)
-    print(f"output {i}: error {float(np.nanmax(e)) if e.size else 0.0:.6g} eps against float64")
-print(f"worst error {worst:.6g} eps; MudJack's bound {BOUND:g} eps")
-if not worst <= BOUND:
-    raise SystemExit(1)"""
-
-_OUTS = "def outs(o): return list(o) if isinstance(o, (tuple, list)) else [o]"
-
-
-def _inline(adapter: Any, value: Any, where: str, w: _Writer) -> str:
+def _inline(adapter: Any, value: Any, where: str, w: Writer) -> str:
     """An argument: a framework array as one `put(...)` line of hex bytes,
     anything else as the full script writes it."""
     module = type(value).__module__.split(".")[0]
@@ -129,36 +95,6 @@ def _inline(adapter: Any, value: Any, where: str, w: _Writer) -> str:
             host, dtype = np.ascontiguousarray(arrays[0][0]), arrays[0][1]
             return f"put({host.tobytes().hex()!r}, {host.dtype.str!r}, {host.shape!r}, {dtype!r})"
     return w.value(value, where)
-
-
-def _output_eps(adapter: Any, call: Call) -> list[float]:
-    """Each output's epsilon (0 for an output the oracle does not judge),
-    from one call on the case's own arguments."""
-    with adapter.scope():
-        out = call.fn(*call.args)
-    return [EPS.get(dtype, 0.0) for _, dtype in adapter.to_numpy(out)]
-
-
-def accuracy_lines(adapter: Any, case: CaseDef, seed: int, call: Call, bound_eps: float, w: _Writer,
-                   fn_name: str) -> list[str]:
-    """The float64 accuracy check as lines of a full repro script (its
-    prelude: `to_host`, `scope`; its call: `_fn`, `_args`, `_out`), run
-    after its call: it appends to `_problems` instead of exiting."""
-    ref_text = _reference(adapter, case, seed, call, w, fn_name)
-    test = _ACCURACY.replace("raise SystemExit(1)", '_problems.append(f"error {worst:.6g} eps beyond the bound {BOUND:g} eps")')
-    return [_OUTS, _WIDE[case.framework], "def host(x): return np.asarray(to_host(x), dtype=np.float64)",
-            f"EPS, BOUND = {_output_eps(adapter, call)!r}, {bound_eps!r}",
-            "args, out = _args, _out", "with scope():", f"    ref_fn = {ref_text}",
-            *["    " + line for line in test.splitlines()]]
-
-
-def _reference(adapter: Any, case: CaseDef, seed: int, call: Call, w: _Writer, fn_name: str) -> str:
-    """The function the float64 reference calls: the case's body built
-    widened (a module's weights in float64), as source; the call's own
-    function when the body gives the same one."""
-    with adapter.scope():
-        wide: Call = case.body(Ctx(adapter, case, seed, widen=True))
-    return fn_name if wide.fn is call.fn else w.value(wide.fn, "the float64 reference's function")
 
 
 def _helpers(text: str) -> list[str]:
@@ -174,33 +110,46 @@ def make_minimal(adapter: Any, case: CaseDef, seed: int, device: str, seen: str 
         raise CannotWrite(f"a minimal script is not written for {case.framework}")
     with adapter.scope():
         call: Call = case.body(Ctx(adapter, case, seed))
-    w = _Writer(adapter, owners=torch_owners([call.fn, *call.args]))
+    w = Writer(adapter, owners=torch_owners([call.fn, *call.args]))
     fn_text = w.value(call.fn, "the called function")
     args_text = [_inline(adapter, a, f"argument {i + 1}", w) for i, a in enumerate(call.args)]
-    tail = _tail(adapter, case, seed, call, w, fn_text, expected, rtol, atol, bound_eps)
+    if bound_eps is not None:
+        tail = _accuracy(adapter, case, seed, call, w, fn_text, bound_eps)
+    else:
+        tail = _against_baseline(expected, rtol, atol)
     body = [line for ln in w.lines for line in ln.splitlines()]
     compiled = case.mode == "compiled" and not call.compiled_by_case
-    shows = ("the error against float64 beyond the bound" if bound_eps is not None
-             else "an output that differs from the baseline device's" if expected
-             else "the exception the call raises, if it raises")
-    out = [f'"""Minimal reproduction of {case.id} on {device} (mudjack repro --minimal).', ""]
-    if seen:
-        out.append(f"What MudJack saw: {seen}")
     index = device.split(":")[1] if ":" in device else "0"
-    out += [f"Exit 1 (or an exception) shows {shows}; exit 0: not reproduced.", '"""',
-            _HEAD[case.framework].format(device=device, index=index), *w.imports,
-            *_helpers("\n".join(body + args_text + tail)), *body, f"fn = {fn_text}",
-            "args = [", *[f"    {a}," for a in args_text], "]",
-            f"out = {'compiled(fn)' if compiled else 'fn'}(*args)", _OUTS, *tail]
+    out = [*_docstring(case, device, seen, bound_eps is not None, bool(expected)),
+           _HEAD[case.framework].format(device=device, index=index), *w.imports,
+           *_helpers("\n".join(body + args_text + tail)), *body, f"fn = {fn_text}",
+           "args = [", *[f"    {a}," for a in args_text], "]",
+           f"out = {_COMPILE[case.framework] if compiled else 'fn'}(*args)",
+           OUTS, *tail]
     return "\n".join(out) + "\n"
 
 
-def _tail(adapter: Any, case: CaseDef, seed: int, call: Call, w: _Writer, fn_text: str,
-          expected: list[str] | None, rtol: float, atol: float, bound_eps: float | None) -> list[str]:
-    """The test of the failure MudJack recorded (the module docstring)."""
-    if bound_eps is not None:
-        return [_WIDE[case.framework], f"ref_fn = {_reference(adapter, case, seed, call, w, fn_text)}",
-                f"EPS, BOUND = {_output_eps(adapter, call)!r}, {bound_eps!r}", _ACCURACY]
+def _docstring(case: CaseDef, device: str, seen: str, accuracy: bool, compared: bool) -> list[str]:
+    shows = ("the error in eps against float64 (MudJack's: error_parts) beyond the bound" if accuracy
+             else "an output that differs from the baseline device's" if compared
+             else "the exception the call raises, if it raises")
+    return [f'"""Minimal reproduction of {case.id} on {device} (mudjack repro --minimal).',
+            *([f"What MudJack saw: {seen}"] if seen else []),
+            f'Exit 1 (or an exception) shows {shows}; exit 0: not reproduced."""']
+
+
+def _accuracy(adapter: Any, case: CaseDef, seed: int, call: Call, w: Writer, fn_text: str,
+              bound_eps: float) -> list[str]:
+    """The float64 accuracy check (script_writer.accuracy_check): exit 1 beyond the bound."""
+    ref_text = reference_text(adapter, case, seed, call, w, fn_text)
+    return [WIDE[case.framework], eps.embedded("error_parts"),
+            f"ref_fn, _EPS, _BOUND = {ref_text}, {judged_outputs(adapter, call)!r}, {bound_eps!r}",
+            *accuracy_check("raise SystemExit(1)")]
+
+
+def _against_baseline(expected: list[str] | None, rtol: float, atol: float) -> list[str]:
+    """The outputs against the baseline device's, within the case's
+    tolerance; without them, only the call (an exception shows itself)."""
     if not expected:
         return ['print("ran without an exception")']
     lines = ["expected = ["]

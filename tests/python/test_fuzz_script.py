@@ -50,6 +50,7 @@ class Writing(unittest.TestCase):
                 others = {"torch", "jax", "tensorflow", "onnxruntime", "onnx"} - {framework, "onnx" if framework == "onnxruntime" else ""}
                 self.assertEqual(imported & others, set())
                 self.assertIn(f"{MODULES[framework][1]}_glue()", text)
+                self.assertIn("\ndef error_parts(x, r, eps, big):", text)  # the oracle's error, mudjack_probe/eps.py
 
     def test_refusals(self) -> None:
         text = FIRST.read_text()

@@ -270,7 +270,7 @@ class Network(unittest.TestCase):
             print("loopback ok")
         """)
         out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60,
-                             env={**os.environ, "PYTHONPATH": str(Path(models.__file__).parents[1])})
+                             env={**os.environ, "PYTHONPATH": str(Path(api.__file__).parents[1])})
         self.assertEqual(out.returncode, 0, out.stderr)
         lines = out.stdout.splitlines()
         self.assertIn("NetworkRefused network access refused: connection to '192.0.2.1' is not loopback", lines[0])

@@ -1,6 +1,7 @@
-"""mudjack repro's script writer, with the numpy adapter: the script runs on
-its own, reproduces the call, and fails when the output differs from the
-baseline's."""
+"""mudjack repro's script writers, with the numpy adapter: the full script
+runs on its own, reproduces the call, and fails when the output differs from
+the baseline's; after the oracle's mismatch the full and the minimal script
+judge the float64 error as the oracle does."""
 
 from __future__ import annotations
 
@@ -9,12 +10,19 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from contextlib import redirect_stdout
+from io import StringIO
+from pathlib import Path
 
 import numpy as np
 
-from mudjack_probe import api
+from mudjack_probe import api, checking, eps
 from mudjack_probe.adapters import load
-from mudjack_probe.repro import CannotWrite, make_script
+from mudjack_probe.minimal import make_minimal
+from mudjack_probe.repro import make_script
+from mudjack_probe.script_writer import CannotWrite, accuracy_check
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 SCALE = 3.0  # a module-level constant the body's helper uses
 
@@ -42,7 +50,9 @@ def _within(t: api.Ctx, reference: _Reference):  # type: ignore[no-untyped-def]
     return ok
 
 
-class Repro(unittest.TestCase):
+class Scripts(unittest.TestCase):
+    """Writes scripts of numpy cases and runs them."""
+
     def setUp(self) -> None:
         api.reset()
         self.adapter = load("numpy")
@@ -63,6 +73,8 @@ class Repro(unittest.TestCase):
             f.write(script)
         return subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=60, check=False)  # the tests read returncode
 
+
+class Repro(Scripts):
     def test_closures_globals_and_inputs_travel(self) -> None:
         def body(t: api.Ctx) -> api.Call:
             k = 2.5
@@ -169,23 +181,60 @@ class Repro(unittest.TestCase):
         self.assertIn("handle", str(caught.exception))
 
 
+class Accuracy(Scripts):
+    """After the oracle's mismatch (`bound_eps`), both scripts measure the
+    error in eps against float64 with the oracle's error_parts
+    (mudjack_probe/eps.py, embedded) and exit 1 beyond the bound."""
+
+    def test_a_finite_output_where_float64_is_nan_is_reproduced(self) -> None:
+        # float32: a + 1e-10 == a, so sqrt(-0.0) = -0.0; float64: sqrt(-1e-10)
+        # is NaN. The oracle calls a finite output against a NaN reference
+        # infinitely off; np.nanmax, in the minimal script before issue 49,
+        # dropped it and printed 0 eps.
+        def body(t: api.Ctx) -> api.Call:
+            return t.call(lambda a: np.sqrt(-((a + 1e-10) - a)), t.randn())
+
+        for write in (make_script, make_minimal):
+            with self.subTest(write.__name__):
+                script = write(self.adapter, self.case(body), 0, "cpu", bound_eps=16.0)
+                self.assertNotIn("mudjack_probe", script.split('"""', 2)[2], "the script needs no mudjack")
+                done = self.run_script(script)
+                self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+                self.assertIn("output 0: error inf eps against float64", done.stdout)
+
+    def test_an_output_within_the_bound_passes(self) -> None:
+        def body(t: api.Ctx) -> api.Call:
+            return t.call(lambda a: (a * 3, np.argmax(a)), t.randn())
+
+        for write in (make_script, make_minimal):
+            with self.subTest(write.__name__):
+                done = self.run_script(write(self.adapter, self.case(body), 0, "cpu", bound_eps=6.0))
+                self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+                self.assertIn("output 1: not judged", done.stdout)
+                self.assertIn("worst error 0", done.stdout)
+
+    def test_the_minimal_script_of_a_check_case_stays_within_40_lines(self) -> None:
+        # As tests/integration/check_test.cpp counts: every line but the inline inputs.
+        cases = checking.declare(str(FIXTURES / "check" / "rms_overflow.py") + ":rmsnorm", True, "numpy")
+        script = make_minimal(self.adapter, cases[0].defs[0], 0, "cpu", "mismatch", bound_eps=64.0)
+        self.assertLessEqual(sum(1 for line in script.splitlines() if not line.startswith("    put(")), 40, script)
+        self.assertNotIn("import base64", script)
+        done = self.run_script(script)
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertIn("eps against float64", done.stdout)
+
+    def test_an_error_just_beyond_its_bound_prints_beyond_it(self) -> None:
+        # To 6 significant digits: 6.0004 eps never prints as the bound's 6.
+        # One output, r = 1 (its RMS 1 too): the error is |x - 1| / (2 eps).
+        space = {"np": np, "ref_fn": lambda x: x, "wide": lambda a: a, "host": lambda a: np.asarray(a, np.float64),
+                 "outs": lambda o: [o], "args": [np.array([1.0])], "out": np.array([1.0 + 6.0004 * 2e-3]),
+                 "_EPS": [(1e-3, 65504.0)], "_BOUND": 6.0}
+        printed = StringIO()
+        with redirect_stdout(printed), self.assertRaises(SystemExit):
+            exec("\n".join([eps.embedded("error_parts"), *accuracy_check("raise SystemExit(1)")]), space)
+        self.assertIn("worst error 6.0004 eps; MudJack's bound 6 eps", printed.getvalue())
+
+
 if __name__ == "__main__":
     unittest.main()
 
-
-class MinimalAccuracy(unittest.TestCase):
-    """The float64 accuracy test a minimal script ends with."""
-
-    def test_an_error_just_beyond_its_bound_prints_beyond_it(self) -> None:
-        from contextlib import redirect_stdout
-        from io import StringIO
-
-        from mudjack_probe.minimal import _ACCURACY
-        # One output, r = 1 (its RMS 1 too): the error is |x - 1| / (2 EPS).
-        space = {"np": np, "ref_fn": lambda x: x, "wide": lambda a: a, "host": lambda a: np.asarray(a, np.float64),
-                 "outs": lambda o: [o], "args": [np.array([1.0])], "out": np.array([1.0 + 6.0004 * 2e-3]),
-                 "EPS": [1e-3], "BOUND": 6.0}
-        printed = StringIO()
-        with redirect_stdout(printed), self.assertRaises(SystemExit):
-            exec(_ACCURACY, space)
-        self.assertIn("worst error 6.0004 eps; MudJack's bound 6 eps", printed.getvalue())

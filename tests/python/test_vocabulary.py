@@ -10,7 +10,7 @@ import unittest
 from pathlib import Path
 from typing import Any
 
-from mudjack_probe import api, models
+from mudjack_probe import api, eps, models
 from mudjack_probe.fuzz import graph
 from mudjack_probe.vocabulary import VOCABULARY, words
 
@@ -71,7 +71,10 @@ class ProbeListsAreTheVocabulary(unittest.TestCase):
 
     def test_fuzz_accuracy_bound_is_the_oracles(self) -> None:
         acc = VOCABULARY["accuracy"]
-        self.assertEqual(graph.EPS, {"float16": 2.0 ** -10, "float32": 2.0 ** -23, "float64": 2.0 ** -52})
+        # The fuzz judge's error is mudjack_probe/eps.py's, with the oracle's epsilons.
+        judged = {d: (eps.oracle_dtype(d) or (0.0, 0.0))[0] for d in graph.FLOAT_DTYPES}
+        self.assertEqual(judged, {"float16": 2.0 ** -10, "float32": 2.0 ** -23, "float64": 2.0 ** -52})
+        self.assertEqual(judged, acc["eps"])
         self.assertEqual(graph.alone_bound("float32", 1), acc["floor_eps"]["float32"])
         self.assertEqual(graph.alone_bound("float16", 4), max(2 * acc["per_sqrt_k"], acc["floor_eps"]["float16"]))
         self.assertEqual(graph.alone_bound("float16", 10 ** 6), acc["per_sqrt_k"] * math.sqrt(10 ** 6))

@@ -2,7 +2,7 @@
 per backend, their NumPy reference, and reproduction scripts.
 
 - `graph`: the graph format, its inputs, what materializers share, the
-  accuracy oracle's error in eps;
+  accuracy oracle's bound (its error in eps: ../eps.py);
 - `ops_numpy` (the float64 reference and the `numpy` backend), `ops_torch`,
   `ops_jax`, `ops_tf`, `ops_onnx`: a graph as a callable, each importing only
   its framework and numpy;

@@ -1,8 +1,9 @@
 """A standalone script that reproduces one finding of `mudjack fuzz`.
 
 `make_script(...)` writes one Python file that needs only the backend's
-framework and numpy: the graph's JSON embedded, then the sources of
-graph.py, the backend's materializer, ops_numpy.py and reproduce.py,
+framework and numpy: the graph's JSON embedded, then the accuracy oracle's
+error (mudjack_probe/eps.py, `embedded`) and the sources of graph.py, the
+backend's materializer, ops_numpy.py and reproduce.py,
 concatenated (their `from __future__` lines gathered at the top, their
 imports of each other dropped: the names are then defined in the one file),
 then a call of `reproduce(...)` with the finding's backend, device, seed and
@@ -20,6 +21,7 @@ import ast
 import os
 from pathlib import Path
 
+from .. import eps
 from ..vocabulary import fuzz_part
 from . import MODULES
 from .graph import BACKENDS, SYMPTOMS, parse_graph
@@ -37,6 +39,10 @@ def module_source(module: str) -> str:
             drop.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
     lines = text.splitlines()
     return "\n".join(line for i, line in enumerate(lines, 1) if i not in drop).strip() + "\n"
+
+
+EPS_NAMES = ("ORACLE_DTYPES", "oracle_dtype", "error_parts", "error_eps")
+"""What graph.py's `error_eps` is made of (mudjack_probe/eps.py)."""
 
 
 def modules_for(framework: str) -> list[str]:
@@ -76,7 +82,8 @@ def make_script(graph_text: str, name: str, backend: str, device: str, seed: int
         f"VOCABULARY = {fuzz_part()!r}",
         "",
     ]
-    body = [f"# ---- mudjack_probe/fuzz/{m}.py " + "-" * max(4, 60 - len(m)) + "\n\n" + module_source(m) for m in modules_for(framework)]
+    body = [f"# ---- mudjack_probe/eps.py {'-' * 62}\n\n" + eps.embedded(*EPS_NAMES) + "\n"]
+    body += [f"# ---- mudjack_probe/fuzz/{m}.py " + "-" * max(4, 60 - len(m)) + "\n\n" + module_source(m) for m in modules_for(framework)]
     call = (f"\n# ---- the finding {'-' * 60}\n\nif __name__ == \"__main__\":\n    import sys as _sys\n\n"
             f"    _sys.exit(reproduce(parse_graph(GRAPH_JSON), {backend!r}, {device!r}, {seed!r}, {symptom!r}, {prefix}_glue(),\n"
             f"                        bound_eps={bound_eps!r}, slow_ratio={slow_ratio!r}, timeout_s={timeout_s!r},\n"
