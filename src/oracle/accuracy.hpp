@@ -45,7 +45,7 @@
 // in the published whole-surface runs (results/2026-11-27-nvidia-h100-surface
 // and results/2026-11-27-amd-epyc-surface, opinfo and jax-primitives: 11,814
 // passes judged alone on two CPUs, 5,840 on an H100 against its CPU),
-// measured by `plant_oracle rejudge` (bench/plant/results-2026-11-28.md has
+// measured by `plant_oracle rejudge` (bench/results/plant-epyc-2cpu-oracle-before-after.md has
 // the table), and the paper suite on this CPU (an AMD EPYC, 2026-11-28).
 // Largest error / sqrt(K), well-conditioned real outputs, judged alone: 4.38
 // (K = 1, float32: tf.signal.idct counted K = 1 before transforms got their

@@ -333,7 +333,7 @@ TEST_F(AccuracyFlow, ABaselineBeyondItsBoundDoesNotLetAWorseDevicePass) {
             oracle::kBaselineFactor * oracle::kBaselineFactor * oracle::kWellAlonePerSqrtK);
 }
 
-// The sensitivity targets of bench/plant/results-2026-11-28.md, through the
+// The sensitivity targets of bench/results/plant-epyc-2cpu-oracle-before-after.md, through the
 // supervisor's oracle: an elementwise float32 output 4 eps off everywhere is
 // a mismatch beside a correct baseline, 8 eps off everywhere alone; the same
 // errors pass for an ill-conditioned function (a solve), which keeps the

@@ -437,7 +437,8 @@ TEST(ReportSchema, EnumsMatchTheClosedLists) {
   EXPECT_EQ(schema["$defs"]["verdict"]["enum"].get<std::set<std::string>>(), verdicts);
   std::set<std::string> kinds;
   for (auto k : {ErrorKind::kNotImplemented, ErrorKind::kUnsupportedDtype, ErrorKind::kTypeError,
-                 ErrorKind::kOutOfMemory, ErrorKind::kDeviceError, ErrorKind::kOther}) {
+                 ErrorKind::kOutOfMemory, ErrorKind::kDeviceError, ErrorKind::kNondeterministic,
+                 ErrorKind::kOther}) {
     kinds.insert(std::string(model::to_string(k)));
   }
   EXPECT_EQ(schema["$defs"]["error_kind"]["enum"].get<std::set<std::string>>(), kinds);
@@ -881,6 +882,7 @@ TEST_F(ReportWriteTest, LoadJsonReadsAGzippedRunAndNamesABrokenOne) {
 // inflates, before the JSON parser sees it; a run listing one case twice is
 // refused naming both places.
 TEST_F(ReportWriteTest, LoadJsonRefusesABombAndARepeatedCase) {
+  fs::create_directories(dir_);
   const fs::path bomb = dir_ / "bomb.json.gz";
   gzFile out = gzopen(bomb.c_str(), "wb9");
   ASSERT_NE(out, nullptr);
