@@ -18,12 +18,12 @@
 #include "cli/numbers.hpp"
 #include "cli/progress.hpp"
 #include "envs/envs.hpp"
+#include "report/units.hpp"
 #include "report/write.hpp"
 #include "run/lifecycle.hpp"
 #include "run/options.hpp"
 #include "stats/timing.hpp"
 #include "util/error.hpp"
-#include "util/time.hpp"
 #include "verdict/verdict.hpp"
 
 namespace mudjack::cli {
@@ -144,7 +144,7 @@ void print_table(const verdict::Judged& judged) {
                 cell(r.numeric.error_eps, "%.3g").c_str(),
                 cell(r.numeric.bound_eps, "%.3g").c_str(),
                 cell(r.numeric.max_rel_err, "%.2e").c_str(),
-                r.latency.stats ? util::format_ns(r.latency.stats->median_ns).c_str() : "-",
+                r.latency.stats ? report::duration_text(r.latency.stats->median_ns).c_str() : "-",
                 t ? t->bound.c_str() : "-",
                 t && r.latency.stats
                     ? (cell(t->spread * 100, "%.1f%%") + (t->unstable ? " unstable" : "")).c_str()

@@ -12,6 +12,7 @@
 #include "report/models.hpp"
 #include "report/svg.hpp"
 #include "report/text.hpp"
+#include "report/units.hpp"
 #include "stats/timing.hpp"
 #include "util/version.hpp"
 #include "verdict/verdict.hpp"
@@ -94,12 +95,13 @@ svg .one{stroke:#555}svg .cutoff{stroke:#c62828;stroke-dasharray:4 3}svg .pt{str
 fill-opacity:.85}details summary{cursor:pointer;margin:6px 0}
 )CSS";
 
+// The page's script; dur() says a duration as report::duration_text does.
 const char* kScript = R"JS(
 (function(){
 const data=JSON.parse(document.getElementById('mj-data').textContent);
 const panel=document.getElementById('detail');
 function el(tag,text,cls){const e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=text;if(cls)e.className=cls;return e;}
-function dur(ns){if(ns===null||ns===undefined)return '';if(ns>=1e9)return (ns/1e9).toPrecision(3)+' s';if(ns>=1e6)return (ns/1e6).toPrecision(3)+' ms';if(ns>=1e3)return (ns/1e3).toPrecision(3)+' µs';return ns.toPrecision(3)+' ns';}
+function dur(ns){if(ns===null||ns===undefined||!isFinite(ns))return '';if(ns<1e3)return ns.toFixed(0)+' ns';if(ns<1e6)return (ns/1e3).toFixed(1)+' us';if(ns<1e9)return (ns/1e6).toFixed(1)+' ms';return (ns/1e9).toFixed(2)+' s';}
 function rat(r){return r===null||r===undefined?'':(r>=100?r.toFixed(0):r.toPrecision(2))+'×';}
 function open(key){
   const v=data.verdicts[key];const cases=data.cases[key];if(!v||!cases)return false;
@@ -313,10 +315,10 @@ svg::LatencyRow latency_row(const model::CaseResult& r) {
   }
   row.unstable = unstable(r);
   std::string rounds;
-  for (double v : row.rounds_ns) rounds += (rounds.empty() ? "" : ", ") + svg::duration_text(v);
-  row.title = r.info.id + " on " + r.device + ": median " + svg::duration_text(s.median_ns) +
-              ", p10–p90 " + svg::duration_text(s.p10_ns) + " – " + svg::duration_text(s.p90_ns) +
-              ", " + std::to_string(s.n) + " samples" +
+  for (double v : row.rounds_ns) rounds += (rounds.empty() ? "" : ", ") + duration_text(v);
+  row.title = r.info.id + " on " + r.device + ": median " + duration_text(s.median_ns) +
+              ", p10–p90 " + duration_text(s.p10_ns) + " – " + duration_text(s.p90_ns) + ", " +
+              std::to_string(s.n) + " samples" +
               (rounds.empty()
                    ? ""
                    : "; rounds " + rounds + " (spread " + fmt("%.0f%%", 100 * row.spread) + ")") +
@@ -389,7 +391,7 @@ void latency_table(std::string& h, const verdict::Judged& j) {
     const VerdictRow* v = it == verdicts.end() ? nullptr : it->second;
     h += "<tr><td>" + esc(fw) + "</td><td><code>" + esc(fn) + "</code></td><td><code>" + esc(dev) +
          "</code></td><td class=\"n\">" + std::to_string(cases.size()) + "</td><td class=\"n\">" +
-         esc(svg::duration_text(lo)) + "</td><td class=\"n\">" + esc(svg::duration_text(hi)) +
+         esc(duration_text(lo)) + "</td><td class=\"n\">" + esc(duration_text(hi)) +
          "</td><td class=\"n" + (unstable_n > 0 ? " warn" : "") + "\">" +
          std::to_string(unstable_n) + "</td><td class=\"n\">" +
          (v && v->latency_ratio ? esc(ratio_text(*v->latency_ratio)) : "") +

@@ -10,8 +10,8 @@
 
 #include "report/capability.hpp"
 #include "report/text.hpp"
+#include "report/units.hpp"
 #include "stats/timing.hpp"
-#include "util/time.hpp"
 
 namespace mudjack::report {
 namespace {
@@ -142,9 +142,9 @@ std::vector<std::string> cells(const ModelRow& m) {
     outcome += " (" + std::string(model::to_string(m.cause)) + ")";
   if (!m.error.empty()) outcome += ": " + one_line(m.error, 120);
   std::string latency;
-  if (m.median_ns) latency = util::format_ns(*m.median_ns);
+  if (m.median_ns) latency = duration_text(*m.median_ns);
   if (m.cold_ns)
-    latency += (latency.empty() ? "cold " : " (") + util::format_ns(*m.cold_ns) +
+    latency += (latency.empty() ? "cold " : " (") + duration_text(*m.cold_ns) +
                (latency.starts_with("cold") ? "" : ")");
   std::string divergence;
   if (m.error_eps && m.bound_eps) {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "report/text.hpp"
+#include "report/units.hpp"
 
 namespace mudjack::report::svg {
 namespace {
@@ -102,14 +103,6 @@ LogAxis fit_axis(const std::vector<double>& values, double floor_lo, double ceil
   return axis;
 }
 
-std::string duration_text(double ns) {
-  if (!std::isfinite(ns)) return "";
-  if (ns >= 1e9) return fmt("%.3g s", ns / 1e9);
-  if (ns >= 1e6) return fmt("%.3g ms", ns / 1e6);
-  if (ns >= 1e3) return fmt("%.3g µs", ns / 1e3);
-  return fmt("%.3g ns", ns);
-}
-
 namespace {
 
 constexpr double kLeft = 260;   // labels
@@ -153,7 +146,7 @@ std::string latency_chart(const std::string& id, const std::vector<LatencyRow>& 
   axis.x1 = kWidth - kRight;
   const double height = kTop + kRow * static_cast<double>(rows.size()) + kBottom;
   std::string out = open_svg(id, "latency", kWidth, height, "latency per case, log scale");
-  out += grid(axis, kTop, height - kBottom, duration_text);
+  out += grid(axis, kTop, height - kBottom, report::duration_text);
   double y = kTop + kRow / 2;
   for (const auto& r : rows) {
     out += latency_row(r, axis, y);

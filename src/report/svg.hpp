@@ -26,9 +26,6 @@ struct LogAxis {
 // `values`, at least [floor_lo, ceil_hi] wide where given (0: no minimum).
 LogAxis fit_axis(const std::vector<double>& values, double floor_lo, double ceil_hi);
 
-// "1.2 µs", "340 ns", "2.5 s": a duration for an axis or a tooltip.
-std::string duration_text(double ns);
-
 // One timed case on a device: its warm samples' p10-p90 band and median,
 // each timing round's median, and whether the rounds disagree.
 struct LatencyRow {

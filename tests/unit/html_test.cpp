@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <regex>
 #include <set>
 
 #include "report/svg.hpp"
+#include "report/units.hpp"
 
 namespace mudjack::report {
 namespace {
@@ -170,10 +172,13 @@ TEST(Svg, AxesAndDurations) {
   EXPECT_DOUBLE_EQ(a.at(1e9), 200) << "clamped";
   EXPECT_DOUBLE_EQ(svg::fit_axis({}, 0.01, 10).lo, 0.01);
   EXPECT_DOUBLE_EQ(svg::fit_axis({}, 0.01, 10).hi, 10);
-  EXPECT_EQ(svg::duration_text(340), "340 ns");
-  EXPECT_EQ(svg::duration_text(1234), "1.23 µs");
-  EXPECT_EQ(svg::duration_text(2.5e6), "2.5 ms");
-  EXPECT_EQ(svg::duration_text(3e9), "3 s");
+  // One unit formatter for every view (report/units.hpp), the Python API's _duration.
+  EXPECT_EQ(duration_text(340), "340 ns");
+  EXPECT_EQ(duration_text(1234), "1.2 us");
+  EXPECT_EQ(duration_text(2.5e6), "2.5 ms");
+  EXPECT_EQ(duration_text(44e6), "44.0 ms");
+  EXPECT_EQ(duration_text(3e9), "3.00 s");
+  EXPECT_EQ(duration_text(std::nan("")), "-");
 }
 
 TEST(Svg, ChartTextIsEscaped) {
