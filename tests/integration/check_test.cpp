@@ -26,7 +26,8 @@ TEST_F(Cli, CheckQuickOfAFunctionPrintsItsErrorSizeAndMedian) {
   auto r = mudjack({"check", (kFixtures / "check" / "numpy_only.py").string() + ":scaled_cumsum",
                     "--quick", "--budget-ms", "2", "--out", (dir_ / "results").string()});
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_TRUE(has(r.out, "ERROR_EPS")) << r.out;
+  EXPECT_TRUE(has(r.out, "ERROR/BOUND eps")) << r.out;
+  EXPECT_FALSE(has(r.out, "MAX_REL")) << r.out;
   // One eager float32 case on cpu, passed against its float64 reference.
   EXPECT_TRUE(has(r.out, "cpu      eager     float32   pass")) << r.out;
   EXPECT_FALSE(has(r.out, "float16")) << "--quick keeps the inputs' own dtype\n" << r.out;
@@ -378,6 +379,19 @@ TEST_F(Cli, ReproOfACheckCaseAndItsMinimalScriptShowTheMismatch) {
   auto r = mudjack({"check", target, "--quick", "--budget-ms", "2", "--out", out});
   ASSERT_EQ(r.code, 1) << r.out << r.err;
   const std::string id = "numpy/rmsnorm/float16-given-eager";
+  // Under the failing row, the exact line that writes it as a script: run as printed.
+  const auto at = r.out.find("mudjack repro ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  EXPECT_EQ(line.rfind("mudjack repro " + id + " --device cpu --run ", 0), 0u) << line;
+  EXPECT_TRUE(line.ends_with(" --out " + out)) << line;
+  const auto printed = (dir_ / "printed.py").string();
+  ASSERT_EQ(std::system((quote(kBinary) + line.substr(std::string("mudjack").size()) + " -o " +
+                         quote(printed) + " 2>/dev/null")
+                            .c_str()),
+            0)
+      << line;
+  EXPECT_TRUE(has(slurp(printed), "eps against float64")) << slurp(printed);
   auto doctor = mudjack({"doctor", "--framework", "numpy", "--json"});
   const auto python =
       nlohmann::json::parse(doctor.out)["frameworks"][0]["interpreter"].get<std::string>();
