@@ -212,7 +212,18 @@ int check(const CheckArgs& a) {
     }
     std::printf("run %s: %s\n", judged.run.id.c_str(), run::run_dir(place, judged.run.id).c_str());
   }
-  return completed ? exit_code(judged) : 130;
+  std::fflush(stdout);  // the table before the closing line on stderr
+  if (!completed) {
+    // The run is stored with its target, interpreters and options: `run
+    // --resume` finishes it as it finishes any run.
+    std::fprintf(stderr,
+                 "mudjack: interrupted; %zu outcomes kept. Resume with: mudjack run --resume %s "
+                 "--out %s (or check again from the start: %s)\n",
+                 judged.cases.size(), shell_word(judged.run.id).c_str(),
+                 shell_word(results_dir.string()).c_str(), invocation().c_str());
+    return 130;
+  }
+  return exit_code(judged);
 }
 
 }  // namespace

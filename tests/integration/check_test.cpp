@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "harness.hpp"
 
@@ -224,6 +226,37 @@ TEST_F(Cli, CheckRowsAndRunsNameTheFunctionFromAnyFolder) {
       nlohmann::json::parse(mudjack({"runs", "--out", (dir_ / "results").string(), "--json"}).out);
   EXPECT_EQ(listed[0]["target"],
             (kFixtures / "check" / "numpy_only.py").string() + ":scaled_cumsum");
+}
+
+// Ctrl-C during a check: the table of what ran, then one line saying how
+// many outcomes are kept and how to finish the run (`run --resume`, which
+// takes a check run as any other) or start over; exit 130.
+TEST_F(Cli, AnInterruptedCheckSaysHowToResumeAndTheResumeFinishesIt) {
+  const auto out = dir_ / "results";
+  const pid_t pid = spawn({"check", (kFixtures / "check" / "sleepy.py").string() + ":slow_half",
+                           "--budget-ms", "2", "--out", out.string()});
+  // Interrupted once the run is stored (discovery done), while its cases run.
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (runs(out).empty() && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const auto log = slurp(dir_ / "background.txt");
+  ASSERT_TRUE(WIFEXITED(status)) << log;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << log;
+  const auto list = runs(out);
+  ASSERT_EQ(list.size(), 1u) << log;
+  const auto id = list[0]["id"].get<std::string>();
+  EXPECT_TRUE(has(log, "mudjack: interrupted; ")) << log;
+  EXPECT_TRUE(has(log, "Resume with: mudjack run --resume " + id + " --out " + out.string()))
+      << log;
+  EXPECT_TRUE(has(log, "or check again from the start: ")) << log;
+  auto resumed = mudjack({"run", "--resume", id, "--out", out.string()});
+  EXPECT_EQ(resumed.code, 0) << resumed.out << resumed.err;
+  EXPECT_EQ(runs(out)[0]["state"], "complete") << resumed.out << resumed.err;
 }
 
 TEST_F(Cli, CheckOfANumpyFunctionListsBfloat16AsUnsupportedAndExitsZero) {
