@@ -280,4 +280,45 @@ std::string models_html(const std::vector<ModelRow>& rows) {
   return h + "</tbody></table>\n";
 }
 
+std::string models_terminal(const std::vector<ModelRow>& rows, size_t limit) {
+  if (rows.empty()) return "";
+  constexpr size_t kCells = 6;
+  std::vector<std::array<std::string, kCells>> table;
+  table.push_back({"MODEL", "DEVICE", "STAGE", "OUTCOME", "LATENCY", "ERROR/BOUND eps"});
+  for (size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const auto& m = rows[i];
+    std::string outcome(model::to_string(m.outcome));
+    if (m.cause != model::Cause::kNone) {
+      outcome += " (" + std::string(model::to_string(m.cause)) + ")";
+    }
+    std::string latency = "-";
+    if (m.median_ns) {
+      latency = duration_text(*m.median_ns);
+    } else if (m.cold_ns) {
+      latency = "cold " + duration_text(*m.cold_ns);
+    }
+    table.push_back({plain(m.model), plain(m.device), plain(m.stage), outcome, latency,
+                     eps_over_bound(m.error_eps, m.bound_eps)});
+  }
+  std::array<size_t, kCells> widths{};
+  for (const auto& row : table) {
+    for (size_t c = 0; c < kCells; ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  std::string out = "\nmodels (" + std::to_string(rows.size()) + " rows: model x device x stage)\n";
+  for (const auto& row : table) {
+    std::string line;
+    for (size_t c = 0; c < kCells; ++c) {
+      // Latency and error right-aligned, as numbers read.
+      const std::string pad(widths[c] - row[c].size(), ' ');
+      line += (c == 0 ? "" : "  ") + (c >= 4 ? pad + row[c] : row[c] + pad);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  if (rows.size() > limit) {
+    out += "... and " + std::to_string(rows.size() - limit) + " more (summary.md)\n";
+  }
+  return out;
+}
+
 }  // namespace mudjack::report

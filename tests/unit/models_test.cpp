@@ -13,6 +13,7 @@
 #include "report/json.hpp"
 #include "report/markdown.hpp"
 #include "report/models.hpp"
+#include "report/terminal.hpp"
 #include "supervisor/supervisor.hpp"
 #include "util/error.hpp"
 
@@ -158,6 +159,42 @@ TEST(ModelReport, OneRowPerModelDeviceStageWithTheFactsOfEachView) {
   EXPECT_NE(report::models_html(rows).find("<h2 id=\"models\">"), std::string::npos);
   EXPECT_EQ(report::models_markdown({}), "");
   EXPECT_FALSE(report::to_json(testing::judged(run, {plain}, {})).contains("models"));
+}
+
+// `mudjack run --suite models` prints a line per model, device and stage
+// after the verdict counts: outcome, latency, error against its bound.
+TEST(ModelReport, TheTerminalListsEveryModelDeviceAndStage) {
+  const auto cs = corpus();
+  auto ok = result(cs[1], "cpu", model::Outcome::kPass);
+  ok.latency.stats = model::LatencyStats{};
+  ok.latency.stats->median_ns = 2e6;
+  ok.numeric.error_eps = 3;
+  ok.numeric.bound_eps = 8192;
+  auto bad = result(cs[3], "cuda:0", model::Outcome::kMismatch);
+  bad.numeric.cause = model::Cause::kPrecisionDefault;
+  bad.numeric.error_eps = 9000.5;
+  bad.numeric.bound_eps = 8192;
+  auto cold = result(cs[0], "cpu", model::Outcome::kPass);
+  cold.latency.cold_ns = 3'000'000'000;
+  const auto rows = report::model_rows({ok, bad, cold});
+  const auto text = report::models_terminal(rows);
+  EXPECT_NE(text.find("models (3 rows: model x device x stage)"), std::string::npos) << text;
+  EXPECT_NE(text.find("MODEL     DEVICE  STAGE        OUTCOME"), std::string::npos) << text;
+  EXPECT_NE(text.find("resnet18  cuda:0  amp          mismatch (precision_default)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("9e+03 / 8.19e+03"), std::string::npos) << text;
+  EXPECT_NE(text.find("bert      cpu     onnxruntime  pass"), std::string::npos) << text;
+  EXPECT_NE(text.find("2.0 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("cold 3.00 s"), std::string::npos) << text;
+  const auto cut = report::models_terminal(rows, 1);
+  EXPECT_NE(cut.find("... and 2 more (summary.md)"), std::string::npos) << cut;
+  EXPECT_EQ(report::models_terminal({}), "");
+  model::RunInfo run;
+  run.id = "m1";
+  run.baseline = "cpu";
+  const auto shown = report::to_terminal(testing::judged(run, {ok, bad, cold}, {}), "/r");
+  EXPECT_NE(shown.find("bert      cpu     onnxruntime  pass"), std::string::npos) << shown;
 }
 
 // The model facts the probe reports as metrics (params, flops, the operator
