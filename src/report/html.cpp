@@ -93,6 +93,10 @@ svg .bound{fill:#c8e6c9;opacity:.8}svg .err{fill:#1565c0;fill-opacity:.7;stroke:
 svg .err.over{fill:#c62828;stroke:#7f0000}svg .interval{stroke:#78909c;stroke-width:2;opacity:.5}
 svg .one{stroke:#555}svg .cutoff{stroke:#c62828;stroke-dasharray:4 3}svg .pt{stroke:#333;stroke-width:.6;
 fill-opacity:.85}details summary{cursor:pointer;margin:6px 0}
+table.models{table-layout:fixed;width:100%;font-size:12px}table.models th{font-size:11px}
+table.models th,table.models td{padding:3px 4px;overflow-wrap:break-word}
+table.models td.cut{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+table.models td.hash{font-family:ui-monospace,monospace;font-size:10.5px}
 )CSS";
 
 // The page's script; dur() says a duration as report::duration_text does.
@@ -343,6 +347,26 @@ std::vector<const model::CaseResult*> chart_cases(std::vector<const model::CaseR
   return cases;
 }
 
+// The rows' labels as the chart shows them (svg::short_label: cut in the
+// middle, so a long model name keeps its stage), numbered where two still
+// read alike; the tooltip keeps each case's id.
+void unique_labels(std::vector<svg::LatencyRow>& rows) {
+  std::vector<std::string> full;
+  std::map<std::string, int> alike;
+  for (auto& r : rows) {
+    full.push_back(r.label);
+    r.label = svg::short_label(r.label, svg::kLabelChars);
+    ++alike[r.label];
+  }
+  std::map<std::string, int> numbered;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string shown = rows[i].label;
+    if (alike[shown] < 2) continue;
+    rows[i].label = svg::short_label(full[i], svg::kLabelChars - 5) + " (" +
+                    std::to_string(++numbered[shown]) + ")";
+  }
+}
+
 void latency_charts(std::string& h, const verdict::Judged& j) {
   int n = 0;
   for (const auto& [g, cases] : timed_cases(j)) {
@@ -359,6 +383,7 @@ void latency_charts(std::string& h, const verdict::Judged& j) {
          ".</p>\n";
     std::vector<svg::LatencyRow> rows;
     for (const auto* r : shown) rows.push_back(latency_row(*r));
+    unique_labels(rows);
     h += svg::latency_chart("latency-" + std::to_string(n++), rows);
   }
 }

@@ -34,6 +34,12 @@ model::CaseInfo model_case(const std::string& name, const std::string& task,
   return c;
 }
 
+size_t count_of(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
 std::string fatal_message(const std::function<void()>& f) {
   try {
     f();
@@ -238,6 +244,34 @@ TEST(ModelReport, ParamsFlopsOperatorsHashAndLicenseInEveryView) {
       << md;
   EXPECT_NE(md.find("| fffffffffffff | BSD-3-Clause |"), std::string::npos) << md;
   EXPECT_NE(md.find("11.7 M / 3.6 GFLOP"), std::string::npos) << md;
+  // report.html: each cell's whole text in its title; the hash on one
+  // line, cut with an ellipsis where narrow.
+  const auto html = report::models_html(rows);
+  EXPECT_NE(html.find("<colgroup>"), std::string::npos) << html;
+  EXPECT_EQ(count_of(html, "<col style="), 15u) << html;
+  EXPECT_NE(html.find("<td class=\"cut hash\" title=\"fffffffffffff\">fffffffffffff</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td title=\"BSD-3-Clause\">BSD-3-Clause</td>"), std::string::npos) << html;
+}
+
+// A model's parameters and FLOPs (measured on its eager stage) are on every
+// stage's row as numbers, never its size class.
+TEST(ModelReport, EveryStageOfAModelShowsItsParamsAndFlops) {
+  const auto cs = corpus();
+  auto eager = result(cs[2], "cpu", model::Outcome::kPass);
+  auto amp = result(cs[3], "cpu", model::Outcome::kPass);
+  for (auto* r : {&eager, &amp}) r->info.tags.push_back("size::tiny");
+  eager.metrics["params"] = model::Metric{11689512, ""};
+  eager.metrics["flops"] = model::Metric{3.6e9, "FLOP"};
+  const auto rows = report::model_rows({eager, amp});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_FALSE(rows[0].params && rows[1].params) << "results.json keeps what each stage measured";
+  const auto md = report::models_markdown(rows);
+  EXPECT_EQ(count_of(md, "| 11.7 M / 3.6 GFLOP |"), 2u) << md;
+  const auto html = report::models_html(rows);
+  EXPECT_EQ(count_of(html, ">11.7 M / 3.6 GFLOP<"), 2u) << html;
+  for (const auto& text : {md, html}) EXPECT_EQ(text.find("tiny"), std::string::npos) << text;
 }
 
 }  // namespace
