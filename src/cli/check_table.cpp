@@ -35,7 +35,7 @@ std::string padded(const std::string& text, size_t width, bool right) {
   return right ? pad + text : text + pad;
 }
 
-// The cells of case `i`, in the order of kHeads.
+// The cells of case `i`, in the order of the heads (check_table_text).
 std::vector<std::string> cells(const verdict::Judged& judged, size_t i) {
   const auto& r = judged.cases[i];
   const auto& timing = r.latency.timing;
