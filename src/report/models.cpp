@@ -170,9 +170,10 @@ std::vector<std::string> cells(const ModelRow& m) {
   if (!m.error.empty()) outcome += ": " + one_line(m.error, 120);
   std::string latency;
   if (m.median_ns) latency = duration_text(*m.median_ns);
-  if (m.cold_ns)
-    latency += (latency.empty() ? "cold " : " (") + duration_text(*m.cold_ns) +
-               (latency.starts_with("cold") ? "" : ")");
+  if (m.cold_ns) {  // "2.0 ms (9.0 ms)"; "cold 9.0 ms" alone
+    const std::string cold = duration_text(*m.cold_ns);
+    latency = latency.empty() ? "cold " + cold : latency + " (" + cold + ")";
+  }
   std::string divergence;
   if (m.error_eps && m.bound_eps) divergence = eps_over_bound(m.error_eps, m.bound_eps);
   std::string build;
