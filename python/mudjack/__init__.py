@@ -120,7 +120,7 @@ def _refusal_word(r: Row) -> str:
 
 
 def _duration(ns: float) -> str:
-    """A time as the engine's tables print it (util::format_ns): whole ns
+    """A time as the engine's views print it (report::duration_text): whole ns
     below a microsecond, us and ms to one decimal, s to two."""
     if ns < 1e3:
         return f"{ns:.0f} ns"

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "cli/check_framework.hpp"
+#include "cli/check_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/numbers.hpp"
 #include "cli/progress.hpp"
@@ -23,7 +24,6 @@
 #include "run/options.hpp"
 #include "stats/timing.hpp"
 #include "util/error.hpp"
-#include "util/time.hpp"
 #include "verdict/verdict.hpp"
 
 namespace mudjack::cli {
@@ -106,56 +106,6 @@ run::RunOptions options_of(const CheckArgs& a, const Settings& s, const std::str
   o.command = invocation();
   if (auto why = run::invalid(o)) throw util::FatalError(*why);
   return o;
-}
-
-std::string cell(const std::optional<double>& v, const char* format) {
-  if (!v) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), format, *v);
-  return buf;
-}
-
-// One row per case, led by the function or model it checks (NAME, or each
-// model a script calls); CHECKED is how a pass was checked, in the words of
-// summary.md, report.html, results.csv and the Python API (model::Check).
-void print_table(const verdict::Judged& judged) {
-  int name_width = 4;
-  for (const auto& r : judged.cases) {
-    name_width = std::max(name_width, static_cast<int>(terminal_safe(r.info.function).size()));
-  }
-  std::printf("%-*s %-8s %-9s %-9s %-11s %-9s %10s %10s %10s %12s %-12s %s\n", name_width, "NAME",
-              "DEVICE", "MODE", "DTYPE", "OUTCOME", "CHECKED", "ERROR_EPS", "BOUND_EPS", "MAX_REL",
-              "MEDIAN", "CLASS", "NOISE");
-  for (size_t i = 0; i < judged.cases.size(); ++i) {
-    const auto& r = judged.cases[i];
-    const auto& t = r.latency.timing;
-    const std::string checked =
-        r.outcome == model::Outcome::kPass ? std::string(model::to_string(judged.checked[i])) : "-";
-    // A refused fail reads as the judge reads it (Judged::refusals): outside
-    // the domain `unsupported` (not a failure), a gap of this chip
-    // `kernel_missing` (a failure).
-    const auto& why = judged.refusals[i];
-    const bool refused = why.refusal != model::Refusal::kNone;
-    const std::string outcome = refused ? std::string(model::to_string(why.refusal))
-                                        : std::string(model::to_string(r.outcome));
-    std::printf("%-*s %-8s %-9s %-9s %-11s %-9s %10s %10s %10s %12s %-12s %s\n", name_width,
-                terminal_safe(r.info.function).c_str(), r.device.c_str(), r.info.mode.c_str(),
-                r.info.dtype.c_str(), outcome.c_str(), checked.c_str(),
-                cell(r.numeric.error_eps, "%.3g").c_str(),
-                cell(r.numeric.bound_eps, "%.3g").c_str(),
-                cell(r.numeric.max_rel_err, "%.2e").c_str(),
-                r.latency.stats ? util::format_ns(r.latency.stats->median_ns).c_str() : "-",
-                t ? t->bound.c_str() : "-",
-                t && r.latency.stats
-                    ? (cell(t->spread * 100, "%.1f%%") + (t->unstable ? " unstable" : "")).c_str()
-                    : "-");
-    const std::string indent(static_cast<size_t>(name_width) + 10, ' ');
-    if (refused) {
-      std::printf("%s%s\n", indent.c_str(), terminal_safe(why.reason.substr(0, 200)).c_str());
-    } else if (r.outcome != model::Outcome::kPass && !r.error.message.empty()) {
-      std::printf("%s%s\n", indent.c_str(), terminal_safe(r.error.message.substr(0, 200)).c_str());
-    }
-  }
 }
 
 // The target's cases, listed by `python` (which imports FILE). With
@@ -251,16 +201,29 @@ int check(const CheckArgs& a) {
       interrupted());
   if (progress) progress->finish();
   auto judged = run::finish(*store, prepared.info.id, completed, place);
+  // Absolute: the repro and resume lines run from any folder.
+  const auto results_dir = fs::absolute(s.results_dir).lexically_normal();
   if (a.common.json) {
     std::cout << report::render("json", judged) << "\n";
   } else {
-    print_table(judged);
+    std::fputs(check_table_text(judged, results_dir).c_str(), stdout);
     if (auto busy = stats::busy_line(stats::busy_machine(judged.cases)); !busy.empty()) {
       std::printf("%s\n", busy.c_str());
     }
     std::printf("run %s: %s\n", judged.run.id.c_str(), run::run_dir(place, judged.run.id).c_str());
   }
-  return completed ? exit_code(judged) : 130;
+  std::fflush(stdout);  // the table before the closing line on stderr
+  if (!completed) {
+    // The run is stored with its target, interpreters and options: `run
+    // --resume` finishes it as it finishes any run.
+    std::fprintf(stderr,
+                 "mudjack: interrupted; %zu outcomes kept. Resume with: mudjack run --resume %s "
+                 "--out %s (or check again from the start: %s)\n",
+                 judged.cases.size(), shell_word(judged.run.id).c_str(),
+                 shell_word(results_dir.string()).c_str(), invocation().c_str());
+    return 130;
+  }
+  return exit_code(judged);
 }
 
 }  // namespace

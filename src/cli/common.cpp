@@ -167,6 +167,17 @@ std::string& invocation() {
   return line;
 }
 
+std::string shell_word(std::string_view word) {
+  const auto safe = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("@%+=:,./_-").find(c) != std::string_view::npos;
+  };
+  if (!word.empty() && std::all_of(word.begin(), word.end(), safe)) return std::string(word);
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
+  return out + "'";
+}
+
 void add_selection(CLI::App* app, Selection& sel) {
   app->add_option("--param", sel.params,
                   "Case parameter NAME=VALUE, e.g. matrix_size=4096 (repeatable; overrides "

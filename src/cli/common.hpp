@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/config.hpp"
@@ -40,12 +41,17 @@ std::atomic<bool>& interrupted();
 // --dtype float16"); set once by main(), recorded with each run.
 std::string& invocation();
 
+// `word` as one shell word, as Python's shlex.quote writes it (the Python
+// API's `mudjack repro` lines): unchanged when it is only letters, digits and
+// @%+=:,./_-, else in single quotes ("''" when empty).
+std::string shell_word(std::string_view word);
+
 // Options every command shares.
 struct Common {
   std::optional<std::string> config;
   std::string out;
   std::string profile;
-  std::vector<std::string> python;  // framework=PATH
+  std::vector<std::string> python;    // framework=PATH
   std::vector<std::string> env_keep;  // --env-keep NAME: probes inherit it
   bool json = false;
   std::optional<std::string> intolerable;  // thresholds file (run, report, merge, serve, sweep)

@@ -1,7 +1,7 @@
 #include "cli/progress.hpp"
 
+#include "report/units.hpp"
 #include "stats/timing.hpp"
-#include "util/time.hpp"
 #include "verdict/refusal.hpp"
 #include "verdict/verdict.hpp"
 
@@ -96,7 +96,7 @@ void Progress::on_result(const model::CaseResult& r) {
   }
   std::string detail;
   if (r.latency.stats) {
-    detail = util::format_ns(r.latency.stats->median_ns);
+    detail = report::duration_text(r.latency.stats->median_ns);
     if (auto noisy = stats::unstable_text(r.latency); !noisy.empty()) detail += " (" + noisy + ")";
   }
   if (model::is_failure(r.outcome) || r.outcome == model::Outcome::kUnavailable ||

@@ -8,6 +8,8 @@
 #include <limits>
 #include <utility>
 
+#include "util/digits.hpp"
+
 namespace mudjack::oracle {
 namespace {
 
@@ -241,8 +243,9 @@ Error measure(const Array& x, const Array& r, double eps, double bound,
   }
   e.count = static_cast<int64_t>(x.values.size());
   if (!x.values.empty()) {
-    e.worst = flat_index(x, worst) + ": " + format_g(x.values[worst]) + " vs reference " +
-              format_g(r.values[worst]);
+    // Digits enough to see the difference (1.0625 vs reference 1.0615, not 1.06 vs 1.06).
+    const auto [seen, expected] = util::told_apart(x.values[worst], r.values[worst]);
+    e.worst = flat_index(x, worst) + ": " + seen + " vs reference " + expected;
   }
   return e;
 }
@@ -279,10 +282,11 @@ Error measure_files(const std::filesystem::path& x, const std::filesystem::path&
 std::string describe(const Error& e, double bound, std::string_view against) {
   if (!e.problem.empty()) return e.problem;
   std::string what = e.count == 1 ? " element" : " elements";
-  std::string worst = std::isinf(e.eps) ? std::string("non-finite") : format_g(e.eps) + " eps";
-  return std::to_string(e.beyond) + " of " + std::to_string(e.count) + what + " beyond " +
-         format_g(bound) + " eps of " + std::string(against) + "; worst " + worst + " at " +
-         e.worst;
+  // The worst error beside the bound it is beyond, each with digits enough to differ.
+  const auto [worst_eps, limit] = util::told_apart(e.eps, bound);
+  std::string worst = std::isinf(e.eps) ? std::string("non-finite") : worst_eps + " eps";
+  return std::to_string(e.beyond) + " of " + std::to_string(e.count) + what + " beyond " + limit +
+         " eps of " + std::string(against) + "; worst " + worst + " at " + e.worst;
 }
 
 int64_t default_reduction(std::string_view function, const nlohmann::json& dims) {

@@ -8,24 +8,12 @@
 #include <tuple>
 #include <vector>
 
+#include "report/units.hpp"
+
 namespace mudjack::report {
 namespace {
 
 using nlohmann::json;
-
-std::string seconds(double ns) {
-  if (!std::isfinite(ns)) return "-";
-  char buf[32];
-  double s = ns * 1e-9;
-  if (s >= 1) {
-    std::snprintf(buf, sizeof buf, "%.3g s", s);
-  } else if (s >= 1e-3) {
-    std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.3g µs", s * 1e6);
-  }
-  return buf;
-}
 
 std::string number(double v) {
   char buf[32];
@@ -171,13 +159,14 @@ std::string capability_markdown(const std::vector<model::CaseResult>& results) {
       auto epochs = r.metrics.find("epochs");
       if (med && epochs != r.metrics.end() && epochs->second.value && *epochs->second.value > 0) {
         metrics += (metrics.empty() ? "" : "; ") + std::string("epoch=") +
-                   seconds(*med / *epochs->second.value);
+                   duration_text(*med / *epochs->second.value);
       }
       out += "| " + cell(r.info.framework) + " | " + cell(r.device) + " | " + cell(r.info.variant) +
              " | " + std::string(model::to_string(r.outcome)) + " | " +
-             (med ? seconds(*med) : "-") + " | " +
-             (r.latency.cold_ns ? seconds(static_cast<double>(*r.latency.cold_ns)) : "-") + " | " +
-             (tp ? model::format_si(tp->per_s, tp->unit) : "-") + " | " + cell(metrics) + " |\n";
+             (med ? duration_text(*med) : "-") + " | " +
+             (r.latency.cold_ns ? duration_text(static_cast<double>(*r.latency.cold_ns)) : "-") +
+             " | " + (tp ? model::format_si(tp->per_s, tp->unit) : "-") + " | " + cell(metrics) +
+             " |\n";
       Key key{r.info.framework, r.device, r.info.dtype, r.info.shape, r.info.params.dump()};
       if (!modes.count(key)) order.push_back(key);
       modes[key][r.info.mode] = &r;
@@ -194,9 +183,9 @@ std::string capability_markdown(const std::vector<model::CaseResult>& results) {
       const auto& compiled = *c->second;
       speedups +=
           "| " + cell(std::get<0>(key)) + " | " + cell(std::get<1>(key)) + " | " +
-          cell(std::get<2>(key) + "-" + std::get<3>(key)) + " | " + seconds(*em) + " | " +
-          seconds(*cm) + " | " + ratio(*em / *cm) + "× | " +
-          (compiled.latency.cold_ns ? seconds(static_cast<double>(*compiled.latency.cold_ns))
+          cell(std::get<2>(key) + "-" + std::get<3>(key)) + " | " + duration_text(*em) + " | " +
+          duration_text(*cm) + " | " + ratio(*em / *cm) + "× | " +
+          (compiled.latency.cold_ns ? duration_text(static_cast<double>(*compiled.latency.cold_ns))
                                     : "-") +
           " |\n";
     }

@@ -12,6 +12,7 @@
 #include "report/models.hpp"
 #include "report/svg.hpp"
 #include "report/text.hpp"
+#include "report/units.hpp"
 #include "stats/timing.hpp"
 #include "util/version.hpp"
 #include "verdict/verdict.hpp"
@@ -92,14 +93,19 @@ svg .bound{fill:#c8e6c9;opacity:.8}svg .err{fill:#1565c0;fill-opacity:.7;stroke:
 svg .err.over{fill:#c62828;stroke:#7f0000}svg .interval{stroke:#78909c;stroke-width:2;opacity:.5}
 svg .one{stroke:#555}svg .cutoff{stroke:#c62828;stroke-dasharray:4 3}svg .pt{stroke:#333;stroke-width:.6;
 fill-opacity:.85}details summary{cursor:pointer;margin:6px 0}
+table.models{table-layout:fixed;width:100%;font-size:12px}table.models th{font-size:11px}
+table.models th,table.models td{padding:3px 4px;overflow-wrap:break-word}
+table.models td.cut{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+table.models td.hash{font-family:ui-monospace,monospace;font-size:10.5px}
 )CSS";
 
+// The page's script; dur() says a duration as report::duration_text does.
 const char* kScript = R"JS(
 (function(){
 const data=JSON.parse(document.getElementById('mj-data').textContent);
 const panel=document.getElementById('detail');
 function el(tag,text,cls){const e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=text;if(cls)e.className=cls;return e;}
-function dur(ns){if(ns===null||ns===undefined)return '';if(ns>=1e9)return (ns/1e9).toPrecision(3)+' s';if(ns>=1e6)return (ns/1e6).toPrecision(3)+' ms';if(ns>=1e3)return (ns/1e3).toPrecision(3)+' µs';return ns.toPrecision(3)+' ns';}
+function dur(ns){if(ns===null||ns===undefined||!isFinite(ns))return '';if(ns<1e3)return ns.toFixed(0)+' ns';if(ns<1e6)return (ns/1e3).toFixed(1)+' us';if(ns<1e9)return (ns/1e6).toFixed(1)+' ms';return (ns/1e9).toFixed(2)+' s';}
 function rat(r){return r===null||r===undefined?'':(r>=100?r.toFixed(0):r.toPrecision(2))+'×';}
 function open(key){
   const v=data.verdicts[key];const cases=data.cases[key];if(!v||!cases)return false;
@@ -313,10 +319,10 @@ svg::LatencyRow latency_row(const model::CaseResult& r) {
   }
   row.unstable = unstable(r);
   std::string rounds;
-  for (double v : row.rounds_ns) rounds += (rounds.empty() ? "" : ", ") + svg::duration_text(v);
-  row.title = r.info.id + " on " + r.device + ": median " + svg::duration_text(s.median_ns) +
-              ", p10–p90 " + svg::duration_text(s.p10_ns) + " – " + svg::duration_text(s.p90_ns) +
-              ", " + std::to_string(s.n) + " samples" +
+  for (double v : row.rounds_ns) rounds += (rounds.empty() ? "" : ", ") + duration_text(v);
+  row.title = r.info.id + " on " + r.device + ": median " + duration_text(s.median_ns) +
+              ", p10–p90 " + duration_text(s.p10_ns) + " – " + duration_text(s.p90_ns) + ", " +
+              std::to_string(s.n) + " samples" +
               (rounds.empty()
                    ? ""
                    : "; rounds " + rounds + " (spread " + fmt("%.0f%%", 100 * row.spread) + ")") +
@@ -341,6 +347,26 @@ std::vector<const model::CaseResult*> chart_cases(std::vector<const model::CaseR
   return cases;
 }
 
+// The rows' labels as the chart shows them (svg::short_label: cut in the
+// middle, so a long model name keeps its stage), numbered where two still
+// read alike; the tooltip keeps each case's id.
+void unique_labels(std::vector<svg::LatencyRow>& rows) {
+  std::vector<std::string> full;
+  std::map<std::string, int> alike;
+  for (auto& r : rows) {
+    full.push_back(r.label);
+    r.label = svg::short_label(r.label, svg::kLabelChars);
+    ++alike[r.label];
+  }
+  std::map<std::string, int> numbered;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string shown = rows[i].label;
+    if (alike[shown] < 2) continue;
+    rows[i].label = svg::short_label(full[i], svg::kLabelChars - 5) + " (" +
+                    std::to_string(++numbered[shown]) + ")";
+  }
+}
+
 void latency_charts(std::string& h, const verdict::Judged& j) {
   int n = 0;
   for (const auto& [g, cases] : timed_cases(j)) {
@@ -357,6 +383,7 @@ void latency_charts(std::string& h, const verdict::Judged& j) {
          ".</p>\n";
     std::vector<svg::LatencyRow> rows;
     for (const auto* r : shown) rows.push_back(latency_row(*r));
+    unique_labels(rows);
     h += svg::latency_chart("latency-" + std::to_string(n++), rows);
   }
 }
@@ -389,7 +416,7 @@ void latency_table(std::string& h, const verdict::Judged& j) {
     const VerdictRow* v = it == verdicts.end() ? nullptr : it->second;
     h += "<tr><td>" + esc(fw) + "</td><td><code>" + esc(fn) + "</code></td><td><code>" + esc(dev) +
          "</code></td><td class=\"n\">" + std::to_string(cases.size()) + "</td><td class=\"n\">" +
-         esc(svg::duration_text(lo)) + "</td><td class=\"n\">" + esc(svg::duration_text(hi)) +
+         esc(duration_text(lo)) + "</td><td class=\"n\">" + esc(duration_text(hi)) +
          "</td><td class=\"n" + (unstable_n > 0 ? " warn" : "") + "\">" +
          std::to_string(unstable_n) + "</td><td class=\"n\">" +
          (v && v->latency_ratio ? esc(ratio_text(*v->latency_ratio)) : "") +

@@ -13,8 +13,8 @@
 #include "report/capability.hpp"
 #include "report/models.hpp"
 #include "report/text.hpp"
+#include "report/units.hpp"
 #include "stats/timing.hpp"
-#include "util/time.hpp"
 
 namespace mudjack::report {
 namespace {
@@ -441,7 +441,7 @@ std::string timing_section(const verdict::Judged& j) {
     if (n++ == 0) out += "\n";
     if (n > kListed) continue;
     out += "- " + code(r.info.id) + " on " + code(r.device) + ": " +
-           util::format_ns(r.latency.stats->median_ns) + ", " + escape(text) + "\n";
+           duration_text(r.latency.stats->median_ns) + ", " + escape(text) + "\n";
   }
   if (n > kListed) out += "- ... and " + std::to_string(n - kListed) + " more (results.csv)\n";
   return out;

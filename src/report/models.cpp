@@ -10,8 +10,8 @@
 
 #include "report/capability.hpp"
 #include "report/text.hpp"
+#include "report/units.hpp"
 #include "stats/timing.hpp"
-#include "util/time.hpp"
 
 namespace mudjack::report {
 namespace {
@@ -116,11 +116,38 @@ constexpr std::array<const char*, 14> kColumns = {
     "build",          "params / FLOP", "top operators",
     "structure hash", "license"};
 
-// "25.6 M / 4.1 GFLOP" (parameters, FLOPs of one forward pass).
+// report.html's share of the width per column (percent, task first, then
+// kColumns; a 1400 px page fits them), and the column cut to one line there.
+constexpr std::array<int, kColumns.size() + 1> kHtmlWidths = {6, 10, 6, 7, 6, 10, 7, 6,
+                                                              5, 6,  5, 7, 7, 7,  5};
+constexpr size_t kHashColumn = 12;  // kColumns' "structure hash"
+
+// "25.6 M / 4.1 GFLOP" (parameters, FLOPs of one forward pass); "" where
+// neither is known (never the size class: a number on every row).
 std::string size_text(const ModelRow& m) {
-  if (!m.params && !m.flops) return m.size;
+  if (!m.params && !m.flops) return "";
   return (m.params ? model::format_si(*m.params, "") : "?") + " / " +
          (m.flops ? model::format_si(*m.flops, "FLOP") : "?");
+}
+
+// The rows with each model's parameter count and FLOPs on every stage's row:
+// the probe measures them on the eager stage, and they are the model's, not
+// a stage's (an onnxruntime row read "tiny", its size class, before).
+std::vector<ModelRow> with_model_facts(std::vector<ModelRow> rows) {
+  std::map<std::pair<std::string, std::string>,
+           std::pair<std::optional<double>, std::optional<double>>>
+      facts;
+  for (const auto& m : rows) {
+    auto& f = facts[{m.model, m.framework}];
+    if (!f.first) f.first = m.params;
+    if (!f.second) f.second = m.flops;
+  }
+  for (auto& m : rows) {
+    const auto& f = facts[{m.model, m.framework}];
+    if (!m.params) m.params = f.first;
+    if (!m.flops) m.flops = f.second;
+  }
+  return rows;
 }
 
 // The three most frequent operators, with their source: "Conv 20, Relu 17, Add 8 (onnx)".
@@ -142,17 +169,16 @@ std::vector<std::string> cells(const ModelRow& m) {
     outcome += " (" + std::string(model::to_string(m.cause)) + ")";
   if (!m.error.empty()) outcome += ": " + one_line(m.error, 120);
   std::string latency;
-  if (m.median_ns) latency = util::format_ns(*m.median_ns);
-  if (m.cold_ns)
-    latency += (latency.empty() ? "cold " : " (") + util::format_ns(*m.cold_ns) +
-               (latency.starts_with("cold") ? "" : ")");
-  std::string divergence;
-  if (m.error_eps && m.bound_eps) {
-    divergence = number(*m.error_eps, "%.3g") + " / " + number(*m.bound_eps, "%.3g");
+  if (m.median_ns) latency = duration_text(*m.median_ns);
+  if (m.cold_ns) {  // "2.0 ms (9.0 ms)"; "cold 9.0 ms" alone
+    const std::string cold = duration_text(*m.cold_ns);
+    latency = latency.empty() ? "cold " + cold : latency + " (" + cold + ")";
   }
+  std::string divergence;
+  if (m.error_eps && m.bound_eps) divergence = eps_over_bound(m.error_eps, m.bound_eps);
   std::string build;
   if (m.build_s)
-    build = number(*m.build_s, "%.1f s") + (m.build_reused.value_or(false) ? " (cached)" : "");
+    build = duration_text(*m.build_s * 1e9) + (m.build_reused.value_or(false) ? " (cached)" : "");
   return {m.model + " " + m.dtype + " " + m.shape,
           m.framework,
           m.stage,
@@ -237,8 +263,9 @@ json models_to_json(const std::vector<ModelRow>& rows) {
   return out;
 }
 
-std::string models_markdown(const std::vector<ModelRow>& rows) {
-  if (rows.empty()) return "";
+std::string models_markdown(const std::vector<ModelRow>& given) {
+  if (given.empty()) return "";
+  const auto rows = with_model_facts(given);
   std::set<std::string> models;
   for (const auto& m : rows) models.insert(m.model);
   std::string out =
@@ -263,21 +290,75 @@ std::string models_markdown(const std::vector<ModelRow>& rows) {
   return out;
 }
 
-std::string models_html(const std::vector<ModelRow>& rows) {
-  if (rows.empty()) return "";
+std::string models_html(const std::vector<ModelRow>& given) {
+  if (given.empty()) return "";
+  const auto rows = with_model_facts(given);
   std::string h = "<h2 id=\"models\">Models</h2>\n<p class=\"meta\">";
   for (const auto& t : tallies(rows)) h += html_escape(t) + "<br>";
-  h += "</p>\n<table class=\"models\"><thead><tr><th>task</th>";
+  // A fixed layout as wide as the page (it fits 1400 px): each column its
+  // share, long text wrapped; the hash on one line, cut with an ellipsis
+  // where narrow; every cell's whole text in its title.
+  h += "</p>\n<table class=\"models\"><colgroup>";
+  for (const int w : kHtmlWidths) h += "<col style=\"width:" + std::to_string(w) + "%\">";
+  h += "</colgroup><thead><tr><th>task</th>";
   for (const char* c : kColumns) h += std::string("<th>") + c + "</th>";
   h += "</tr></thead><tbody>\n";
+  const auto td = [](const std::string& text, const char* cls) {
+    return std::string("<td") + (*cls != 0 ? std::string(" class=\"") + cls + "\"" : "") +
+           (text.empty() ? "" : " title=\"" + html_escape(text) + "\"") + ">" + html_escape(text) +
+           "</td>";
+  };
   for (const auto& m : rows) {
     const bool ok = m.outcome == model::Outcome::kPass;
-    h += std::string("<tr class=\"") + (ok ? "ok" : "bad") + "\"><td>" + html_escape(m.task) +
-         "</td>";
-    for (const auto& c : cells(m)) h += "<td>" + html_escape(c) + "</td>";
+    h += std::string("<tr class=\"") + (ok ? "ok" : "bad") + "\">" + td(m.task, "");
+    const auto row = cells(m);
+    for (size_t c = 0; c < row.size(); ++c) {
+      h += td(row[c], c == kHashColumn ? "cut hash" : "");
+    }
     h += "</tr>\n";
   }
   return h + "</tbody></table>\n";
+}
+
+std::string models_terminal(const std::vector<ModelRow>& rows, size_t limit) {
+  if (rows.empty()) return "";
+  constexpr size_t kCells = 6;
+  std::vector<std::array<std::string, kCells>> table;
+  table.push_back({"MODEL", "DEVICE", "STAGE", "OUTCOME", "LATENCY", "ERROR/BOUND eps"});
+  for (size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const auto& m = rows[i];
+    std::string outcome(model::to_string(m.outcome));
+    if (m.cause != model::Cause::kNone) {
+      outcome += " (" + std::string(model::to_string(m.cause)) + ")";
+    }
+    std::string latency = "-";
+    if (m.median_ns) {
+      latency = duration_text(*m.median_ns);
+    } else if (m.cold_ns) {
+      latency = "cold " + duration_text(*m.cold_ns);
+    }
+    table.push_back({plain(m.model), plain(m.device), plain(m.stage), outcome, latency,
+                     eps_over_bound(m.error_eps, m.bound_eps)});
+  }
+  std::array<size_t, kCells> widths{};
+  for (const auto& row : table) {
+    for (size_t c = 0; c < kCells; ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  std::string out = "\nmodels (" + std::to_string(rows.size()) + " rows: model x device x stage)\n";
+  for (const auto& row : table) {
+    std::string line;
+    for (size_t c = 0; c < kCells; ++c) {
+      // Latency and error right-aligned, as numbers read.
+      const std::string pad(widths[c] - row[c].size(), ' ');
+      line += (c == 0 ? "" : "  ") + (c >= 4 ? pad + row[c] : row[c] + pad);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  if (rows.size() > limit) {
+    out += "... and " + std::to_string(rows.size() - limit) + " more (summary.md)\n";
+  }
+  return out;
 }
 
 }  // namespace mudjack::report

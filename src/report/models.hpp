@@ -8,6 +8,7 @@
 //   - report.html: a "Models" table beside the function heatmaps (models_html).
 // Pure and thread-safe.
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -63,5 +64,15 @@ std::string models_markdown(const std::vector<ModelRow>& rows);
 
 // The same table as HTML (id="models"), or "" without rows.
 std::string models_html(const std::vector<ModelRow>& rows);
+
+// Rows the terminal's models table lists before "... and N more".
+inline constexpr size_t kTerminalModelRows = 200;
+
+// The table `mudjack run` prints after a run with models (report/terminal.hpp):
+// one line per model x device x stage, in model_rows' order: model, device,
+// stage, outcome (with the divergence's cause), median latency (the cold call
+// where only that was timed), error / bound in eps; at most `limit` rows,
+// then "... and N more (summary.md)". "" without rows.
+std::string models_terminal(const std::vector<ModelRow>& rows, size_t limit = kTerminalModelRows);
 
 }  // namespace mudjack::report

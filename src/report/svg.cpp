@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <string_view>
+#include <vector>
 
 #include "report/text.hpp"
+#include "report/units.hpp"
 
 namespace mudjack::report::svg {
 namespace {
@@ -61,15 +63,20 @@ std::string grid(const LogAxis& axis, double y0, double y1, Label label) {
   return out;
 }
 
-// A row's label, cut to fit the left margin.
-std::string cut(const std::string& s, size_t max_chars) {
-  if (s.size() <= max_chars) return s;
-  size_t at = max_chars - 1;
-  while (at > 0 && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
-  return s.substr(0, at) + "…";
-}
-
 }  // namespace
+
+std::string short_label(std::string_view s, size_t max_chars) {
+  std::vector<size_t> starts;  // where each code point begins
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) starts.push_back(i);
+  }
+  if (starts.size() <= max_chars) return std::string(s);
+  if (max_chars == 0) return "";
+  const size_t tail = (max_chars - 1) / 2;  // code points kept at the end
+  const size_t head = max_chars - 1 - tail;
+  return std::string(s.substr(0, starts[head])) + "…" +
+         (tail == 0 ? std::string() : std::string(s.substr(starts[starts.size() - tail])));
+}
 
 double LogAxis::at(double v) const {
   const double c = std::clamp(positive(v) ? v : lo, lo, hi);
@@ -102,14 +109,6 @@ LogAxis fit_axis(const std::vector<double>& values, double floor_lo, double ceil
   return axis;
 }
 
-std::string duration_text(double ns) {
-  if (!std::isfinite(ns)) return "";
-  if (ns >= 1e9) return fmt("%.3g s", ns / 1e9);
-  if (ns >= 1e6) return fmt("%.3g ms", ns / 1e6);
-  if (ns >= 1e3) return fmt("%.3g µs", ns / 1e3);
-  return fmt("%.3g ns", ns);
-}
-
 namespace {
 
 constexpr double kLeft = 260;   // labels
@@ -122,7 +121,7 @@ constexpr double kBottom = 24;  // axis labels
 std::string latency_row(const LatencyRow& r, const LogAxis& axis, double y) {
   const char* cls = r.unstable ? "row unstable" : "row";
   std::string out = "<g class=\"" + std::string(cls) + "\"><title>" + esc(r.title) + "</title>";
-  out += text(4, y + 4, cut(r.label, 40));
+  out += text(4, y + 4, short_label(r.label, kLabelChars));
   const double a = axis.at(r.p10_ns);
   const double b = axis.at(r.p90_ns);
   out += "<rect class=\"band\" x=\"" + num(a) + "\" y=\"" + num(y - 4) + "\" width=\"" +
@@ -153,7 +152,7 @@ std::string latency_chart(const std::string& id, const std::vector<LatencyRow>& 
   axis.x1 = kWidth - kRight;
   const double height = kTop + kRow * static_cast<double>(rows.size()) + kBottom;
   std::string out = open_svg(id, "latency", kWidth, height, "latency per case, log scale");
-  out += grid(axis, kTop, height - kBottom, duration_text);
+  out += grid(axis, kTop, height - kBottom, report::duration_text);
   double y = kTop + kRow / 2;
   for (const auto& r : rows) {
     out += latency_row(r, axis, y);
@@ -245,7 +244,7 @@ std::string ratio_label(double r) {
 }
 
 std::string ratio_points(const RatioStrip& s, const LogAxis& axis, double y) {
-  std::string out = "<g class=\"strip\">" + text(4, y + 4, cut(s.label, 36));
+  std::string out = "<g class=\"strip\">" + text(4, y + 4, short_label(s.label, 36));
   for (const auto& p : s.points) {
     if (positive(p.low) && positive(p.high)) {
       out += line(axis.at(p.low), y, axis.at(p.high), y, "class=\"interval\"");

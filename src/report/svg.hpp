@@ -9,7 +9,9 @@
 // Pure and thread-safe. Times are in ns, errors in units of the output
 // dtype's epsilon (model::Numeric), ratios are device / baseline.
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mudjack::report::svg {
@@ -26,8 +28,13 @@ struct LogAxis {
 // `values`, at least [floor_lo, ceil_hi] wide where given (0: no minimum).
 LogAxis fit_axis(const std::vector<double>& values, double floor_lo, double ceil_hi);
 
-// "1.2 µs", "340 ns", "2.5 s": a duration for an axis or a tooltip.
-std::string duration_text(double ns);
+// Characters a latency chart's row label keeps (its left margin).
+inline constexpr size_t kLabelChars = 40;
+
+// `s` cut to `max_chars` code points in the middle, "…" where the cut is:
+// the start (a function's name) and the end (a variant's stage) both stay,
+// so two stages of one long name read apart. `s` itself when it fits.
+std::string short_label(std::string_view s, size_t max_chars);
 
 // One timed case on a device: its warm samples' p10-p90 band and median,
 // each timing round's median, and whether the rounds disagree.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "report/models.hpp"
 #include "report/text.hpp"
 #include "stats/timing.hpp"
 
@@ -132,6 +133,8 @@ std::string to_terminal(const verdict::Judged& judged, const std::filesystem::pa
       out += "\n";
     }
   }
+  // A run with whole models (suites/models): a line per model, device and stage.
+  out += models_terminal(model_rows(judged.cases));
   if (auto summary = short_summary(judged, kShortSummaryRows); !summary.empty()) {
     out += "\n" + summary + "\n";
   }

@@ -8,6 +8,7 @@
 #include "report/text.hpp"
 #include "supervisor/probe_session.hpp"
 #include "util/error.hpp"
+#include "util/nearest.hpp"
 
 namespace mudjack::repro {
 namespace fs = std::filesystem;
@@ -20,8 +21,15 @@ model::CaseInfo find_case(const Request& r) {
   auto found = std::find_if(all.begin(), all.end(),
                             [&](const model::CaseInfo& c) { return c.id == r.case_id; });
   if (found == all.end()) {
-    throw util::FatalError("unknown case '" + r.case_id +
-                           "' (see: mudjack list; --suite or --suite-dir for other suites; a "
+    // The nearest listed id within a quarter of its length in edits (at least
+    // 3): a typo in a dtype, a function or a variant.
+    std::vector<std::string> ids;
+    ids.reserve(all.size());
+    for (const auto& c : all) ids.push_back(c.id);
+    const auto near = util::nearest(r.case_id, ids, std::max<size_t>(3, r.case_id.size() / 4));
+    throw util::FatalError("unknown case '" + r.case_id + "'" +
+                           (near ? "; did you mean '" + *near + "'?" : std::string()) +
+                           " (see: mudjack list; --suite or --suite-dir for other suites; a "
                            "`mudjack check` case: --out the results folder that checked it)");
   }
   return *found;

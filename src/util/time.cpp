@@ -31,18 +31,4 @@ std::string new_run_id() {
   return buf;
 }
 
-std::string format_ns(double ns) {
-  char buf[32];
-  if (ns < 1e3) {
-    std::snprintf(buf, sizeof(buf), "%.0f ns", ns);
-  } else if (ns < 1e6) {
-    std::snprintf(buf, sizeof(buf), "%.1f us", ns / 1e3);
-  } else if (ns < 1e9) {
-    std::snprintf(buf, sizeof(buf), "%.1f ms", ns / 1e6);
-  } else {
-    std::snprintf(buf, sizeof(buf), "%.2f s", ns / 1e9);
-  }
-  return buf;
-}
-
 }  // namespace mudjack::util

@@ -7,7 +7,5 @@ namespace mudjack::util {
 std::string now_iso8601();
 // A sortable run id from the wall clock plus 4 random hex digits: 20261126-011738-a3f9.
 std::string new_run_id();
-// "1.2 µs", "3.4 ms", "2.1 s" for a duration in nanoseconds.
-std::string format_ns(double ns);
 
 }  // namespace mudjack::util

@@ -284,7 +284,7 @@ def test_a_refused_fail_reads_in_the_engines_words(tmp_path):
 
 
 def test_times_read_as_the_engines_tables_and_an_unstable_median_in_brackets(tmp_path):
-    """The CLI's units (util::format_ns: ns, us, ms, s); an unstable timing's
+    """The CLI's units (report::duration_text: ns, us, ms, s); an unstable timing's
     median in brackets and its spread as slowest over fastest, never as a
     percent; an error beyond its bound with the digits that show it."""
     def case(i: int, median_ns: float, rounds: list[float], unstable: bool, error: float | None = None) -> dict:

@@ -52,7 +52,7 @@ def terminal_rows(out: str) -> dict[Key, tuple[str, str, str]]:
         if len(cells) < len(names) - 1 or cells[0].endswith(":"):
             break  # the table ends: a short line, or "timing: 1 of 2 timed cases unstable; ..."
         c = dict(zip(names, cells))
-        rows[(c["DEVICE"], c["MODE"], c["DTYPE"])] = (c["OUTCOME"], c["CHECKED"], _eps(c["ERROR_EPS"]))
+        rows[(c["DEVICE"], c["MODE"], c["DTYPE"])] = (c["OUTCOME"], c["CHECKED"], _eps(c["ERROR/BOUND"]))
     return rows
 
 

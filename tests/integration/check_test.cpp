@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "harness.hpp"
 
@@ -26,7 +28,8 @@ TEST_F(Cli, CheckQuickOfAFunctionPrintsItsErrorSizeAndMedian) {
   auto r = mudjack({"check", (kFixtures / "check" / "numpy_only.py").string() + ":scaled_cumsum",
                     "--quick", "--budget-ms", "2", "--out", (dir_ / "results").string()});
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_TRUE(has(r.out, "ERROR_EPS")) << r.out;
+  EXPECT_TRUE(has(r.out, "ERROR/BOUND eps")) << r.out;
+  EXPECT_FALSE(has(r.out, "MAX_REL")) << r.out;
   // One eager float32 case on cpu, passed against its float64 reference.
   EXPECT_TRUE(has(r.out, "cpu      eager     float32   pass")) << r.out;
   EXPECT_FALSE(has(r.out, "float16")) << "--quick keeps the inputs' own dtype\n" << r.out;
@@ -225,6 +228,37 @@ TEST_F(Cli, CheckRowsAndRunsNameTheFunctionFromAnyFolder) {
             (kFixtures / "check" / "numpy_only.py").string() + ":scaled_cumsum");
 }
 
+// Ctrl-C during a check: the table of what ran, then one line saying how
+// many outcomes are kept and how to finish the run (`run --resume`, which
+// takes a check run as any other) or start over; exit 130.
+TEST_F(Cli, AnInterruptedCheckSaysHowToResumeAndTheResumeFinishesIt) {
+  const auto out = dir_ / "results";
+  const pid_t pid = spawn({"check", (kFixtures / "check" / "sleepy.py").string() + ":slow_half",
+                           "--budget-ms", "2", "--out", out.string()});
+  // Interrupted once the run is stored (discovery done), while its cases run.
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (runs(out).empty() && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const auto log = slurp(dir_ / "background.txt");
+  ASSERT_TRUE(WIFEXITED(status)) << log;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << log;
+  const auto list = runs(out);
+  ASSERT_EQ(list.size(), 1u) << log;
+  const auto id = list[0]["id"].get<std::string>();
+  EXPECT_TRUE(has(log, "mudjack: interrupted; ")) << log;
+  EXPECT_TRUE(has(log, "Resume with: mudjack run --resume " + id + " --out " + out.string()))
+      << log;
+  EXPECT_TRUE(has(log, "or check again from the start: ")) << log;
+  auto resumed = mudjack({"run", "--resume", id, "--out", out.string()});
+  EXPECT_EQ(resumed.code, 0) << resumed.out << resumed.err;
+  EXPECT_EQ(runs(out)[0]["state"], "complete") << resumed.out << resumed.err;
+}
+
 TEST_F(Cli, CheckOfANumpyFunctionListsBfloat16AsUnsupportedAndExitsZero) {
   auto r = mudjack({"check", (kFixtures / "check" / "numpy_only.py").string() + ":scaled_cumsum",
                     "--budget-ms", "2", "--out", (dir_ / "results").string()});
@@ -378,6 +412,19 @@ TEST_F(Cli, ReproOfACheckCaseAndItsMinimalScriptShowTheMismatch) {
   auto r = mudjack({"check", target, "--quick", "--budget-ms", "2", "--out", out});
   ASSERT_EQ(r.code, 1) << r.out << r.err;
   const std::string id = "numpy/rmsnorm/float16-given-eager";
+  // Under the failing row, the exact line that writes it as a script: run as printed.
+  const auto at = r.out.find("mudjack repro ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  EXPECT_EQ(line.rfind("mudjack repro " + id + " --device cpu --run ", 0), 0u) << line;
+  EXPECT_TRUE(line.ends_with(" --out " + out)) << line;
+  const auto printed = (dir_ / "printed.py").string();
+  ASSERT_EQ(std::system((quote(kBinary) + line.substr(std::string("mudjack").size()) + " -o " +
+                         quote(printed) + " 2>/dev/null")
+                            .c_str()),
+            0)
+      << line;
+  EXPECT_TRUE(has(slurp(printed), "eps against float64")) << slurp(printed);
   auto doctor = mudjack({"doctor", "--framework", "numpy", "--json"});
   const auto python =
       nlohmann::json::parse(doctor.out)["frameworks"][0]["interpreter"].get<std::string>();

@@ -95,7 +95,17 @@ TEST_F(Cli, ReproSaysWhyItCannot) {
 
   r = mudjack({"repro", "numpy/no.such/case", "--suite-dir", kHostile});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("unknown case 'numpy/no.such/case'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown case 'numpy/no.such/case' (see: mudjack list"), std::string::npos)
+      << "nothing near enough to suggest\n"
+      << r.err;
+  // A typo: the nearest listed id is suggested.
+  r = mudjack({"repro", "numpy/ok.ad/float32-default-eager", "--suite-dir", kHostile});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown case 'numpy/ok.ad/float32-default-eager'; did you mean "
+                       "'numpy/ok.add/float32-default-eager'? (see: mudjack list"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 
   r = mudjack({"repro", "numpy/ok.add/float32-default-eager", "--suite-dir", kHostile, "--out",
                (dir_ / "none").string(), "--run", "nope"});

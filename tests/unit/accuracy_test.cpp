@@ -46,6 +46,29 @@ TEST(Accuracy, ErrorIsInEpsOfTheReferenceScale) {
   EXPECT_NE(e.worst.find("[0]"), std::string::npos) << e.worst;
 }
 
+// A mismatch's line shows the worst element and its reference with digits
+// enough to tell them apart (not "1.06 vs reference 1.06"), and the worst
+// error beside the bound it is beyond (not "beyond 6 eps; worst 6 eps").
+TEST(Accuracy, TheWorstElementAndItsReferenceReadApart) {
+  const double eps = *oracle::dtype_epsilon("float16");
+  auto e = oracle::measure(array("<f2", {1.0625, 1}), array("<f8", {1.0615, 1}), eps, 0.5);
+  EXPECT_NE(e.worst.find("[0]: 1.0625 vs reference 1.0615"), std::string::npos) << e.worst;
+  // Far apart, 3 digits as before.
+  auto far = oracle::measure(array("<f4", {2.5, 1}), array("<f8", {2.0, 1}), eps, 0.5);
+  EXPECT_NE(far.worst.find("[0]: 2.5 vs reference 2"), std::string::npos) << far.worst;
+  oracle::Error just;
+  just.eps = 6.0004;
+  just.beyond = 1;
+  just.count = 4;
+  just.worst = "[2]: 1.0625 vs reference 1.0615";
+  EXPECT_EQ(oracle::describe(just, 6, "the float64 reference"),
+            "1 of 4 elements beyond 6 eps of the float64 reference; worst 6.0004 eps at [2]: "
+            "1.0625 vs reference 1.0615");
+  just.eps = 12.345;
+  EXPECT_NE(oracle::describe(just, 6, "it").find("beyond 6 eps of it; worst 12.3 eps"),
+            std::string::npos);
+}
+
 // A whole model's float64 output that blew up or underflowed at random
 // weights is no ground to judge a device on (model::Cause::kUnstableModel).
 TEST(Accuracy, AnOutputThatBlowsUpOrUnderflowsIsUnstable) {

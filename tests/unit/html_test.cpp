@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <regex>
 #include <set>
 
 #include "report/svg.hpp"
+#include "report/units.hpp"
 
 namespace mudjack::report {
 namespace {
@@ -159,6 +161,47 @@ TEST(Html, TwoDevicesAddTheRatioChartWithIntervals) {
   EXPECT_NE(html.find("3×"), std::string::npos) << "the ratio in the latency table";
 }
 
+// A long model name's rows keep their stage (cut in the middle), and two
+// rows that still read alike are numbered: no two labels of a chart repeat.
+TEST(Html, LatencyChartLabelsKeepTheStageAndNeverRepeat) {
+  const std::string fn = "transformers/google/bigbird-roberta-base";
+  const std::string x(25, 'x');
+  std::vector<CaseResult> cases;
+  for (const auto& variant :
+       std::vector<std::string>{"float32-b1-s128-eager", "float32-b1-s128-compiled",
+                                "float32-aaa-" + x + "-eager", "float32-bbb-" + x + "-eager"}) {
+    auto r = timed(fn, "float32", "cpu", 1000, {1000, 1000}, 0, 4);
+    r.info.variant = variant;
+    r.info.id = "torch/" + fn + "/" + variant;
+    cases.push_back(r);
+  }
+  const std::string html = to_html(testing::judged({}, cases, {}));
+  const auto at = html.find("data-chart=\"latency\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string chart = html.substr(at, html.find("</svg>", at) - at);
+  const auto labels =
+      matches(chart, "<text x=\"4.0\" y=\"[^\"]*\" text-anchor=\"start\">([^<]*)</text>");
+  ASSERT_EQ(labels.size(), 4u) << chart;
+  EXPECT_EQ(std::set<std::string>(labels.begin(), labels.end()).size(), 4u) << chart;
+  EXPECT_NE(chart.find(">transformers/google/…oat32-b1-s128-eager<"), std::string::npos) << chart;
+  EXPECT_NE(chart.find(">transformers/google/…32-b1-s128-compiled<"), std::string::npos) << chart;
+  EXPECT_NE(chart.find(">transformers/goog…xxxxxxxxxxx-eager (1)<"), std::string::npos) << chart;
+  EXPECT_NE(chart.find(">transformers/goog…xxxxxxxxxxx-eager (2)<"), std::string::npos) << chart;
+  EXPECT_EQ(svg::short_label("short", 40), "short");
+  EXPECT_EQ(svg::short_label("αβγδεζηθ", 5), "αβ…ηθ") << "cut by code points";
+}
+
+// The Models table fits a 1400 px page: a fixed layout as wide as the page.
+TEST(Html, TheModelsTableHasAFixedLayoutThatFitsThePage) {
+  const std::string html = to_html(testing::judged({}, {}, {}));
+  EXPECT_NE(html.find("table.models{table-layout:fixed;width:100%"), std::string::npos);
+  EXPECT_NE(html.find("table.models td.cut{white-space:nowrap;overflow:hidden;text-overflow:"
+                      "ellipsis}"),
+            std::string::npos);
+  EXPECT_NE(html.find("table.models th,table.models td{padding:3px 4px;overflow-wrap:break-word}"),
+            std::string::npos);
+}
+
 TEST(Svg, AxesAndDurations) {
   const auto axis = svg::fit_axis({3, 250, 0, -1}, 0, 0);
   EXPECT_DOUBLE_EQ(axis.lo, 1);
@@ -170,10 +213,13 @@ TEST(Svg, AxesAndDurations) {
   EXPECT_DOUBLE_EQ(a.at(1e9), 200) << "clamped";
   EXPECT_DOUBLE_EQ(svg::fit_axis({}, 0.01, 10).lo, 0.01);
   EXPECT_DOUBLE_EQ(svg::fit_axis({}, 0.01, 10).hi, 10);
-  EXPECT_EQ(svg::duration_text(340), "340 ns");
-  EXPECT_EQ(svg::duration_text(1234), "1.23 µs");
-  EXPECT_EQ(svg::duration_text(2.5e6), "2.5 ms");
-  EXPECT_EQ(svg::duration_text(3e9), "3 s");
+  // One unit formatter for every view (report/units.hpp), the Python API's _duration.
+  EXPECT_EQ(duration_text(340), "340 ns");
+  EXPECT_EQ(duration_text(1234), "1.2 us");
+  EXPECT_EQ(duration_text(2.5e6), "2.5 ms");
+  EXPECT_EQ(duration_text(44e6), "44.0 ms");
+  EXPECT_EQ(duration_text(3e9), "3.00 s");
+  EXPECT_EQ(duration_text(std::nan("")), "-");
 }
 
 TEST(Svg, ChartTextIsEscaped) {

@@ -13,6 +13,7 @@
 #include "report/json.hpp"
 #include "report/markdown.hpp"
 #include "report/models.hpp"
+#include "report/terminal.hpp"
 #include "supervisor/supervisor.hpp"
 #include "util/error.hpp"
 
@@ -31,6 +32,12 @@ model::CaseInfo model_case(const std::string& name, const std::string& task,
   c.id = "torch/" + name + "/" + c.variant;
   c.tags = {"name::" + name, "task::" + task, "family::fam", "author::hf", "framework::torch"};
   return c;
+}
+
+size_t count_of(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
 }
 
 std::string fatal_message(const std::function<void()>& f) {
@@ -160,6 +167,42 @@ TEST(ModelReport, OneRowPerModelDeviceStageWithTheFactsOfEachView) {
   EXPECT_FALSE(report::to_json(testing::judged(run, {plain}, {})).contains("models"));
 }
 
+// `mudjack run --suite models` prints a line per model, device and stage
+// after the verdict counts: outcome, latency, error against its bound.
+TEST(ModelReport, TheTerminalListsEveryModelDeviceAndStage) {
+  const auto cs = corpus();
+  auto ok = result(cs[1], "cpu", model::Outcome::kPass);
+  ok.latency.stats = model::LatencyStats{};
+  ok.latency.stats->median_ns = 2e6;
+  ok.numeric.error_eps = 3;
+  ok.numeric.bound_eps = 8192;
+  auto bad = result(cs[3], "cuda:0", model::Outcome::kMismatch);
+  bad.numeric.cause = model::Cause::kPrecisionDefault;
+  bad.numeric.error_eps = 9000.5;
+  bad.numeric.bound_eps = 8192;
+  auto cold = result(cs[0], "cpu", model::Outcome::kPass);
+  cold.latency.cold_ns = 3'000'000'000;
+  const auto rows = report::model_rows({ok, bad, cold});
+  const auto text = report::models_terminal(rows);
+  EXPECT_NE(text.find("models (3 rows: model x device x stage)"), std::string::npos) << text;
+  EXPECT_NE(text.find("MODEL     DEVICE  STAGE        OUTCOME"), std::string::npos) << text;
+  EXPECT_NE(text.find("resnet18  cuda:0  amp          mismatch (precision_default)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("9e+03 / 8.19e+03"), std::string::npos) << text;
+  EXPECT_NE(text.find("bert      cpu     onnxruntime  pass"), std::string::npos) << text;
+  EXPECT_NE(text.find("2.0 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("cold 3.00 s"), std::string::npos) << text;
+  const auto cut = report::models_terminal(rows, 1);
+  EXPECT_NE(cut.find("... and 2 more (summary.md)"), std::string::npos) << cut;
+  EXPECT_EQ(report::models_terminal({}), "");
+  model::RunInfo run;
+  run.id = "m1";
+  run.baseline = "cpu";
+  const auto shown = report::to_terminal(testing::judged(run, {ok, bad, cold}, {}), "/r");
+  EXPECT_NE(shown.find("bert      cpu     onnxruntime  pass"), std::string::npos) << shown;
+}
+
 // The model facts the probe reports as metrics (params, flops, the operator
 // histogram of the exported graph or the eager pass, the structure hash) and
 // the size and license labels reach every view.
@@ -201,6 +244,34 @@ TEST(ModelReport, ParamsFlopsOperatorsHashAndLicenseInEveryView) {
       << md;
   EXPECT_NE(md.find("| fffffffffffff | BSD-3-Clause |"), std::string::npos) << md;
   EXPECT_NE(md.find("11.7 M / 3.6 GFLOP"), std::string::npos) << md;
+  // report.html: each cell's whole text in its title; the hash on one
+  // line, cut with an ellipsis where narrow.
+  const auto html = report::models_html(rows);
+  EXPECT_NE(html.find("<colgroup>"), std::string::npos) << html;
+  EXPECT_EQ(count_of(html, "<col style="), 15u) << html;
+  EXPECT_NE(html.find("<td class=\"cut hash\" title=\"fffffffffffff\">fffffffffffff</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td title=\"BSD-3-Clause\">BSD-3-Clause</td>"), std::string::npos) << html;
+}
+
+// A model's parameters and FLOPs (measured on its eager stage) are on every
+// stage's row as numbers, never its size class.
+TEST(ModelReport, EveryStageOfAModelShowsItsParamsAndFlops) {
+  const auto cs = corpus();
+  auto eager = result(cs[2], "cpu", model::Outcome::kPass);
+  auto amp = result(cs[3], "cpu", model::Outcome::kPass);
+  for (auto* r : {&eager, &amp}) r->info.tags.push_back("size::tiny");
+  eager.metrics["params"] = model::Metric{11689512, ""};
+  eager.metrics["flops"] = model::Metric{3.6e9, "FLOP"};
+  const auto rows = report::model_rows({eager, amp});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_FALSE(rows[0].params && rows[1].params) << "results.json keeps what each stage measured";
+  const auto md = report::models_markdown(rows);
+  EXPECT_EQ(count_of(md, "| 11.7 M / 3.6 GFLOP |"), 2u) << md;
+  const auto html = report::models_html(rows);
+  EXPECT_EQ(count_of(html, ">11.7 M / 3.6 GFLOP<"), 2u) << html;
+  for (const auto& text : {md, html}) EXPECT_EQ(text.find("tiny"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -297,15 +297,16 @@ TEST(ReportWorkload, SummaryHasAWorkloadsSectionWithSpeedUps) {
       section.find("| mnist | jax | cpu | 1/1 | 1.41 ksample/s (float32-n1024-compiled) | - |"),
       std::string::npos)
       << section;
-  EXPECT_NE(section.find("| torch | cpu | float32-n1024-eager | pass | 8 ms | 5 s | 268 GFLOP/s |"),
-            std::string::npos)
+  EXPECT_NE(
+      section.find("| torch | cpu | float32-n1024-eager | pass | 8.0 ms | 5.00 s | 268 GFLOP/s |"),
+      std::string::npos)
       << section;
   // Eager median / compiled median = 4, the compiled cold call shown beside it.
-  EXPECT_NE(section.find("| torch | cpu | float32-n1024 | 8 ms | 2 ms | 4× | 5 s |"),
+  EXPECT_NE(section.find("| torch | cpu | float32-n1024 | 8.0 ms | 2.0 ms | 4× | 5.00 s |"),
             std::string::npos)
       << section;
   // Time per epoch = median / epochs.
-  EXPECT_NE(section.find("accuracy=0.86; epochs=3; epoch=1 s"), std::string::npos) << section;
+  EXPECT_NE(section.find("accuracy=0.86; epochs=3; epoch=1.00 s"), std::string::npos) << section;
   EXPECT_EQ(section.find("torch.sum"), std::string::npos);
   // A run whose cases declare nothing has no such section.
   EXPECT_EQ(report::capability_markdown({paper}), "");
