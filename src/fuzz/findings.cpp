@@ -9,10 +9,6 @@ namespace {
 
 using model::Outcome;
 
-bool ran(Outcome o) {
-  return o == Outcome::kPass || o == Outcome::kMismatch;
-}
-
 std::optional<double> median(const model::CaseResult& r) {
   if (!r.latency.stats) return std::nullopt;
   return r.latency.stats->median_ns;
@@ -24,7 +20,9 @@ std::string first_line(const std::string& s) {
 
 // A compiled case's median over its eager twin's, when both ran and were timed.
 std::optional<double> compiled_ratio(const model::CaseResult& r, const model::CaseResult* eager) {
-  if (eager == nullptr || !ran(r.outcome) || !ran(eager->outcome)) return std::nullopt;
+  if (eager == nullptr || !model::props(r.outcome).ran || !model::props(eager->outcome).ran) {
+    return std::nullopt;
+  }
   const auto a = median(r);
   const auto b = median(*eager);
   if (!a || !b || *b <= 0) return std::nullopt;
@@ -159,7 +157,7 @@ Finding finding_of(const model::CaseResult& r, const std::vector<const model::Ca
     for (const auto* peer : rs) {
       if (peer != &r && peer->device == r.device && peer->outcome == Outcome::kPass) ++f.agreeing;
     }
-  } else if (r.info.mode == "compiled" && ran(r.outcome)) {
+  } else if (r.info.mode == "compiled" && model::props(r.outcome).ran) {
     const model::CaseResult* eager = nullptr;
     for (const auto* peer : rs) {
       if (peer->device == r.device && peer->info.framework == r.info.framework &&
@@ -200,18 +198,18 @@ BatchFacts analyze(
     std::map<std::string, bool> backend_ran;  // per backend: ran on some device
     for (const auto* r : rs) {
       const std::string backend = parse_case_id(r->info.id)->second;
-      if (r->outcome == Outcome::kUnavailable || r->outcome == Outcome::kSkip) {
-        ++facts.unavailable[backend];
-        continue;
-      }
       if (r->outcome == Outcome::kError) {
         ++facts.suite_errors;
         continue;
       }
+      if (!model::props(r->outcome).attempted) {  // unavailable or skipped
+        ++facts.unavailable[backend];
+        continue;
+      }
       any_attempted = true;
-      any_ran = any_ran || ran(r->outcome);
+      any_ran = any_ran || model::props(r->outcome).ran;
       backend_ran.try_emplace(backend, false);
-      backend_ran[backend] = backend_ran[backend] || ran(r->outcome);
+      backend_ran[backend] = backend_ran[backend] || model::props(r->outcome).ran;
     }
     for (const auto& [backend, ok] : backend_ran) {
       auto& a = facts.acceptance[backend];
