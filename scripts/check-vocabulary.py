@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 # (schema file, JSON pointer of an "enum", vocabulary list, extra words the
-# schema allows: "" is the engine's "none" for causes).
-SPELLED: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+# schema allows: "" is the engine's "none" for causes, null a hello without a framework).
+SPELLED: tuple[tuple[str, str, str, tuple[str | None, ...]], ...] = (
     ("results-v1.schema.json", "/$defs/outcome", "outcome", ()),
     ("results-v1.schema.json", "/$defs/verdict", "verdict", ()),
     ("results-v1.schema.json", "/$defs/error_kind", "error_kind", ()),
@@ -39,6 +39,7 @@ SPELLED: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("probe-protocol-v1.schema.json", "/$defs/case/properties/mode", "mode", ()),
     ("probe-protocol-v1.schema.json", "/$defs/case/properties/excused/additionalProperties", "excuse", ()),
     ("probe-protocol-v1.schema.json", "/$defs/error_info/properties/kind", "error_kind", ()),
+    ("probe-protocol-v1.schema.json", "/$defs/hello/properties/framework", "framework", (None,)),
     ("openapi.json", "/components/schemas/RunRequest/properties/policy", "policy", ()),
     ("fuzz-findings-v1.schema.json", "/$defs/finding/properties/symptom", "fuzz_symptom", ()),
 )
@@ -85,8 +86,8 @@ def problems(root: Path, emitted: str) -> list[str]:
             continue
         want = set(lists[name]["enum"]) | set(extra)
         if set(spelled) != want:
-            missing = sorted(want - set(spelled))
-            stray = sorted(set(spelled) - want)
+            missing = sorted(want - set(spelled), key=str)
+            stray = sorted(set(spelled) - want, key=str)
             out.append(f"schemas/{file} {ptr}: {name} differs from schemas/vocabulary.json"
                        f" (missing {missing}, not in the vocabulary {stray})")
     return out
