@@ -3,8 +3,11 @@
 
 schemas/vocabulary.json is written by the engine (`build/vocabulary`) from its
 C++ definitions. This check fails, one line per difference, when the
-committed file differs from what the engine prints now, or when a list the
-other JSON schemas spell out (the table below) differs from the vocabulary.
+committed file differs from what the engine prints now, when a list the
+other JSON schemas spell out (the table below) differs from the vocabulary,
+or when the outcomes' and verdicts' flags (outcome_properties,
+verdict_properties: model::props) do not name each word of their list once,
+in its order, with the same boolean flags.
 
     check-vocabulary.py --engine build/vocabulary [--root DIR]
     check-vocabulary.py --engine build/vocabulary --write   # regenerate the file
@@ -20,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 # (schema file, JSON pointer of an "enum", vocabulary list, extra words the
-# schema allows: "" is the engine's "none" for causes).
-SPELLED: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+# schema allows: "" is the engine's "none" for causes, null a hello without a framework).
+SPELLED: tuple[tuple[str, str, str, tuple[str | None, ...]], ...] = (
     ("results-v1.schema.json", "/$defs/outcome", "outcome", ()),
     ("results-v1.schema.json", "/$defs/verdict", "verdict", ()),
     ("results-v1.schema.json", "/$defs/error_kind", "error_kind", ()),
@@ -36,8 +39,12 @@ SPELLED: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("probe-protocol-v1.schema.json", "/$defs/case/properties/mode", "mode", ()),
     ("probe-protocol-v1.schema.json", "/$defs/case/properties/excused/additionalProperties", "excuse", ()),
     ("probe-protocol-v1.schema.json", "/$defs/error_info/properties/kind", "error_kind", ()),
+    ("probe-protocol-v1.schema.json", "/$defs/hello/properties/framework", "framework", (None,)),
     ("openapi.json", "/components/schemas/RunRequest/properties/policy", "policy", ()),
+    ("fuzz-findings-v1.schema.json", "/$defs/finding/properties/symptom", "fuzz_symptom", ()),
 )
+# (top-level key of the flags, the list whose words it holds)
+PROPERTIES = (("outcome_properties", "outcome"), ("verdict_properties", "verdict"))
 
 
 def pointer(doc: Any, ptr: str) -> Any:
@@ -46,13 +53,31 @@ def pointer(doc: Any, ptr: str) -> Any:
     return doc
 
 
+def property_problems(doc: dict[str, Any]) -> list[str]:
+    """The flags' shape: every word of the list, in its order, each with the
+    same flags, every flag a boolean."""
+    out: list[str] = []
+    for key, name in PROPERTIES:
+        props = doc.get(key)
+        words = doc["$defs"][name]["enum"]
+        if not isinstance(props, dict) or list(props) != words:
+            out.append(f"schemas/vocabulary.json {key}: does not hold each {name} once, in order")
+            continue
+        flags = {tuple(p) if isinstance(p, dict) else () for p in props.values()}
+        if len(flags) != 1 or not all(isinstance(v, bool) for p in props.values() for v in p.values()):
+            out.append(f"schemas/vocabulary.json {key}: every {name} needs the same boolean flags")
+    return out
+
+
 def problems(root: Path, emitted: str) -> list[str]:
     out: list[str] = []
     path = root / "schemas" / "vocabulary.json"
     committed = path.read_text(encoding="utf-8") if path.exists() else ""
     if committed != emitted:
         out.append(f"{path}: differs from what the engine writes; run scripts/check-vocabulary.py --write")
-    lists = json.loads(emitted)["$defs"]
+    doc = json.loads(emitted)
+    out += property_problems(doc)
+    lists = doc["$defs"]
     for file, ptr, name, extra in SPELLED:
         try:
             spelled = pointer(json.loads((root / "schemas" / file).read_text(encoding="utf-8")), ptr)["enum"]
@@ -61,8 +86,8 @@ def problems(root: Path, emitted: str) -> list[str]:
             continue
         want = set(lists[name]["enum"]) | set(extra)
         if set(spelled) != want:
-            missing = sorted(want - set(spelled))
-            stray = sorted(set(spelled) - want)
+            missing = sorted(want - set(spelled), key=str)
+            stray = sorted(set(spelled) - want, key=str)
             out.append(f"schemas/{file} {ptr}: {name} differs from schemas/vocabulary.json"
                        f" (missing {missing}, not in the vocabulary {stray})")
     return out

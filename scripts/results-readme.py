@@ -17,8 +17,10 @@ that every published folder records its provenance.
 
 Every number in a generated section comes from the JSON: the verdicts the
 engine wrote, the cases' outcomes and latencies. Nothing is judged here; this
-only counts and formats. The verdict list is the engine's schema's
-(schemas/results-v1.schema.json, $defs.verdict). Standard library only.
+only counts and formats. The verdict list and every grouping of outcomes and
+verdicts (which ran, failed, were attempted) are the engine's
+(schemas/vocabulary.json: $defs.verdict, outcome_properties,
+verdict_properties). Standard library only.
 """
 
 from __future__ import annotations
@@ -40,8 +42,8 @@ RESULTS = ROOT / "results"
 README = RESULTS / "README.md"
 
 HISTORY = RESULTS / "history"
-SCHEMA = ROOT / "schemas" / "results-v1.schema.json"
-FRAMEWORKS = ["torch", "jax", "tensorflow", "numpy"]
+VOCABULARY = json.loads((ROOT / "schemas" / "vocabulary.json").read_text(encoding="utf-8"))
+FRAMEWORKS = ["torch", "jax", "tensorflow", "numpy"]  # the tables' order (tests/python/test_vocabulary.py: the engine's words)
 NO_RUN = ("No complete published run of the `paper` suite yet: the headline reads only complete runs that "
           "`mudjack report --publish` accepts (a clean, known source tree). The earlier headline's runs (now in "
           "`history/`) were made from a dirty tree or record no source state; the 2026-11-28 H100 runs stopped "
@@ -49,12 +51,18 @@ NO_RUN = ("No complete published run of the `paper` suite yet: the headline read
 NONE_YET = "No published `paper` run yet (see the headline)."
 
 
+def having(name: str, flag: str) -> frozenset[str]:
+    """The engine's outcomes or verdicts (`name`) whose `flag` is true
+    (model::props: ran, failed, failure, attempted; an outcome's judged, fine)."""
+    return frozenset(w for w, props in VOCABULARY[f"{name}_properties"].items() if props[flag])
+
+
 def verdict_list() -> list[str]:
-    """The engine's verdicts (its schema's enum, most severe first), mildest
-    first: portable, unverified, ..., unavailable last."""
-    enum = json.loads(SCHEMA.read_text(encoding="utf-8"))["$defs"]["verdict"]["enum"]
-    worst_first = [v for v in enum if v != "unavailable"]
-    return list(reversed(worst_first)) + (["unavailable"] if "unavailable" in enum else [])
+    """The engine's verdicts (most severe first in the vocabulary), mildest
+    first: portable, unverified, ..., the ones never attempted (unavailable) last."""
+    enum = VOCABULARY["$defs"]["verdict"]["enum"]
+    attempted = having("verdict", "attempted")
+    return [v for v in reversed(enum) if v in attempted] + [v for v in enum if v not in attempted]
 
 
 VERDICTS = verdict_list()
@@ -158,7 +166,7 @@ def section_matrix(docs: list[tuple[str, dict[str, Any]]]) -> str:
             if f != fw:
                 continue
             total = sum(c.values())
-            attempted = total - c["unavailable"]
+            attempted = sum(c[v] for v in having("verdict", "attempted"))
             bad = attempted - c["portable"]
             cells = " | ".join(str(c[v]) for v in VERDICTS)
             lines.append(f"| {fw} | `{dev}` | {total} | {cells} | {bad} of {attempted} ({pct(bad, attempted)}) |")
@@ -189,7 +197,7 @@ def section_problems(docs: list[tuple[str, dict[str, Any]]]) -> str:
     rows = []
     for label, doc in docs:
         for v in doc["verdicts"]:
-            if v["verdict"] in ("portable", "unverified", "unavailable", "intolerable_latency"):
+            if v["verdict"] not in having("verdict", "failure"):  # no failing or differing case
                 continue
             ids = v["failing"] + v["mismatching"]
             rows.append((FRAMEWORKS.index(v["framework"]), v["function"], f"{label.split(' ')[0]}/{v['device']}",
@@ -259,11 +267,11 @@ def section_headline(docs: list[tuple[str, dict[str, Any]]]) -> str:
         for (f, dev), c in sorted(counts.items()):
             if f != fw:
                 continue
-            attempted = sum(c.values()) - c["unavailable"]
+            attempted = sum(c[v] for v in having("verdict", "attempted"))
             if not attempted:
                 out.append(f"- {fw} on `{dev}`: all {sum(c.values())} functions `unavailable`.")
                 continue
-            failed = c["partial_failure"] + c["complete_failure"]
+            failed = sum(c[v] for v in having("verdict", "failed"))
             out.append(f"- {fw} on `{dev}`: {failed} of {attempted} functions fail in part or whole ({pct(failed, attempted)}), "
                        f"{c['divergent']} diverge, {c['unverified']} `unverified` (a pass checked by nothing), "
                        f"{c['intolerable_latency']} crawl.")
@@ -276,11 +284,11 @@ SURFACE_SUITES = ["opinfo", "jax-primitives"]
 
 
 def _ran(outcome: str) -> bool:
-    return outcome in ("pass", "mismatch")
+    return outcome in having("outcome", "ran")
 
 
 def _failed(outcome: str) -> bool:
-    return outcome in ("fail", "crash", "timeout")
+    return outcome in having("outcome", "failed")
 
 
 def section_surface() -> str:
@@ -406,7 +414,7 @@ def section_models() -> str:
             counts.append(f"| {label} | `{folder.name}` | {stage} | `{device}` | {sum(n.values())} | {cells} |")
         grouped: dict[tuple[str, str, str, str, str], list[str]] = defaultdict(list)
         for r in sorted(rows, key=lambda r: (r["model"], r["framework"], r["stage"], r["device"])):
-            if r["outcome"] in ("pass", "skip"):
+            if r["outcome"] in having("outcome", "fine"):
                 continue
             if r["outcome"] == "unavailable":
                 key = (r["framework"], r["stage"], r["device"], "unavailable", _first_line(r.get("error") or "", 120))
@@ -703,8 +711,9 @@ def _attribute(old: dict[str, str], new: dict[str, str], same_versions: bool, wa
     if was == "unverified" and now == "portable":
         return "checks (the suite's cases now check their passes)"
     shared_changed = [i for i in old.keys() & new.keys() if old[i] != new[i]]
-    new_only_bad = [i for i in new.keys() - old.keys() if new[i] not in ("pass", "skip") and i not in excused]
-    old_only_bad = [i for i in old.keys() - new.keys() if old[i] not in ("pass", "skip")]
+    fine = having("outcome", "fine")
+    new_only_bad = [i for i in new.keys() - old.keys() if new[i] not in fine and i not in excused]
+    old_only_bad = [i for i in old.keys() - new.keys() if old[i] not in fine]
     excused_shared = [i for i in old.keys() & new.keys() if i in excused and old[i] == new[i]]
     if not shared_changed and not new_only_bad and not old_only_bad and excused_shared:
         return CLAIMS

@@ -29,10 +29,14 @@ import gzip
 import json
 import sys
 from collections import Counter, defaultdict
+from pathlib import Path
 from typing import Any
 
-RAN = frozenset(("pass", "mismatch"))  # the call ran: its kernels existed
-FAILED = frozenset(("fail", "crash", "timeout"))
+# The engine's outcome flags (schemas/vocabulary.json, model::props).
+_OUTCOMES = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "vocabulary.json")
+                       .read_text(encoding="utf-8"))["outcome_properties"]
+RAN = frozenset(o for o, p in _OUTCOMES.items() if p["ran"])  # the call ran: its kernels existed
+FAILED = frozenset(o for o, p in _OUTCOMES.items() if p["failed"])  # it failed without an answer
 
 
 def load(path: str) -> dict[str, Any]:

@@ -1,13 +1,16 @@
 // Writes schemas/vocabulary.json to stdout: every closed list of the engine
 // (outcomes, verdicts, causes, check kinds, error kinds, refusals and their
-// sources, modes, policies,
-// dtypes, excuse reasons, the fuzz ops with their arity and dtypes, the
-// accuracy oracle's constants) from its C++ definitions. The probe, the
-// Python package and the scripts read that file; CTest `vocabulary` fails
-// when the committed file differs from what this prints.
+// sources, modes, policies, dtypes, excuse reasons, frameworks, fuzz symptoms,
+// the fuzz ops with their arity and dtypes, the accuracy oracle's constants)
+// and each outcome's and verdict's flags (model::props) from its C++
+// definitions. The probe, the Python package, the scripts and the studies
+// read that file; CTest `vocabulary` fails when the committed file differs
+// from what this prints.
 //
 //   build/vocabulary > schemas/vocabulary.json
 
+#include <array>
+#include <cstddef>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -16,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "envs/envs.hpp"
+#include "fuzz/findings.hpp"
 #include "gen/graph.hpp"
 #include "gen/ops.hpp"
 #include "model/lists.hpp"
@@ -26,6 +31,8 @@ namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
+namespace envs = mudjack::envs;
+namespace fuzz = mudjack::fuzz;
 namespace model = mudjack::model;
 namespace gen = mudjack::gen;
 namespace oracle = mudjack::oracle;
@@ -55,6 +62,19 @@ std::vector<std::string> words(const Array& a) {
 
 ordered_json enum_of(const std::vector<std::string>& names, std::string_view description) {
   return ordered_json{{"description", description}, {"enum", names}};
+}
+
+// Each word's flags (model::props), in the list's order:
+// {"pass": {"ran": true, ...}, ...}.
+template <typename E, size_t N, typename Flags>
+ordered_json properties(const std::array<E, N>& values, const Flags& flags) {
+  ordered_json out;
+  for (const E v : values) {
+    ordered_json p;
+    for (const auto& [name, member] : flags) p[std::string(name)] = model::props(v).*member;
+    out[std::string(model::to_string(v))] = p;
+  }
+  return out;
 }
 
 std::string_view dtypes_word(gen::Dtypes d) {
@@ -167,10 +187,19 @@ int main() {
   }
   std::vector<std::string> op_names;
   for (const auto& s : gen::op_specs()) op_names.emplace_back(s.name);
+  std::vector<std::string> symptoms;
+  for (const auto s : fuzz::kSymptoms) symptoms.emplace_back(fuzz::to_string(s));
+  defs["framework"] = enum_of(envs::kFrameworks, "every framework a probe runs");
   defs["fuzz_op"] = enum_of(op_names, "every op of a generated graph (docs/fuzz.md)");
   defs["fuzz_value_dtype"] = enum_of(value_dtypes, "the dtypes a graph's values may have");
   defs["fuzz_graph_dtype"] = enum_of(graph_dtypes, "a graph's own dtype");
+  defs["fuzz_symptom"] =
+      enum_of(symptoms,
+              "what a fuzz finding saw (docs/fuzz.md); suspect: a mismatch whose float64 "
+              "reference is at its dtype's noise floor, never a finding");
   doc["$defs"] = defs;
+  doc["outcome_properties"] = properties(model::kOutcomes, model::kOutcomeFlags);
+  doc["verdict_properties"] = properties(model::kVerdicts, model::kVerdictFlags);
   doc["fuzz_ops"] = fuzz_ops();
   doc["accuracy"] = accuracy();
   std::cout << doc.dump(1) << '\n';

@@ -24,6 +24,11 @@ import numpy as np
 
 from .api import TRUSTED_REFERENCE_TAG, WIDE, Call, CaseDef, Check, Ctx, Metric
 from .errors import MachineFault, NameMissing, Skip, SuiteError, Unavailable, UnsupportedDtype, one_line
+from .vocabulary import having
+
+# Statuses of a case the framework was asked to run (the outcome flag
+# `attempted`): its call was built, so the kernel registry's prediction means something.
+_ATTEMPTED = frozenset(having("outcome", "attempted"))
 
 
 @dataclass
@@ -416,7 +421,7 @@ def run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_di
     built: list[tuple[Any, tuple[Any, ...]]] = []
     try:
         result = _run_case(adapter, case, seed, policy, artifact_dir, built)
-        if built and adapter.has_kernel_registry and not policy.timing_only and result.get("status") in ("pass", "mismatch", "fail"):
+        if built and adapter.has_kernel_registry and not policy.timing_only and result.get("status") in _ATTEMPTED:
             _add_kernels(adapter, *built[0], result)
     finally:
         wait = device_turn().give()

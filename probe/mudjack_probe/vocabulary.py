@@ -3,9 +3,11 @@
 The engine writes that file from its C++ definitions (`build/vocabulary`,
 tools/vocabulary.cpp; CTest `vocabulary` holds it): outcomes, verdicts,
 causes, check kinds, error kinds, modes, policies, dtypes, excuse reasons,
-the fuzz ops with their arity and dtypes, the accuracy oracle's constants.
-The probe, python/mudjack and the scripts read the lists here and never
-spell them again. Standard library only.
+frameworks, fuzz symptoms, the fuzz ops with their arity and dtypes, the
+accuracy oracle's constants, and each outcome's and verdict's flags
+(model::props: ran, failed, failure, attempted; an outcome's judged, fine).
+The probe reads the lists here and never spells them again; python/mudjack,
+the scripts and the studies read the same file. Standard library only.
 """
 
 from __future__ import annotations
@@ -33,8 +35,17 @@ VOCABULARY: dict[str, Any] = _load()
 def words(name: str) -> tuple[str, ...]:
     """The closed list `name` (a key of the file's `$defs`: outcome, verdict,
     cause, check, error_kind, mode, policy, grid_dtype, dtype, excuse,
-    fuzz_op, fuzz_value_dtype, fuzz_graph_dtype), in the engine's order."""
+    framework, fuzz_op, fuzz_value_dtype, fuzz_graph_dtype, fuzz_symptom), in
+    the engine's order."""
     return tuple(VOCABULARY["$defs"][name]["enum"])
+
+
+def having(name: str, flag: str) -> tuple[str, ...]:
+    """The words of `name` (outcome or verdict) whose `flag` is true, in the
+    engine's order: the one grouping of outcomes and verdicts (model.hpp,
+    props), e.g. having("outcome", "ran") is pass and mismatch."""
+    props = VOCABULARY[f"{name}_properties"]
+    return tuple(w for w in words(name) if props[w][flag])
 
 
 def fuzz_part() -> dict[str, Any]:

@@ -54,7 +54,32 @@ from typing import Any
 
 __all__ = ["CheckError", "CheckFailed", "CheckResult", "Row", "check", "load"]
 
-_FRAMEWORKS = ("numpy", "torch", "jax", "tensorflow")
+
+# The words _words() reads, as this version's schemas/vocabulary.json has them:
+# for a package installed without the engine's data.
+_FALLBACK = (("pass", "skip"), ("numpy", "torch", "jax", "tensorflow", "onnxruntime"))
+
+
+def _words() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The outcomes with nothing to look at (flag `fine`: pass, skip) and the
+    engine's frameworks, from schemas/vocabulary.json (the engine writes it:
+    every closed list and each outcome's flags) where the engine keeps its
+    data ($MUDJACK_DATA_DIR) or in the repository this package was installed
+    from (`pip install -e python/`); else `_FALLBACK` (tests/python/
+    test_vocabulary.py holds it equal to the file)."""
+    roots = (os.environ.get("MUDJACK_DATA_DIR") or "", str(Path(__file__).resolve().parents[2]))
+    for root in (r for r in roots if r):
+        try:
+            doc = json.loads((Path(root) / "schemas" / "vocabulary.json").read_text(encoding="utf-8"))
+            fine = tuple(o for o, flags in doc["outcome_properties"].items() if flags["fine"])
+            return fine, tuple(doc["$defs"]["framework"]["enum"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return _FALLBACK
+
+
+_FINE_OUTCOMES, _FRAMEWORKS = _words()
+
 # How long an interrupted check gives the engine, after SIGTERM, to stop its
 # probes and exit before it is killed (SIGKILL leaves them to die alone).
 _STOP_GRACE_S = 10.0
@@ -108,7 +133,7 @@ class Row:
 
 
 _HEAD = ("device", "mode", "dtype", "outcome", "checked", "error / bound", "median", "class", "noise")
-_FINE = ("pass", "skip", "unsupported")  # outcomes that are no failure
+_FINE = (*_FINE_OUTCOMES, "unsupported")  # outcomes that are no failure
 _COLOURS = {"pass": "#d8f0d8", "skip": "#eeeeee", "unsupported": "#eeeeee"}  # else failure red
 
 
@@ -216,7 +241,7 @@ class CheckResult:
     def _why(self, r: Row) -> tuple[str, str]:
         """Under a row: why it did not pass (a failure, an unsupported dtype)
         and, for a failure, how to reproduce it; "" for what it lacks."""
-        why = _refusal_word(r) + r.message.splitlines()[0][:200] if r.outcome not in ("pass", "skip") and \
+        why = _refusal_word(r) + r.message.splitlines()[0][:200] if r.outcome not in _FINE_OUTCOMES and \
             r.message else ""
         return why, self.repro_command(r) if r.outcome not in _FINE and r.case_id else ""
 

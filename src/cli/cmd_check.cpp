@@ -147,7 +147,7 @@ std::vector<model::CaseInfo> target_cases(const CheckArgs& a, run::RunOptions& o
 // framework lacks (unsupported) and a skip are not failures.
 int exit_code(const verdict::Judged& judged) {
   for (const auto& r : judged.cases) {
-    if (r.outcome == model::Outcome::kPass || r.outcome == model::Outcome::kSkip) continue;
+    if (model::props(r.outcome).fine) continue;
     if (!verdict::unsupported_reason(r)) return 1;
   }
   return 0;

@@ -167,8 +167,8 @@ Started start(const RunArgs& a, const Settings& s, store::Store& store) {
 // What -x does not stop at: a pass, a case that could not be attempted here,
 // and an expected failure.
 bool passed_or_excused(const model::CaseResult& r, const std::vector<verdict::Expected>& expected) {
-  if (r.outcome == model::Outcome::kError) return false;
-  return !model::is_failure(r.outcome) || verdict::is_expected(expected, r);
+  if (!model::props(r.outcome).judged) return false;  // the suite's own error
+  return !model::props(r.outcome).failure || verdict::is_expected(expected, r);
 }
 
 // Why no case could be attempted (every one unavailable or skipped): the
@@ -176,9 +176,8 @@ bool passed_or_excused(const model::CaseResult& r, const std::vector<verdict::Ex
 std::optional<std::string> nothing_attempted(const verdict::Judged& judged) {
   std::set<std::string> reasons;
   for (const auto& r : judged.cases) {
-    if (r.outcome != model::Outcome::kUnavailable && r.outcome != model::Outcome::kSkip) {
-      return std::nullopt;
-    }
+    const auto p = model::props(r.outcome);
+    if (p.attempted || !p.judged) return std::nullopt;  // not unavailable nor skipped
     reasons.insert(r.error.message);
   }
   if (judged.cases.empty()) return std::nullopt;

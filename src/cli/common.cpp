@@ -56,7 +56,7 @@ void add_python(std::map<std::string, std::string>& python, const std::string& k
   if (std::find(envs::kFrameworks.begin(), envs::kFrameworks.end(), fw) ==
       envs::kFrameworks.end()) {
     throw util::FatalError("unknown framework '" + fw +
-                           "' in --python; known: numpy, torch, jax, tensorflow");
+                           "' in --python; known: " + envs::framework_names());
   }
   python[fw] = kv.substr(eq + 1);
 }
@@ -187,7 +187,7 @@ void add_selection(CLI::App* app, Selection& sel) {
                   "A folder of your own case files (docs/suite-format.md)")
       ->check(CLI::ExistingDirectory);
   app->add_option("--framework", sel.frameworks,
-                  "numpy, torch, jax, tensorflow (repeatable or comma list)");
+                  envs::framework_names() + " (repeatable or comma list)");
   app->add_option("--filter", sel.filter, "Only case ids matching this regular expression");
   app->add_option("--dtype", sel.fields.dtypes,
                   "Only cases of these dtypes, exactly (float16 never matches bfloat16; repeatable "

@@ -92,8 +92,7 @@ Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
       std::string fw(key.str());
       if (std::find(envs::kFrameworks.begin(), envs::kFrameworks.end(), fw) ==
           envs::kFrameworks.end()) {
-        bad(path,
-            "unknown framework '" + fw + "' in [python]; known: numpy, torch, jax, tensorflow");
+        bad(path, "unknown framework '" + fw + "' in [python]; known: " + envs::framework_names());
       }
       auto v = value.value<std::string>();
       if (!v) bad(path, "python." + fw + " must be a path string");

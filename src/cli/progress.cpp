@@ -85,7 +85,7 @@ void Progress::on_result(const model::CaseResult& r) {
   const bool unsupported = refusal == model::Refusal::kUnsupported;
   if (unsupported) {
     ++unsupported_;
-  } else if (model::is_failure(r.outcome)) {
+  } else if (model::props(r.outcome).failure) {
     ++failed_;
   }
   if (r.outcome == model::Outcome::kError) ++errors_;
@@ -99,8 +99,7 @@ void Progress::on_result(const model::CaseResult& r) {
     detail = report::duration_text(r.latency.stats->median_ns);
     if (auto noisy = stats::unstable_text(r.latency); !noisy.empty()) detail += " (" + noisy + ")";
   }
-  if (model::is_failure(r.outcome) || r.outcome == model::Outcome::kUnavailable ||
-      r.outcome == model::Outcome::kSkip || r.outcome == model::Outcome::kError) {
+  if (r.outcome != model::Outcome::kPass) {
     std::string kind(model::to_string(r.error.kind));
     detail = (kind.empty() ? "" : kind + ": ") + r.error.message.substr(0, 100);
   }

@@ -13,14 +13,6 @@ namespace {
 
 using model::Outcome;
 
-bool ran(Outcome o) {
-  return o == Outcome::kPass || o == Outcome::kMismatch;
-}
-bool broke(Outcome o) {
-  return o == Outcome::kFail || o == Outcome::kCrash || o == Outcome::kTimeout ||
-         o == Outcome::kMismatch;
-}
-
 std::map<std::string, const model::CaseResult*> index(const Side& side) {
   std::map<std::string, const model::CaseResult*> out;
   for (const auto& r : side.results) {
@@ -252,17 +244,20 @@ Report compare(const Side& a, const Side& b, const Options& options) {
     const auto* ra = ia.at(key);
     row.dtype = r->info.dtype;
     judge_accuracy(row, *ra, *r, options);
-    if (ra->outcome == Outcome::kPass && broke(r->outcome)) {
+    if (ra->outcome == Outcome::kPass && model::props(r->outcome).failure) {
       row.change = Change::kNewFailure;
       row.detail = r->error.message.substr(0, 200);
       continue;
     }
-    if (broke(ra->outcome) && r->outcome == Outcome::kPass) {
+    if (model::props(ra->outcome).failure && r->outcome == Outcome::kPass) {
       row.change = Change::kFixed;
       continue;
     }
     row.change = Change::kUnchanged;
-    if (!ran(ra->outcome) || !ran(r->outcome) || !ra->latency.stats || !r->latency.stats) continue;
+    if (!model::props(ra->outcome).ran || !model::props(r->outcome).ran || !ra->latency.stats ||
+        !r->latency.stats) {
+      continue;
+    }
     row.median_a_ns = ra->latency.stats->median_ns;
     row.median_b_ns = r->latency.stats->median_ns;
     if (!(*row.median_a_ns > 0)) continue;

@@ -17,6 +17,12 @@ std::string profile_names() {
   return out;
 }
 
+std::string framework_names() {
+  std::string out;
+  for (const auto& fw : kFrameworks) out += (out.empty() ? "" : ", ") + fw;
+  return out;
+}
+
 namespace {
 
 std::string getenv_or(const char* name, const std::string& fallback) {

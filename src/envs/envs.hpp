@@ -23,6 +23,8 @@ inline const std::vector<std::string> kFrameworks = {"numpy", "torch", "jax", "t
 inline const std::vector<std::string> kProfiles = {"current", "paper-2023", "latest", "xla"};
 // "current, paper-2023, latest", for messages.
 std::string profile_names();
+// "numpy, torch, jax, tensorflow, onnxruntime" (kFrameworks), for messages.
+std::string framework_names();
 
 // The folder holding probe/, suites/, envs/ and schemas/: $MUDJACK_DATA_DIR,
 // else the source tree the binary was built from, else <exe>/../share/mudjack.

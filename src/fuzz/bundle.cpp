@@ -25,7 +25,7 @@ std::string written_script(const CampaignState& state, Finding& f, const fs::pat
   req.backend = f.backend;
   req.device = f.device;
   req.seed = state.options.seed;
-  req.symptom = f.symptom;
+  req.symptom = std::string(to_string(f.symptom));
   req.bound_eps = f.bound_eps;
   req.slow_ratio = state.options.slow_ratio;
   req.eager = eager_twin(state.framework_of, f.backend);  // the engine's rule, sent (slow)
@@ -77,8 +77,9 @@ void write_bundle(const CampaignState& state, size_t number, Finding& f, const g
                   const gen::Graph& reduced, bool run_it) {
   char name[32];
   std::snprintf(name, sizeof(name), "%03zu", number);
-  const std::string rel = std::string("findings/") + name + "-" + f.symptom + "-" +
-                          sanitize(f.backend) + "-" + sanitize(f.device);
+  const std::string rel = std::string("findings/") + name + "-" +
+                          std::string(to_string(f.symptom)) + "-" + sanitize(f.backend) + "-" +
+                          sanitize(f.device);
   const fs::path dir = state.dir / rel;
   fs::create_directories(dir);
   f.bundle = rel;

@@ -135,8 +135,8 @@ class Campaign {
     for (auto f : facts.findings) {
       if (!s_.seen.insert(f.graph + "|" + f.backend + "|" + f.device).second) continue;
       const auto why = suspect.find(f.graph + "|" + f.backend + "|" + f.device);
-      if (f.symptom == "mismatch" && why != suspect.end()) {
-        f.symptom = "suspect";
+      if (f.symptom == Symptom::kMismatch && why != suspect.end()) {
+        f.symptom = Symptom::kSuspect;
         f.suspect = why->second;
         if (add_suspect(std::move(f))) ++suspects;
       } else if (add_finding(std::move(f), dir, deadline)) {
@@ -154,7 +154,7 @@ class Campaign {
                                                  const std::vector<model::CaseResult>& cases,
                                                  const fs::path& dir) {
     const bool any = std::any_of(facts.findings.begin(), facts.findings.end(),
-                                 [](const Finding& f) { return f.symptom == "mismatch"; });
+                                 [](const Finding& f) { return f.symptom == Symptom::kMismatch; });
     if (!any) return {};
     std::string error;
     auto out =
@@ -407,7 +407,7 @@ Replay replay(const fs::path& bundle, const Where& w, const Options& base,
     throw util::FatalError(bundle.string() + ": no such bundle folder");
   const json meta = read_json(bundle / "finding.json");
   const Finding f = finding_from_json(meta);
-  if (f.symptom.empty() || f.backend.empty() || f.device.empty()) {
+  if (f.symptom == Symptom::kNone || f.backend.empty() || f.device.empty()) {
     throw util::FatalError((bundle / "finding.json").string() + ": not a finding");
   }
   const gen::Graph g = gen::read_file((bundle / "graph.json").string());
@@ -419,7 +419,7 @@ Replay replay(const fs::path& bundle, const Where& w, const Options& base,
   write_text(dir / (gen::hash(g) + ".json"), gen::to_json(g).dump(1) + "\n");
   Listed l = list(o, dir);
   std::string eager;
-  if (f.symptom == "slow") {
+  if (f.symptom == Symptom::kSlow) {
     for (const auto& [b, c] : l.backend) {
       if (c.framework == l.backend.at(f.backend).framework && c.mode == "eager") eager = b;
     }

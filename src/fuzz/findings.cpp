@@ -3,15 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <regex>
+#include <utility>
 
 namespace mudjack::fuzz {
 namespace {
 
 using model::Outcome;
-
-bool ran(Outcome o) {
-  return o == Outcome::kPass || o == Outcome::kMismatch;
-}
 
 std::optional<double> median(const model::CaseResult& r) {
   if (!r.latency.stats) return std::nullopt;
@@ -22,9 +19,21 @@ std::string first_line(const std::string& s) {
   return s.substr(0, s.find('\n'));
 }
 
+constexpr std::array<std::pair<Symptom, std::string_view>, 7> kSymptomNames{{
+    {Symptom::kNone, ""},
+    {Symptom::kCrash, "crash"},
+    {Symptom::kRaise, "raise"},
+    {Symptom::kTimeout, "timeout"},
+    {Symptom::kMismatch, "mismatch"},
+    {Symptom::kSlow, "slow"},
+    {Symptom::kSuspect, "suspect"},
+}};
+
 // A compiled case's median over its eager twin's, when both ran and were timed.
 std::optional<double> compiled_ratio(const model::CaseResult& r, const model::CaseResult* eager) {
-  if (eager == nullptr || !ran(r.outcome) || !ran(eager->outcome)) return std::nullopt;
+  if (eager == nullptr || !model::props(r.outcome).ran || !model::props(eager->outcome).ran) {
+    return std::nullopt;
+  }
   const auto a = median(r);
   const auto b = median(*eager);
   if (!a || !b || *b <= 0) return std::nullopt;
@@ -39,8 +48,22 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
   return out;
 }
 
+std::string_view to_string(Symptom s) {
+  for (const auto& [symptom, name] : kSymptomNames) {
+    if (symptom == s) return name;
+  }
+  return "";
+}
+
+std::optional<Symptom> parse_symptom(std::string_view s) {
+  for (const auto& [symptom, name] : kSymptomNames) {
+    if (!s.empty() && name == s) return symptom;
+  }
+  return std::nullopt;
+}
+
 std::string Finding::key() const {
-  return symptom + "|" + backend + "|" + device + "|" + error_class;
+  return std::string(to_string(symptom)) + "|" + backend + "|" + device + "|" + error_class;
 }
 
 std::string Finding::signature() const {
@@ -48,7 +71,7 @@ std::string Finding::signature() const {
 }
 
 nlohmann::json to_json(const Finding& f) {
-  nlohmann::json j = {{"symptom", f.symptom},
+  nlohmann::json j = {{"symptom", std::string(to_string(f.symptom))},
                       {"backend", f.backend},
                       {"device", f.device},
                       {"error_class", f.error_class},
@@ -73,7 +96,7 @@ nlohmann::json to_json(const Finding& f) {
 
 Finding finding_from_json(const nlohmann::json& j) {
   Finding f;
-  f.symptom = j.value("symptom", "");
+  f.symptom = parse_symptom(j.value("symptom", "")).value_or(Symptom::kNone);
   f.backend = j.value("backend", "");
   f.device = j.value("device", "");
   f.error_class = j.value("error_class", "");
@@ -120,17 +143,22 @@ std::string error_class(const std::string& message) {
 
 bool shows(const Finding& f, const model::CaseResult& r, const model::CaseResult* eager,
            double slow_ratio) {
-  if (f.symptom == "crash") {
-    return r.outcome == Outcome::kCrash && error_class(r.error.message) == f.error_class;
-  }
-  if (f.symptom == "raise") {
-    return r.outcome == Outcome::kFail && error_class(r.error.message) == f.error_class;
-  }
-  if (f.symptom == "timeout") return r.outcome == Outcome::kTimeout;
-  if (f.symptom == "mismatch") return r.outcome == Outcome::kMismatch;
-  if (f.symptom == "slow") {
-    const auto ratio = compiled_ratio(r, eager);
-    return ratio && *ratio > slow_ratio;
+  switch (f.symptom) {
+    case Symptom::kCrash:
+      return r.outcome == Outcome::kCrash && error_class(r.error.message) == f.error_class;
+    case Symptom::kRaise:
+      return r.outcome == Outcome::kFail && error_class(r.error.message) == f.error_class;
+    case Symptom::kTimeout:
+      return r.outcome == Outcome::kTimeout;
+    case Symptom::kMismatch:
+      return r.outcome == Outcome::kMismatch;
+    case Symptom::kSlow: {
+      const auto ratio = compiled_ratio(r, eager);
+      return ratio && *ratio > slow_ratio;
+    }
+    case Symptom::kNone:
+    case Symptom::kSuspect:
+      return false;
   }
   return false;
 }
@@ -138,7 +166,7 @@ bool shows(const Finding& f, const model::CaseResult& r, const model::CaseResult
 namespace {
 
 // The finding case `r` shows among the cases of its graph (`rs`), or one
-// with an empty symptom.
+// with no symptom (Symptom::kNone).
 Finding finding_of(const model::CaseResult& r, const std::vector<const model::CaseResult*>& rs,
                    bool any_ran, double slow_ratio) {
   Finding f;
@@ -146,20 +174,20 @@ Finding finding_of(const model::CaseResult& r, const std::vector<const model::Ca
   f.device = r.device;
   const std::string message = first_line(r.error.message).substr(0, 300);
   if (any_ran && (r.outcome == Outcome::kFail || r.outcome == Outcome::kCrash)) {
-    f.symptom = r.outcome == Outcome::kFail ? "raise" : "crash";
+    f.symptom = r.outcome == Outcome::kFail ? Symptom::kRaise : Symptom::kCrash;
     f.error_class = error_class(r.error.message);
     f.detail = message;
   } else if (any_ran && r.outcome == Outcome::kTimeout) {
-    f.symptom = "timeout";
+    f.symptom = Symptom::kTimeout;
     f.detail = message;
   } else if (r.outcome == Outcome::kMismatch) {
-    f.symptom = "mismatch";
+    f.symptom = Symptom::kMismatch;
     f.detail = !r.numeric.message.empty() ? first_line(r.numeric.message) : message;
     f.bound_eps = r.numeric.bound_eps;
     for (const auto* peer : rs) {
       if (peer != &r && peer->device == r.device && peer->outcome == Outcome::kPass) ++f.agreeing;
     }
-  } else if (r.info.mode == "compiled" && ran(r.outcome)) {
+  } else if (r.info.mode == "compiled" && model::props(r.outcome).ran) {
     const model::CaseResult* eager = nullptr;
     for (const auto* peer : rs) {
       if (peer->device == r.device && peer->info.framework == r.info.framework &&
@@ -169,7 +197,7 @@ Finding finding_of(const model::CaseResult& r, const std::vector<const model::Ca
     }
     const auto ratio = compiled_ratio(r, eager);
     if (ratio && *ratio > slow_ratio) {
-      f.symptom = "slow";
+      f.symptom = Symptom::kSlow;
       f.ratio = ratio;
       char buf[160];
       std::snprintf(buf, sizeof(buf), "median %.1f us compiled vs %.1f us eager (%.1fx)",
@@ -200,18 +228,18 @@ BatchFacts analyze(
     std::map<std::string, bool> backend_ran;  // per backend: ran on some device
     for (const auto* r : rs) {
       const std::string backend = parse_case_id(r->info.id)->second;
-      if (r->outcome == Outcome::kUnavailable || r->outcome == Outcome::kSkip) {
-        ++facts.unavailable[backend];
-        continue;
-      }
       if (r->outcome == Outcome::kError) {
         ++facts.suite_errors;
         continue;
       }
+      if (!model::props(r->outcome).attempted) {  // unavailable or skipped
+        ++facts.unavailable[backend];
+        continue;
+      }
       any_attempted = true;
-      any_ran = any_ran || ran(r->outcome);
+      any_ran = any_ran || model::props(r->outcome).ran;
       backend_ran.try_emplace(backend, false);
-      backend_ran[backend] = backend_ran[backend] || ran(r->outcome);
+      backend_ran[backend] = backend_ran[backend] || model::props(r->outcome).ran;
     }
     for (const auto& [backend, ok] : backend_ran) {
       auto& a = facts.acceptance[backend];
@@ -222,7 +250,7 @@ BatchFacts analyze(
     const auto known = ops_of.find(graph);
     for (const auto* r : rs) {
       Finding f = finding_of(*r, rs, any_ran, slow_ratio);
-      if (f.symptom.empty()) continue;
+      if (f.symptom == Symptom::kNone) continue;
       f.graph = graph;
       if (known != ops_of.end()) {
         f.ops = known->second.first;

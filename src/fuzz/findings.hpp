@@ -14,10 +14,12 @@
 // A finding's signature (symptom, backend, device, error class, ops of the
 // graph it shows on — the reduced graph once reduced) groups duplicates.
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,11 +28,22 @@
 
 namespace mudjack::fuzz {
 
+// What a finding saw: the symptoms above; or kSuspect, a mismatch whose
+// float64 reference is at or below its dtype's noise floor (fuzz/suspect.hpp),
+// reported apart and never a finding. kNone: the case shows nothing. A closed
+// list (CONTRIBUTING.md rule 7): schemas/vocabulary.json's `fuzz_symptom`.
+enum class Symptom { kNone, kCrash, kRaise, kTimeout, kMismatch, kSlow, kSuspect };
+// Every symptom (kNone has no word), in enum order.
+inline constexpr std::array<Symptom, 6> kSymptoms = {Symptom::kCrash,   Symptom::kRaise,
+                                                     Symptom::kTimeout, Symptom::kMismatch,
+                                                     Symptom::kSlow,    Symptom::kSuspect};
+// The JSON word ("crash", "raise", ...); kNone is "".
+std::string_view to_string(Symptom s);
+// nullopt for a word outside kSymptoms (and for "").
+std::optional<Symptom> parse_symptom(std::string_view s);
+
 struct Finding {
-  // crash, raise, timeout, mismatch, slow; or suspect: a mismatch whose
-  // float64 reference is at or below its dtype's noise floor
-  // (fuzz/suspect.hpp), reported apart and never a finding
-  std::string symptom;
+  Symptom symptom = Symptom::kNone;
   std::string backend;
   std::string device;
   std::string error_class;       // raise/crash: the error with names and numbers masked

@@ -24,12 +24,12 @@ std::vector<bool> run_step(const CampaignState& state, const Where& w, const Fin
   Options o = state.options;
   o.backends = {f.backend};
   const std::string eager_backend = eager_twin(state.framework_of, f.backend);
-  if (f.symptom == "slow" && !eager_backend.empty()) o.backends.push_back(eager_backend);
+  if (f.symptom == Symptom::kSlow && !eager_backend.empty()) o.backends.push_back(eager_backend);
   const Listed l = list(o, dir);
   const auto results = run_cases(o, dir, l.cases, {f.device}, state.dir / "reduce", w.intolerable,
                                  deadline.stop(), nullptr, nullptr);
   std::map<std::string, std::string> suspects;
-  if (f.symptom == "mismatch") {
+  if (f.symptom == Symptom::kMismatch) {
     suspects = suspect_cases(results, dir, o.seed, o.profile, o.python, nullptr);
   }
   std::vector<bool> out(cands.size(), false);
@@ -51,8 +51,9 @@ std::vector<bool> run_step(const CampaignState& state, const Where& w, const Fin
 gen::StillShows still_shows(const CampaignState& state, const Where& w, const Say& say,
                             const Finding& f, const Deadline& deadline) {
   auto step = std::make_shared<int>(0);
-  const fs::path root =
-      state.dir / "reduce" / sanitize(f.graph + "-" + f.backend + "-" + f.device + "-" + f.symptom);
+  const fs::path root = state.dir / "reduce" /
+                        sanitize(f.graph + "-" + f.backend + "-" + f.device + "-" +
+                                 std::string(to_string(f.symptom)));
   return [&state, &w, &say, f, &deadline, step, root](const std::vector<gen::Graph>& cands) {
     if (deadline.stop()) return std::vector<bool>(cands.size(), false);
     const fs::path dir = root / ("step-" + std::to_string((*step)++));
@@ -85,9 +86,9 @@ gen::Graph reduce_finding(const CampaignState& state, const Where& w, const Say&
   f.reduced = gen::hash(reduced);
   f.reduced_nodes = reduced.nodes.size();
   f.reduced_ops = gen::ops_of(reduced);
-  say("  reduced " + f.symptom + " on " + f.backend + "/" + f.device + ": " +
-      std::to_string(st.nodes_before) + " -> " + std::to_string(st.nodes_after) + " nodes (" +
-      join(f.reduced_ops, ", ") + "), " + std::to_string(st.batches) + " runs");
+  say("  reduced " + std::string(to_string(f.symptom)) + " on " + f.backend + "/" + f.device +
+      ": " + std::to_string(st.nodes_before) + " -> " + std::to_string(st.nodes_after) +
+      " nodes (" + join(f.reduced_ops, ", ") + "), " + std::to_string(st.batches) + " runs");
   return reduced;
 }
 

@@ -49,7 +49,7 @@ void judge(const fs::path& dir, int64_t campaign_seed, const std::string& profil
            std::vector<Finding>& suspects) {
   std::map<int64_t, std::vector<fs::path>> by_seed;
   for (const auto& f : findings) {
-    const fs::path g = f.symptom == "mismatch" ? graph_of(dir, f) : fs::path{};
+    const fs::path g = f.symptom == Symptom::kMismatch ? graph_of(dir, f) : fs::path{};
     if (!g.empty()) by_seed[seed_of(dir, f, campaign_seed)].push_back(g);
   }
   std::map<std::pair<int64_t, std::string>, GraphFacts> facts;
@@ -61,7 +61,7 @@ void judge(const fs::path& dir, int64_t campaign_seed, const std::string& profil
   }
   std::vector<Finding> kept;
   for (auto& f : findings) {
-    const fs::path g = f.symptom == "mismatch" ? graph_of(dir, f) : fs::path{};
+    const fs::path g = f.symptom == Symptom::kMismatch ? graph_of(dir, f) : fs::path{};
     const auto it =
         g.empty() ? facts.end() : facts.find({seed_of(dir, f, campaign_seed), g.string()});
     auto why = it == facts.end() ? std::nullopt : suspect_mismatch(it->second, std::nullopt);
@@ -69,7 +69,7 @@ void judge(const fs::path& dir, int64_t campaign_seed, const std::string& profil
       kept.push_back(std::move(f));
       continue;
     }
-    f.symptom = "suspect";
+    f.symptom = Symptom::kSuspect;
     f.suspect = *why;
     note_in_bundle(dir, f);
     suspects.push_back(std::move(f));

@@ -35,7 +35,7 @@ std::string detail_text(const Finding& f) {
 }
 
 std::string verdict_hint(const Finding& f) {
-  if (f.symptom == "mismatch" && f.agreeing == 0) {
+  if (f.symptom == Symptom::kMismatch && f.agreeing == 0) {
     return "no other backend on this device agrees with the reference: suspect the tolerance";
   }
   return "";
@@ -79,7 +79,7 @@ std::string render_csv(const std::vector<Finding>& findings, const std::vector<F
   for (const auto* row_of : rows) {
     const Finding& f = *row_of;
     const std::vector<std::string> row = {
-        f.symptom,
+        std::string(to_string(f.symptom)),
         f.backend,
         f.device,
         join(f.reduced.empty() ? f.ops : f.reduced_ops, " "),
@@ -87,7 +87,9 @@ std::string render_csv(const std::vector<Finding>& findings, const std::vector<F
         f.reduced.empty() ? "" : std::to_string(f.reduced_nodes),
         std::to_string(f.duplicates),
         standalone_text(f),
-        f.symptom == "mismatch" || f.symptom == "suspect" ? std::to_string(f.agreeing) : "",
+        f.symptom == Symptom::kMismatch || f.symptom == Symptom::kSuspect
+            ? std::to_string(f.agreeing)
+            : "",
         num(f.bound_eps, "%.4g"),
         num(f.ratio, "%.3g"),
         f.graph,
@@ -107,7 +109,9 @@ namespace {
 std::string markdown_findings(const std::vector<Finding>& findings) {
   std::ostringstream md;
   std::map<std::string, int> by_symptom;
-  for (const auto& f : findings) ++by_symptom[f.symptom + " on " + f.backend];
+  for (const auto& f : findings) {
+    ++by_symptom[std::string(to_string(f.symptom)) + " on " + f.backend];
+  }
   md << "\n## Findings\n\n" << findings.size() << " unique";
   for (const auto& [k, n] : by_symptom) md << "; " << k << ": " << n;
   md << ".\n\n";
@@ -122,8 +126,8 @@ std::string markdown_findings(const std::vector<Finding>& findings) {
         if (c == '|') c = '/';
       }
       const std::string hint = verdict_hint(f);
-      md << "| " << ++i << " | " << f.symptom << " | " << f.backend << " | " << f.device << " | "
-         << join(f.reduced.empty() ? f.ops : f.reduced_ops, ", ") << " | " << f.nodes
+      md << "| " << ++i << " | " << to_string(f.symptom) << " | " << f.backend << " | " << f.device
+         << " | " << join(f.reduced.empty() ? f.ops : f.reduced_ops, ", ") << " | " << f.nodes
          << (f.reduced.empty() ? "" : " → " + std::to_string(f.reduced_nodes)) << " | "
          << f.duplicates << " | " << standalone_text(f) << " | " << detail
          << (hint.empty() ? "" : " (" + hint + ")") << " |\n";
@@ -213,10 +217,11 @@ std::string render_junit(const json& s, const std::vector<Finding>& findings,
     << "\" failures=\"" << findings.size() << "\" skipped=\"" << suspects.size() << "\">\n";
   for (const auto& f : findings) {
     x << "<testcase classname=\"fuzz." << esc(f.backend) << "\" name=\""
-      << esc(f.symptom + " " + f.device + " " +
+      << esc(std::string(to_string(f.symptom)) + " " + f.device + " " +
              join(f.reduced.empty() ? f.ops : f.reduced_ops, ","))
-      << "\"><failure type=\"" << esc(f.symptom) << "\" message=\"" << esc(f.detail.substr(0, 300))
-      << "\">" << report::xml_escape("bundle: " + f.bundle + "\ngraph: " + f.graph, false)
+      << "\"><failure type=\"" << esc(to_string(f.symptom)) << "\" message=\""
+      << esc(f.detail.substr(0, 300)) << "\">"
+      << report::xml_escape("bundle: " + f.bundle + "\ngraph: " + f.graph, false)
       << "</failure></testcase>\n";
   }
   for (const auto& f : suspects) {  // skipped: the oracle cannot judge them
@@ -284,11 +289,11 @@ std::string render_html(const fs::path& dir, const json& s, const std::vector<Fi
   int i = 0;
   for (const auto& f : findings) {
     const std::string hint = verdict_hint(f);
-    h << "<tr class=\"" << esc(f.symptom) << "\"><td>" << ++i << "</td><td>" << esc(f.symptom)
-      << "</td><td>" << esc(f.backend) << "</td><td>" << esc(f.device) << "</td><td>"
-      << esc(join(f.reduced.empty() ? f.ops : f.reduced_ops, ", ")) << "</td><td>" << f.nodes
-      << (f.reduced.empty() ? "" : " &rarr; " + std::to_string(f.reduced_nodes)) << "</td><td>"
-      << f.duplicates << "</td><td>" << esc(standalone_text(f)) << "</td><td>"
+    h << "<tr class=\"" << esc(to_string(f.symptom)) << "\"><td>" << ++i << "</td><td>"
+      << esc(to_string(f.symptom)) << "</td><td>" << esc(f.backend) << "</td><td>" << esc(f.device)
+      << "</td><td>" << esc(join(f.reduced.empty() ? f.ops : f.reduced_ops, ", ")) << "</td><td>"
+      << f.nodes << (f.reduced.empty() ? "" : " &rarr; " + std::to_string(f.reduced_nodes))
+      << "</td><td>" << f.duplicates << "</td><td>" << esc(standalone_text(f)) << "</td><td>"
       << esc(detail_text(f)) << (hint.empty() ? "" : "<br><i>" + esc(hint) + "</i>")
       << "<br><small>" << esc(f.bundle) << "</small></td><td><pre>"
       << report::xml_escape(f.bundle.empty() ? "" : graph_text(dir / f.bundle / "graph.json"),

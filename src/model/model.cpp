@@ -92,6 +92,25 @@ constexpr std::array<std::pair<RefusalSource, std::string_view>, 5> kRefusalSour
     {RefusalSource::kMessage, "message"},
 }};
 
+// The flags' relations (model.hpp, props): for an outcome as for a verdict,
+// failed is failure && !ran and attempted is ran || failure; nothing fine is
+// a failure; a case outside every verdict (judged false) was not attempted.
+constexpr bool flags_agree() {
+  for (const Outcome o : kOutcomes) {
+    const OutcomeProps p = props(o);
+    if (p.failed != (p.failure && !p.ran) || p.attempted != (p.ran || p.failure) ||
+        (p.fine && p.failure) || (p.attempted && !p.judged)) {
+      return false;
+    }
+  }
+  for (const Verdict v : kVerdicts) {
+    const VerdictProps p = props(v);
+    if (p.failed != (p.failure && !p.ran) || p.attempted != (p.ran || p.failure)) return false;
+  }
+  return true;
+}
+static_assert(flags_agree(), "outcome or verdict flags contradict each other");
+
 }  // namespace
 
 std::string_view to_string(Cause c) {

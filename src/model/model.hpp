@@ -110,12 +110,82 @@ inline constexpr std::array<Refusal, 2> kRefusals = {Refusal::kUnsupported,
 // The first two are claims: a kernel_missing they say is `documented`.
 enum class RefusalSource { kNone, kOpDatabase, kKernelRegistry, kTypeRule, kMessage };
 
-// The framework's failures: fail, crash, timeout, mismatch (not a pass, a
-// case that could not be attempted here, or the suite's own error).
-constexpr bool is_failure(Outcome o) {
-  return o == Outcome::kFail || o == Outcome::kCrash || o == Outcome::kTimeout ||
-         o == Outcome::kMismatch;
+// What each outcome and each verdict says: the one place they are grouped
+// (CONTRIBUTING.md rule 7; the way LLVM lit's result codes carry isFailure).
+// Readers ask props(), never a list of names; tools/vocabulary.cpp writes the
+// flags to schemas/vocabulary.json (outcome_properties, verdict_properties)
+// for the probe, python/mudjack, the scripts and the studies. model.cpp
+// asserts their relations: failed is failure && !ran, attempted is
+// ran || failure. Not attempted through no one's fault (unavailable, skip)
+// reads judged && !attempted.
+struct OutcomeProps {
+  bool ran = false;        // the call returned an answer, right or wrong: outputs, a latency
+  bool failed = false;     // the framework failed it without an answer: it raised, crashed or hung
+  bool failure = false;    // the framework failed the case: it gave no answer or a wrong one
+  bool attempted = false;  // the framework was asked to run it: it answered or failed
+  bool judged = false;     // enters a verdict: all but error (the suite's own code is wrong)
+  bool fine = false;       // nothing for the user to look at: a pass, or a skip the case declared
+};
+struct VerdictProps {
+  bool ran = false;        // the function runs here: attempted, no counted case failed unanswered
+  bool failed = false;     // some counted case failed unanswered: what the failure rate counts
+  bool failure = false;    // some counted case failed, with no answer or a wrong one (divergent)
+  bool attempted = false;  // some case of the function was attempted here: all but unavailable
+};
+
+// A flag not named is false.
+constexpr OutcomeProps props(Outcome o) {
+  switch (o) {
+    case Outcome::kPass:
+      return {.ran = true, .attempted = true, .judged = true, .fine = true};
+    case Outcome::kMismatch:
+      return {.ran = true, .failure = true, .attempted = true, .judged = true};
+    case Outcome::kFail:
+    case Outcome::kCrash:
+    case Outcome::kTimeout:
+      return {.failed = true, .failure = true, .attempted = true, .judged = true};
+    case Outcome::kUnavailable:
+      return {.judged = true};
+    case Outcome::kSkip:
+      return {.judged = true, .fine = true};
+    case Outcome::kError:
+      return {};
+  }
+  return {};
 }
+
+constexpr VerdictProps props(Verdict v) {
+  switch (v) {
+    case Verdict::kUnavailable:
+      return {};
+    case Verdict::kCompleteFailure:
+    case Verdict::kPartialFailure:
+      return {.failed = true, .failure = true, .attempted = true};
+    case Verdict::kDivergent:
+      return {.ran = true, .failure = true, .attempted = true};
+    case Verdict::kIntolerableLatency:
+    case Verdict::kUnverified:
+    case Verdict::kPortable:
+      return {.ran = true, .attempted = true};
+  }
+  return {};
+}
+
+// Every flag by its name in schemas/vocabulary.json, in the order written there.
+inline constexpr std::array<std::pair<std::string_view, bool OutcomeProps::*>, 6> kOutcomeFlags = {{
+    {"ran", &OutcomeProps::ran},
+    {"failed", &OutcomeProps::failed},
+    {"failure", &OutcomeProps::failure},
+    {"attempted", &OutcomeProps::attempted},
+    {"judged", &OutcomeProps::judged},
+    {"fine", &OutcomeProps::fine},
+}};
+inline constexpr std::array<std::pair<std::string_view, bool VerdictProps::*>, 4> kVerdictFlags = {{
+    {"ran", &VerdictProps::ran},
+    {"failed", &VerdictProps::failed},
+    {"failure", &VerdictProps::failure},
+    {"attempted", &VerdictProps::attempted},
+}};
 
 std::string_view to_string(Outcome o);
 std::string_view to_string(ErrorKind k);

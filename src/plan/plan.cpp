@@ -96,8 +96,7 @@ std::vector<model::CaseInfo> filter(const std::vector<model::CaseInfo>& cases,
   for (const auto& fw : frameworks) {
     if (std::find(envs::kFrameworks.begin(), envs::kFrameworks.end(), fw) ==
         envs::kFrameworks.end()) {
-      throw util::FatalError("unknown framework '" + fw +
-                             "'; known: numpy, torch, jax, tensorflow");
+      throw util::FatalError("unknown framework '" + fw + "'; known: " + envs::framework_names());
     }
   }
   if (auto why = filter_error(regex)) {

@@ -128,7 +128,8 @@ std::vector<model::CaseInfo> only(const std::vector<model::CaseInfo>& cases,
 std::set<std::string> failed_ids(const std::vector<model::CaseResult>& results) {
   std::set<std::string> ids;
   for (const auto& r : results) {
-    if (model::is_failure(r.outcome) || r.outcome == model::Outcome::kError) ids.insert(r.info.id);
+    // A failure, the framework's or the suite's own (error: judged false).
+    if (model::props(r.outcome).failure || !model::props(r.outcome).judged) ids.insert(r.info.id);
   }
   return ids;
 }

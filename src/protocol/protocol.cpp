@@ -240,7 +240,7 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
     r.error.message = str(e, "message");
     r.error.traceback = str(e, "traceback");
     // Not running a case is not an error of any kind; the message says why.
-    if (r.outcome == model::Outcome::kUnavailable || r.outcome == model::Outcome::kSkip) {
+    if (model::props(r.outcome).judged && !model::props(r.outcome).attempted) {
       r.error.kind = model::ErrorKind::kNone;
     }
   }

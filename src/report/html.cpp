@@ -250,7 +250,7 @@ void heatmap_section(std::string& h, const model::RunInfo& run,
         const VerdictRow& v = *it->second;
         const std::string name(model::to_string(v.verdict));
         std::string text = v.latency_ratio ? ratio_text(*v.latency_ratio) : "";
-        if (v.verdict == Verdict::kPartialFailure || v.verdict == Verdict::kCompleteFailure) {
+        if (model::props(v.verdict).failed) {
           text = std::to_string(v.failing.size()) + "/" + std::to_string(v.cases) + " failed";
         } else if (v.verdict == Verdict::kDivergent) {
           text = std::to_string(v.mismatching.size()) + "/" + std::to_string(v.cases) + " differ";
@@ -531,7 +531,7 @@ void problems_section(std::string& h, const std::vector<VerdictRow>& verdicts) {
   h += "<h2 id=\"problems\">Functions that fail, diverge or crawl</h2>\n";
   std::string rows;
   for (const auto& v : verdicts) {
-    if (v.verdict == Verdict::kPortable || v.verdict == Verdict::kUnavailable) continue;
+    if (v.verdict == Verdict::kPortable || !model::props(v.verdict).attempted) continue;
     const std::string name(model::to_string(v.verdict));
     rows += "<tr><td>" + esc(v.framework) + "</td><td><code>" + esc(v.function) +
             "</code></td><td><code>" + esc(v.device) + "</code></td><td class=\"v-" + name + "\">" +

@@ -34,8 +34,9 @@ std::string text(std::string_view s) {
   return xml_escape(s, false);
 }
 
+// Not attempted here through no one's fault (model.hpp): unavailable, skip.
 bool is_skipped(model::Outcome o) {
-  return o == model::Outcome::kSkip || o == model::Outcome::kUnavailable;
+  return model::props(o).judged && !model::props(o).attempted;
 }
 
 std::string first_line(std::string_view s) {
@@ -198,7 +199,7 @@ std::string to_junit(const model::RunInfo& run, const std::vector<model::CaseRes
     }
     Suite& suite = suites[it->second];
     suite.cases.push_back(&r);
-    if (model::is_failure(r.outcome)) {
+    if (model::props(r.outcome).failure) {
       ++suite.failures;
     }
     if (is_skipped(r.outcome)) {
@@ -246,7 +247,7 @@ std::string to_junit(const model::RunInfo& run, const std::vector<model::CaseRes
       out += "    <testcase classname=\"" + attr(classname(r->info)) + "\" name=\"" +
              attr(r->info.variant.empty() ? r->info.id : r->info.variant) + "\" time=\"" +
              seconds(r->wall_s) + "\"";
-      if (model::is_failure(r->outcome)) {
+      if (model::props(r->outcome).failure) {
         out += ">\n      <failure type=\"" + attr(model::to_string(r->outcome)) + "\" message=\"" +
                attr(failure_message(*r)) + "\">" + text(failure_body(*r)) +
                "</failure>\n    </testcase>\n";

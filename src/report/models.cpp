@@ -201,7 +201,7 @@ std::vector<std::string> tallies(const std::vector<ModelRow>& rows) {
   for (const auto& m : rows) {
     auto& c = counts[{m.stage, m.device}];
     ++c.second;
-    if (m.outcome == model::Outcome::kPass || m.outcome == model::Outcome::kMismatch) ++c.first;
+    if (model::props(m.outcome).ran) ++c.first;
   }
   std::vector<std::string> out;
   for (const auto& [key, c] : counts) {

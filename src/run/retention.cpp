@@ -142,7 +142,7 @@ Pruned prune_passing(int artifacts_fd, const fs::path& artifacts,
   Pruned pruned;
   std::set<std::string> failing;
   for (const auto& r : results) {
-    if (model::is_failure(r.outcome) || r.outcome == model::Outcome::kError) {
+    if (model::props(r.outcome).failure || !model::props(r.outcome).judged) {
       failing.insert(r.info.id);
     }
   }

@@ -116,7 +116,7 @@ bool wants_rounds(const model::CaseResult& r) {
   const auto& t = r.latency.timing;
   return t && (t->bound == "host_bound" || in_device_time(*t)) && r.info.mode != "compiled" &&
          !whole_model(r.info) && !r.latency.samples_ns.empty() && !slow_case(r.latency) &&
-         (r.outcome == model::Outcome::kPass || r.outcome == model::Outcome::kMismatch);
+         model::props(r.outcome).ran;
 }
 
 void add_round(model::Latency& latency, const RoundFacts& facts) {

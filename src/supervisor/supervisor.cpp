@@ -437,10 +437,7 @@ class FrameworkRun {
     for (int number = 2; number <= spec_.rounds; ++number) {
       for (auto& h : held_) {
         if (h.rounds >= number) continue;  // stored before the engine was killed
-        if (h.result.outcome != model::Outcome::kPass &&
-            h.result.outcome != model::Outcome::kMismatch) {
-          continue;
-        }
+        if (!model::props(h.result.outcome).ran) continue;
         if (!probe_.give_up().empty()) continue;  // the framework left: the first rounds stand
         model::CaseResult round;
         auto policy = round_policy_;  // a device-bound case gets time to settle

@@ -41,17 +41,6 @@ std::string device_kind(std::string_view device) {
   return std::string(device.substr(0, device.find(':')));
 }
 
-namespace {
-
-bool ran(model::Outcome o) {
-  return o == model::Outcome::kPass || o == model::Outcome::kMismatch;
-}
-bool failed(model::Outcome o) {
-  return o == model::Outcome::kFail || o == model::Outcome::kCrash || o == model::Outcome::kTimeout;
-}
-
-}  // namespace
-
 const nlohmann::json* kernel_prediction(const model::CaseResult& r, std::string_view kind) {
   const auto k = r.extra.find("kernels");
   if (k == r.extra.end() || !k->is_object()) return nullptr;
@@ -82,10 +71,10 @@ namespace {
 // The row's claim once all its cases are in, and its evidence.
 void settle(ClaimRow& row, const std::vector<const model::CaseResult*>& cases) {
   for (const auto* r : cases) {
-    if (row.claimed && failed(r->outcome) && row.case_id.empty()) {
+    if (row.claimed && model::props(r->outcome).failed && row.case_id.empty()) {
       row.case_id = r->info.id;
       row.error = r->error.message.substr(0, r->error.message.find('\n'));
-    } else if (!row.claimed && ran(r->outcome) && row.case_id.empty()) {
+    } else if (!row.claimed && model::props(r->outcome).ran && row.case_id.empty()) {
       row.case_id = r->info.id;
     }
   }
@@ -105,7 +94,7 @@ std::vector<ClaimRow> claims(const std::vector<model::CaseResult>& cases) {
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
   std::map<Key, std::pair<ClaimRow, std::vector<const model::CaseResult*>>> rows;
   for (const auto& r : cases) {
-    if (!ran(r.outcome) && !failed(r.outcome)) continue;
+    if (!model::props(r.outcome).attempted) continue;
     auto& [row, members] = rows[{r.info.framework, r.device, r.info.function, r.info.dtype}];
     const auto claim = claim_of(r);
     if (members.empty()) {
@@ -117,7 +106,7 @@ std::vector<ClaimRow> claims(const std::vector<model::CaseResult>& cases) {
       row.source = claim.source;
     }
     row.claimed = row.claimed && claim.claimed;
-    (failed(r.outcome) ? row.failed : row.ran)++;
+    (model::props(r.outcome).failed ? row.failed : row.ran)++;
     members.push_back(&r);
   }
   std::vector<ClaimRow> out;
@@ -196,11 +185,11 @@ std::map<std::string, KernelTally> kernel_tally(const std::vector<KernelRow>& ro
         if (!ok) t.unobserved_missing[type].push_back(&row);
         continue;
       }
-      if (!ran(row.outcome) && !failed(row.outcome)) continue;  // skipped, unavailable: no evidence
+      if (!model::props(row.outcome).attempted) continue;  // skipped, unavailable: no evidence
       ++t.cases;
-      if (ok && failed(row.outcome)) {
+      if (ok && model::props(row.outcome).failed) {
         t.predicted_present_failed.push_back(&row);
-      } else if (!ok && ran(row.outcome)) {
+      } else if (!ok && model::props(row.outcome).ran) {
         t.predicted_missing_ran.push_back(&row);
       } else {
         ++t.agree;

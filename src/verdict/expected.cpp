@@ -51,7 +51,7 @@ ExpectedReport check_expected(const std::vector<Expected>& expected,
   ExpectedReport report;
   for (const auto& r : results) {
     if (!is_expected(expected, r)) continue;
-    if (model::is_failure(r.outcome)) report.still_failing.push_back(&r);
+    if (model::props(r.outcome).failure) report.still_failing.push_back(&r);
     if (r.outcome == model::Outcome::kPass) report.passing.push_back(&r);
   }
   return report;

@@ -55,12 +55,18 @@ struct Tally {
 
   int count(model::Outcome o) const { return outcomes.at(o); }
   int count(model::Verdict v) const { return verdicts.at(v); }
-  // Functions attempted (not unavailable) and how many of them failed
-  // (partial or complete): the paper's failure rate.
-  int attempted_functions() const { return functions - count(model::Verdict::kUnavailable); }
-  int failing_functions() const {
-    return count(model::Verdict::kPartialFailure) + count(model::Verdict::kCompleteFailure);
+  // Functions whose verdict has `flag` (model::props).
+  int count_where(bool model::VerdictProps::*flag) const {
+    int out = 0;
+    for (const auto& [v, functions_with_v] : verdicts) {
+      if (model::props(v).*flag) out += functions_with_v;
+    }
+    return out;
   }
+  // Functions attempted (not unavailable) and how many of them failed
+  // without an answer (partial or complete): the paper's failure rate.
+  int attempted_functions() const { return count_where(&model::VerdictProps::attempted); }
+  int failing_functions() const { return count_where(&model::VerdictProps::failed); }
   bool any_reason() const;
 };
 

@@ -25,19 +25,9 @@ using model::Verdict;
 // Relative slack when comparing a ratio with its threshold (see the header).
 constexpr double kThresholdSlack = 1e-9;
 
-bool failed(Outcome o) {
-  return o == Outcome::kFail || o == Outcome::kCrash || o == Outcome::kTimeout;
-}
-bool ran(Outcome o) {
-  return o == Outcome::kPass || o == Outcome::kMismatch;
-}
-bool attempted(Outcome o) {
-  return o != Outcome::kUnavailable && o != Outcome::kSkip && o != Outcome::kError;
-}
-
 // The median latency of a case that ran and was timed, if it can enter a ratio.
 std::optional<double> timed_median_ns(const CaseResult& r) {
-  if (!ran(r.outcome) || !r.latency.stats || !(r.latency.stats->median_ns > 0)) {
+  if (!model::props(r.outcome).ran || !r.latency.stats || !(r.latency.stats->median_ns > 0)) {
     return std::nullopt;
   }
   return r.latency.stats->median_ns;
@@ -80,7 +70,7 @@ std::string failure_breakdown(const std::vector<const CaseResult*>& cases,
                               const model::VerdictRow& row) {
   std::map<std::string, int> counts;
   for (const CaseResult* r : cases) {
-    if (failed(r->outcome) &&
+    if (model::props(r->outcome).failed &&
         std::binary_search(row.failing.begin(), row.failing.end(), r->info.id)) {
       ++counts[failure_label(*r)];
     }
@@ -268,8 +258,8 @@ Counts count_cases(const std::vector<const CaseResult*>& cases,
       ++n.passed;
       if (checks[i] == model::Check::kNone) ++n.unchecked;
     }
-    if (attempted(r->outcome)) ++n.attempted;
-    if (failed(r->outcome)) {
+    if (model::props(r->outcome).attempted) ++n.attempted;
+    if (model::props(r->outcome).failed) {
       ++n.failed;
       row.failing.push_back(r->info.id);
     }
@@ -444,7 +434,7 @@ std::vector<Gap> portability_gaps(const std::vector<model::CaseResult>& results,
   }
   std::vector<Gap> gaps;
   for (const auto& r : results) {
-    if (!failed(r.outcome)) continue;
+    if (!model::props(r.outcome).failed) continue;
     const auto it = passed_on.find({options.baseline_for(r.device), r.info.id});
     if (it == passed_on.end()) continue;
     const auto why = refusal_of(r);
@@ -472,7 +462,7 @@ std::vector<Unreached> unreached_gaps(const std::vector<model::CaseResult>& resu
   }
   std::map<std::tuple<std::string, std::string, std::string>, Unreached> out;
   for (const auto& r : results) {
-    if (!failed(r.outcome)) continue;
+    if (!model::props(r.outcome).failed) continue;
     for (const auto& other : devices[{r.info.framework, options.baseline_for(r.device)}]) {
       if (other == r.device || reached.contains({r.info.id, other})) continue;
       auto& u = out[{r.info.framework, r.device, other}];
@@ -499,7 +489,7 @@ std::vector<model::VerdictRow> compute(const std::vector<model::CaseResult>& res
   std::map<std::string, std::unordered_map<std::string, const CaseResult*>> baselines;
   for (size_t i = 0; i < results.size(); ++i) {
     const CaseResult& r = results[i];
-    if (r.outcome == Outcome::kError) continue;  // the suite's mistake: no verdict
+    if (!model::props(r.outcome).judged) continue;  // the suite's mistake: no verdict
     const Key key{r.info.framework, r.info.function, r.device};
     groups[key].push_back(&r);
     group_checks[key].push_back(checks[i]);

@@ -13,6 +13,11 @@ import argparse
 import collections
 import json
 import sys
+from pathlib import Path
+
+# The engine's outcome flags (schemas/vocabulary.json, model::props).
+OUTCOMES = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "vocabulary.json")
+                      .read_text(encoding="utf-8"))["outcome_properties"]
 
 
 def main() -> int:
@@ -53,12 +58,11 @@ def main() -> int:
     for c in cases:
         outcome[(c["framework"], c["id"])][c["device"]] = c["outcome"]
     grid = {c["id"] for c in cases if c.get("grid")}
-    failed = ("fail", "crash", "timeout")
     only: list[str] = []
     everywhere = 0
     for (fw, cid), devs in sorted(outcome.items()):
-        tried = {d: o for d, o in devs.items() if o not in ("unavailable", "skip")}
-        bad = [d for d, o in tried.items() if o in failed]
+        tried = {d: o for d, o in devs.items() if OUTCOMES[o]["attempted"]}
+        bad = [d for d, o in tried.items() if OUTCOMES[o]["failed"]]
         if len(tried) >= 2 and len(bad) == len(tried) and all(o == "fail" for o in tried.values()):
             everywhere += 1
         elif bad and len(bad) < len(tried):

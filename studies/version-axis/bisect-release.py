@@ -10,8 +10,12 @@ environment, built inside a MudJack image whose Python the release supports
 (the paper-2023 image's 3.9 where it can, else the latest image's 3.13) with
 the index reachable; the `paper` suite's cases of FUNCTION then run in that
 image with no network (`mudjack run --python FRAMEWORK=<env>`). A release's
-result is the function's class on the CPU: fails (complete or partial
-failure), runs (portable, unverified, intolerable), divergent or unavailable.
+result is the function's class on the CPU, from its verdict's flags
+(schemas/vocabulary.json, verdict_properties, as version-axis.py reads them):
+fails (failed: complete or partial failure), unavailable (not attempted), or
+it ran (ran: portable, unverified, intolerable_latency, divergent), told
+apart by whether its answers differ (failure): divergent, else runs. A
+numeric change (version-axis.py's `numeric`) is thus bisectable too.
 The search finds the first release whose class is NEW's, assuming one change
 between OLD and NEW; every release it tried, with its class and error, is
 written to OUT/bisect/<framework>-<function>.json. Environments stay in
@@ -51,6 +55,8 @@ WHEELS = {"torch": "torch", "jax": "jaxlib", "tensorflow": "tensorflow"}
 IMAGES = (("3.9", "paper-2023"), ("3.13", "latest"))
 ROOT = Path(__file__).resolve().parents[2]
 CONF = {"CONTAINERS_CONF": str(ROOT / "deploy" / "containers.conf")}
+# The engine's verdict flags (model::props): failed, ran, failure, attempted.
+FLAGS = json.loads((ROOT / "schemas" / "vocabulary.json").read_text(encoding="utf-8"))["verdict_properties"]
 
 
 def say(msg: str) -> None:
@@ -85,8 +91,13 @@ def classify(doc: dict[str, Any], function: str) -> tuple[str, str]:
     if not rows:
         return "missing", "no cases of the function ran"
     v = rows[0]
-    klass = {"complete_failure": "fails", "partial_failure": "fails", "divergent": "divergent",
-             "unavailable": "unavailable"}.get(v["verdict"], "runs")
+    flags = FLAGS[v["verdict"]]
+    if flags["failed"]:
+        klass = "fails"
+    elif not flags["attempted"]:
+        klass = "unavailable"
+    else:  # it ran; divergent (a failure that ran) is told apart: a numeric change is bisected too
+        klass = "divergent" if flags["failure"] else "runs"
     error = ""
     failing = set(v.get("failing") or [])
     for case in doc["cases"]:

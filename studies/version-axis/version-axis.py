@@ -5,13 +5,17 @@ listed in OUT/runs.tsv and writes OUT/axis.json.
     studies/version-axis/version-axis.py OUT [--mudjack build/mudjack]
 
 For each framework and each pair of profiles (paper-2023 -> current,
-current -> latest, paper-2023 -> latest), per function on the CPU:
+current -> latest, paper-2023 -> latest), per function on the CPU, its
+verdict's flags as the engine gives them (schemas/vocabulary.json,
+verdict_properties):
   fixed     failed (complete or partial failure) in the older release, runs in
-            the newer (portable, unverified or divergent)
+            the newer (flag `ran`: portable, unverified, intolerable_latency or
+            divergent, whose answers differ)
   broken    the reverse
   added     unavailable in the older release (the API did not exist), attempted
             in the newer; removed: the reverse
-  numeric   divergent in one release and not in the other, both running
+  numeric   divergent in one release and not in the other, both running (a
+            running verdict that is a `failure` is divergent)
   outcomes  per function, cases that failed in the older release and pass in
             the newer (fixed) or the reverse (new_failure), from `mudjack
             compare`: a function can gain cases without changing its verdict
@@ -34,8 +38,12 @@ from typing import Any
 
 PROFILES = ("paper-2023", "current", "latest")
 PAIRS = (("paper-2023", "current"), ("current", "latest"), ("paper-2023", "latest"))
-FAILED = ("complete_failure", "partial_failure")
-RUNS = ("portable", "unverified", "divergent", "intolerable_latency")
+# The engine's verdict flags (model::props): failed without an answer, ran
+# (divergent ran: its answers differ), attempted, failure (ran and failure: divergent).
+FLAGS = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "vocabulary.json")
+                   .read_text(encoding="utf-8"))["verdict_properties"]
+FAILED = tuple(v for v, p in FLAGS.items() if p["failed"])
+RUNS = tuple(v for v, p in FLAGS.items() if p["ran"])
 
 
 def load_runs(out: Path) -> dict[tuple[str, str], dict[str, Any]]:
@@ -110,11 +118,11 @@ def diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, list[dict[str, A
             found["fixed"].append({**entry, "error": first_error(old, vo[fn])})
         elif a in RUNS and b in FAILED:
             found["broken"].append({**entry, "error": first_error(new, vn[fn])})
-        elif a == "unavailable" and b != "unavailable":
+        elif not FLAGS[a]["attempted"] and FLAGS[b]["attempted"]:
             found["added"].append({**entry, "reason": vo[fn].get("reason", "")})
-        elif a != "unavailable" and b == "unavailable":
+        elif FLAGS[a]["attempted"] and not FLAGS[b]["attempted"]:
             found["removed"].append({**entry, "reason": vn[fn].get("reason", "")})
-        elif a in RUNS and b in RUNS and (a == "divergent") != (b == "divergent"):
+        elif a in RUNS and b in RUNS and FLAGS[a]["failure"] != FLAGS[b]["failure"]:
             found["numeric"].append(entry)
     return found
 

@@ -54,6 +54,20 @@ class VocabularyCatches(unittest.TestCase):
         self.assertIn("/$defs/verdict: verdict differs", r.stderr)
         self.assertIn("missing ['unverified']", r.stderr)
 
+    def test_flags_that_miss_a_word_are_caught(self) -> None:
+        # an engine whose verdict flags leave `portable` out (a fake: it prints the planted file)
+        path = self.tmp / "schemas" / "vocabulary.json"
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        del doc["verdict_properties"]["portable"]
+        path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        engine = self.tmp / "engine.sh"
+        engine.write_text(f"#!/bin/sh\ncat '{path}'\n", encoding="utf-8")
+        engine.chmod(0o755)
+        r = subprocess.run([sys.executable, str(CHECK), "--engine", str(engine), "--root", str(self.tmp)],
+                           check=False, capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("verdict_properties: does not hold each verdict once, in order", r.stderr)
+
     def test_an_engine_that_cannot_run_is_one_line(self) -> None:
         r = subprocess.run([sys.executable, str(CHECK), "--engine", str(self.tmp / "missing"), "--root", str(self.tmp)],
                            capture_output=True, text=True, timeout=120)

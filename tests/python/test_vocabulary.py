@@ -1,6 +1,7 @@
 """One spelling per closed list: the probe's lists are schemas/vocabulary.json's
-(which the engine writes; CTest `vocabulary` holds that side), and the words
-the scripts group by are words of the vocabulary."""
+(which the engine writes; CTest `vocabulary` holds that side), the words the
+scripts group by are words of the vocabulary, and every grouping of outcomes
+and verdicts is the engine's flags (outcome_properties, verdict_properties)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import unittest
 from pathlib import Path
 from typing import Any
 
-from mudjack_probe import api, eps, models
-from mudjack_probe.fuzz import graph
-from mudjack_probe.vocabulary import VOCABULARY, words
+from mudjack_probe import adapters, api, eps, models, runner
+from mudjack_probe.fuzz import graph, script
+from mudjack_probe.vocabulary import VOCABULARY, having, words
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,6 +22,9 @@ SCRIPT_LISTS = (
     ("scripts/results-readme.py", "VERDICTS", "verdict"),
     ("scripts/results-readme.py", "AXIS_VERDICTS", "verdict"),
     ("scripts/results-readme.py", "MODEL_OUTCOMES", "outcome"),
+    ("scripts/results-readme.py", "FRAMEWORKS", "framework"),
+    ("scripts/tf-kernels.py", "RAN", "outcome"),
+    ("scripts/tf-kernels.py", "FAILED", "outcome"),
     ("studies/version-axis/version-axis.py", "FAILED", "verdict"),
     ("studies/version-axis/version-axis.py", "RUNS", "verdict"),
 )
@@ -86,6 +90,62 @@ class ProbeListsAreTheVocabulary(unittest.TestCase):
     def test_the_verdict_list_says_unverified(self) -> None:
         self.assertIn("unverified", words("verdict"))
         self.assertIn("error", words("outcome"))
+
+
+def load_script(rel: str) -> Any:
+    """A script or study as a module (its main() not run)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(Path(rel).stem.replace("-", "_"), ROOT / rel)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class GroupingsAreTheFlags(unittest.TestCase):
+    def test_every_word_has_its_flags(self) -> None:
+        for name in ("outcome", "verdict"):
+            props = VOCABULARY[f"{name}_properties"]
+            self.assertEqual(tuple(props), words(name))
+            self.assertEqual(len({tuple(p) for p in props.values()}), 1, f"{name}: one set of flags")
+
+    def test_the_groupings(self) -> None:
+        self.assertEqual(having("outcome", "ran"), ("pass", "mismatch"))
+        self.assertEqual(having("outcome", "failed"), ("fail", "crash", "timeout"))
+        self.assertEqual(having("outcome", "fine"), ("pass", "skip"))
+        self.assertNotIn("error", having("outcome", "judged"))
+        self.assertIn("divergent", having("verdict", "ran"))
+        self.assertEqual(having("verdict", "failed"), ("complete_failure", "partial_failure"))
+
+    def test_the_version_axis_and_its_bisect_agree_on_what_ran(self) -> None:
+        axis = load_script("studies/version-axis/version-axis.py")
+        bisect = load_script("studies/version-axis/bisect-release.py")
+        for v in words("verdict"):
+            with self.subTest(verdict=v):
+                klass, _ = bisect.classify({"verdicts": [{"function": "f", "device": "cpu", "verdict": v}],
+                                            "cases": []}, "f")
+                self.assertEqual(v in axis.RUNS, klass in ("runs", "divergent"))
+                self.assertEqual(v in axis.FAILED, klass == "fails")
+        self.assertIn("divergent", axis.RUNS)
+
+    def test_the_probe_reads_them(self) -> None:
+        self.assertTrue({"pass", "mismatch", "fail"} <= runner._ATTEMPTED)
+        self.assertEqual(adapters.NAMES, words("framework"))
+        self.assertEqual(set(script.SYMPTOMS), set(words("fuzz_symptom")) - {"suspect"})
+
+    def test_the_python_package_reads_them(self) -> None:
+        import sys
+
+        sys.path.insert(0, str(ROOT / "python"))
+        try:
+            import mudjack
+        finally:
+            sys.path.remove(str(ROOT / "python"))
+        self.assertEqual(mudjack._FINE_OUTCOMES, having("outcome", "fine"))
+        self.assertEqual(mudjack._FRAMEWORKS, words("framework"))
+        self.assertEqual(mudjack._FALLBACK, (having("outcome", "fine"), words("framework")),
+                         "python/mudjack's fallback words are the file's")
 
 
 class AMissingVocabularyIsOneLine(unittest.TestCase):

@@ -49,28 +49,45 @@ TEST(FuzzFindings, ReadsEachOutcomeAgainstTheOtherBackends) {
   EXPECT_EQ(facts.acceptance.at("torch").first, 2);
   EXPECT_EQ(facts.acceptance.at("torch").second, 1);
   ASSERT_EQ(facts.findings.size(), 3U);
-  std::map<std::string, Finding> by;
+  std::map<Symptom, Finding> by;
   for (const auto& f : facts.findings) by[f.symptom] = f;
-  EXPECT_EQ(by["raise"].backend, "jax");
-  EXPECT_EQ(by["raise"].error_class, "TypeError: op '_' got shape (#, #) at #");
-  EXPECT_EQ(by["raise"].ops, (std::vector<std::string>{"add", "relu"}));
-  EXPECT_EQ(by["mismatch"].backend, "onnxruntime");
-  EXPECT_EQ(by["mismatch"].agreeing, 2) << "torch and torch-compile passed on the cpu";
-  EXPECT_EQ(by["slow"].backend, "torch-compile");
-  EXPECT_DOUBLE_EQ(*by["slow"].ratio, 25);
-  EXPECT_EQ(by["raise"].signature(),
+  EXPECT_EQ(by[Symptom::kRaise].backend, "jax");
+  EXPECT_EQ(by[Symptom::kRaise].error_class, "TypeError: op '_' got shape (#, #) at #");
+  EXPECT_EQ(by[Symptom::kRaise].ops, (std::vector<std::string>{"add", "relu"}));
+  EXPECT_EQ(by[Symptom::kMismatch].backend, "onnxruntime");
+  EXPECT_EQ(by[Symptom::kMismatch].agreeing, 2) << "torch and torch-compile passed on the cpu";
+  EXPECT_EQ(by[Symptom::kSlow].backend, "torch-compile");
+  EXPECT_DOUBLE_EQ(*by[Symptom::kSlow].ratio, 25);
+  EXPECT_EQ(by[Symptom::kRaise].signature(),
             "raise|jax|cpu|TypeError: op '_' got shape (#, #) at #|add,relu");
 }
 
 TEST(FuzzFindings, ShowsKeepsTheErrorClass) {
   Finding f;
-  f.symptom = "raise";
+  f.symptom = Symptom::kRaise;
   f.error_class = error_class("RuntimeError: no kernel for 'Sin' float16 (node v3)");
   auto r = result(kG1, "onnxruntime", "onnxruntime", "eager", Outcome::kFail);
   r.error.message = "RuntimeError: no kernel for 'Sin' float16 (node v17)";
   EXPECT_TRUE(shows(f, r, nullptr, 10));
   r.error.message = "RuntimeError: out of memory";
   EXPECT_FALSE(shows(f, r, nullptr, 10));
+}
+
+// The JSON words (schemas/fuzz-findings-v1.schema.json, vocabulary.json's
+// fuzz_symptom) parse back; an unknown or empty word is no symptom.
+TEST(FuzzFindings, SymptomWordsRoundTrip) {
+  for (const auto s : kSymptoms) {
+    EXPECT_EQ(parse_symptom(to_string(s)).value_or(Symptom::kNone), s) << to_string(s);
+  }
+  EXPECT_EQ(to_string(Symptom::kRaise), "raise");
+  EXPECT_EQ(to_string(Symptom::kNone), "");
+  EXPECT_FALSE(parse_symptom("").has_value());
+  EXPECT_FALSE(parse_symptom("hang").has_value());
+  Finding f;
+  f.symptom = Symptom::kSuspect;
+  EXPECT_EQ(to_json(f)["symptom"], "suspect");
+  EXPECT_EQ(finding_from_json(to_json(f)).symptom, Symptom::kSuspect);
+  EXPECT_EQ(finding_from_json(nlohmann::json{{"symptom", "hang"}}).symptom, Symptom::kNone);
 }
 
 TEST(FuzzCampaign, CaseIds) {
@@ -83,7 +100,7 @@ TEST(FuzzCampaign, CaseIds) {
 
 TEST(FuzzReport, CsvQuotesAndJunitFails) {
   Finding f;
-  f.symptom = "raise";
+  f.symptom = Symptom::kRaise;
   f.backend = "jax";
   f.device = "cpu";
   f.detail = "ValueError: shapes (2,3), \"x\"";
@@ -176,7 +193,7 @@ TEST(FuzzSuspect, FactsFromTheProbesLine) {
 // Suspects have their own count and section in every report; JUnit skips them.
 TEST(FuzzReport, SuspectsAreApartFromFindings) {
   Finding s;
-  s.symptom = "suspect";
+  s.symptom = Symptom::kSuspect;
   s.backend = "jax";
   s.device = "cpu";
   s.graph = "0123456789abcdef";

@@ -744,5 +744,28 @@ TEST(VerdictWords, AnOlderModelsSanityPropertyChecksNothing) {
   EXPECT_EQ(j.checked[1], model::Check::kProperty) << "a function's property of that name";
 }
 
+// The groupings every reader asks for (model::props): a divergent function
+// ran, a mismatch ran and is a failure, the suite's own error enters no
+// verdict, and the failure rate counts partial and complete failures only.
+TEST(VerdictProps, GroupingsAreTheFlags) {
+  EXPECT_TRUE(model::props(Outcome::kMismatch).ran);
+  EXPECT_TRUE(model::props(Outcome::kMismatch).failure);
+  EXPECT_FALSE(model::props(Outcome::kMismatch).failed);
+  EXPECT_TRUE(model::props(Outcome::kTimeout).failed);
+  EXPECT_FALSE(model::props(Outcome::kError).judged);
+  EXPECT_FALSE(model::props(Outcome::kSkip).attempted);
+  EXPECT_TRUE(model::props(Outcome::kSkip).fine);
+  EXPECT_FALSE(model::props(Outcome::kUnavailable).fine);
+  EXPECT_TRUE(model::props(Verdict::kDivergent).ran);
+  EXPECT_TRUE(model::props(Verdict::kDivergent).failure);
+  EXPECT_FALSE(model::props(Verdict::kDivergent).failed);
+  EXPECT_TRUE(model::props(Verdict::kPartialFailure).failed);
+  EXPECT_FALSE(model::props(Verdict::kUnavailable).attempted);
+  Tally t;
+  for (auto v : model::kVerdicts) t.verdicts[v] = 1;
+  EXPECT_EQ(t.attempted_functions(), 6);
+  EXPECT_EQ(t.failing_functions(), 2);
+}
+
 }  // namespace
 }  // namespace mudjack::verdict

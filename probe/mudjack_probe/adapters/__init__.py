@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import importlib
 
+from ..vocabulary import words
 from .base import Adapter
 
-NAMES = ("numpy", "torch", "jax", "tensorflow", "onnxruntime")
+NAMES = words("framework")  # the engine's frameworks (envs::kFrameworks): one <name>_adapter module each
 
 
 def load(name: str) -> Adapter:

@@ -59,9 +59,6 @@ BACKENDS: dict[str, tuple[str, str]] = {
 """Every backend of docs/fuzz.md: (framework, mode). `numpy` is the graph in
 its own dtypes with NumPy on the CPU (ops_numpy, native)."""
 
-SYMPTOMS = ("raise", "crash", "mismatch", "slow", "timeout")
-"""What a finding saw, as a reproduction script checks for it (reproduce.py)."""
-
 @dataclass(frozen=True)
 class Input:
     """A leaf tensor (weights included), drawn from the run's seed."""

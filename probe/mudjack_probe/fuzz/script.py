@@ -22,11 +22,16 @@ import os
 from pathlib import Path
 
 from .. import eps
-from ..vocabulary import fuzz_part
+from ..vocabulary import fuzz_part, words
 from . import MODULES
-from .graph import BACKENDS, SYMPTOMS, parse_graph
+from .graph import BACKENDS, parse_graph
 
 _HERE = Path(__file__).resolve().parent
+
+SYMPTOMS = tuple(s for s in words("fuzz_symptom") if s != "suspect")
+"""What a finding saw, as a reproduction script checks for it (reproduce.py):
+the engine's symptoms (schemas/vocabulary.json) but `suspect`, a mismatch at
+its dtype's noise floor that is never a finding."""
 
 
 def module_source(module: str) -> str:
