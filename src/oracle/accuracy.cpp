@@ -8,7 +8,7 @@
 #include <limits>
 #include <utility>
 
-#include "util/digits.hpp"
+#include "oracle/digits.hpp"
 
 namespace mudjack::oracle {
 namespace {
@@ -244,7 +244,7 @@ Error measure(const Array& x, const Array& r, double eps, double bound,
   e.count = static_cast<int64_t>(x.values.size());
   if (!x.values.empty()) {
     // Digits enough to see the difference (1.0625 vs reference 1.0615, not 1.06 vs 1.06).
-    const auto [seen, expected] = util::told_apart(x.values[worst], r.values[worst]);
+    const auto [seen, expected] = oracle::told_apart(x.values[worst], r.values[worst]);
     e.worst = flat_index(x, worst) + ": " + seen + " vs reference " + expected;
   }
   return e;
@@ -283,7 +283,7 @@ std::string describe(const Error& e, double bound, std::string_view against) {
   if (!e.problem.empty()) return e.problem;
   std::string what = e.count == 1 ? " element" : " elements";
   // The worst error beside the bound it is beyond, each with digits enough to differ.
-  const auto [worst_eps, limit] = util::told_apart(e.eps, bound);
+  const auto [worst_eps, limit] = oracle::told_apart(e.eps, bound);
   std::string worst = std::isinf(e.eps) ? std::string("non-finite") : worst_eps + " eps";
   return std::to_string(e.beyond) + " of " + std::to_string(e.count) + what + " beyond " + limit +
          " eps of " + std::string(against) + "; worst " + worst + " at " + e.worst;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "util/digits.hpp"
+#include "oracle/digits.hpp"
 
 namespace mudjack::report {
 namespace {
@@ -27,9 +27,9 @@ std::string duration_text(double ns) {
 }
 
 std::string eps_over_bound(const std::optional<double>& error, const std::optional<double>& bound) {
-  if (!error) return bound ? "- / " + util::significant(*bound, 3) : "-";
-  if (!bound) return util::significant(*error, 3);
-  const auto [e, b] = util::told_apart(*error, *bound);
+  if (!error) return bound ? "- / " + oracle::significant(*bound, 3) : "-";
+  if (!bound) return oracle::significant(*error, 3);
+  const auto [e, b] = oracle::told_apart(*error, *bound);
   return e + " / " + b;
 }
 

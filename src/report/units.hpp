@@ -15,7 +15,7 @@ namespace mudjack::report {
 std::string duration_text(double ns);
 
 // An error in eps beside the bound it was held to, "12 / 64", with digits
-// enough to tell an error beyond its bound from the bound (util::told_apart:
+// enough to tell an error beyond its bound from the bound (oracle::told_apart:
 // "6.0004 / 6"); "- / 64" without an error, "12" without a bound, "-" with
 // neither. The unit (eps) is the caller's: a column head, or appended.
 std::string eps_over_bound(const std::optional<double>& error, const std::optional<double>& bound);

@@ -441,7 +441,7 @@ TEST_F(Cli, ReproOfACheckCaseAndItsMinimalScriptShowTheMismatch) {
     if (minimal) {
       std::istringstream text(slurp(script));
       int lines = 0;
-      for (std::string line; std::getline(text, line);) lines += line.rfind("    put(", 0) != 0;
+      for (std::string l; std::getline(text, l);) lines += l.rfind("    put(", 0) != 0;
       EXPECT_LE(lines, 40) << slurp(script);
       EXPECT_FALSE(has(slurp(script), "import base64")) << slurp(script);
     }

@@ -1,4 +1,4 @@
-// Numbers as every view says them (report/units.hpp, util/digits.hpp): the
+// Numbers as every view says them (report/units.hpp, oracle/digits.hpp): the
 // same thresholds and digits as the Python API's _duration, _eps and _noise
 // (python/mudjack/__init__.py).
 #include "report/units.hpp"
@@ -9,7 +9,7 @@
 #include <limits>
 #include <optional>
 
-#include "util/digits.hpp"
+#include "oracle/digits.hpp"
 
 namespace mudjack {
 namespace {
@@ -26,16 +26,16 @@ TEST(Units, DurationsAsThePythonApiSaysThem) {
 }
 
 TEST(Units, TwoNumbersAreToldApart) {
-  EXPECT_EQ(util::told_apart(1.0625, 1.0615),
+  EXPECT_EQ(oracle::told_apart(1.0625, 1.0615),
             (std::pair<std::string, std::string>{"1.0625", "1.0615"}));
-  EXPECT_EQ(util::told_apart(12, 64), (std::pair<std::string, std::string>{"12", "64"}));
-  EXPECT_EQ(util::told_apart(1.06, 1.06), (std::pair<std::string, std::string>{"1.06", "1.06"}));
+  EXPECT_EQ(oracle::told_apart(12, 64), (std::pair<std::string, std::string>{"12", "64"}));
+  EXPECT_EQ(oracle::told_apart(1.06, 1.06), (std::pair<std::string, std::string>{"1.06", "1.06"}));
   // Beyond 6 digits: each as its shortest exact text.
-  EXPECT_EQ(util::told_apart(1.0000001, 1.0000002),
+  EXPECT_EQ(oracle::told_apart(1.0000001, 1.0000002),
             (std::pair<std::string, std::string>{"1.0000001", "1.0000002"}));
-  EXPECT_EQ(util::shortest(0.1), "0.1");
-  EXPECT_EQ(util::shortest(1.0 / 3), "0.3333333333333333");
-  EXPECT_EQ(util::told_apart(kInf, 6).first, "inf");
+  EXPECT_EQ(oracle::shortest(0.1), "0.1");
+  EXPECT_EQ(oracle::shortest(1.0 / 3), "0.3333333333333333");
+  EXPECT_EQ(oracle::told_apart(kInf, 6).first, "inf");
 }
 
 TEST(Units, AnErrorBesideItsBound) {

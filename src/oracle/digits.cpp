@@ -1,4 +1,4 @@
-#include "util/digits.hpp"
+#include "oracle/digits.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace mudjack::util {
+namespace mudjack::oracle {
 
 std::string significant(double v, int digits) {
   std::array<char, 48> buf{};
@@ -32,4 +32,4 @@ std::pair<std::string, std::string> told_apart(double a, double b) {
   return {shortest(a), shortest(b)};
 }
 
-}  // namespace mudjack::util
+}  // namespace mudjack::oracle

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-namespace mudjack::util {
+namespace mudjack::oracle {
 
 // `v` with `digits` significant digits, as printf's %.*g writes it ("1.06",
 // "6.0004", "1e+05", "inf", "nan").
@@ -25,4 +25,4 @@ std::string shortest(double v);
 // {"1.0625", "1.0615"}.
 std::pair<std::string, std::string> told_apart(double a, double b);
 
-}  // namespace mudjack::util
+}  // namespace mudjack::oracle
