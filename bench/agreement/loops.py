@@ -103,7 +103,8 @@ def main() -> int:
         sync()
         return time.perf_counter()
 
-    policy = Policy(budget_ms=args.budget_ms)
+    # the engine's other defaults (src/run/options.hpp), as before_measure's
+    policy = Policy(budget_ms=args.budget_ms, min_samples=5, max_samples=1000, warmup_ms=5.0, block_ms=1.0)
     rows = []
     random.seed(0)
     for op in (o for o in ops.OPS if o.bound == ops.HOST_BOUND and args.only in o.case_id):

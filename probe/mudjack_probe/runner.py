@@ -31,19 +31,28 @@ from .vocabulary import having
 _ATTEMPTED = frozenset(having("outcome", "attempted"))
 
 
+# The policy's fields of protocol 1.0: every engine sends them.
+_POLICY_1_0 = ("budget_ms", "min_samples", "max_samples", "warmup_ms", "block_ms")
+
+
 @dataclass
 class Policy:
-    # The engine's defaults (src/run/options.hpp, src/protocol/protocol.hpp);
-    # the engine always sends its own.
-    budget_ms: float = 7.0
-    min_samples: int = 5
-    max_samples: int = 1000
-    warmup_ms: float = 5.0
-    block_ms: float = 1.0
-    # The device pass's longest settling (`_device_pass`), ms.
-    settle_ms: float = 200.0
-    # Run the device pass where the adapter has a device timer (the engine
-    # turns it off for later rounds of cases reported in host time).
+    # Every value is the engine's, from the `run` request (src/protocol/
+    # protocol.hpp Policy, filled from src/run/options.hpp): the probe keeps
+    # no default of its own. The fields of protocol 1.0, which every engine
+    # sends, have none: `from_json` refuses a request without one. A field a
+    # later minor added reads, when an older engine leaves it out, as off
+    # (schemas/probe-protocol-v1.md, "Versioning"): false, 0, the device pass
+    # not turned off.
+    budget_ms: float
+    min_samples: int
+    max_samples: int
+    warmup_ms: float
+    block_ms: float
+    # The device pass's longest settling (`_device_pass`), ms (1.4; 0: none).
+    settle_ms: float = 0.0
+    # Run the device pass where the adapter has a device timer (1.4; the
+    # engine turns it off for later rounds of cases reported in host time).
     device_timer: bool = True
     # Build the float64 reference of every floating case (protocol 1.3): the
     # engine asks the probe of the baseline device, or every probe when the
@@ -60,20 +69,25 @@ class Policy:
     # Slow calls (protocol 1.11, the engine's rule: src/stats/timing.hpp):
     # a case whose calls take at least `slow_call_ms` (0: no such rule)
     # stops sampling once it has `slow_min_samples` within `slow_spread`
-    # ((max - min) / median) of each other (`enough_samples`).
+    # ((max - min) / median) of each other (`enough_samples`); the engine
+    # sends the three together, and the other two are unused without the rule.
     slow_call_ms: float = 0.0
-    slow_min_samples: int = 3
-    slow_spread: float = 0.10
+    slow_min_samples: int = 0
+    slow_spread: float = 0.0
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> Policy:
-        p = Policy()
-        for key in ("budget_ms", "warmup_ms", "block_ms", "settle_ms", "slow_call_ms", "slow_spread"):
+        missing = [key for key in _POLICY_1_0 if key not in d]
+        if missing:
+            raise ValueError(f"the run request's policy lacks {', '.join(missing)} (every engine sends them)")
+        p = Policy(budget_ms=float(d["budget_ms"]), min_samples=int(d["min_samples"]),
+                   max_samples=int(d["max_samples"]), warmup_ms=float(d["warmup_ms"]),
+                   block_ms=float(d["block_ms"]))
+        for key in ("settle_ms", "slow_call_ms", "slow_spread"):
             if key in d:
                 setattr(p, key, float(d[key]))
-        for key in ("min_samples", "max_samples", "slow_min_samples"):
-            if key in d:
-                setattr(p, key, int(d[key]))
+        if "slow_min_samples" in d:
+            p.slow_min_samples = int(d["slow_min_samples"])
         p.reference = bool(d.get("reference", False))
         p.timing_only = bool(d.get("timing_only", False))
         p.once = bool(d.get("once", False))

@@ -251,8 +251,10 @@ Command check_command() {
         add_number(c, "--memory-limit-mb", a->memory_limit_mb, run::kMemoryLimitRangeMb,
                    "Resident memory limit per probe and the processes it starts, listing "
                    "included (default: run.memory_limit_mb in mudjack.toml, else 3/4 of RAM)");
-        add_number(c, "--timeout-s", a->timeout_s, run::kTimeoutRangeS,
-                   "Deadline per case, seconds (default: run.timeout_s in mudjack.toml, else 120)");
+        std::ostringstream timeout_help;
+        timeout_help << "Deadline per case, seconds (default: run.timeout_s in mudjack.toml, else "
+                     << run::RunOptions{}.timeout_s << ")";
+        add_number(c, "--timeout-s", a->timeout_s, run::kTimeoutRangeS, timeout_help.str());
         c->add_option("--dtype", a->fields.dtypes, "Only these dtypes (comma list)")
             ->delimiter(',');
         c->add_option("--mode", a->fields.modes, "Only these modes (comma list)")->delimiter(',');

@@ -20,17 +20,17 @@ struct FuzzArgs {
   Common common;
   std::vector<std::string> backends;
   std::vector<std::string> devices;
-  double budget_s = 600;
+  double budget_s = fuzz::Options{}.budget_s;
   int64_t graphs = 0;
   int64_t seed = 0;
-  int nodes = 10;
+  int nodes = gen::GenOptions{}.nodes;
   std::vector<std::string> dtypes = {"float32"};
   std::vector<std::string> ops;
-  std::string solver = "own";
-  int batch = 40;
-  double slow_ratio = 10;
+  std::string solver = gen::GenOptions{}.solver;
+  int batch = fuzz::Options{}.batch;
+  double slow_ratio = fuzz::Options{}.slow_ratio;
   bool no_reduce = false;
-  double timeout_s = 120;
+  double timeout_s = fuzz::Options{}.timeout_s;
   std::optional<double> memory_limit_mb;  // over mudjack.toml's run.memory_limit_mb
   std::optional<std::string> resume;
   std::optional<std::string> replay;
@@ -111,8 +111,7 @@ int fuzz_main(const FuzzArgs& a) {
   if (a.resume) {
     if (a.resume->empty()) throw util::FatalError("--resume needs a campaign id");
     const auto suite = a.suite ? plan::suite_from_dir(*a.suite) : plan::resolve_suite("fuzz");
-    out = fuzz::resume(*a.resume, a.budget_s, a.graphs, s.python, suite, where, interrupted(),
-                       say);
+    out = fuzz::resume(*a.resume, a.budget_s, a.graphs, s.python, suite, where, interrupted(), say);
   } else {
     out = fuzz::start(options_of(a, s), where, interrupted(), say);
   }

@@ -304,20 +304,20 @@ Options options_from_json(const nlohmann::json& j) {
   o.backends = j.value("backends", std::vector<std::string>{});
   o.devices = j.value("devices", std::vector<std::string>{});
   o.seed = j.value("seed", int64_t{0});
-  o.gen.nodes = j.value("nodes", 10);
+  o.gen.nodes = j.value("nodes", o.gen.nodes);
   o.gen.dtypes.clear();
   for (const auto& d : j.value("dtypes", std::vector<std::string>{"float32"})) {
     if (auto t = gen::dtype_from(d)) o.gen.dtypes.push_back(*t);
   }
   o.gen.ops = j.value("ops", std::vector<std::string>{});
-  o.gen.solver = j.value("solver", "own");
-  o.batch = j.value("batch", 40);
-  o.slow_ratio = j.value("slow_ratio", 10.0);
-  o.reduce = j.value("reduce", true);
-  o.reduce_per_key = j.value("reduce_per_key", 4);
-  o.timeout_s = j.value("timeout_s", 120.0);
+  o.gen.solver = j.value("solver", o.gen.solver);
+  o.batch = j.value("batch", o.batch);
+  o.slow_ratio = j.value("slow_ratio", o.slow_ratio);
+  o.reduce = j.value("reduce", o.reduce);
+  o.reduce_per_key = j.value("reduce_per_key", o.reduce_per_key);
+  o.timeout_s = j.value("timeout_s", o.timeout_s);
   o.memory_limit_bytes = j.value("memory_limit_bytes", int64_t{0});
-  o.profile = j.value("profile", "current");
+  o.profile = j.value("profile", o.profile);
   o.python = j.value("python", std::map<std::string, std::string>{});
   if (j.contains("suite")) {
     o.suite.name = j["suite"].value("name", "fuzz");

@@ -34,6 +34,7 @@
 #include "fuzz/findings.hpp"
 #include "gen/generator.hpp"
 #include "plan/plan.hpp"
+#include "run/options.hpp"
 #include "util/number.hpp"
 
 namespace mudjack::fuzz {
@@ -49,7 +50,7 @@ struct Options {
   double slow_ratio = 10;  // compiled / eager median beyond which it is "slow"
   bool reduce = true;
   int reduce_per_key = 4;  // reductions per (symptom, backend, device, error class)
-  double timeout_s = 120;  // per case
+  double timeout_s = run::RunOptions{}.timeout_s;  // per case: a run's default
   // Resident limit of every probe (listing, batches), its tree included; 0:
   // run::default_memory_limit_bytes().
   int64_t memory_limit_bytes = 0;

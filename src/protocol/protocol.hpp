@@ -76,8 +76,9 @@ struct Hello {
 };
 
 // Measurement policy the engine sends with every run request (docs/design.md).
-// The defaults are run::RunOptions' (a unit test holds them equal) and the
-// probe's runner.Policy's.
+// Its defaults are written here once: run::RunOptions takes the timing ones,
+// and the probe's runner.Policy has none (it takes every value from the
+// request).
 struct Policy {
   double budget_ms = 7;
   int min_samples = 5;
@@ -103,10 +104,12 @@ struct Policy {
   // Slow calls (1.11; stats/timing.hpp): a case whose warm call takes at
   // least slow_call_ms (0: no such rule) stops sampling once it has
   // slow_min_samples samples within slow_spread ((max - min) / median) of
-  // each other, before min_samples.
+  // each other, before min_samples. The engine sets the three from
+  // stats/timing.hpp (run/lifecycle.cpp); without slow_call_ms the other two
+  // are unused.
   double slow_call_ms = 0;
-  int slow_min_samples = 3;
-  double slow_spread = 0.10;
+  int slow_min_samples = 0;
+  double slow_spread = 0;
   nlohmann::json to_json() const;
 };
 

@@ -1,10 +1,14 @@
 #pragma once
 // RunOptions: everything a run is asked to do, typed, with every default
-// written once (here). `mudjack run` fills it from flags over mudjack.toml
-// over these defaults; `mudjack serve` from a request over the server's own
-// defaults. The run stores it as RunInfo::options (JSON), so `--resume`, the
-// server and reports read back exactly what ran.
+// written once: here, or taken from the lower layer that has it (the timing
+// policy's from protocol::Policy, the deadline from
+// supervisor::ProbeSession::Limits, the rounds from stats/timing.hpp).
+// `mudjack run` fills it from flags over mudjack.toml over these defaults;
+// `mudjack serve` from a request over the server's own defaults. The run
+// stores it as RunInfo::options (JSON), so `--resume`, the server and reports
+// read back exactly what ran.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -16,6 +20,9 @@
 
 #include "plan/params.hpp"
 #include "plan/plan.hpp"
+#include "protocol/protocol.hpp"
+#include "stats/timing.hpp"
+#include "supervisor/probe_session.hpp"
 #include "util/number.hpp"
 
 namespace mudjack::run {
@@ -27,12 +34,14 @@ struct RunOptions {
   std::string filter;                   // regular expression on case ids
   std::string profile = "current";      // pinned framework versions (envs/<profile>/)
   std::string baseline = "cpu";         // stored as RunInfo::baseline
-  double timeout_s = 120;               // deadline per case
-  double budget_ms = 7;                 // timing budget per case and round
-  double warmup_ms = 5;
-  int rounds = 3;  // timing rounds of host-bound cases (stats/timing.hpp)
-  int min_samples = 5;
-  int max_samples = 1000;
+  // deadline per case
+  double timeout_s =
+      std::chrono::duration<double>(supervisor::ProbeSession::Limits{}.case_timeout).count();
+  double budget_ms = protocol::Policy{}.budget_ms;  // timing budget per case and round
+  double warmup_ms = protocol::Policy{}.warmup_ms;
+  int rounds = stats::kDefaultRounds;  // timing rounds of host-bound cases (stats/timing.hpp)
+  int min_samples = protocol::Policy{}.min_samples;
+  int max_samples = protocol::Policy{}.max_samples;
   int64_t memory_limit_bytes = 0;  // resident limit per probe; 0: default_memory_limit_bytes()
   int64_t seed = 0;                // seed for case inputs
   bool serial = false;             // devices one after another instead of parallel lanes

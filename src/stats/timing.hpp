@@ -42,6 +42,8 @@
 
 namespace mudjack::stats {
 
+// Timing rounds of a host-bound case unless a run asks for others (--rounds).
+inline constexpr int kDefaultRounds = 3;
 inline constexpr double kDeviceBoundShare = 0.8;
 inline constexpr double kHostWaitShare = 0.9;
 inline constexpr double kUnstableSpread = 0.10;

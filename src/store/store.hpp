@@ -49,7 +49,7 @@ struct Migration {
 
 // The migrations this program ships, oldest first; the last one's version is
 // model::kSchemaVersion. To add 1.1, append {"1.1", {"ALTER TABLE ..."}} here
-// (in store.cpp) and bump model::kSchemaVersion.
+// (in store_schema.cpp) and bump model::kSchemaVersion.
 const std::vector<Migration>& migrations();
 
 // A recorded change of one (case, device)'s outcome, e.g. pass -> mismatch

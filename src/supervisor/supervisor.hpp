@@ -42,6 +42,7 @@
 
 #include "model/model.hpp"
 #include "protocol/protocol.hpp"
+#include "stats/timing.hpp"
 #include "store/store.hpp"
 #include "supervisor/probe_session.hpp"
 
@@ -133,7 +134,7 @@ struct RunSpec {
   std::optional<Layout> layout;
   // Timing rounds of every host-bound case (stats/timing.hpp), interleaved
   // across windows of round_window cases; the policy's budget is per round.
-  int rounds = 3;
+  int rounds = stats::kDefaultRounds;
   int round_window = 200;
   int max_start_failures = 3;  // consecutive failed probe starts before the run stops (a fault)
   // "" runs each case by its declared policy (CaseInfo::policy); "timed" or

@@ -631,19 +631,6 @@ std::map<std::pair<std::string, std::string>, CaseRatio> case_ratios(
   return out;
 }
 
-std::map<std::string, std::map<std::string, std::map<std::string, int>>> reason_counts(
-    const std::vector<model::CaseResult>& results) {
-  std::map<std::string, std::map<std::string, std::map<std::string, int>>> out;
-  for (const CaseResult& r : results) {
-    auto& counts = out[r.info.framework][r.device];
-    if (counts.empty()) {
-      for (auto reason : kPaperReasons) counts[std::string(reason)] = 0;
-    }
-    if (auto reason = paper_reason(r); !reason.empty()) ++counts[std::string(reason)];
-  }
-  return out;
-}
-
 std::string Options::baseline_for(std::string_view device) const {
   const auto slash = device.find('/');
   if (slash == std::string_view::npos) return baseline;

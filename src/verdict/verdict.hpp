@@ -166,11 +166,6 @@ struct CaseRatio {
 std::map<std::pair<std::string, std::string>, CaseRatio> case_ratios(
     const std::vector<model::CaseResult>& results, const Options& options);
 
-// Counts of failure reasons (kPaperReasons) per framework and device:
-// {framework: {device: {reason: n}}}, every reason present (0 if none).
-std::map<std::string, std::map<std::string, std::map<std::string, int>>> reason_counts(
-    const std::vector<model::CaseResult>& results);
-
 // One row per (framework, function, device) present in results, sorted by
 // framework, then function, then device. Case ids within a row (failing,
 // mismatching) are sorted. results is expected to hold at most one result per

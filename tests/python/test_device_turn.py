@@ -103,7 +103,8 @@ class CaseOnASharedDevice(unittest.TestCase):
             saved = list(runner._TURN)
             runner._TURN[:] = [runner.DeviceTurn(lock)]
             try:
-                result = run_case(self.adapter, self.cases.defs[-1], 0, Policy(), None)
+                result = run_case(self.adapter, self.cases.defs[-1], 0,
+                                  Policy(budget_ms=7, min_samples=5, max_samples=1000, warmup_ms=5, block_ms=1), None)
             finally:
                 runner._TURN[:] = saved
             self.assertEqual(result["status"], "fail")

@@ -38,7 +38,7 @@ def listed(folder: str | None, suites: list[str], framework: str | None = None) 
 def run(case: api.CaseDef, tmp: str, seed: int = 0) -> dict[str, Any]:
     adapter = load_adapter("numpy")
     adapter.select("cpu")
-    policy = Policy(budget_ms=1, warmup_ms=0.1, min_samples=1, max_samples=2, reference=True)
+    policy = Policy(budget_ms=1, warmup_ms=0.1, block_ms=1, min_samples=1, max_samples=2, reference=True)
     return run_case(adapter, case, seed, policy, tmp)
 
 

@@ -149,7 +149,7 @@ class ProbeFaults(unittest.TestCase):
             Path(tmp, "cpu").write_text("not a folder")
             replies = _probe(["--framework", "numpy", "--device", "cpu"], [
                 {"type": "run", "case": case, "device": "cpu", "seed": 0,
-                 "policy": {"budget_ms": 1, "min_samples": 1, "max_samples": 2, "warmup_ms": 0},
+                 "policy": {"budget_ms": 1, "min_samples": 1, "max_samples": 2, "warmup_ms": 0, "block_ms": 1},
                  "artifact_dir": os.path.join(tmp, "cpu")},
                 {"type": "shutdown"}])
         self.assertEqual(replies[0]["protocol_minor"], 13)

@@ -34,7 +34,8 @@ class OncePolicy(unittest.TestCase):
         case = self.cases.defs[0]
         self.assertEqual(case.metadata()["policy"], "once")
         self.assertEqual(case.metadata()["claims"], {"cpu": True, "cuda": False})
-        result = run_case(self.adapter, case, 0, Policy.from_json({"once": True}), None)
+        result = run_case(self.adapter, case, 0, Policy.from_json({"budget_ms": 7, "min_samples": 5, "max_samples": 1000, "warmup_ms": 5,
+                                                             "block_ms": 1, "once": True}), None)
         self.assertEqual(result["status"], "pass")
         self.assertEqual(len(calls), 1)
         self.assertEqual(result["samples_ns"], [])

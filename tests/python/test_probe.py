@@ -17,6 +17,9 @@ from mudjack_probe import api
 from mudjack_probe.adapters.base import classify_exception, compile_cache_state, host_values
 from mudjack_probe.runner import Policy, block_calls, enough_samples, measure, slow_and_steady
 
+# The policy fields of protocol 1.0, as the engine sends its defaults.
+ENGINE_1_0 = {"budget_ms": 7, "min_samples": 5, "max_samples": 1000, "warmup_ms": 5, "block_ms": 1}
+
 
 class Classify(unittest.TestCase):
     """Real messages seen from the frameworks, and the kind each must get."""
@@ -211,7 +214,8 @@ class SlowCalls(unittest.TestCase):
     """A slow call (its samples' median at least slow_call_ms) stops at the
     fewest samples its spread allows (protocol 1.11, src/stats/timing.hpp)."""
 
-    POLICY = Policy(budget_ms=7, min_samples=5, max_samples=1000, slow_call_ms=500, slow_min_samples=3, slow_spread=0.10)
+    POLICY = Policy(budget_ms=7, min_samples=5, max_samples=1000, warmup_ms=5, block_ms=1, slow_call_ms=500,
+                    slow_min_samples=3, slow_spread=0.10)
 
     def test_three_steady_slow_samples_are_enough(self) -> None:
         self.assertFalse(enough_samples([600e6, 610e6], self.POLICY, True))
@@ -225,7 +229,7 @@ class SlowCalls(unittest.TestCase):
 
     def test_fast_calls_and_no_rule_keep_the_default_count(self) -> None:
         self.assertFalse(slow_and_steady([499e6, 499e6, 499e6], self.POLICY))
-        off = Policy(budget_ms=7, min_samples=5, max_samples=1000)
+        off = Policy(budget_ms=7, min_samples=5, max_samples=1000, warmup_ms=5, block_ms=1)
         self.assertEqual(off.slow_call_ms, 0.0)
         self.assertFalse(enough_samples([600e6] * 4, off, True))
         self.assertTrue(enough_samples([600e6] * 5, off, True))
@@ -233,7 +237,7 @@ class SlowCalls(unittest.TestCase):
         self.assertTrue(enough_samples([1e3] * 1000, self.POLICY, False))  # max_samples
 
     def test_the_engine_sends_the_rule(self) -> None:
-        p = Policy.from_json({"slow_call_ms": 500, "slow_min_samples": 2, "slow_spread": 0.05})
+        p = Policy.from_json({**ENGINE_1_0, "slow_call_ms": 500, "slow_min_samples": 2, "slow_spread": 0.05})
         self.assertEqual((p.slow_call_ms, p.slow_min_samples, p.slow_spread), (500.0, 2, 0.05))
 
     def test_measure_stops_a_slow_steady_call_at_three_samples(self) -> None:
@@ -315,7 +319,8 @@ class Measure(unittest.TestCase):
 
         timer = Timer()
         _, timing = measure(lambda: None, lambda: None,
-                            Policy(budget_ms=0, min_samples=4, max_samples=7, warmup_ms=0, block_ms=0.001), timer=timer)
+                            Policy(budget_ms=0, min_samples=4, max_samples=7, warmup_ms=0, block_ms=0.001, settle_ms=200),
+                            timer=timer)
         self.assertEqual(timing["device_samples_ns"], [1.0] * 4)  # budget 0: the minimum
         self.assertEqual(timing["device_settle"], {"blocks": 2})
         _, timing = measure(lambda: None, lambda: None,
@@ -338,17 +343,26 @@ class Measure(unittest.TestCase):
         self.assertEqual(len(timing["samples_ns"]), 2)
         self.assertIn("events unavailable", timing["device_error"])
 
-    def test_policy_defaults_are_the_engines(self) -> None:
-        # src/run/options.hpp and src/protocol/protocol.hpp: budget 7 ms, warm-up 5 ms
-        p = Policy()
-        self.assertEqual((p.budget_ms, p.warmup_ms, p.block_ms, p.settle_ms), (7.0, 5.0, 1.0, 200.0))
-        self.assertEqual(Policy.from_json({"settle_ms": 50}).settle_ms, 50.0)
-        self.assertTrue(p.device_timer)
-        self.assertFalse(Policy.from_json({"device_timer": False}).device_timer)
+    def test_every_value_is_the_engines(self) -> None:
+        # The probe keeps no default of its own (src/run/options.hpp holds them).
+        p = Policy.from_json(ENGINE_1_0)
+        self.assertEqual((p.budget_ms, p.min_samples, p.max_samples, p.warmup_ms, p.block_ms), (7.0, 5, 1000, 5.0, 1.0))
+        self.assertEqual(Policy.from_json({**ENGINE_1_0, "settle_ms": 50}).settle_ms, 50.0)
+        self.assertFalse(Policy.from_json({**ENGINE_1_0, "device_timer": False}).device_timer)
+
+    def test_a_field_of_1_0_left_out_is_refused_in_one_line(self) -> None:
+        for key in ENGINE_1_0:
+            with self.assertRaisesRegex(ValueError, f"^the run request's policy lacks {key} "):
+                Policy.from_json({k: v for k, v in ENGINE_1_0.items() if k != key})
+
+    def test_a_later_field_left_out_reads_as_off(self) -> None:
+        p = Policy.from_json(ENGINE_1_0)
+        self.assertEqual((p.settle_ms, p.slow_call_ms, p.reference, p.timing_only, p.once), (0.0, 0.0, False, False, False))
+        self.assertTrue(p.device_timer)  # the device pass runs unless the engine turns it off
 
     def test_bad_policy(self) -> None:
         with self.assertRaises(ValueError):
-            Policy.from_json({"min_samples": 5, "max_samples": 2})
+            Policy.from_json({**ENGINE_1_0, "min_samples": 5, "max_samples": 2})
 
 
 if __name__ == "__main__":

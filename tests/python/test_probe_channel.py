@@ -53,7 +53,7 @@ class Channel(unittest.TestCase):
             report_path = Path(tmp, "report.json")
             requests = [{"type": "run", "case": "numpy/channel.child/float32-default-eager", "device": "cpu",
                          "seed": 0, "policy": {"budget_ms": 1, "min_samples": 1, "max_samples": 2,
-                                               "warmup_ms": 0}},
+                                               "warmup_ms": 0, "block_ms": 1}},
                         {"type": "shutdown"}]
             done = subprocess.run(
                 [sys.executable, "-m", "mudjack_probe", "--protocol", "1", "--framework", "numpy",
