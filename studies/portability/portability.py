@@ -17,9 +17,10 @@ The rules, as docs/portability.md states them:
   the table of internal ops (DISPATCHED_BY: what public op dispatches X);
   an entry whose `aten_name` or one of whose `aliases` is X; an entry whose
   dotted name ends in `.X`; for an in-place X_, the same rules for X.
-- The op's status on (D, dtype) pools the surface's torch cases of its entries
-  on D in that dtype, leaving out error, unavailable and skip and the fails
-  refused as `unsupported` (outside the op's domain): none left -> unverified;
+- The op's status on (D, dtype) pools the surface's opinfo cases (torch's,
+  tagged "opinfo") of its entries on D in that dtype, leaving out error,
+  unavailable and skip and the fails refused as `unsupported` (outside the
+  op's domain): none left -> unverified;
   all failures (fail, crash, timeout, mismatch) -> failing; some -> partial;
   a pass checked by nothing -> unverified; else portable. No entry: unmapped.
 - A model is predicted `fail` when an op is failing, `risk` when one is
@@ -147,7 +148,7 @@ def case_facts(surface: dict[str, Any]) -> dict[tuple[str, str, str], list[tuple
     out: dict[tuple[str, str, str], list[tuple[bool, bool]]] = defaultdict(list)
     for c in surface["cases"]:
         props = OUTCOMES[c["outcome"]]
-        if c["framework"] != "torch" or not props["attempted"]:
+        if c["framework"] != "torch" or "opinfo" not in c.get("tags", []) or not props["attempted"]:
             continue
         refusal = (c.get("refusal") or {}).get("refusal", "")
         if c["outcome"] == "fail" and refusal == "unsupported":
@@ -172,12 +173,34 @@ def status_of(facts: list[tuple[bool, bool]]) -> tuple[str, int, int]:
     return "portable", 0, n
 
 
+def model_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The run's model rows: its `models` (results 1.8), else made from its
+    cases as the engine makes them (a case whose tags carry name::, its
+    histogram the metrics op:<aten op>, or onnx:<op type>)."""
+    if "models" in doc:
+        return list(doc["models"])
+    rows = []
+    for c in doc["cases"]:
+        if not any(t.startswith("name::") for t in c.get("tags", [])):
+            continue
+        ops = {}
+        source = None
+        for name, m in (c.get("metrics") or {}).items():
+            for prefix, src in (("op:", "aten"), ("onnx:", "onnx")):
+                if name.startswith(prefix) and m.get("value") is not None:
+                    ops[name[len(prefix):]] = int(m["value"])
+                    source = src
+        rows.append({"framework": c["framework"], "model": c["function"], "dtype": c["dtype"], "device": c["device"],
+                     "stage": c["mode"], "outcome": c["outcome"], "ops_source": source, "ops": ops or None})
+    return rows
+
+
 def corpus_models(paths: list[str]) -> tuple[dict[tuple[str, str, str], dict[str, dict[str, int]]], dict[tuple[str, str, str, str], str]]:
     """((framework, model, dtype) -> {device: histogram}, (framework, model, dtype, device) -> outcome)."""
     hist: dict[tuple[str, str, str], dict[str, dict[str, int]]] = defaultdict(dict)
     outcome: dict[tuple[str, str, str, str], str] = {}
     for p in paths:
-        for m in load(p).get("models", []):
+        for m in model_rows(load(p)):
             if m.get("stage") != "eager":
                 continue
             key = (m["framework"], m["model"], m["dtype"])
@@ -285,7 +308,7 @@ def main() -> int:
     surface = load(args.surface)
     facts = case_facts(surface)
     hist, outcome = corpus_models(args.corpus)
-    devices = sorted({c["device"] for c in surface["cases"] if c["framework"] == "torch"})
+    devices = sorted({c["device"] for c in surface["cases"] if c["framework"] == "torch" and "opinfo" in c.get("tags", [])})
     views = []
     for device in devices:
         for dtype in sorted({k[2] for k in hist}):
