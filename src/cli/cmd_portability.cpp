@@ -54,8 +54,8 @@ int portability_of(const PortabilityArgs& a) {
   const auto p = portability::join(in);
   if (p.models == 0) {
     throw util::FatalError(
-        "no model with an eager aten operator histogram in the corpus runs (a models run "
-        "records one per model: its eager stage's `ops`, docs/models.md)");
+        "no model with an eager aten operator histogram in the corpus runs (a models run, or "
+        "`mudjack check` of a torch model, records one: docs/portability.md)");
   }
   std::cout << render(p, format);
   return 0;

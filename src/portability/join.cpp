@@ -1,13 +1,14 @@
 #include "portability/join.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <utility>
 
-#include "report/models.hpp"
+#include "stats/timing.hpp"
 #include "util/error.hpp"
 #include "verdict/refusal.hpp"
 #include "verdict/verdict.hpp"
@@ -38,6 +39,19 @@ bool opinfo_case(const model::CaseResult& r) {
 
 bool counts_as_failing(Status s) {
   return s == Status::kFailing || s == Status::kPartial;
+}
+
+// A case's eager aten histogram: its metrics "op:aten.<op>" (the probe's
+// models.py and checking.py), keyed "aten.<op>"; other op: metrics (a jaxpr's
+// primitives) are no aten ops.
+std::map<std::string, int64_t> aten_histogram(const model::CaseResult& r) {
+  constexpr std::string_view kMetric = "op:";
+  std::map<std::string, int64_t> ops;
+  for (const auto& [name, metric] : r.metrics) {
+    if (!name.starts_with("op:aten.") || !metric.value || !std::isfinite(*metric.value)) continue;
+    ops[name.substr(kMetric.size())] = static_cast<int64_t>(*metric.value);
+  }
+  return ops;
 }
 
 // One entry of the manifest; FatalError naming `src` when it is not one.
@@ -439,16 +453,14 @@ OpStatus status_of(const Evidence& e) {
 Corpus corpus_models(const std::vector<std::vector<model::CaseResult>>& runs) {
   std::map<std::tuple<std::string, std::string, std::string>, Model> all;
   for (const auto& run : runs) {
-    for (auto& row : report::model_rows(run)) {
-      if (row.stage != "eager") continue;
-      Model& m = all[{row.framework, row.model, row.dtype}];
-      m.framework = row.framework;
-      m.model = row.model;
-      m.dtype = row.dtype;
-      m.outcome_by_device[row.device] = row.outcome;
-      if (row.ops_source == "aten" && !row.ops.empty()) {
-        m.ops_by_device[row.device] = std::move(row.ops);
-      }
+    for (const auto& r : run) {
+      if (!stats::composition(r.info) || r.info.mode != "eager") continue;
+      Model& m = all[{r.info.framework, r.info.function, r.info.dtype}];
+      m.framework = r.info.framework;
+      m.model = r.info.function;
+      m.dtype = r.info.dtype;
+      m.outcome_by_device[r.device] = r.outcome;
+      if (auto ops = aten_histogram(r); !ops.empty()) m.ops_by_device[r.device] = std::move(ops);
     }
   }
   Corpus out;

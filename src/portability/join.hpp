@@ -6,10 +6,13 @@
 //
 // The join, in order:
 //   1. Models (corpus_models): a model is (framework, model, dtype) of the
-//      `eager` rows of the corpus runs (report::model_rows) whose histogram
-//      is aten's (ModelRow::ops_source "aten"); a later run's row replaces an
-//      earlier one's for the same device. Rows without such a histogram are
-//      counted apart (Portability::blind), never weighed or predicted.
+//      `eager` cases of the corpus runs that are compositions
+//      (stats::composition: a models-suite model, or a model `mudjack check`
+//      was given), its histogram the case's metrics "op:aten.<op>" (one eager
+//      forward pass as dispatched); a later run's case replaces an earlier
+//      one's outcome on the same device, and its histogram where it has one.
+//      Models without an aten histogram anywhere are counted apart
+//      (Portability::blind), never weighed or predicted.
 //   2. Mapping (Mapper): each aten op ("aten.X") to OpInfo entries, as the
 //      surface's function names ("name" or "name.variant"), by the first rule
 //      that finds one: the table of internal ops (kDispatchedBy: the public
@@ -145,11 +148,12 @@ OpStatus status_of(const Evidence& pooled);
 struct Model {
   std::string framework, model, dtype;
   std::map<std::string, std::map<std::string, int64_t>> ops_by_device;  // device -> histogram
-  std::map<std::string, model::Outcome> outcome_by_device;              // its eager row's
+  std::map<std::string, model::Outcome> outcome_by_device;              // its eager case's
 };
 struct Corpus {
   std::vector<Model> models;  // with a histogram, sorted by framework, model, dtype
-  // Eager rows of models that have no aten histogram anywhere, by outcome.
+  // Eager cases (one per device) of models that have no aten histogram
+  // anywhere, by outcome.
   std::map<model::Outcome, int> blind;
 };
 // `runs`: each corpus run's cases, earliest first.

@@ -9,10 +9,13 @@ which the engine computes: the same join and the same rules, written again.
 
 The rules, as docs/portability.md states them:
 
-- A model is (framework, model, dtype) of an `eager` row of the corpus runs
-  with an aten histogram (`ops_source` "aten"); a later run's row replaces an
-  earlier one's. Its histogram on device D is the one recorded on D, else the
-  one recorded on cpu, else any; its outcome on D is its eager row on D.
+- A model is (framework, model, dtype) of an `eager` case of the corpus runs
+  that is a composition (tag name::, a models-suite model; or
+  check.target::model, a model `mudjack check` was given) with an aten
+  histogram (metrics op:aten.<op>); a later run's case replaces an earlier
+  one's outcome, and its histogram where it has one. Its histogram on device
+  D is the one recorded on D, else on cpu, else any; its outcome on D is its
+  eager case's on D.
 - An aten op (`aten.X`) maps to OpInfo entries, the first rule that finds one:
   the table of internal ops (DISPATCHED_BY: what public op dispatches X);
   an entry whose `aten_name` or one of whose `aliases` is X; an entry whose
@@ -174,24 +177,18 @@ def status_of(facts: list[tuple[bool, bool]]) -> tuple[str, int, int]:
 
 
 def model_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The run's model rows: its `models` (results 1.8), else made from its
-    cases as the engine makes them (a case whose tags carry name::, its
-    histogram the metrics op:<aten op>, or onnx:<op type>)."""
-    if "models" in doc:
-        return list(doc["models"])
+    """The run's eager compositions as the engine reads them: a case whose tags
+    carry name:: (a models-suite model) or check.target::model (a model
+    `mudjack check` was given), its histogram the metrics op:aten.<op>."""
     rows = []
     for c in doc["cases"]:
-        if not any(t.startswith("name::") for t in c.get("tags", [])):
+        tags = c.get("tags", [])
+        if c["mode"] != "eager" or not (any(t.startswith("name::") for t in tags) or "check.target::model" in tags):
             continue
-        ops = {}
-        source = None
-        for name, m in (c.get("metrics") or {}).items():
-            for prefix, src in (("op:", "aten"), ("onnx:", "onnx")):
-                if name.startswith(prefix) and m.get("value") is not None:
-                    ops[name[len(prefix):]] = int(m["value"])
-                    source = src
+        ops = {name[3:]: int(m["value"]) for name, m in (c.get("metrics") or {}).items()
+               if name.startswith("op:aten.") and m.get("value") is not None}
         rows.append({"framework": c["framework"], "model": c["function"], "dtype": c["dtype"], "device": c["device"],
-                     "stage": c["mode"], "outcome": c["outcome"], "ops_source": source, "ops": ops or None})
+                     "outcome": c["outcome"], "ops": ops})
     return rows
 
 
@@ -201,12 +198,10 @@ def corpus_models(paths: list[str]) -> tuple[dict[tuple[str, str, str], dict[str
     outcome: dict[tuple[str, str, str, str], str] = {}
     for p in paths:
         for m in model_rows(load(p)):
-            if m.get("stage") != "eager":
-                continue
             key = (m["framework"], m["model"], m["dtype"])
             outcome[key + (m["device"],)] = m["outcome"]
-            if m.get("ops_source") == "aten" and m.get("ops"):
-                hist[key][m["device"]] = {k: int(v) for k, v in m["ops"].items()}
+            if m["ops"]:
+                hist[key][m["device"]] = m["ops"]
     return hist, outcome
 
 

@@ -31,7 +31,7 @@ std::vector<std::string> args(const std::vector<std::string>& extra) {
 TEST_F(Cli, PortabilityWeighsTheFixtureCorpusPerDevice) {
   auto r = mudjack(args({}));
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("3 models, 30 aten calls of 10 ops (3.3% of calls unmapped)"),
+  EXPECT_NE(r.out.find("4 models, 33 aten calls of 11 ops (3.0% of calls unmapped)"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("cuda:0  float32"), std::string::npos) << r.out;
@@ -40,22 +40,24 @@ TEST_F(Cli, PortabilityWeighsTheFixtureCorpusPerDevice) {
   r = mudjack(args({"--format", "json"}));
   ASSERT_EQ(r.code, 0) << r.err;
   const auto doc = json::parse(r.out);
-  EXPECT_EQ(doc["models"], 3);
+  EXPECT_EQ(doc["models"], 4);
   EXPECT_EQ(doc["blind"]["fail"], 1);
-  ASSERT_EQ(doc["views"].size(), 2u);
-  EXPECT_EQ(doc["views"][0]["device"], "cpu");
-  EXPECT_EQ(doc["views"][0]["calls_by_status"]["portable"], 24);
-  EXPECT_EQ(doc["views"][0]["confusion"]["risk"]["not_fine"], 1);
-  EXPECT_EQ(doc["views"][1]["top"][0]["op"], "aten.relu");
-  EXPECT_EQ(doc["views"][1]["confusion"]["fail"]["not_fine"], 1);
+  ASSERT_EQ(doc["views"].size(), 4u);  // (cpu, cuda:0) x (float16, float32)
+  EXPECT_EQ(doc["views"][1]["device"], "cpu");
+  EXPECT_EQ(doc["views"][1]["dtype"], "float32");
+  EXPECT_EQ(doc["views"][1]["calls_by_status"]["portable"], 24);
+  EXPECT_EQ(doc["views"][1]["confusion"]["risk"]["not_fine"], 1);
+  EXPECT_EQ(doc["views"][3]["top"][0]["op"], "aten.relu");
+  EXPECT_EQ(doc["views"][3]["confusion"]["fail"]["not_fine"], 1);
   EXPECT_EQ(doc["corpus"].size(), 2u);
   EXPECT_EQ(doc["surface"]["run_id"], "20261130-000000-surf");
   // --json is the JSON view too.
-  EXPECT_EQ(json::parse(mudjack(args({"--json"})).out)["calls"], 30);
+  EXPECT_EQ(json::parse(mudjack(args({"--json"})).out)["calls"], 33);
 
   r = mudjack(args({"--format", "md", "--device", "cuda:0"}));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("## Portability weighted by use"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("### cuda:0 float16"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("### cuda:0 float32"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("### cpu float32"), std::string::npos) << r.out;
 

@@ -44,11 +44,12 @@ portability::Portability fixture_join() {
   return portability::join(in);
 }
 
-const portability::DeviceView& view(const portability::Portability& p, const std::string& device) {
-  const auto it =
-      std::find_if(p.views.begin(), p.views.end(),
-                   [&](const portability::DeviceView& v) { return v.device == device; });
-  if (it == p.views.end()) std::abort();  // the fixture has cpu and cuda:0
+const portability::DeviceView& view(const portability::Portability& p, const std::string& device,
+                                    const std::string& dtype = "float32") {
+  const auto it = std::find_if(
+      p.views.begin(), p.views.end(),
+      [&](const portability::DeviceView& v) { return v.device == device && v.dtype == dtype; });
+  if (it == p.views.end()) std::abort();  // the fixture has cpu and cuda:0, float16 and float32
   return *it;
 }
 
@@ -134,14 +135,16 @@ TEST(PortabilityManifest, AManifestWithoutAtenNamesIsRefusedWithTheFix) {
 
 TEST(PortabilityJoin, TheFixtureCorpusOnCpu) {
   const auto p = fixture_join();
-  EXPECT_EQ(p.models, 3);  // broken has no histogram
+  EXPECT_EQ(p.models, 4);  // broken has no histogram; mlp is a check's model
   EXPECT_EQ(p.blind.at(model::Outcome::kFail), 1);
-  EXPECT_EQ(p.calls, 30);
+  EXPECT_EQ(p.calls, 33);
+  EXPECT_EQ(p.ops.size(), 11u);
   EXPECT_EQ(p.unmapped_calls(), 1);
   EXPECT_EQ(p.torch, "2.11.0+fixture");
-  ASSERT_EQ(p.views.size(), 2u);  // cpu, cuda:0; float32 only
+  ASSERT_EQ(p.views.size(), 4u);  // (cpu, cuda:0) x (float16, float32)
+  EXPECT_EQ(p.views[0].device, "cpu");
+  EXPECT_EQ(p.views[0].dtype, "float16");
   const auto& cpu = view(p, "cpu");
-  EXPECT_EQ(cpu.dtype, "float32");
   EXPECT_EQ(cpu.models, 3);
   EXPECT_EQ(cpu.calls, 30);
   EXPECT_EQ(calls(cpu, Status::kPortable), 24);
@@ -185,6 +188,19 @@ TEST(PortabilityJoin, TheFixtureCorpusOnCudaWeighsTheHistogramRecordedThere) {
   EXPECT_EQ(addmm->status.why, "no case attempted");
 }
 
+TEST(PortabilityJoin, AModelIsJudgedAtItsOwnDtype) {
+  const auto p = fixture_join();
+  // mlp (float16): no float16 case on cpu; on cuda:0 addmm's float16 case passed.
+  const auto& cpu = view(p, "cpu", "float16");
+  EXPECT_EQ(cpu.models, 1);
+  EXPECT_EQ(calls(cpu, Status::kUnverified), 3);
+  EXPECT_EQ(confusion(cpu, Prediction::kUnknown, Actual::kFine), 1);
+  const auto& cuda = view(p, "cuda:0", "float16");
+  EXPECT_EQ(calls(cuda, Status::kPortable), 2);
+  EXPECT_EQ(calls(cuda, Status::kUnverified), 1);
+  EXPECT_EQ(confusion(cuda, Prediction::kUnknown, Actual::kNotRun), 1);
+}
+
 TEST(PortabilityJoin, ADeviceTheSurfaceLacksIsRefused) {
   portability::Inputs in;
   in.manifest = fixture_manifest();
@@ -192,7 +208,7 @@ TEST(PortabilityJoin, ADeviceTheSurfaceLacksIsRefused) {
   in.surface = report::load_json(kDir + "surface.json").cases;
   in.surface_origin = "surface.json";
   in.devices = {"cuda:0"};
-  EXPECT_EQ(portability::join(in).views.size(), 1u);
+  EXPECT_EQ(portability::join(in).views.size(), 2u);  // float16 and float32
   in.devices = {"xla:0"};
   EXPECT_THROW(portability::join(in), util::FatalError);
 }
@@ -201,13 +217,14 @@ TEST(PortabilityViews, EveryViewRendersTheOneJoin) {
   const auto p = fixture_join();
   const auto j = portability::to_json(p);
   EXPECT_EQ(j["schema_version"], "1.0");
-  EXPECT_EQ(j["calls"], 30);
+  EXPECT_EQ(j["calls"], 33);
   EXPECT_EQ(j["unmapped"].size(), 1u);
   EXPECT_EQ(j["unmapped"][0]["op"], "aten.lift_fresh");
-  EXPECT_EQ(j["views"][1]["device"], "cuda:0");
-  EXPECT_EQ(j["views"][1]["calls_by_status"]["failing"], 4);
-  EXPECT_EQ(j["views"][1]["confusion"]["fail"]["not_fine"], 1);
-  EXPECT_EQ(j["views"][0]["models_list"][0]["failing_ops"][0], "aten.var");
+  EXPECT_EQ(j["views"][3]["device"], "cuda:0");
+  EXPECT_EQ(j["views"][3]["dtype"], "float32");
+  EXPECT_EQ(j["views"][3]["calls_by_status"]["failing"], 4);
+  EXPECT_EQ(j["views"][3]["confusion"]["fail"]["not_fine"], 1);
+  EXPECT_EQ(j["views"][1]["models_list"][0]["failing_ops"][0], "aten.var");
   const std::string md = portability::to_markdown(p);
   EXPECT_NE(md.find("## Portability weighted by use"), std::string::npos);
   EXPECT_NE(md.find("| cuda:0 | float32 | 3 | 27 | 22.2% | 14.8% | 14.8% | 44.4% | 3.7% |"),
