@@ -6,13 +6,20 @@ Run it with the torch environment's interpreter, from the checkout's root:
   ~/.cache/mudjack/envs/torch-current-<hash>/bin/python scripts/update-opinfo-manifest.py
 
 (`--out PATH` writes elsewhere; `--cap N` counts at most N sample inputs per
-dtype, 8 by default.) The suite `suites/opinfo` declares its cases from the
+dtype, 8 by default; `--names-only` runs no sample: it reads the manifest at
+`--out` and sets each record's `aten_name` and `aliases` alone, for a
+manifest written before they were recorded, by the same torch.) The suite `suites/opinfo` declares its cases from the
 manifest alone, so listing it needs no torch; regenerate the manifest when the
 torch version the environment pins changes.
 
 One record per OpInfo entry (`op_db`), sorted by name and variant:
 
 - `name`, `variant`: the entry's name and `variant_test_name` ("" if none);
+- `aten_name`: the aten operator the entry tests (OpInfo's `aten_name`,
+  which is the name unless the entry says otherwise: `nn.functional.conv2d`
+  tests `conv2d`); `aliases`: the other Python names of the same op
+  (`special.softmax`). `mudjack portability` maps the aten operators a
+  model dispatched to entries by them (docs/portability.md);
 - `cpu`, `cuda`: the grid dtypes (mudjack_probe.api.GRID) the entry claims on
   each device kind (`supported_dtypes`; cuda's is read without a GPU), none
   on the other kind for an entry whose tests are decorated `onlyCUDA` or
@@ -192,8 +199,18 @@ def only_kind(op: Any) -> str:
     return kinds.pop() if len(kinds) == 1 else ""
 
 
+def names(op: Any) -> dict[str, Any]:
+    """The entry's identity: name, variant, the aten operator it tests, its aliases."""
+    return {
+        "name": op.name,
+        "variant": op.variant_test_name or "",
+        "aten_name": str(op.aten_name),
+        "aliases": sorted(str(a.name) for a in (op.aliases or ())),
+    }
+
+
 def record(torch: Any, op: Any, cap: int) -> dict[str, Any]:
-    rec: dict[str, Any] = {"name": op.name, "variant": op.variant_test_name or ""}
+    rec: dict[str, Any] = names(op)
     only = only_kind(op)
     for kind in ("cpu", "cuda"):
         rec[kind] = grid_names(op.supported_dtypes(kind)) if only in ("", kind) else []
@@ -216,10 +233,46 @@ def record(torch: Any, op: Any, cap: int) -> dict[str, Any]:
     return rec
 
 
+def manifest_text(version: str, cap: int, records: list[dict[str, Any]]) -> str:
+    """The manifest as written: a header, then one record per line."""
+    lines = [
+        "{",
+        f'"torch": {json.dumps(version)},',
+        f'"command": {json.dumps(COMMAND)},',
+        f'"grid": {json.dumps(list(GRID))},',
+        f'"sample_cap": {cap},',
+        '"ops": [',
+        ",\n".join(json.dumps(r, separators=(",", ":")) for r in records),
+        "]",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def names_only(torch: Any, op_db: Any, out: Path) -> int:
+    """Sets aten_name and aliases in the manifest at `out`, leaving every other field as it is."""
+    manifest = json.loads(out.read_text(encoding="utf-8"))
+    if manifest["torch"] != str(torch.__version__):
+        print(f"the manifest is of torch {manifest['torch']}, this is {torch.__version__}: regenerate it whole", file=sys.stderr)
+        return 1
+    by_key = {(op.name, op.variant_test_name or ""): names(op) for op in op_db}
+    records = []
+    for rec in manifest["ops"]:
+        fresh = by_key.get((rec["name"], rec["variant"]))
+        if fresh is None:
+            print(f"no OpInfo entry {rec['name']} {rec['variant']!r} in this torch: regenerate the manifest whole", file=sys.stderr)
+            return 1
+        records.append({**fresh, **{k: v for k, v in rec.items() if k not in fresh}})
+    out.write_text(manifest_text(manifest["torch"], int(manifest["sample_cap"]), records), encoding="utf-8")
+    print(f"set aten_name and aliases of {len(records)} entries in {out}", file=sys.stderr)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "suites" / "opinfo" / "manifest.json"))
     ap.add_argument("--cap", type=int, default=8, help="sample inputs counted per dtype at most")
+    ap.add_argument("--names-only", action="store_true", help="set aten_name and aliases in the manifest at --out alone")
     args = ap.parse_args()
 
     t0 = time.perf_counter()
@@ -228,6 +281,8 @@ def main() -> int:
     with warnings.catch_warnings():
         from torch.testing._internal.common_methods_invocations import op_db
     t_import = time.perf_counter() - t0
+    if args.names_only:
+        return names_only(torch, op_db, Path(args.out))
 
     t1 = time.perf_counter()
     records = []
@@ -238,20 +293,9 @@ def main() -> int:
     records.sort(key=lambda r: (r["name"], r["variant"]))
     t_ops = time.perf_counter() - t1
 
-    lines = [
-        "{",
-        f'"torch": {json.dumps(str(torch.__version__))},',
-        f'"command": {json.dumps(COMMAND)},',
-        f'"grid": {json.dumps(list(GRID))},',
-        f'"sample_cap": {args.cap},',
-        '"ops": [',
-        ",\n".join(json.dumps(r, separators=(",", ":")) for r in records),
-        "]",
-        "}",
-    ]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out.write_text(manifest_text(str(torch.__version__), args.cap, records), encoding="utf-8")
 
     differ = sum(1 for r in records if r["cpu"] != r["cuda"])
     print(f"torch {torch.__version__}: {len(records)} entries, {len({r['name'] for r in records})} op names", file=sys.stderr)

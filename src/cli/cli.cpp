@@ -3,9 +3,9 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <map>
 #include <cctype>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,9 +35,10 @@ void install_signal_handlers() {
 
 // The command table: --help prints it (CONTRIBUTING.md rule 5).
 std::vector<Command> commands() {
-  return {doctor_command(), check_command(),   devices_command(), list_command(),  run_command(),
-          report_command(), compare_command(), merge_command(),   repro_command(), runs_command(),
-          cache_command(),  serve_command(),   sweep_command(),   fuzz_command()};
+  return {doctor_command(), check_command(),  devices_command(), list_command(),
+          run_command(),    report_command(), compare_command(), portability_command(),
+          merge_command(),  repro_command(),  runs_command(),    cache_command(),
+          serve_command(),  sweep_command(),  fuzz_command()};
 }
 
 constexpr const char* kExitCodes =

@@ -13,6 +13,7 @@ Command list_command();
 Command run_command();
 Command report_command();
 Command compare_command();
+Command portability_command();
 Command merge_command();
 Command repro_command();
 Command runs_command();

@@ -281,4 +281,58 @@ std::string ratio_chart(const std::string& id, const std::vector<RatioStrip>& st
   return out + "</svg>\n";
 }
 
+namespace {
+
+constexpr double kBar = 26;
+constexpr double kBarLeft = 230;
+constexpr double kLegendRow = 20;
+
+std::string stacked_row(const StackedBar& bar, double x0, double x1, double y) {
+  std::string title = bar.label;
+  for (const auto& s : bar.segments) title += "; " + s.title;
+  std::string out = "<g class=\"bar\"><title>" + esc(title) + "</title>" +
+                    text(4, y + 4, short_label(bar.label, 32));
+  double x = x0;
+  for (const auto& s : bar.segments) {
+    const double w = std::clamp(s.share, 0.0, 1.0) * (x1 - x0);
+    if (w >= 0.5) {
+      out += "<rect class=\"seg\" x=\"" + num(x) + "\" y=\"" + num(y - 9) + "\" width=\"" + num(w) +
+             "\" height=\"18\" fill=\"" + esc(s.fill) + "\"><title>" + esc(s.title) +
+             "</title></rect>";
+    }
+    x += w;
+  }
+  return out + "</g>\n";
+}
+
+}  // namespace
+
+std::string stacked_chart(const std::string& id, const std::vector<StackedBar>& bars,
+                          const std::vector<std::pair<std::string, std::string>>& legend) {
+  const double x0 = kBarLeft;
+  const double x1 = kWidth - 40;
+  const double bars_h = kBar * static_cast<double>(bars.size());
+  const double height = kTop + bars_h + kBottom + kLegendRow;
+  std::string out = open_svg(id, "stacked", kWidth, height, "shares per bar, 0 to 100%");
+  for (int q = 0; q <= 4; ++q) {
+    const double x = x0 + (x1 - x0) * static_cast<double>(q) / 4.0;
+    out += line(x, kTop, x, kTop + bars_h, "class=\"grid\"");
+    out += text(x, kTop + bars_h + 13, std::to_string(q * 25) + "%", "middle") + "\n";
+  }
+  double y = kTop + kBar / 2;
+  for (const auto& bar : bars) {
+    out += stacked_row(bar, x0, x1, y);
+    y += kBar;
+  }
+  double x = x0;
+  const double ly = kTop + bars_h + kBottom + kLegendRow / 2;
+  for (const auto& [name, fill] : legend) {
+    out += "<rect class=\"key\" x=\"" + num(x) + "\" y=\"" + num(ly - 6) +
+           "\" width=\"12\" height=\"12\" fill=\"" + esc(fill) + "\"/>" +
+           text(x + 16, ly + 4, name) + "\n";
+    x += 24 + 8 * static_cast<double>(name.size());
+  }
+  return out + "</svg>\n";
+}
+
 }  // namespace mudjack::report::svg

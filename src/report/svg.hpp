@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mudjack::report::svg {
@@ -79,5 +80,22 @@ struct RatioStrip {
 // A strip per (framework, device) on a log axis from 0.01x to 1000x, with
 // 1x and the paper's 10x cut-off marked.
 std::string ratio_chart(const std::string& id, const std::vector<RatioStrip>& strips);
+
+// One bar of a stacked-bar chart: a label on the left, then its segments
+// side by side, each a share (0..1) of the bar's full width, drawn in order.
+struct Segment {
+  double share = 0;
+  std::string fill;   // CSS colour
+  std::string title;  // the tooltip
+};
+struct StackedBar {
+  std::string label;  // "cpu float32"
+  std::vector<Segment> segments;
+};
+// A horizontal bar per row from 0% to 100%, with gridlines every 25% and a
+// legend (name, fill) below; a segment of under half a pixel is not drawn
+// (its share still reads in the bar's title).
+std::string stacked_chart(const std::string& id, const std::vector<StackedBar>& bars,
+                          const std::vector<std::pair<std::string, std::string>>& legend);
 
 }  // namespace mudjack::report::svg

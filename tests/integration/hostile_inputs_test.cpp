@@ -54,6 +54,7 @@ const std::vector<NumericFlag> kNumericFlags = {
     {"repro", "--memory-limit-mb"},
     {"compare", "--threshold"},
     {"compare", "--alpha"},
+    {"portability", "--top"},
     {"fuzz", "--budget"},
     {"fuzz", "--graphs"},
     {"fuzz", "--seed"},
@@ -145,6 +146,7 @@ class Hostile : public Cli {
     const auto out = (dir_ / "results").string();
     if (command == "check") return {"check", (dir_ / "t.py").string() + ":f"};
     if (command == "compare") return {"compare", "a", "b"};
+    if (command == "portability") return {"portability", "a.json", "--surface", "b.json"};
     if (command == "sweep") {
       std::ofstream(dir_ / "targets.toml") << "";
       return {"sweep", "--targets", (dir_ / "targets.toml").string(), "--out", out};

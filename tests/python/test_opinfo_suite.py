@@ -89,6 +89,9 @@ class OpinfoSuite(unittest.TestCase):
             self.assertEqual(list(r["samples"]), list(api.GRID))
             for key in ("random", "uninitialised", "unrepeatable"):
                 self.assertTrue(all(0 <= i < r["probed"] for i in r[key]), (r["name"], key))
+            # What `mudjack portability` maps a model's aten operators by.
+            self.assertTrue(isinstance(r["aten_name"], str) and r["aten_name"], r["name"])
+            self.assertEqual(r["aliases"], sorted(r["aliases"]), r["name"])
 
 
 if __name__ == "__main__":
