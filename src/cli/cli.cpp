@@ -3,9 +3,9 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <map>
 #include <cctype>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>

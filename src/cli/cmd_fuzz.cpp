@@ -111,8 +111,7 @@ int fuzz_main(const FuzzArgs& a) {
   if (a.resume) {
     if (a.resume->empty()) throw util::FatalError("--resume needs a campaign id");
     const auto suite = a.suite ? plan::suite_from_dir(*a.suite) : plan::resolve_suite("fuzz");
-    out = fuzz::resume(*a.resume, a.budget_s, a.graphs, s.python, suite, where, interrupted(),
-                       say);
+    out = fuzz::resume(*a.resume, a.budget_s, a.graphs, s.python, suite, where, interrupted(), say);
   } else {
     out = fuzz::start(options_of(a, s), where, interrupted(), say);
   }
