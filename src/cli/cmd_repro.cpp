@@ -4,9 +4,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/numbers.hpp"
-#include "run/options.hpp"
 #include "report/write.hpp"
 #include "repro/repro.hpp"
+#include "run/options.hpp"
 
 namespace mudjack::cli {
 namespace fs = std::filesystem;

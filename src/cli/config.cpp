@@ -53,6 +53,25 @@ std::optional<int> integer(const toml::table& t, const char* key, const run::Int
   bad(path, name + " must be an integer");
 }
 
+// [probe] env_keep: the names as written (supervisor::keep_probe_environment
+// judges them).
+std::vector<std::string> env_keep(const toml::node& node, const std::filesystem::path& path) {
+  const auto* t = node.as_table();
+  if (!t) bad(path, "[probe] must be a table");
+  only_keys(*t, {"env_keep"}, path, "probe.");
+  std::vector<std::string> out;
+  const auto* keep = t->get("env_keep");
+  if (!keep) return out;
+  const auto* names = keep->as_array();
+  if (!names) bad(path, "probe.env_keep must be a list of variable names");
+  for (const auto& n : *names) {
+    auto v = n.value_exact<std::string>();
+    if (!v) bad(path, "probe.env_keep must be a list of variable names");
+    out.push_back(*v);
+  }
+  return out;
+}
+
 }  // namespace
 
 Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
@@ -108,20 +127,7 @@ Config load_config(const std::optional<std::filesystem::path>& explicit_path) {
     c.memory_limit_mb = number(*t, "memory_limit_mb", run::kMemoryLimitRangeMb, path);
     c.cpu_probes = integer(*t, "cpu_probes", run::kCpuProbesRange, path);
   }
-  if (const auto* node = root.get("probe")) {
-    const auto* t = node->as_table();
-    if (!t) bad(path, "[probe] must be a table");
-    only_keys(*t, {"env_keep"}, path, "probe.");
-    if (const auto* keep = t->get("env_keep")) {
-      const auto* names = keep->as_array();
-      if (!names) bad(path, "probe.env_keep must be a list of variable names");
-      for (const auto& n : *names) {
-        auto v = n.value_exact<std::string>();
-        if (!v) bad(path, "probe.env_keep must be a list of variable names");
-        c.env_keep.push_back(*v);
-      }
-    }
-  }
+  if (const auto* node = root.get("probe")) c.env_keep = env_keep(*node, path);
   if (const auto* node = root.get("params")) {
     const auto* t = node->as_table();
     if (!t) bad(path, "[params] must be a table of NAME = value");

@@ -17,7 +17,7 @@ std::string significant(double v, int digits) {
 std::string shortest(double v) {
   if (!std::isfinite(v)) return significant(v, 3);
   for (int digits = 1; digits < 17; ++digits) {
-    const std::string text = significant(v, digits);
+    std::string text = significant(v, digits);
     if (std::strtod(text.c_str(), nullptr) == v) return text;
   }
   return significant(v, 17);

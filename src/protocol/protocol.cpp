@@ -262,11 +262,11 @@ Parsed<ProbeResult> parse_result(std::string_view line, std::string_view expecte
   r.outputs = outputs_of(*j);
   if (auto it = j->find("work"); it != j->end()) r.work = model::work_from_json(*it);
   if (auto it = j->find("metrics"); it != j->end()) r.metrics = model::metrics_from_json(*it);
-  for (const char* key : {"warmup_calls", "case_ns", "output_device", "checks", "fallback",
-                          "device_unusable", "reference", "strict", "skipped_outputs", "enqueue_ns",
-                          "device_samples_ns", "device_error", "drift_ns", "kernels",
-                          "missing_name", "xla", "compile_cache", "device_wait_ns", "phases_ns",
-                          "again"}) {
+  for (const char* key : {"warmup_calls",    "case_ns",         "output_device",     "checks",
+                          "fallback",        "device_unusable", "reference",         "strict",
+                          "skipped_outputs", "enqueue_ns",      "device_samples_ns", "device_error",
+                          "drift_ns",        "kernels",         "missing_name",      "xla",
+                          "compile_cache",   "device_wait_ns",  "phases_ns",         "again"}) {
     if (j->contains(key) && !(*j)[key].is_null()) r.extra[key] = (*j)[key];
   }
   p.value = std::move(r);

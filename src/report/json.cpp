@@ -647,8 +647,8 @@ Results from_json(const json& doc, std::string_view source) {
         auto [at, fresh] = seen.emplace(std::pair{r.info.id, r.device}, index);
         if (!fresh) {
           throw FatalError(src + ": cases[" + std::to_string(index) + "] repeats case " +
-                           r.info.id + " on " + r.device + " (cases[" +
-                           std::to_string(at->second) + "]); a run has one outcome per case and device");
+                           r.info.id + " on " + r.device + " (cases[" + std::to_string(at->second) +
+                           "]); a run has one outcome per case and device");
         }
         ++index;
       }

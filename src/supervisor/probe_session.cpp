@@ -81,14 +81,13 @@ bool in_list(std::string_view name, std::string_view entry) {
 }  // namespace
 
 bool looks_secret(std::string_view name) {
-  static constexpr std::array<std::string_view, 6> kSecretWords = {
-      "TOKEN", "SECRET", "PASSW", "CREDENTIAL", "KEY", "AUTH"};
+  static constexpr std::array<std::string_view, 6> kSecretWords = {"TOKEN",      "SECRET", "PASSW",
+                                                                   "CREDENTIAL", "KEY",    "AUTH"};
   std::string upper(name);
   std::transform(upper.begin(), upper.end(), upper.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return std::any_of(kSecretWords.begin(), kSecretWords.end(), [&](std::string_view word) {
-    return upper.find(word) != std::string::npos;
-  });
+  return std::any_of(kSecretWords.begin(), kSecretWords.end(),
+                     [&](std::string_view word) { return upper.find(word) != std::string::npos; });
 }
 
 std::optional<std::string> keep_probe_environment(const std::vector<std::string>& names) {
@@ -99,11 +98,13 @@ std::optional<std::string> keep_probe_environment(const std::vector<std::string>
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
     });
     if (!valid) {
-      return "env_keep: '" + n + "' is not a variable name (letters, digits, _; a trailing * for "
+      return "env_keep: '" + n +
+             "' is not a variable name (letters, digits, _; a trailing * for "
              "a prefix)";
     }
     if (looks_secret(bare)) {
-      return "env_keep: '" + n + "' looks like a secret (TOKEN, SECRET, PASSW, CREDENTIAL, KEY, "
+      return "env_keep: '" + n +
+             "' looks like a secret (TOKEN, SECRET, PASSW, CREDENTIAL, KEY, "
              "AUTH); a probe never inherits one";
     }
   }

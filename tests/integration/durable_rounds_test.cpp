@@ -36,18 +36,28 @@ size_t lines(const fs::path& file) {
   return n;
 }
 
-TEST_F(Cli, AKillDuringRoundsLosesAtMostTheRoundInFlight) {
+class DurableRounds : public Cli {
+ protected:
+  // A run of the durable fixture into `out`, each round's build logged to
+  // `log`, returned once every first round and round 2 of the first case
+  // have been built: the engine is then in the middle of round 2 (the window
+  // holds all four cases). The engine's pid.
+  pid_t run_into_round_two(const fs::path& out, const fs::path& log) {
+    ::setenv("MUDJACK_BUILD_LOG", log.c_str(), 1);
+    pid_t pid = spawn({"run", "--suite-dir", (kFixtures / "suites" / "durable").string(), "--out",
+                       out.string(), "--budget-ms", "2"});
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (lines(log) < kCases + 2 && std::chrono::steady_clock::now() < end) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return pid;
+  }
+};
+
+TEST_F(DurableRounds, AKillDuringRoundsLosesAtMostTheRoundInFlight) {
   const auto out = dir_ / "results";
   const auto log = dir_ / "builds.txt";
-  ::setenv("MUDJACK_BUILD_LOG", log.c_str(), 1);
-  pid_t pid = spawn({"run", "--suite-dir", (kFixtures / "suites" / "durable").string(), "--out",
-                     out.string(), "--budget-ms", "2"});
-  // Every first round, then round 2 of the first case, have been built: the
-  // engine is in the middle of round 2 (the window holds all four cases).
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (lines(log) < kCases + 2 && std::chrono::steady_clock::now() < end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  pid_t pid = run_into_round_two(out, log);
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
   const size_t before = lines(log);
@@ -83,16 +93,10 @@ TEST_F(Cli, AKillDuringRoundsLosesAtMostTheRoundInFlight) {
 // incomplete run's reports with the rounds they have, and --resume adds the
 // missing ones. Before, they were stored with one round and a resume never
 // added the rest.
-TEST_F(Cli, AnInterruptDuringRoundsKeepsTheMissingRoundsForResume) {
+TEST_F(DurableRounds, AnInterruptDuringRoundsKeepsTheMissingRoundsForResume) {
   const auto out = dir_ / "results";
   const auto log = dir_ / "builds.txt";
-  ::setenv("MUDJACK_BUILD_LOG", log.c_str(), 1);
-  pid_t pid = spawn({"run", "--suite-dir", (kFixtures / "suites" / "durable").string(), "--out",
-                     out.string(), "--budget-ms", "2"});
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (lines(log) < kCases + 2 && std::chrono::steady_clock::now() < end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  pid_t pid = run_into_round_two(out, log);
   kill(pid, SIGINT);
   int status = 0;
   waitpid(pid, &status, 0);

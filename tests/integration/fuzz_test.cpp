@@ -85,20 +85,20 @@ TEST_F(Cli, FuzzResumesACampaignAndReplaysABundle) {
   EXPECT_TRUE(has(r.err, "resume with the --suite the campaign was started with")) << r.err;
   const fs::path evil = dir_ / "evil";
   fs::create_directories(evil);
-  std::ofstream(evil / "backends.py") << "open(" << json((dir_ / "ran").string()).dump()
-                                      << ", 'w').write('ran')\n";
+  std::ofstream(evil / "backends.py")
+      << "open(" << json((dir_ / "ran").string()).dump() << ", 'w').write('ran')\n";
   const auto stored = slurp(dir / "campaign.json");
   auto tampered = json::parse(stored);
   tampered["options"]["suite"]["dir"] = evil.string();
   std::ofstream(dir / "campaign.json") << tampered.dump();
-  r = mudjack({"fuzz", "--resume", id, "--suite", kPlanted, "--graphs", "10", "--out",
-               out.string()});
+  r = mudjack(
+      {"fuzz", "--resume", id, "--suite", kPlanted, "--graphs", "10", "--out", out.string()});
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_TRUE(has(r.err, "names the backends folder " + evil.string())) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "ran")) << "the planted folder's code ran";
   std::ofstream(dir / "campaign.json") << stored;
-  r = mudjack({"fuzz", "--resume", id, "--suite", kPlanted, "--graphs", "10", "--out",
-               out.string()});
+  r = mudjack(
+      {"fuzz", "--resume", id, "--suite", kPlanted, "--graphs", "10", "--out", out.string()});
   ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
   const auto campaign = json::parse(slurp(dir / "campaign.json"));
   EXPECT_EQ(campaign["next_graph"], 30);

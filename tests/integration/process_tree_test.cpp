@@ -191,13 +191,12 @@ TEST_F(Cli, AListingOverTheMemoryLimitIsRefusedNamingTheLimit) {
 
   // `repro` and `fuzz` list under the same limit (flag, else the file);
   // before, their listing probes had none.
-  r = mudjack({"repro", "numpy/hungry.import/default-default-eager", "--suite-dir", suite,
-               "--out", (dir_ / "results").string(), "--memory-limit-mb", "200"});
+  r = mudjack({"repro", "numpy/hungry.import/default-default-eager", "--suite-dir", suite, "--out",
+               (dir_ / "results").string(), "--memory-limit-mb", "200"});
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("exceeded the probe limit of 200 MiB"), std::string::npos) << r.err;
-  r = mudjack({"repro", "numpy/hungry.import/default-default-eager", "--suite-dir", suite,
-               "--out", (dir_ / "results").string(), "--config",
-               (dir_ / "mudjack.toml").string()});
+  r = mudjack({"repro", "numpy/hungry.import/default-default-eager", "--suite-dir", suite, "--out",
+               (dir_ / "results").string(), "--config", (dir_ / "mudjack.toml").string()});
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("exceeded the probe limit of 150 MiB"), std::string::npos) << r.err;
   r = mudjack({"fuzz", "--suite", suite, "--graphs", "1", "--out", (dir_ / "results").string(),
@@ -210,7 +209,7 @@ TEST_F(Cli, CheckHonoursTheTimeoutFlagAndTheTomlKey) {
   const auto target = (kFixtures / "check" / "sleepy.py").string() + ":slow_double";
   for (bool from_file : {false, true}) {
     std::ofstream(dir_ / "mudjack.toml") << "[run]\ntimeout_s = 2\n";
-    std::vector<std::string> args = {"check", target, "--out", (dir_ / "results").string(),
+    std::vector<std::string> args = {"check",   target,  "--out", (dir_ / "results").string(),
                                      "--quick", "--json"};
     if (from_file) {
       args.insert(args.end(), {"--config", (dir_ / "mudjack.toml").string()});

@@ -66,8 +66,8 @@ class ResumeSource : public Cli {
     const auto log = dir_ / "builds.txt";
     ::setenv("MUDJACK_BUILD_LOG", log.c_str(), 1);
     source(first, first_dirty);
-    pid_t pid = spawn({"run", "--suite-dir", (kFixtures / "suites" / "durable").string(),
-                       "--out", out.string(), "--budget-ms", "2"});
+    pid_t pid = spawn({"run", "--suite-dir", (kFixtures / "suites" / "durable").string(), "--out",
+                       out.string(), "--budget-ms", "2"});
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (lines(log) < 2 && std::chrono::steady_clock::now() < end) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));

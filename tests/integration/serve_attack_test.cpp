@@ -6,7 +6,6 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <zlib.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -14,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <httplib.h>
 #include <algorithm>
@@ -377,9 +377,9 @@ TEST_F(ServeAttackTest, TooManyOrTooLongHeadersAre431BeforeAuthAndBodies) {
   ASSERT_LT(packed.size(), 64u * 1024);
   for (const char* encoding : {"deflate", "gzip", "br"}) {
     auto bomb = raw(s.port, "POST /v1/runs HTTP/1.1\r\nAuthorization: Bearer " + kToken +
-                                "\r\nContent-Encoding: " + encoding + "\r\nContent-Length: " +
-                                std::to_string(packed.size()) + "\r\nConnection: close\r\n\r\n" +
-                                packed);
+                                "\r\nContent-Encoding: " + encoding +
+                                "\r\nContent-Length: " + std::to_string(packed.size()) +
+                                "\r\nConnection: close\r\n\r\n" + packed);
     EXPECT_EQ(status_of(bomb), 415) << encoding << ": " << bomb.substr(0, 300);
     EXPECT_NE(bomb.find("compressed request bodies are not accepted"), std::string::npos) << bomb;
   }

@@ -894,8 +894,9 @@ TEST_F(ReportWriteTest, LoadJsonRefusesABombAndARepeatedCase) {
   ASSERT_EQ(gzclose(out), Z_OK);
   ASSERT_LT(fs::file_size(bomb), size_t{2} << 20);
   EXPECT_EQ(fatal_message([&] { load_json(bomb); }),
-            bomb.string() + " holds more than 256 MiB of JSON; no results.json is that large "
-                            "(inflated)");
+            bomb.string() +
+                " holds more than 256 MiB of JSON; no results.json is that large "
+                "(inflated)");
 
   Fixture f;
   write_all(dir_, testing::judged(f.run, f.cases, f.verdicts));
