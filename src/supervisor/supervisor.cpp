@@ -820,8 +820,7 @@ Layout lay_out(const std::vector<int>& cpus, const std::vector<std::string>& dev
     // on cuda:0 were still the last lane to end.
     const auto known = frameworks.find(device);
     const size_t kinds = known == frameworks.end() ? 1 : known->second;
-    const size_t room =
-        kinds > 1 ? std::max(per_accel, cpus.size() * 3 / 8 / accel) : per_accel;
+    const size_t room = kinds > 1 ? std::max(per_accel, cpus.size() * 3 / 8 / accel) : per_accel;
     const size_t asked = device_probes > 0 ? static_cast<size_t>(device_probes)
                          : kinds > 1       ? 3 * kinds
                                            : 1;

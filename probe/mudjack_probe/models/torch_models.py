@@ -6,6 +6,7 @@ repro script calls too.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -119,10 +120,8 @@ def _pristine(build: Callable[[], Any], seed: int) -> Any:
     m.eval()
     size = sum(t.numel() * t.element_size() for t in [*m.parameters(), *m.buffers()])
     if size <= PRISTINE_LIMIT_BYTES:
-        try:
+        with contextlib.suppress(Exception):  # not kept: the next stage builds it again
             _PRISTINE.append((build, seed, copy.deepcopy(m), torch.get_rng_state()))
-        except Exception:  # not kept: the next stage builds it again
-            pass
     return m
 
 
