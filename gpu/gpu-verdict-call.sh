@@ -9,9 +9,15 @@
 #               cpu lane (several pinned probes: --cpu-probes from the host's
 #               cores), timed: paper.tgz (results.json.gz without raw
 #               samples, summary.md) and its wall time in log.txt
+#   paper-b     the same run again (its twin: run to run), paper-b.tgz
+#   twin        `agreement.py pair` of paper and paper-b's raw runs (twin.txt)
 #   slice       a cheap slice of the same selection on cpu with one probe
-#               (--cpu-probes 1), its cpu verdicts compared with the paper
-#               run's: slice.txt
+#               (--cpu-probes 1, at most 150 s), its cpu verdicts compared
+#               with the paper run's (in log.txt)
+#   capability  the capability suite, numpy, torch and JAX on cpu and cuda:0
+#               (capability.tgz)
+#   timers      `agreement.py timers` twice and `repeat` of the two
+#               (timers-a.txt, timers-b.txt, repeat.txt)
 #   core-eager  the ten set::core models eager on cuda:0 alone (core-eager.tgz)
 #   core-rest   the same compiled, amp and train on cuda:0 alone (core-rest.tgz)
 #   pair        the torch paper suite eager on cuda:0 alone twice, back to
@@ -29,19 +35,21 @@ state_dir=build-verdict
 . gpu/device-env.sh
 steps=${2:-paper slice core-eager}
 CORE='^torch/(resnext|convnext|vit|deeplabv3|roberta|gpt2|t5|llama|wav2vec2|gcn)/'
-SLICE='^torch/torch\.(argsort|sum|nn\.GELU|nn\.LSTMCell|round)/'
+SLICE='^torch/torch\.(argsort|nn\.GELU|nn\.LSTMCell|round)/'
 end=$(($(date +%s) + secs))
 left() { echo $((end - $(date +%s))); }
 pythons=(--python "torch=$py" --python "jax=$py" --python "numpy=$py")
 export MUDJACK_BUILD_CACHE=$state/builds
 bundle_wheels
 
-run() {  # run NAME ARGS...: a run within what is left, timed, then published
-  local name=$1 rc=0 start run_id
+run() {  # run NAME ARGS...: a run within what is left (CAP: at most), timed, then published
+  local name=$1 rc=0 start run_id limit
   shift
-  [ "$(left)" -gt 20 ] || { echo "$name: no time left"; return 1; }
+  limit=$(left)
+  [ "$limit" -gt 20 ] || { echo "$name: no time left"; return 1; }
+  [ -z "${CAP:-}" ] || [ "$CAP" -ge "$limit" ] || limit=$CAP
   start=$(date +%s)
-  timeout -s INT "$(left)" "$MUDJACK" run "$@" "${pythons[@]}" --out "$state/$name" \
+  timeout -s INT "$limit" "$MUDJACK" run "$@" "${pythons[@]}" --out "$state/$name" \
     >"$state/$name.out" 2>"$state/$name.err" || rc=$?
   echo "$name: exit $rc after $(($(date +%s) - start)) s; $(grep -c '^\[' "$state/$name.err") progress lines"
   run_id=$(grep -o 'run [0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{4\}' "$state/$name.err" | head -1 | awk '{print $2}')
@@ -57,7 +65,7 @@ compare_slice() {  # the slice's cpu verdicts against the paper run's
   "$py" - "$state/pub-paper/results.json.gz" "$state/pub-slice/results.json.gz" <<'PY'
 import gzip, json, re, sys
 full, one = (json.load(gzip.open(p)) for p in sys.argv[1:3])
-pick = re.compile(r"^torch\.(argsort|sum|nn\.GELU|nn\.LSTMCell|round)$")
+pick = re.compile(r"^torch\.(argsort|nn\.GELU|nn\.LSTMCell|round)$")
 def rows(doc):
     return {(v["framework"], v["function"]): v["verdict"] for v in doc["verdicts"]
             if v["device"] == "cpu" and v["framework"] == "torch" and pick.match(v["function"])}
@@ -83,6 +91,10 @@ pair_runs() {  # two runs back to back, raw results kept for the events' own rea
   "$py" bench/agreement/agreement.py pair "$state/pair-a" "$state/pair-b" >"$out/pair.txt" 2>&1
   grep -A4 'device-bound cases >= 50' "$out/pair.txt"
   grep '^target' "$out/pair.txt"
+}
+
+timers() {  # MudJack against CUDA events and torch.utils.benchmark, twice
+  local t
   for t in a b; do
     [ "$(left)" -gt 60 ] || { echo "timers-$t: no time left"; return 1; }
     timeout -s INT "$(left)" "$py" bench/agreement/agreement.py timers --mudjack "$MUDJACK" --device cuda:0 \
@@ -98,8 +110,12 @@ read -r -a paper_args <<<"${PAPER_ARGS:-}"
 {
   for s in $steps; do
     case $s in
-      paper) run paper --suite paper --framework torch,jax --device cpu --device cuda:0 "${paper_args[@]}" ;;
-      slice) run slice --suite paper --filter "$SLICE" --device cpu --cpu-probes 1 && compare_slice ;;
+      paper | paper-b) run "$s" --suite paper --framework torch,jax --device cpu --device cuda:0 "${paper_args[@]}" ;;
+      twin) "$py" bench/agreement/agreement.py pair "$state/paper" "$state/paper-b" >"$out/twin.txt" 2>&1
+            grep -A4 'device-bound cases >= 50' "$out/twin.txt"; grep '^target' "$out/twin.txt" ;;
+      slice) CAP=150 run slice --suite paper --filter "$SLICE" --device cpu --cpu-probes 1; compare_slice ;;
+      capability) run capability --suite capability --framework numpy,torch,jax --device cpu --device cuda:0 ;;
+      timers) timers ;;
       core-eager) run core-eager --suite models --filter "$CORE" --mode eager --device cuda:0 --timeout-s 300 ;;
       pair) pair_runs ;;
       core-rest) run core-rest --suite models --filter "$CORE" --mode compiled,amp,train --device cuda:0 --timeout-s 300 ;;

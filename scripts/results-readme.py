@@ -106,10 +106,36 @@ def columns(root: Path = RESULTS) -> list[tuple[str, dict[str, Any]]]:
             doc = load(path)
             # A run stopped before its end (state `incomplete`) covers only
             # the cases it reached: it is evidence, not a headline.
-            # A narrowed run (--function, --dtype, --mode) is a study, not a headline.
+            # A narrowed run (--function, --dtype, --mode) is a study, not a
+            # headline; one of fewer frameworks (a GPU machine without
+            # TensorFlow) is a headline of those it ran.
             if (doc["run"].get("suite") == "paper" and doc["run"].get("state") == "complete"
-                    and not doc["run"].get("options", {}).get("narrowed") and unpublishable(doc) is None):
+                    and frameworks_only(doc["run"].get("options", {}).get("narrowed") or "")
+                    and unpublishable(doc) is None):
                 out.append((folder.name[11:] if folder.name[:4].isdigit() else folder.name, doc))
+    return out
+
+
+def frameworks_only(narrowed: str) -> bool:
+    """Whether a run's narrowing (`--framework torch --framework jax: 3518
+    of 4787 cases`) names frameworks only, or nothing."""
+    flags = [w for w in narrowed.split(":")[0].split() if w.startswith("--")]
+    return all(f == "--framework" for f in flags)
+
+
+def not_run(docs: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, str, str]]:
+    """(framework, machine label, why) for each framework of the tables a
+    headline run left out, with the reason its machine record gives."""
+    out = []
+    for label, doc in docs:
+        ran = set(doc["run"].get("options", {}).get("frameworks") or FRAMEWORKS)
+        have = machine(doc).get("frameworks", {})
+        for fw in FRAMEWORKS:
+            if fw in ran:
+                continue
+            why = (f"not installed on that machine (its {', '.join(sorted(have))} only)" if fw not in have
+                   else "left out of that run")
+            out.append((fw, label.split(" ")[0], why))
     return out
 
 
@@ -170,6 +196,8 @@ def section_matrix(docs: list[tuple[str, dict[str, Any]]]) -> str:
             bad = attempted - c["portable"]
             cells = " | ".join(str(c[v]) for v in VERDICTS)
             lines.append(f"| {fw} | `{dev}` | {total} | {cells} | {bad} of {attempted} ({pct(bad, attempted)}) |")
+        lines.extend(f"| {fw} | `{label}` | not run: {why} |" + " |" * len(VERDICTS) + " |"
+                     for f, label, why in not_run(docs) if f == fw)
     return "\n".join(lines)
 
 
@@ -275,6 +303,7 @@ def section_headline(docs: list[tuple[str, dict[str, Any]]]) -> str:
             out.append(f"- {fw} on `{dev}`: {failed} of {attempted} functions fail in part or whole ({pct(failed, attempted)}), "
                        f"{c['divergent']} diverge, {c['unverified']} `unverified` (a pass checked by nothing), "
                        f"{c['intolerable_latency']} crawl.")
+        out.extend(f"- {fw} on `{label}`: not run: {why}." for f, label, why in not_run(docs) if f == fw)
     return "\n".join(out)
 
 

@@ -6,9 +6,11 @@ samples, device pass, detector, outputs, save, accuracy), in seconds summed
 over the cases; and each lane's first and last case, in seconds from the
 run's first case, which says which lane the run waited for.
 
-    python3 bench/phases/phases.py RESULTS.json[.gz] [...]
+    python3 bench/phases/phases.py [--per-case] RESULTS.json[.gz] [...]
 
-A markdown table per file. Standard library only.
+A markdown table per file; --per-case adds one row per case (its first
+round's phases, in seconds), the models suite's breakdown. Standard library
+only.
 """
 
 from __future__ import annotations
@@ -53,7 +55,19 @@ def table(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def main(paths: list[str]) -> int:
+def per_case(doc: dict[str, Any]) -> str:
+    out = ["| case | device | mode | wall | " + " | ".join(t for _, t in COLUMNS) + " |",
+           "|---|---|---|" + "--:|" * (len(COLUMNS) + 1)]
+    for c in sorted(doc["cases"], key=lambda c: (c["device"], c["mode"], c["id"])):
+        phases = Counter({k: ns / 1e9 for k, ns in ((c.get("extra") or {}).get("phases_ns") or {}).items()})
+        out.append(f"| {c['id']} | `{c['device']}` | {c['mode']} | {c.get('wall_s') or 0:.1f} | "
+                   + " | ".join(f"{phases[k]:.1f}" for k, _ in COLUMNS) + " |")
+    return "\n".join(out)
+
+
+def main(args: list[str]) -> int:
+    cases = "--per-case" in args
+    paths = [a for a in args if a != "--per-case"]
     if not paths:
         print(__doc__, file=sys.stderr)
         return 2
@@ -61,6 +75,8 @@ def main(paths: list[str]) -> int:
         with gzip.open(path) if path.endswith(".gz") else open(path, "rb") as f:
             doc = json.load(f)
         print(f"## {path}\n\n{table(doc)}\n")
+        if cases:
+            print(per_case(doc) + "\n")
     return 0
 
 

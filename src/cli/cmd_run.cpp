@@ -327,8 +327,8 @@ void add_run_flags(CLI::App* c, RunArgs& a) {
              "them (default 0: one per 2 cores left to it beside the other lanes)");
   add_number(c, "--device-probes", a.device_probes, run::kDeviceProbesRange,
              "Probes of an accelerator lane with several frameworks, each on one framework, "
-             "taking turns on the device for all but a case's first call (default 0: two "
-             "per framework, up to the lane's cores; 1: one probe)");
+             "taking turns on the device for all but a case's first call (default 0: three "
+             "per framework, one core each, up to 3/8 of the host's cores; 1: one probe)");
   add_number(c, "--memory-limit-mb", a.memory_limit_mb, run::kMemoryLimitRangeMb,
              "Resident memory limit per probe (default 3/4 of RAM)");
   c->add_option("--resume", a.resume, "Finish an interrupted run: RUN id, or 'latest'");

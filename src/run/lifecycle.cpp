@@ -383,11 +383,30 @@ std::vector<double> compact_samples(const std::vector<double>& samples, size_t k
   return out;
 }
 
+namespace {
+
+// A published page travels without the run's artifacts: the paths of the
+// outputs a probe saved (the case's, its float64 reference's, its second
+// call's) name files on the machine that ran it. Their dtypes and shapes stay.
+void forget_artifacts(model::CaseResult& c) {
+  for (auto& o : c.outputs) o.path.clear();
+  if (!c.extra.is_object()) return;
+  for (auto& [key, value] : c.extra.items()) {
+    if (!value.is_object() || !value.contains("outputs") || !value["outputs"].is_array()) continue;
+    for (auto& o : value["outputs"]) {
+      if (o.is_object()) o.erase("path");
+    }
+  }
+}
+
+}  // namespace
+
 size_t publish_evidence(verdict::Judged judged, const fs::path& dir,
                         const std::optional<fs::path>& intolerable) {
   if (auto why = unpublishable(judged.run)) throw util::FatalError("will not publish " + *why);
   for (auto& c : judged.cases) {
     c.latency.samples_ns = compact_samples(c.latency.samples_ns, kPublishedSamples);
+    forget_artifacts(c);
   }
   // The page is the judgement of what it keeps, so a re-judge reads it back.
   std::map<std::tuple<std::string, std::string, std::string>, std::string> before;

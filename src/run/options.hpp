@@ -51,7 +51,7 @@ struct RunOptions {
   int cpu_probes = 0;
   // Probes of an accelerator lane that runs several frameworks, one per
   // framework, taking turns on the device for everything but a case's cold
-  // call (supervisor::lay_out); 0: two per framework, up to the lane's
+  // call (supervisor::lay_out); 0: three per framework, up to the lane's
   // cores; 1: one probe, the frameworks one after another.
   int device_probes = 0;
   // Run only the devices asked for: without it, asking for devices that do

@@ -812,17 +812,22 @@ Layout lay_out(const std::vector<int>& cpus, const std::vector<std::string>& dev
       layout.probes[device].emplace_back();
       continue;
     }
-    // Two probes per framework (or as asked), at most one per core of the
-    // lane: on an H200 with 4 lane cores the torch+JAX paper run took 441 s
-    // with one per framework and 348 s with two (the JAX compiles overlap).
+    // A lane of several frameworks: three probes per framework (or as
+    // asked), one core each, so the compiles overlap while one probe has
+    // the device; such a lane may take up to 3/8 of the host's cores. On an
+    // H200 with 16 cores the torch+JAX paper run took 441 s with one probe
+    // per framework and 348 s with two on 4 cores, where the JAX compiles
+    // on cuda:0 were still the last lane to end.
     const auto known = frameworks.find(device);
     const size_t kinds = known == frameworks.end() ? 1 : known->second;
+    const size_t room = kinds > 1 ? std::max(per_accel, cpus.size() * 3 / 8 / accel) : per_accel;
     const size_t asked = device_probes > 0 ? static_cast<size_t>(device_probes)
-                         : kinds > 1       ? 2 * kinds
+                         : kinds > 1       ? 3 * kinds
                                            : 1;
-    const size_t n = std::clamp<size_t>(asked, 1, per_accel);
+    const size_t n = std::clamp<size_t>(asked, 1, room);
+    const size_t cores = std::max(per_accel, n);  // the lane's
     for (size_t i = 0; i < n; ++i) {
-      const size_t size = per_accel / n + (i < per_accel % n ? 1 : 0);
+      const size_t size = cores / n + (i < cores % n ? 1 : 0);
       ProbeCores probe;
       probe.cpus.assign(cpus.begin() + static_cast<std::ptrdiff_t>(next),
                         cpus.begin() + static_cast<std::ptrdiff_t>(next + size));

@@ -96,9 +96,9 @@ struct Layout {
 // probe on fewer cores than `cpus` has its threads set to its core count;
 // a probe on every core keeps the framework's default (0), as before.
 // An accelerator lane running side by side with `frameworks[device]` > 1
-// frameworks gets `device_probes` probes (0: two per framework), at most
-// one per core of its own, its cores split among them; the device is then
-// `shared`. A lane alone, or of one framework (by default), has one probe.
+// frameworks gets `device_probes` probes (0: three per framework), at most
+// one per core, taking up to 3/8 of `cpus` (at least its lane_cores()),
+// its cores split among them; the device is then `shared`. A lane alone, or of one framework (by default), has one probe.
 Layout lay_out(const std::vector<int>& cpus, const std::vector<std::string>& devices,
                int cpu_probes, bool parallel_allowed, int device_probes = 1,
                const std::map<std::string, size_t>& frameworks = {});
@@ -127,7 +127,7 @@ struct RunSpec {
   bool parallel = true;
   // The cpu lane's probes (RunOptions::cpu_probes; 0: default_cpu_probes).
   int cpu_probes = 0;
-  // An accelerator lane's probes (RunOptions::device_probes; 0: two per framework).
+  // An accelerator lane's probes (RunOptions::device_probes; 0: three per framework).
   int device_probes = 1;
   // Where the lanes run; unset: lay_out() over this process's cores at
   // execute() (run::execute sets it first, to record it with the run).

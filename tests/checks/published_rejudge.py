@@ -6,10 +6,12 @@ failing, flags) must equal the stored ones. A difference means the page
 was judged by another engine (regenerate it: --write) or the published form
 lost what the judge needs.
 
-    tests/checks/published_rejudge.py MUDJACK [RESULTS_DIR] [--write]
+    tests/checks/published_rejudge.py MUDJACK [RESULTS_DIR] [--write | --all]
 
 --write re-publishes each differing run in place with this build
 (`mudjack report FILE --publish`): its results.json.gz and summary.md.
+--all re-publishes every run outside history/ the same way (a publish
+that drops more than before, e.g. the artifact paths, shrinks them all).
 """
 
 from __future__ import annotations
@@ -68,8 +70,9 @@ def write(path: Path, data: bytes) -> None:
 
 
 def main(argv: list[str]) -> int:
-    write = "--write" in argv
-    args = [a for a in argv[1:] if a != "--write"]
+    every = "--all" in argv
+    write = "--write" in argv or every
+    args = [a for a in argv[1:] if a not in ("--write", "--all")]
     if not args:
         print(__doc__, file=sys.stderr)
         return 2
@@ -80,7 +83,7 @@ def main(argv: list[str]) -> int:
     for path in files:
         stored, now = rows(load(path)), rows(rejudged(mudjack, path))
         differ = sorted(k for k in stored.keys() | now.keys() if stored.get(k) != now.get(k))
-        if not differ:
+        if not differ and not (every and "history" not in path.relative_to(root).parts):
             continue
         if write:
             republish(mudjack, path)

@@ -103,15 +103,24 @@ TEST(Layout, CoresAreTakenInTheGivenOrder) {
   EXPECT_EQ(l.host_cpus.front(), 7);
 }
 
-// An accelerator lane of two frameworks beside the cpu lane: two probes per
-// framework, one core each, the device shared (they take turns); asked for
-// two, half of the lane's cores each; asked for one, or of one framework,
-// one probe on all four, not shared.
-TEST(Layout, AGpuLaneOfTwoFrameworksGetsTwoProbesEachOnASharedDevice) {
+// An accelerator lane of two frameworks beside the cpu lane: three probes
+// per framework, one core each (6 of 16 cores: 3/8), the device shared
+// (they take turns), the cpu lane five probes on the other ten; asked for
+// two, half of the lane's 4 cores each; asked for one, or of one
+// framework, one probe on all four, not shared.
+TEST(Layout, AGpuLaneOfTwoFrameworksGetsThreeProbesEachOnASharedDevice) {
   const std::map<std::string, size_t> two{{"cpu", 2}, {"cuda:0", 2}};
   auto l = lay_out(cores(16), {"cpu", "cuda:0"}, 0, true, 0, two);
-  ASSERT_EQ(l.probes.at("cuda:0").size(), 4u);
-  EXPECT_EQ(l.probes.at("cuda:0")[3].cpus, (std::vector<int>{3}));
+  ASSERT_EQ(l.probes.at("cuda:0").size(), 6u);
+  EXPECT_EQ(l.probes.at("cuda:0")[5].cpus, (std::vector<int>{5}));
+  EXPECT_EQ(cpu_sets(l).front(), (std::vector<int>{6, 7}));
+  EXPECT_EQ(cpu_sets(l).size(), 5u);
+  // Asked for more than 3/8 of the host: no more than that.
+  l = lay_out(cores(16), {"cpu", "cuda:0"}, 0, true, 9, two);
+  EXPECT_EQ(l.probes.at("cuda:0").size(), 6u);
+  // 8 cores: the lane keeps its 4, one probe per core.
+  l = lay_out(cores(8), {"cpu", "cuda:0"}, 0, true, 0, two);
+  EXPECT_EQ(l.probes.at("cuda:0").size(), 4u);
   l = lay_out(cores(16), {"cpu", "cuda:0"}, 0, true, 2, two);
   ASSERT_EQ(l.probes.at("cuda:0").size(), 2u);
   EXPECT_EQ(l.probes.at("cuda:0")[0].cpus, (std::vector<int>{0, 1}));
@@ -132,12 +141,9 @@ TEST(Layout, AGpuLaneOfTwoFrameworksGetsTwoProbesEachOnASharedDevice) {
   // The report says where they ran and that they take turns.
   nlohmann::json machine{
       {"layout", lay_out(cores(16), {"cpu", "cuda:0"}, 0, true, 0, two).to_json()}};
-  EXPECT_NE(report::layout_line(machine).find("4 probes of cuda:0 (taking turns on it): cores 0"),
+  EXPECT_NE(report::layout_line(machine).find("6 probes of cuda:0 (taking turns on it): cores 0"),
             std::string::npos)
       << report::layout_line(machine);
-  // More asked than the lane has cores: one per core.
-  l = lay_out(cores(16), {"cpu", "cuda:0"}, 0, true, 9, two);
-  EXPECT_EQ(l.probes.at("cuda:0").size(), 4u);
 }
 
 TEST(Layout, RecordedFormListsEveryProbe) {
