@@ -139,10 +139,10 @@ for config, want in ((nested, (3, 1024, 1024)), (top, (1, 384, 384)), (C(model_t
     if got != want:
         sys.exit(f"models_corpus: hf_pixels sized {config.model_type} {got}, want {want}")
 PY
-# A probe draws a model's weights once for its stages (torch_models.rebuild
-# keeps the last pristine module): the copy holds the same weights and
-# leaves the generator as a build does; a stage's changes stay its own; a
-# new seed builds again.
+# A probe draws a model's weights once for its stages (torch_models.kept
+# copies the last pristine module it built): the copy holds the weights a
+# fresh `rebuild` draws and leaves the generator as a build does; a stage's
+# changes stay its own; a new seed builds again.
 PYTHONPATH=probe "$py" - <<'PY'
 import sys
 
@@ -161,14 +161,13 @@ def weights(m):
     return [t.detach().double().clone() for t in m.state_dict().values()]
 
 
-first = tm.rebuild(build, 3, "cpu", torch.float32)
+first = tm.kept(build, 3, "cpu", torch.float32)
 drawn_after_build = torch.rand(4)
-copied = tm.rebuild(build, 3, "cpu", torch.float64)
+copied = tm.kept(build, 3, "cpu", torch.float64)
 drawn_after_copy = torch.rand(4)
 with torch.no_grad():
     first[0].weight.add_(1.0)
-again = tm.rebuild(build, 3, "cpu", torch.float32)
-tm._PRISTINE.clear()
+again = tm.kept(build, 3, "cpu", torch.float32)
 fresh = tm.rebuild(build, 3, "cpu", torch.float32)
 problems = []
 if len(builds) != 2:
@@ -179,7 +178,7 @@ if not all(torch.equal(a, b) for a, b in zip(weights(again), weights(fresh))):
     problems.append("a stage's change to its module reached the next stage")
 if not torch.equal(drawn_after_build, drawn_after_copy):
     problems.append("the generator after a copy differs from after a build")
-tm.rebuild(build, 4, "cpu", torch.float32)
+tm.kept(build, 4, "cpu", torch.float32)
 if len(builds) != 3:
     problems.append("another seed did not build again")
 if problems:

@@ -114,10 +114,7 @@ def _pristine(build: Callable[[], Any], seed: int) -> Any:
             torch.set_rng_state(state)
             return copied
     _PRISTINE.clear()
-    torch.manual_seed(seed)
-    m = build()
-    draw_zero_matrices(m, seed)
-    m.eval()
+    m = rebuild(build, seed, "cpu", torch.float32)
     size = sum(t.numel() * t.element_size() for t in [*m.parameters(), *m.buffers()])
     if size <= PRISTINE_LIMIT_BYTES:
         with contextlib.suppress(Exception):  # not kept: the next stage builds it again
@@ -129,10 +126,20 @@ def rebuild(build: Callable[[], Any], seed: int, device: Any, dtype: Any) -> Any
     """The module `build()` makes, as every stage runs it: its weights drawn
     under torch.manual_seed(seed), the matrices left all zero redrawn
     (`draw_zero_matrices`), in eval mode, on `device` in `dtype` (a float64
-    reference widens the float32 draw exactly). A probe keeps the last one
-    it built and copies it for the next stage of the same model
-    (`_pristine`). A repro script calls it too (`BUILT`), so it has the
-    run's weights without carrying them."""
+    reference widens the float32 draw exactly). A repro script calls it too
+    (`BUILT`), so it has the run's weights without carrying them."""
+    import torch
+
+    torch.manual_seed(seed)
+    m = build()
+    draw_zero_matrices(m, seed)
+    m.eval()
+    return m.to(device=device, dtype=dtype)
+
+
+def kept(build: Callable[[], Any], seed: int, device: Any, dtype: Any) -> Any:
+    """`rebuild`'s module, copied from the one the probe kept when its last
+    build was this one (`_PRISTINE`): the same weights, seconds sooner."""
     return _pristine(build, seed).to(device=device, dtype=dtype)
 
 
@@ -167,7 +174,7 @@ class TorchModel:
             self.identity = source_hash(self.script)
 
     def module(self, t: Ctx, dtype: Any) -> Any:
-        m = rebuild(self.build, t.seed, t.device, dtype)
+        m = kept(self.build, t.seed, t.device, dtype)
         BUILT[m] = (self.build, t.seed, dtype)
         return m
 
