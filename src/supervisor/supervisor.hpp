@@ -98,7 +98,8 @@ struct Layout {
 // An accelerator lane running side by side with `frameworks[device]` > 1
 // frameworks gets `device_probes` probes (0: three per framework), at most
 // one per core, taking up to 3/8 of `cpus` (at least its lane_cores()),
-// its cores split among them; the device is then `shared`. A lane alone, or of one framework (by default), has one probe.
+// its cores split among them; the device is then `shared`. A lane alone,
+// or of one framework (by default), has one probe.
 Layout lay_out(const std::vector<int>& cpus, const std::vector<std::string>& devices,
                int cpu_probes, bool parallel_allowed, int device_probes = 1,
                const std::map<std::string, size_t>& frameworks = {});
