@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <utility>
@@ -92,8 +93,8 @@ Table top_table(const std::vector<OpRow>& ops) {
   Table t{{"op", "status", "calls", "models", "failing calls", "why"}, {}};
   for (const auto& o : ops) {
     t.rows.push_back({o.op, std::string(to_string(o.status.status)), grouped(o.calls),
-                      grouped(o.models), grouped(static_cast<int64_t>(o.failing_calls + 0.5)),
-                      o.status.why});
+                      grouped(o.models),
+                      grouped(static_cast<int64_t>(std::llround(o.failing_calls))), o.status.why});
   }
   return t;
 }
