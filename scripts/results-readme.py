@@ -75,7 +75,8 @@ def load(path: Path) -> dict[str, Any]:
 
 def unpublishable(doc: dict[str, Any]) -> str | None:
     """Why `mudjack report --publish` refuses this run (run::unpublishable,
-    envs::unpublishable): no machine, no source state, unknown, or dirty."""
+    envs::unpublishable): no machine, no source state, unknown, or dirty
+    (the source tree or the engine's)."""
     machines = doc.get("environment", {}).get("machines") or []
     if not machines:
         return "records no machine, so no source state"
@@ -87,6 +88,8 @@ def unpublishable(doc: dict[str, Any]) -> str | None:
             return "its source tree's state is unknown"
         if source["dirty"]:
             return "made from a dirty tree"
+        if str(m.get("mudjack_revision", "")).endswith("-dirty"):
+            return "run by an engine built from a dirty tree"
     return None
 
 

@@ -152,6 +152,14 @@ void record_resume(store::Store& store, const model::RunInfo& info, const json& 
   store.set_environment(info.id, env);
 }
 
+// An engine built from a dirty tree (its revision stamp ends in "-dirty"):
+// the run's source is committed, the code that judged and timed it is not.
+std::optional<std::string> dirty_engine(const json& machine) {
+  const auto revision = machine.value("mudjack_revision", std::string());
+  if (!revision.ends_with("-dirty")) return std::nullopt;
+  return "its engine was built from a dirty tree (revision " + revision + ")";
+}
+
 // Why a machine's resumed executions disagree with its first one (another
 // host, source or framework version), or nullopt.
 std::optional<std::string> resumed_apart(const json& machine) {
@@ -352,6 +360,7 @@ std::optional<std::string> unpublishable(const model::RunInfo& run) {
     const auto source = m.is_object() ? m.value("source", json()) : json();
     const std::string host = m.is_object() ? m.value("host", std::string()) : std::string();
     auto why = envs::unpublishable(source);
+    if (!why && m.is_object()) why = dirty_engine(m);
     if (!why && m.is_object()) why = resumed_apart(m);
     if (why) return "run " + run.id + (host.empty() ? "" : " (on " + host + ")") + ": " + *why;
   }

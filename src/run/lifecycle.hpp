@@ -95,8 +95,9 @@ verdict::Judged judge(model::RunInfo run, std::vector<model::CaseResult> cases,
 
 // Why `run` must not be published as evidence (`report --publish`), one
 // line: a machine of it ran from a dirty source tree, or from one whose
-// state is unknown (envs::unpublishable); nullopt when every machine's
-// tree was clean.
+// state is unknown (envs::unpublishable), or with an engine built from a
+// dirty tree (its `mudjack_revision`), or was resumed from another source;
+// nullopt when every machine's tree and engine were clean.
 std::optional<std::string> unpublishable(const model::RunInfo& run);
 
 // Evidence for others (`report --publish DIR`): FatalError, with the one-line

@@ -90,13 +90,14 @@ PRISTINE_LIMIT_BYTES = 1 << 30
 """The largest module (its parameters and buffers) a probe keeps pristine."""
 
 _PRISTINE: list[tuple[Callable[[], Any], int, Any, Any]] = []
-"""The last module a probe built, as `build()` and the seed left it (CPU,
-float32, eval mode), and the CPU generator's state after drawing it: (build,
-seed, module, state); a copy leaves the generators as a build would. A model's stages (eager,
-compiled, amp, train, and the float64 reference) follow one another in a
-probe, and drawing a large model's weights takes seconds (convnext: 5 of
-the 10 s an eager case on an H200 spent building); a copy of the kept one
-takes a fraction of that and holds the same weights."""
+"""At most one entry: the last module a probe built, as `build()` and the
+seed left it (CPU, float32, eval mode), with the CPU generator's state after
+drawing it: (build, seed, module, state); a copy leaves the generators as a
+build would. A model's stages (eager, compiled, amp, train, and the float64
+reference) follow one another in a probe, and drawing a large model's
+weights takes seconds (convnext: 5 of the 10 s an eager case on an H200
+spent building); a copy of the kept one takes a fraction of that and holds
+the same weights."""
 
 
 def _pristine(build: Callable[[], Any], seed: int) -> Any:
