@@ -20,6 +20,9 @@
 #               (timers-a.txt, timers-b.txt, repeat.txt)
 #   core-eager  the ten set::core models eager on cuda:0 alone (core-eager.tgz)
 #   core-rest   the same compiled, amp and train on cuda:0 alone (core-rest.tgz)
+#   tiny        the generated corpus's size::tiny models eager on cuda:0
+#               beside the host's cpu (four device probes taking turns), at
+#               most CAP_TINY seconds (default: what is left): tiny.tgz
 #   pair        the torch paper suite eager on cuda:0 alone twice, back to
 #               back, and `agreement.py pair` of the two raw runs (pair.txt:
 #               MudJack's estimate beside the runs' own CUDA events); then
@@ -118,6 +121,8 @@ read -r -a paper_args <<<"${PAPER_ARGS:-}"
       timers) timers ;;
       core-eager) run core-eager --suite models --filter "$CORE" --mode eager --device cuda:0 --timeout-s 300 ;;
       pair) pair_runs ;;
+      tiny) CAP=${CAP_TINY:-} run tiny --suite models --labels size::tiny --mode eager --device cpu --device cuda:0 \
+              --device-probes 4 --timeout-s 120 ;;
       core-rest) run core-rest --suite models --filter "$CORE" --mode compiled,amp,train --device cuda:0 --timeout-s 300 ;;
     esac
   done

@@ -7,6 +7,7 @@ begins and ends with `adapter.sync()`.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import gc
 import hashlib
@@ -16,6 +17,7 @@ import re
 import statistics
 import time
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, Callable, cast
@@ -305,9 +307,14 @@ class DeviceTurn:
     framework on an accelerator lane: the engine names one lock file per
     device in MUDJACK_DEVICE_LOCK). A case takes the turn after its cold
     call (the compile, which runs on the host beside the other probe's
-    timing) and keeps it to its end: warm-up, timed blocks, device pass,
-    drift detector, checks and accuracy runs use the device alone. How long
-    the case waited is reported as `device_wait_ns` (protocol 1.12).
+    timing) and keeps it through its timing: warm-up, timed blocks, device
+    pass and drift detector use the device alone. Then it gives the turn
+    back, and takes it again only around each untimed call that uses the
+    device (`held`: the outputs' copy to the host, the second call, the
+    float64 reference, the strict run), so its host work (checks, saving
+    outputs, building the reference's body on the host) runs beside another
+    probe's timing while no other probe's device work does. How long the
+    case waited in all is reported as `device_wait_ns` (protocol 1.12).
     Without the variable, taking the turn does nothing."""
 
     def __init__(self, path: str | None) -> None:
@@ -323,11 +330,27 @@ class DeviceTurn:
         self._held = True
         self.wait_ns = (self.wait_ns or 0) + time.perf_counter_ns() - t0
 
-    def give(self) -> int | None:
-        """Ends the turn; returns the case's wait (None when not shared)."""
+    def release(self) -> None:
+        """Lets the other probes have the device; the case's wait so far is kept."""
         if self._fd is not None and self._held:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
         self._held = False
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """The turn for one untimed use of the device, given back after
+        unless the case already held it."""
+        before = self._held
+        self.take()
+        try:
+            yield
+        finally:
+            if not before:
+                self.release()
+
+    def give(self) -> int | None:
+        """Ends the case's turn; returns its wait (None when not shared)."""
+        self.release()
         wait, self.wait_ns = self.wait_ns, None
         return wait
 
@@ -507,9 +530,11 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
                 result["status"] = "pass"
                 result["phases_ns"] = phases.spans
                 return result
-            result["output_device"] = _placed(adapter, out, call.on_host)
-            arrays = adapter.to_numpy(out)
-            inputs = adapter.to_numpy(args) if call.checks or call.metrics else []
+            device_turn().release()  # timed: from here only its device calls need the turn
+            with device_turn().held():
+                result["output_device"] = _placed(adapter, out, call.on_host)
+                arrays = adapter.to_numpy(out)
+                inputs = adapter.to_numpy(args) if call.checks or call.metrics else []
             failed = _failed_checks(call.checks, arrays, inputs)
             metrics = _metrics(call.metrics, arrays, inputs)
             phases.mark("outputs")
@@ -569,11 +594,11 @@ def _again(adapter: Any, fn: Callable[..., Any], args: tuple[Any, ...], first: l
     mismatch is the function's own nondeterminism. A call that raises is
     recorded; it never changes the case's outcome."""
     try:
-        with adapter.scope():
+        with device_turn().held(), adapter.scope():
             out = fn(*args)
-        adapter.block(out)
-        adapter.sync()
-        again = adapter.to_numpy(out)
+            adapter.block(out)
+            adapter.sync()
+            again = adapter.to_numpy(out)
     except Exception as exc:  # recorded; the engine judges without it
         return {"outputs": [], "error": _error(adapter.classify(exc), exc)["message"]}
     if len(again) == len(first) and all(_same_bits(a, b) for (a, _), (b, _) in zip(first, again)):
@@ -595,9 +620,7 @@ def _same_bits(a: Any, b: Any) -> bool:
 def _timed(adapter: Any, fn: Callable[..., Any], args: tuple[Any, ...], policy: Policy) -> tuple[Any, dict[str, Any]]:
     """The case's call under the policy: one call (`once`), or measured."""
     if policy.once:
-        out, timing = once(lambda: fn(*args), adapter.sync, adapter.block)
-        device_turn().take()  # its checks and accuracy runs: the device alone
-        return out, timing
+        return once(lambda: fn(*args), adapter.sync, adapter.block)
     timer = adapter.device_timer() if policy.device_timer else None
     return measure(fn, adapter.sync, policy, adapter.block, timer, args)
 
@@ -692,10 +715,11 @@ def _extra_run(adapter: Any, run: Callable[[], Any], case_id: str, artifact_dir:
                tag: str) -> tuple[dict[str, Any], list[tuple[np.ndarray, str]]]:
     """One extra call: its record (outputs saved, or the error) and its host arrays."""
     try:
-        out = run()
-        adapter.block(out)
-        adapter.sync()
-        arrays = adapter.to_numpy(out)
+        with device_turn().held():
+            out = run()
+            adapter.block(out)
+            adapter.sync()
+            arrays = adapter.to_numpy(out)
     except Exception as exc:  # recorded; the engine judges without it
         return {"outputs": [], "error": _error(adapter.classify(exc), exc)["message"]}, []
     return {"outputs": _save(arrays, f"{case_id}#{tag}", artifact_dir)}, arrays

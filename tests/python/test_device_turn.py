@@ -84,6 +84,45 @@ class CaseOnASharedDevice(unittest.TestCase):
         self.assertEqual(alone["status"], "pass")
         self.assertNotIn("device_wait_ns", alone)
 
+    def test_host_work_after_the_timing_runs_without_the_turn(self) -> None:
+        # Held through the timing and around each later call on the device
+        # (the second call, the float64 reference); not while the checks run.
+        seen: list[tuple[str, bool]] = []
+
+        def held() -> bool:
+            return runner.device_turn()._held
+
+        @self.cases.case("g")
+        def body(t: api.Ctx) -> api.Call:
+            def fn(a: np.ndarray) -> np.ndarray:
+                seen.append(("call", held()))
+                return np.abs(a)
+
+            def nonnegative(outs: list[np.ndarray], ins: list[np.ndarray]) -> bool:
+                seen.append(("check", held()))
+                return bool((outs[0] >= 0).all())
+
+            return t.call(fn, t.randn((4,))).check("nonnegative", nonnegative)
+
+        saved = list(runner._TURN)
+        with tempfile.TemporaryDirectory() as tmp:
+            runner._TURN[:] = [runner.DeviceTurn(os.path.join(tmp, "device.lock"))]
+            try:
+                policy = Policy(budget_ms=0, min_samples=1, max_samples=2, warmup_ms=0, block_ms=0.01, reference=True)
+                result = run_case(self.adapter, self.cases.defs[-1], 0, policy, tmp)
+            finally:
+                runner._TURN[:] = saved
+        self.assertEqual(result["status"], "pass", result)
+        self.assertIn("reference", result)
+        self.assertIn("again", result)
+        calls = [h for what, h in seen if what == "call"]
+        self.assertFalse(calls[0], "the cold call runs without the turn")
+        self.assertTrue(all(calls[1:]), f"a later call ran without the turn: {seen}")
+        self.assertGreaterEqual(len(calls), 4)  # cold, warm-up/samples, again, reference
+        checks = [h for what, h in seen if what == "check"]
+        self.assertTrue(checks)
+        self.assertFalse(any(checks), f"a check held the device: {seen}")
+
     def test_the_turn_is_given_back_when_a_case_fails(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             lock = os.path.join(tmp, "device.lock")
