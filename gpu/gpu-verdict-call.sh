@@ -64,19 +64,28 @@ run() {  # run NAME ARGS...: a run within what is left (CAP: at most), timed, th
   tail -n 3 "$state/$name.out"
 }
 
-compare_slice() {  # the slice's cpu verdicts against the paper run's
+compare_slice() {  # the slice's cpu outcomes and complete functions' verdicts against the paper run's
   "$py" - "$state/pub-paper/results.json.gz" "$state/pub-slice/results.json.gz" <<'PY'
-import gzip, json, re, sys
+import gzip, json, sys
 full, one = (json.load(gzip.open(p)) for p in sys.argv[1:3])
-pick = re.compile(r"^torch\.(argsort|nn\.GELU|nn\.LSTMCell|round)$")
-def rows(doc):
-    return {(v["framework"], v["function"]): v["verdict"] for v in doc["verdicts"]
-            if v["device"] == "cpu" and v["framework"] == "torch" and pick.match(v["function"])}
-a, b = rows(full), rows(one)
+def outcomes(doc):
+    return {c["id"]: c["outcome"] for c in doc["cases"] if c["device"] == "cpu" and c["outcome"] not in (None, "not_run")}
+a, b = outcomes(full), outcomes(one)
 same = sum(a.get(k) == v for k, v in b.items())
-print(f"slice: {same} of {len(b)} cpu verdicts identical with one probe and with the default probes")
-for k in sorted(b):
-    print(f"  {k[1]}: probes {a.get(k)}, one probe {b[k]}")
+print(f"slice: {same} of {len(b)} cpu case outcomes identical with one probe and with the default probes")
+for k in sorted(k for k, v in b.items() if a.get(k) != v):
+    print(f"  {k}: probes {a.get(k)}, one probe {b[k]}")
+# A verdict is compared only where the slice ran every case of its function:
+# an interrupted slice judges a function on the cases it reached.
+ran = {c["function"] for c in one["cases"] if c["device"] == "cpu"}
+whole = {f for f in ran if all(c["id"] in b for c in full["cases"] if c["function"] == f and c["device"] == "cpu")}
+def verdicts(doc):
+    return {v["function"]: v["verdict"] for v in doc["verdicts"] if v["device"] == "cpu" and v["function"] in whole}
+va, vb = verdicts(full), verdicts(one)
+print(f"slice: {sum(va.get(k) == v for k, v in vb.items())} of {len(vb)} cpu verdicts identical, "
+      f"of the functions whose every case the slice ran ({len(ran) - len(whole)} cut off by the cap)")
+for k in sorted(vb):
+    print(f"  {k}: probes {va.get(k)}, one probe {vb[k]}")
 layout = [m.get("layout") for m in full["environment"]["machines"]]
 print("layout of the paper run:", json.dumps(layout)[:600])
 PY

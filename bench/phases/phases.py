@@ -66,14 +66,22 @@ def per_case(doc: dict[str, Any]) -> str:
 
 
 def main(args: list[str]) -> int:
+    if not args or {"-h", "--help"} & set(args):
+        print(__doc__, file=sys.stderr)
+        return 0 if args else 2
     cases = "--per-case" in args
     paths = [a for a in args if a != "--per-case"]
-    if not paths:
-        print(__doc__, file=sys.stderr)
+    unknown = [a for a in paths if a.startswith("-")]
+    if unknown:
+        print(f"phases: unknown option {unknown[0]} (see --help)", file=sys.stderr)
         return 2
     for path in paths:
-        with gzip.open(path) if path.endswith(".gz") else open(path, "rb") as f:
-            doc = json.load(f)
+        try:
+            with gzip.open(path) if path.endswith(".gz") else open(path, "rb") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as exc:
+            print(f"phases: cannot read {path}: {exc}", file=sys.stderr)
+            return 1
         print(f"## {path}\n\n{table(doc)}\n")
         if cases:
             print(per_case(doc) + "\n")
