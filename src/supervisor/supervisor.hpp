@@ -106,6 +106,13 @@ Layout lay_out(const std::vector<int>& cpus, const std::vector<std::string>& dev
 // The cpu lane's probes when none are asked for: one per 2 of its cores,
 // at least one (a 2-core machine runs one probe, a 12-core rest six).
 size_t default_cpu_probes(size_t cpu_lane_cores);
+// The framework each of a shared lane's `slots` probes starts on (an index
+// into `cases`, each framework's case count in the lane's order): as many
+// probes per framework as its share of the cases (largest remainder, ties
+// to the earlier framework), at least one each while probes last, so the
+// frameworks' queues drain together and few probes have to change
+// framework (start another framework's probe) near the lane's end.
+std::vector<size_t> first_frameworks(const std::vector<size_t>& cases, size_t slots);
 
 struct RunSpec {
   std::string run_id;

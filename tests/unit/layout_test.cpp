@@ -33,6 +33,27 @@ std::vector<size_t> cpu_threads(const Layout& layout) {
   return out;
 }
 
+std::vector<size_t> per_framework(const std::vector<size_t>& firsts, size_t kinds) {
+  std::vector<size_t> n(kinds, 0);
+  for (size_t f : firsts) ++n.at(f);
+  return n;
+}
+
+// A shared lane's probes start on the frameworks in proportion to their
+// cases: the H200 paper run's JAX (2,130 cases on cuda:0) and torch (1,388)
+// get four and two of six, not three each.
+TEST(Layout, SharedLaneProbesStartOnFrameworksByTheirShareOfCases) {
+  EXPECT_EQ(first_frameworks({2130, 1388}, 6), (std::vector<size_t>{0, 0, 0, 1, 0, 1}));
+  EXPECT_EQ(per_framework(first_frameworks({10, 10}, 6), 2), (std::vector<size_t>{3, 3}));
+  EXPECT_EQ(per_framework(first_frameworks({1, 1000}, 6), 2), (std::vector<size_t>{1, 5}));
+  EXPECT_EQ(per_framework(first_frameworks({0, 0}, 2), 2), (std::vector<size_t>{1, 1}));
+  EXPECT_EQ(first_frameworks({5}, 3), (std::vector<size_t>{0, 0, 0}));
+  // Fewer probes than frameworks: one each, in the lane's order.
+  EXPECT_EQ(first_frameworks({1, 500, 1000}, 2), (std::vector<size_t>{0, 1}));
+  EXPECT_TRUE(first_frameworks({}, 4).empty());
+  EXPECT_TRUE(first_frameworks({3, 4}, 0).empty());
+}
+
 TEST(Layout, DefaultProbesAreOnePerTwoCoresAtLeastOne) {
   EXPECT_EQ(default_cpu_probes(0), 1u);
   EXPECT_EQ(default_cpu_probes(1), 1u);
