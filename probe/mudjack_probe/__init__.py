@@ -5,5 +5,5 @@ PROTOCOL_VERSION = 1
 # `engine_fault`; 1.2 adds `device_unusable` to result and `kind` to each check; 1.9 the
 # requests `build`, `repro_graph` and `reference`; 1.10 `repro`'s bound_eps and minimal,
 # `repro_graph`'s eager and `accelerators_absent` in hello.
-PROTOCOL_MINOR = 13
+PROTOCOL_MINOR = 14
 __version__ = "0.1.0"

@@ -218,6 +218,20 @@ class Call:
     # with the reference so the engine says what judged the pass.
     trusted_reference: str = ""
     on_host: frozenset[int] = frozenset()  # outputs meant to live on the host (`host_outputs`)
+    # Why a second call is not the same computation (`stateful`): the call
+    # changes state it reads. Empty: a second call on the same arguments
+    # must give the same outputs.
+    stateful_reason: str = ""
+
+    def stateful(self, why: str) -> Call:
+        """Declare that the call changes state it reads (an optimizer step
+        on parameters it keeps, an increment of a variable): each call starts
+        where the last left off, so a second call is not the same
+        computation. The probe then makes no second call to judge the
+        case's determinism by (protocol 1.14: `again` is `{skipped}`); the
+        outputs judged stay the first call's."""
+        self.stateful_reason = why
+        return self
 
     def check(self, name: str, fn: Callable[..., bool]) -> Call:
         """Add a property check (see `Check`)."""

@@ -562,7 +562,8 @@ def _run_case(adapter: Any, case: CaseDef, seed: int, policy: Policy, artifact_d
     result["outputs"] = _save(arrays, case.id, artifact_dir, result) if call.compare else []
     phases.mark("save")
     if result["outputs"] and not policy.once:
-        result["again"] = _again(adapter, fn, args, arrays, case.id, artifact_dir)
+        result["again"] = ({"skipped": f"stateful: {call.stateful_reason}"} if call.stateful_reason
+                           else _again(adapter, fn, args, arrays, case.id, artifact_dir))
     if result["outputs"]:
         result.update(_accuracy_runs(adapter, case, seed, policy, artifact_dir, call, fn, args,
                                      inputs if failed else None))

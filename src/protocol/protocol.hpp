@@ -38,11 +38,13 @@ inline constexpr int kVersion = 1;
 // probe shares: MUDJACK_DEVICE_LOCK) and `phases_ns` (where the case's
 // time went: build, timing's parts, detector, outputs, save, accuracy); 1.13
 // a result's `again` (the case's call once more on the same arguments:
-// `identical`, or its outputs when they differ from the first's by a bit). A
+// `identical`, or its outputs when they differ from the first's by a bit);
+// 1.14 `again`'s `skipped` (one line why no second call was made: the suite
+// declared the call stateful, so a second call is not the same computation). A
 // probe's hello
 // carries its minor as `protocol_minor` (absent: 0); every minor of version 1
 // is accepted.
-inline constexpr int kMinorVersion = 13;
+inline constexpr int kMinorVersion = 14;
 
 // The longest one-line `engine_fault` kept (longer ones are cut).
 inline constexpr size_t kMaxFaultBytes = 500;

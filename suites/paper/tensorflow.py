@@ -1404,7 +1404,8 @@ def variable_assign_add(t: Ctx):
         return v.read_value()
 
     x64 = _f64(x_host)
-    return t.call(fn, d).reference("x + d", near(t, lambda delta: x64 + delta))
+    return t.call(fn, d).stateful("assign_add per call: the variable keeps every sum").reference(
+        "x + d", near(t, lambda delta: x64 + delta))
 
 
 @cases.case(

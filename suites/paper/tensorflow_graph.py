@@ -1450,7 +1450,9 @@ def adadelta(t: Ctx):
     # half precision holds epsilon 1e-7 as 1.19e-7 (float16's subnormals) and rounds the accumulators:
     # the step may be off by a quarter of itself, and the result by its own rounding
     slack = 0.25 * np.abs(step) if t.dtype_name in ("float16", "bfloat16") else 0.0
-    return t.call(fn, *args).reference("one Adadelta step from zero accumulators", near(t, lambda *_: want, atol=lambda *_: slack + 1e-7))
+    return (t.call(fn, *args)
+            .stateful("one apply_gradients step per call: the variable and its accumulators carry over")
+            .reference("one Adadelta step from zero accumulators", near(t, lambda *_: want, atol=lambda *_: slack + 1e-7)))
 
 
 # --------------------------------------------------------------------------- tf.distribute.Strategy.get_per_replica_batch_size
@@ -1601,7 +1603,8 @@ def checkpoint_saver_hook(t: Ctx):
         names = {n for n, _ in tf.train.list_variables(latest)}
         return {"v", "global_step"} <= names
 
-    call = t.call(fn).reference("first step is 1", exact(lambda: np.int64(1))).check("a checkpoint with v and global_step", ok)
+    call = (t.call(fn).stateful("each call runs a training step: the global step and v advance")
+            .reference("first step is 1", exact(lambda: np.int64(1))).check("a checkpoint with v and global_step", ok))
     if t.p.listener:
         call.check("listener brackets each save", lambda o, i: len(events) >= 4 and len(events) % 2 == 0
                    and all(a[0] == "before" and b[0] == "after" and a[1] == b[1] for a, b in zip(events[::2], events[1::2])))
@@ -1650,5 +1653,6 @@ def logging_tensor_hook(t: Ctx):
             raise new from exc
 
     want = np.logical_not(w_host) if t.dtype_name == "bool" else 2 * _f64(w_host)
-    return t.call(fn).reference("first step is 1", exact(lambda: np.int64(1))).reference(
+    return t.call(fn).stateful("each call runs a training step: the global step and v advance").reference(
+        "first step is 1", exact(lambda: np.int64(1))).reference(
         "logged 2w (bool: not w)", lambda o, i: bool(logged) and equal(logged[0]["w2"], want))

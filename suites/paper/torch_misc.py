@@ -94,7 +94,8 @@ def adamax(t: Ctx):
         def moved(outs, ins):  # the first step from a fixed gradient g
             return ref.all_close(outs, _adamax([host[0], host[1]], [host[2], host[3]], 0.1, 1, fixed=True)[:2], ref.STEPS, t.dtype_name, t.case.id)
 
-        return t.call(step).reference("the first step is lr * g / (|g| + eps) (the bias corrections cancel)", moved)
+        return t.call(step).stateful("one optimizer step per call on the parameters it keeps").reference(
+            "the first step is lr * g / (|g| + eps) (the bias corrections cancel)", moved)
 
     def run(p0, q0, tp, tq):
         p = p0.clone().requires_grad_(True)

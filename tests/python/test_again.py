@@ -12,9 +12,11 @@ import unittest
 from typing import Any
 
 import numpy as np
+import test_capability as capability
 
+from mudjack_probe import api
 from mudjack_probe.adapters.numpy_adapter import NumpyAdapter
-from mudjack_probe.runner import _again, _same_bits
+from mudjack_probe.runner import _again, _same_bits, run_case
 
 
 class Again(unittest.TestCase):
@@ -69,6 +71,42 @@ class Again(unittest.TestCase):
         self.assertFalse(_same_bits(a, np.ones(3, np.float64)))
         self.assertFalse(_same_bits(a, np.ones(4, np.float32)))
         self.assertFalse(_same_bits(a, a + np.float32(1e-7)))
+
+
+class DeclaredStateful(unittest.TestCase):
+    """A call its suite declares stateful (protocol 1.14) gets no second
+    call: each call starts where the last left off, so a second one would
+    read as nondeterminism. Its outputs stay the first call's."""
+
+    setUp = capability.WorkAndMetrics.setUp
+    tearDown = capability.WorkAndMetrics.tearDown
+
+    def _run(self, stateful: bool) -> dict[str, Any]:
+        calls = itertools.count(1)
+
+        @self.cases.case("step")
+        def body(t: api.Ctx) -> api.Call:
+            state = np.zeros(4, dtype=np.float32)
+
+            def step(a: np.ndarray) -> np.ndarray:
+                state[:] += a + np.float32(next(calls))  # an accumulator the call keeps
+                return state.copy()
+
+            call = t.call(step, np.ones(4, dtype=np.float32))
+            return call.stateful("adds to an accumulator it keeps") if stateful else call
+
+        with tempfile.TemporaryDirectory() as tmp:
+            return run_case(self.adapter, self.cases.defs[-1], 0, capability.FAST, tmp)
+
+    def test_a_declared_stateful_call_has_no_second_call(self) -> None:
+        result = self._run(stateful=True)
+        self.assertEqual(result["status"], "pass")
+        self.assertEqual(result["again"], {"skipped": "stateful: adds to an accumulator it keeps"})
+
+    def test_an_undeclared_one_saves_a_second_call_that_differs(self) -> None:
+        result = self._run(stateful=False)
+        self.assertNotIn("identical", result["again"])
+        self.assertEqual(len(result["again"]["outputs"]), 1)
 
 
 if __name__ == "__main__":

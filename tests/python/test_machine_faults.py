@@ -152,7 +152,7 @@ class ProbeFaults(unittest.TestCase):
                  "policy": {"budget_ms": 1, "min_samples": 1, "max_samples": 2, "warmup_ms": 0, "block_ms": 1},
                  "artifact_dir": os.path.join(tmp, "cpu")},
                 {"type": "shutdown"}])
-        self.assertEqual(replies[0]["protocol_minor"], 13)
+        self.assertEqual(replies[0]["protocol_minor"], 14)
         result = replies[1]
         self.assertEqual(result["type"], "result")
         self.assertEqual(result["case"], case)

@@ -198,9 +198,9 @@ TEST(Protocol, TheMinorIsElevenAndEverySideDoorIsARequest) {
   // 1.10: repro's bound_eps and minimal, repro_graph's eager and
   // accelerators_absent in hello; 1.11: the slow-call rule in the policy
   // and a result's compile_cache; 1.12 device_wait_ns and phases_ns; 1.13 a
-  // result's `again` (the probe's PROTOCOL_MINOR,
+  // result's `again`; 1.14 again's `skipped` (the probe's PROTOCOL_MINOR,
   // tests/python/test_machine_faults.py, holds the same number).
-  EXPECT_EQ(kMinorVersion, 13);
+  EXPECT_EQ(kMinorVersion, 14);
   Policy slow;
   slow.slow_call_ms = 500;
   slow.slow_min_samples = 3;
