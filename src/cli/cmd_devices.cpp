@@ -11,6 +11,7 @@ namespace {
 struct DevicesArgs {
   Common common;
   std::vector<std::string> frameworks;
+  bool refresh = false;
 };
 
 void print_devices(const plan::Discovery& d) {
@@ -58,11 +59,12 @@ int devices(const DevicesArgs& a) {
   auto s = settings(a.common);
   auto fws = split_commas(a.frameworks);
   plan::filter({}, fws, "");  // validates names
-  auto d = plan::discover(fws, s.config.profile, s.python, interrupted());
+  auto d = plan::discover(fws, s.config.profile, s.python, interrupted(), !a.refresh);
   if (a.common.json) {
     std::cout << plan::environment_json(d).dump(2) << "\n";
   } else {
     print_devices(d);
+    print_cached(d);
   }
   return 0;
 }
@@ -75,6 +77,9 @@ Command devices_command() {
             auto a = std::make_shared<DevicesArgs>();
             add_common(c, a->common);
             c->add_option("--framework", a->frameworks, "Only these frameworks");
+            c->add_flag("--refresh", a->refresh,
+                        "Start every framework's probe again instead of reading the answers "
+                        "cached since nothing they depend on changed");
             return [a] { return devices(*a); };
           }};
 }

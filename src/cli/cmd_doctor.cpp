@@ -14,6 +14,7 @@ namespace {
 struct DoctorArgs {
   Common common;
   std::vector<std::string> frameworks;
+  bool refresh = false;
 };
 
 // The command that builds `framework`'s environment for `profile`.
@@ -112,7 +113,7 @@ int doctor(const DoctorArgs& a) {
   auto s = settings(a.common);
   auto fws = split_commas(a.frameworks);
   plan::filter({}, fws, "");  // validates names
-  auto d = plan::discover(fws, s.config.profile, s.python, interrupted());
+  auto d = plan::discover(fws, s.config.profile, s.python, interrupted(), !a.refresh);
   const auto rows = rows_of(d, s);
   size_t ready = 0;
   for (const auto& r : rows) ready += r.ready ? 1 : 0;
@@ -133,6 +134,7 @@ int doctor(const DoctorArgs& a) {
     std::cout << out.dump(2) << "\n";
   } else {
     print_text(rows, d, s);
+    print_cached(d);
     std::printf("\n%zu of %zu frameworks ready\n", ready, rows.size());
     if (const auto hint = xla_hint(rows, s.config.profile)) std::printf("%s\n", hint->c_str());
   }
@@ -149,6 +151,9 @@ Command doctor_command() {
             auto a = std::make_shared<DoctorArgs>();
             add_common(c, a->common);
             c->add_option("--framework", a->frameworks, "Only these frameworks");
+            c->add_flag("--refresh", a->refresh,
+                        "Start every framework's probe again instead of reading the answers "
+                        "cached since nothing they depend on changed");
             return [a] { return doctor(*a); };
           }};
 }

@@ -111,6 +111,16 @@ void check_intolerable(const Common& c) {
   verdict::thresholds_for(intolerable_path(c), verdict::Options{});
 }
 
+void print_cached(const plan::Discovery& d) {
+  if (d.cached.empty()) return;
+  std::string names;
+  for (const auto& fw : d.cached) names += (names.empty() ? "" : ", ") + fw;
+  std::printf(
+      "(cached answers: %s; nothing they depend on changed since their probes last started. "
+      "--refresh asks again)\n",
+      names.c_str());
+}
+
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   std::vector<std::string> out;
   for (const auto& item : items) {

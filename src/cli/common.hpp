@@ -77,6 +77,11 @@ void check_intolerable(const Common& c);
 
 std::vector<std::string> split_commas(const std::vector<std::string>& items);
 
+// One line after doctor's and devices' text naming the frameworks that
+// answered from the discovery cache (plan::discover), and --refresh; none
+// when every probe was asked.
+void print_cached(const plan::Discovery& d);
+
 // Bytes on disk as a person reads them: "85.7 KiB", "2.4 GiB".
 std::string size_text(int64_t bytes);
 

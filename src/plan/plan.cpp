@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -12,6 +14,7 @@
 #include "envs/source.hpp"
 #include "plan/case_filter.hpp"
 #include "util/error.hpp"
+#include "util/sha256.hpp"
 #include "util/version.hpp"
 
 namespace mudjack::plan {
@@ -115,9 +118,108 @@ std::vector<model::CaseInfo> filter(const std::vector<model::CaseInfo>& cases,
   return out;
 }
 
+namespace {
+
+std::string read_all(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+int64_t mtime_ns(const fs::path& path) {
+  std::error_code ec;
+  auto t = fs::last_write_time(path, ec);
+  return ec ? -1
+            : std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+fs::path discovery_file(const std::string& framework, const std::string& key) {
+  return envs::cache_dir() / "discovery" / (framework + "-" + key.substr(0, 24) + ".json");
+}
+
+// The hello cached under `key`, when younger than kDiscoveryTtl and whole.
+std::optional<protocol::Hello> cached_hello(const std::string& framework, const std::string& key) {
+  const auto path = discovery_file(framework, key);
+  std::error_code ec;
+  const auto written = fs::last_write_time(path, ec);
+  if (ec) return std::nullopt;
+  const auto age = fs::file_time_type::clock::now() - written;
+  if (age < std::chrono::seconds(0) || age > kDiscoveryTtl) return std::nullopt;
+  auto parsed = protocol::parse_hello(read_all(path));
+  if (!parsed.ok() || parsed.value->framework != framework) return std::nullopt;
+  return parsed.value;
+}
+
+// Written whole or not at all (a temporary file renamed); a cache that
+// cannot be written is no error: the next command asks the probe again.
+void keep_hello(const std::string& framework, const std::string& key,
+                const protocol::Hello& hello) {
+  if (!hello.unavailable.empty() || !hello.engine_fault.empty() || !hello.raw.is_object()) return;
+  const auto path = discovery_file(framework, key);
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  const auto tmp = path.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << hello.raw.dump();
+    if (!out) {
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) fs::remove(tmp, ec);
+}
+
+}  // namespace
+
+std::optional<std::string> discovery_key(const std::string& framework, const fs::path& python) {
+  // <venv>/bin/python: the environment's own folder holds pyvenv.cfg.
+  const fs::path root = python.parent_path().parent_path();
+  const std::string cfg = read_all(root / "pyvenv.cfg");
+  if (cfg.empty()) return std::nullopt;
+  std::string lowered = cfg;
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::erase(lowered, ' ');
+  if (lowered.find("include-system-site-packages=true") != std::string::npos) return std::nullopt;
+  std::string text = framework + "\n" + python.string() + "\n" + std::string(util::revision()) +
+                     "\n" + std::to_string(protocol::kMinorVersion) + "\n" + cfg + "\n" +
+                     std::to_string(mtime_ns(python)) + "\n";
+  std::error_code ec;
+  std::vector<std::string> sites;
+  for (const auto& lib : {root / "lib", root / "lib64"}) {
+    for (const auto& entry : fs::directory_iterator(lib, ec)) {
+      const auto site = entry.path() / "site-packages";
+      if (fs::is_directory(site, ec)) {
+        sites.push_back(site.string() + "=" + std::to_string(mtime_ns(site)));
+      }
+    }
+  }
+  std::sort(sites.begin(), sites.end());
+  for (const auto& s : sites) text += s + "\n";
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+                           "TPU_VISIBLE_CHIPS", "JAX_PLATFORMS", "XLA_FLAGS", "PJRT_DEVICE",
+                           "NVIDIA_VISIBLE_DEVICES"}) {
+    const char* v = std::getenv(name);
+    text += std::string(name) + "=" + (v ? v : "<unset>") + "\n";
+  }
+  std::vector<std::string> nodes;  // accelerators come and go with their device nodes
+  for (const auto& entry : fs::directory_iterator("/dev", ec)) {
+    const auto name = entry.path().filename().string();
+    if (name.starts_with("nvidia") || name == "kfd" || name.starts_with("accel") ||
+        name.starts_with("vfio")) {
+      nodes.push_back(name);
+    }
+  }
+  std::sort(nodes.begin(), nodes.end());
+  for (const auto& n : nodes) text += n + ",";
+  text += "\n" + read_all("/proc/sys/kernel/random/boot_id");
+  return util::sha256_hex(text);
+}
+
 Discovery discover(const std::vector<std::string>& frameworks, const std::string& profile,
                    const std::map<std::string, std::string>& python_overrides,
-                   const std::atomic<bool>& interrupted) {
+                   const std::atomic<bool>& interrupted, bool cache) {
   Discovery d;
   std::vector<std::string> fws = frameworks.empty() ? envs::kFrameworks : frameworks;
   struct Found {
@@ -134,7 +236,15 @@ Discovery discover(const std::vector<std::string>& frameworks, const std::string
     found[i].runtime.python = interp.python;
     found[i].runtime.unavailable = interp.missing_reason;
     if (interp.python.empty()) continue;
-    threads.emplace_back([&, i, probe_dir] {
+    const auto key = cache ? discovery_key(fws[i], interp.python) : std::nullopt;
+    if (key) {
+      if (auto hello = cached_hello(fws[i], *key)) {
+        found[i].hello = std::move(hello);
+        d.cached.push_back(fws[i]);
+        continue;
+      }
+    }
+    threads.emplace_back([&, i, probe_dir, key] {
       supervisor::ProbeCommand command;
       command.python = found[i].runtime.python;
       command.probe_dir = probe_dir;
@@ -163,6 +273,7 @@ Discovery discover(const std::vector<std::string>& frameworks, const std::string
         found[i].runtime.unavailable = session->hello().unavailable;
       }
       session->stop();
+      if (key) keep_hello(fws[i], *key, session->hello());
     });
   }
   for (auto& t : threads) t.join();

@@ -4,7 +4,9 @@
 // discovery spawns one probe per framework, in parallel, bound to no device.
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <optional>
 #include <map>
 #include <string>
 #include <vector>
@@ -59,11 +61,31 @@ struct Discovery {
   std::map<std::string, protocol::Hello> hellos;  // frameworks that started
   std::vector<model::DeviceInfo> devices;         // union over frameworks, by id, in order
   std::map<std::string, std::vector<std::string>> devices_of;  // framework -> device ids
+  std::vector<std::string> cached;  // frameworks that answered from the discovery cache
 };
 
+// Starts each framework's probe (in parallel) and keeps its hello. With
+// `cache` (doctor, devices), a framework whose interpreter is a virtualenv
+// answers from the hello it gave last (cache_dir()/discovery/) while nothing
+// it depends on changed (discovery_key) and for at most kDiscoveryTtl; a
+// probe that started writes its hello there. Runs and checks never read it.
 Discovery discover(const std::vector<std::string>& frameworks, const std::string& profile,
                    const std::map<std::string, std::string>& python_overrides,
-                   const std::atomic<bool>& interrupted);
+                   const std::atomic<bool>& interrupted, bool cache = false);
+
+// How long a cached hello stands at most (doctor and devices).
+inline constexpr std::chrono::seconds kDiscoveryTtl{3600};
+
+// The key of a framework's cached hello: a hash of the framework, the
+// interpreter, the engine's revision and protocol minor, every
+// site-packages folder's modification time (an install or removal changes
+// it), the variables that choose accelerators (CUDA_VISIBLE_DEVICES and
+// the like), the accelerator device nodes in /dev and the boot's id.
+// nullopt when the interpreter is no virtualenv of its own (no pyvenv.cfg,
+// or one that includes the system's site-packages): what it imports cannot
+// be watched, so it is always asked.
+std::optional<std::string> discovery_key(const std::string& framework,
+                                         const std::filesystem::path& python);
 
 // Provenance of this machine and of every framework that answered, as stored
 // in RunInfo::environment: {machines: [{host, os, arch, cpu_model,

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "envs/envs.hpp"
 #include "harness.hpp"
 
 using namespace mjtest;
@@ -94,6 +95,62 @@ TEST_F(Cli, DoctorSaysWhatIsReadyAndHowToInstallWhatIsMissing) {
                   "torch on XLA devices (TPU, or xla:0 on this CPU through PJRT): "
                   "MUDJACK_FRAMEWORKS=torch MUDJACK_PROFILE=xla "))
       << torch.out;
+}
+
+// doctor and devices answer from the hello a framework's probe gave last
+// while nothing it depends on changed: a virtualenv whose interpreter counts
+// its starts is asked once, again after --refresh or an install into its
+// site-packages; an interpreter that is no virtualenv is asked every time.
+TEST_F(Cli, DoctorAndDevicesReuseAProbesAnswerUntilItsEnvironmentChanges) {
+  const auto real = mudjack::envs::resolve("numpy", "current", {}).python;
+  ASSERT_FALSE(real.empty()) << "the numpy environment (scripts/install.sh)";
+  const auto venv = dir_ / "venv";
+  const auto site = venv / "lib" / "python3.11" / "site-packages";
+  fs::create_directories(site);
+  fs::create_directories(venv / "bin");
+  std::ofstream(venv / "pyvenv.cfg") << "home = /usr/bin\ninclude-system-site-packages = false\n";
+  const auto starts = dir_ / "starts";
+  const auto python = venv / "bin" / "python";
+  std::ofstream(python) << "#!/bin/sh\necho start >> '" << starts.string() << "'\nexec '"
+                        << real.string() << "' \"$@\"\n";
+  fs::permissions(python, fs::perms::owner_all);
+  auto count = [&] {
+    std::ifstream f(starts);
+    int n = 0;
+    for (std::string line; std::getline(f, line);) ++n;
+    return n;
+  };
+  ::setenv("MUDJACK_CACHE_DIR", (dir_ / "cache").c_str(), 1);
+  const std::vector<std::string> numpy = {"--framework", "numpy", "--python",
+                                          "numpy=" + python.string()};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), numpy.begin(), numpy.end());
+    return mudjack(args);
+  };
+  auto first = with({"devices"});
+  EXPECT_EQ(first.code, 0) << first.err;
+  EXPECT_EQ(count(), 1);
+  EXPECT_FALSE(has(first.out, "--refresh asks again")) << first.out;
+  auto again = with({"devices"});
+  auto doctor = with({"doctor"});
+  EXPECT_EQ(count(), 1) << "answered from the cache";
+  EXPECT_EQ(again.out.substr(0, again.out.find("\n(") + 1), first.out) << again.out;
+  EXPECT_TRUE(has(again.out, "(cached answers: numpy;")) << again.out;
+  EXPECT_EQ(doctor.code, 0) << doctor.err;
+  EXPECT_TRUE(has(doctor.out, "1 of 1 frameworks ready")) << doctor.out;
+  with({"devices", "--refresh"});
+  EXPECT_EQ(count(), 2) << "--refresh starts the probe";
+  fs::create_directories(site / "newly_installed");  // an install changes site-packages
+  with({"devices"});
+  EXPECT_EQ(count(), 3) << "an install is seen";
+  with({"devices"});
+  EXPECT_EQ(count(), 3);
+  // Not a virtualenv: what it imports cannot be watched, so it is asked each time.
+  fs::remove(venv / "pyvenv.cfg");
+  with({"devices"});
+  with({"devices"});
+  EXPECT_EQ(count(), 5);
+  ::unsetenv("MUDJACK_CACHE_DIR");
 }
 
 TEST_F(Cli, ARunThatCouldAttemptNothingExitsThreeAndSaysWhy) {
