@@ -197,9 +197,9 @@ std::optional<std::string> discovery_key(const std::string& framework, const fs:
   }
   std::sort(sites.begin(), sites.end());
   for (const auto& s : sites) text += s + "\n";
-  for (const char* name : {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-                           "TPU_VISIBLE_CHIPS", "JAX_PLATFORMS", "XLA_FLAGS", "PJRT_DEVICE",
-                           "NVIDIA_VISIBLE_DEVICES"}) {
+  for (const char* name :
+       {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "TPU_VISIBLE_CHIPS",
+        "JAX_PLATFORMS", "XLA_FLAGS", "PJRT_DEVICE", "NVIDIA_VISIBLE_DEVICES"}) {
     const char* v = std::getenv(name);
     text += std::string(name) + "=" + (v ? v : "<unset>") + "\n";
   }

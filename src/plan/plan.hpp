@@ -6,8 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
