@@ -829,19 +829,9 @@ std::vector<size_t> first_frameworks(const std::vector<size_t>& cases, size_t sl
     ++share[best];
     ++given;
   }
-  // Spread over the slots: each next slot on the framework with the most
-  // probes still to place (the earlier on a tie).
-  std::vector<size_t> first;
+  std::vector<size_t> first;  // the slots are alike (a core each): in the lane's order
   first.reserve(slots);
-  std::vector<size_t> left = share;
-  while (first.size() < slots) {
-    size_t pick = 0;
-    for (size_t k = 1; k < kinds; ++k) {
-      if (left[k] > left[pick]) pick = k;
-    }
-    first.push_back(pick);
-    --left[pick];
-  }
+  for (size_t k = 0; k < kinds; ++k) first.insert(first.end(), share[k], k);
   return first;
 }
 

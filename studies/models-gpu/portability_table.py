@@ -47,6 +47,25 @@ def model_name(case: dict[str, Any]) -> str:
     return case["id"].split("/")[1]
 
 
+def counts(cases: dict[str, dict[str, Any]]) -> str:
+    """Outcome counts, the most frequent first."""
+    n = Counter(c.get("outcome") or "?" for c in cases.values())
+    return ", ".join(f"{v} {k}" for k, v in sorted(n.items(), key=lambda kv: (-kv[1], kv[0]))) or "-"
+
+
+def gaps(good: dict[str, dict[str, Any]], bad: dict[str, dict[str, Any]]) -> str:
+    """The models that pass in `good` and not in `bad`, grouped by why."""
+    reasons: dict[str, list[str]] = defaultdict(list)
+    for name in sorted(set(good) & set(bad)):
+        if good[name].get("outcome") == "pass" and bad[name].get("outcome") != "pass":
+            reasons[why(bad[name])].append(name)
+    parts = []
+    for reason, names in sorted(reasons.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        shown = ", ".join(names[:6]) + (f", ... ({len(names) - 6} more)" if len(names) > 6 else "")
+        parts.append(f"{len(names)} {reason}: {shown}")
+    return "; ".join(parts) or "-"
+
+
 def section(title: str, rel: str) -> list[str]:
     with gzip.open(ROOT / rel) as f:
         doc = json.load(f)
@@ -59,29 +78,14 @@ def section(title: str, rel: str) -> list[str]:
     lines = [f"## {title}", "", f"`{rel}` (run {state}, engine `{rev}`)", "",
              f"| stage | `{CPU}` | `{GPU}` | passes on `{CPU}`, not on `{GPU}` (why) | passes on `{GPU}`, not on `{CPU}` (why) |",
              "|---|---|---|---|---|"]
+    failing = []
     for mode in sorted(by):
         cpu, gpu = by[mode].get(CPU, {}), by[mode].get(GPU, {})
-
-        def counts(cases: dict[str, dict[str, Any]]) -> str:
-            n = Counter(c.get("outcome") or "?" for c in cases.values())
-            return ", ".join(f"{v} {k}" for k, v in sorted(n.items(), key=lambda kv: (-kv[1], kv[0]))) or "-"
-
-        def gaps(good: dict[str, dict[str, Any]], bad: dict[str, dict[str, Any]]) -> str:
-            reasons: dict[str, list[str]] = defaultdict(list)
-            for name in sorted(set(good) & set(bad)):
-                if good[name].get("outcome") == "pass" and bad[name].get("outcome") != "pass":
-                    reasons[why(bad[name])].append(name)
-            parts = []
-            for reason, names in sorted(reasons.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-                shown = ", ".join(names[:6]) + (f", ... ({len(names) - 6} more)" if len(names) > 6 else "")
-                parts.append(f"{len(names)} {reason}: {shown}")
-            return "; ".join(parts) or "-"
-
         lines.append(f"| {mode} | {counts(cpu)} | {counts(gpu)} | {gaps(cpu, gpu)} | {gaps(gpu, cpu)} |")
-    failing = sorted({f"{model_name(c)} ({c['device']}, {c['mode']}): {why(c)}" for c in doc["cases"]
-                      if c.get("outcome") not in ("pass", None) and
-                      all(o.get("outcome") not in ("pass", None) for o in doc["cases"]
-                          if o["id"] == c["id"] and o["device"] != c["device"])})
+        for name in sorted(set(cpu) & set(gpu)):
+            pair = (cpu[name], gpu[name])
+            if all(c.get("outcome") not in ("pass", None) for c in pair):
+                failing += [f"{name} ({c['device']}, {mode}): {why(c)}" for c in pair]
     if failing:
         lines += ["", "Not passing on either device: " + "; ".join(failing) + "."]
     return lines + [""]

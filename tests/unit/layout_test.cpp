@@ -43,7 +43,7 @@ std::vector<size_t> per_framework(const std::vector<size_t>& firsts, size_t kind
 // cases: the H200 paper run's JAX (2,130 cases on cuda:0) and torch (1,388)
 // get four and two of six, not three each.
 TEST(Layout, SharedLaneProbesStartOnFrameworksByTheirShareOfCases) {
-  EXPECT_EQ(first_frameworks({2130, 1388}, 6), (std::vector<size_t>{0, 0, 0, 1, 0, 1}));
+  EXPECT_EQ(first_frameworks({2130, 1388}, 6), (std::vector<size_t>{0, 0, 0, 0, 1, 1}));
   EXPECT_EQ(per_framework(first_frameworks({10, 10}, 6), 2), (std::vector<size_t>{3, 3}));
   EXPECT_EQ(per_framework(first_frameworks({1, 1000}, 6), 2), (std::vector<size_t>{1, 5}));
   EXPECT_EQ(per_framework(first_frameworks({0, 0}, 2), 2), (std::vector<size_t>{1, 1}));
